@@ -1,0 +1,208 @@
+"""The provider chain: which providers, in what order, run one by one until one answers.
+
+This is the one place where every attempt is recorded (provider, status, error, duration), where
+an empty answer becomes a status-204 failure, and where failures are normalised into the
+`All web search providers failed: ...` summary. Cancellation is never swallowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from .context import ProviderContext
+from .errors import SearchProviderError
+from .registry import PROVIDERS, ProviderInfo, load_provider
+from .settings import ENV_TWINS
+from .types import SEARCH_PROVIDER_ORDER, Attempt, SearchParams, SearchResponse
+
+__all__ = [
+    "NO_PROVIDER_MESSAGE",
+    "Failure",
+    "format_failure",
+    "is_available",
+    "is_explicitly_available",
+    "resolve_chain",
+    "run_search",
+    "unavailable_reason",
+]
+
+log = logging.getLogger("websearch")
+
+NO_PROVIDER_MESSAGE = "No web search provider configured."
+
+
+# -- availability (declarative: no provider module is imported) --------------------------------
+
+
+def _disabled(info: ProviderInfo, ctx: ProviderContext) -> bool:
+    return any(not ctx.settings.get_bool(key, True) for key in info.disabled_by)
+
+
+def is_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
+    """May the automatic chain use this provider? Cheap: env, settings, stored credential ids."""
+    if not info.implemented or _disabled(info, ctx):
+        return False
+    if info.keyless or info.id in ctx.api_keys:
+        return True
+    if any(ctx.env.get(name) for name in info.env_keys):
+        return True
+    if any(ctx.settings.get(key) for key in info.settings_keys):
+        return True
+    return bool(info.credential_ids) and not ctx.credentials.ids().isdisjoint(info.credential_ids)
+
+
+def is_explicitly_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
+    """May this provider run when chosen explicitly (preferred or `provider=`)?"""
+    if info.implemented and info.explicit_keyless and not _disabled(info, ctx):
+        return True
+    return is_available(info, ctx)
+
+
+def unavailable_reason(info: ProviderInfo, ctx: ProviderContext) -> str:
+    """What would make the provider available, for `websearch providers` and notices."""
+    if not info.implemented:
+        return "not implemented yet"
+    off = [key for key in info.disabled_by if not ctx.settings.get_bool(key, True)]
+    if off:
+        return f"disabled by the setting {' and '.join(off)}"
+    ways = [f"set {name}" for name in info.env_keys]
+    for key in info.settings_keys:
+        twin = ENV_TWINS.get(key)
+        ways.append(f"set {key} in settings.toml" + (f" or {twin}" if twin else ""))
+    if info.credential_ids:
+        ways.append(f"run `websearch auth set {info.credential_ids[0]}`")
+    return " or ".join(ways) if ways else "not configured"
+
+
+def resolve_chain(ctx: ProviderContext, preferred: str = "auto", excluded: Iterable[str] = ()) -> list[ProviderInfo]:
+    """The ordered fallback list: the preferred provider (if explicitly available) then the
+    automatic order, each gated by availability; excluded ids never appear."""
+    excluded = frozenset(excluded)
+    chain: list[ProviderInfo] = []
+    if preferred != "auto" and preferred not in excluded:
+        info = PROVIDERS[preferred]
+        if is_explicitly_available(info, ctx):
+            chain.append(info)
+    for provider_id in SEARCH_PROVIDER_ORDER:
+        if provider_id == preferred or provider_id in excluded:
+            continue
+        info = PROVIDERS[provider_id]
+        if is_available(info, ctx):
+            chain.append(info)
+    return chain
+
+
+# -- failures ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    provider: str
+    error: BaseException
+
+
+def format_failure(failure: Failure) -> str:
+    """One failure as the spec words it (401/403 and Anthropic 404 are rewritten)."""
+    info = PROVIDERS.get(failure.provider)
+    label = info.label if info else failure.provider
+    err = failure.error
+    if isinstance(err, SearchProviderError):
+        if err.provider == "anthropic" and err.status == 404:
+            return "Anthropic web search returned 404 (model or endpoint not found)."
+        if err.status in (401, 403) and err.provider != "zai":
+            text = f"{label} authorization failed ({err.status}). Check API key or base URL."
+            return f"{text} {err.hint}" if err.hint else text
+        return err.message
+    text = str(err)
+    return text if text else f"Unknown error from {label}"
+
+
+def _summary(chain_length: int, failures: list[Failure]) -> str:
+    if chain_length > 1:
+        return "All web search providers failed: " + "; ".join(
+            f"{f.provider}: {format_failure(f)}" for f in failures
+        )
+    return format_failure(failures[-1])
+
+
+# -- the walk ----------------------------------------------------------------------------------
+
+
+def _ignored_notices(label: str, supports: Mapping[str, str], params: SearchParams) -> list[str]:
+    return [
+        f"{name}={value!r} not applied: {label} does not support it"
+        for name, value in params.given().items()
+        if name not in supports
+    ]
+
+
+async def run_search(
+    params: SearchParams,
+    ctx: ProviderContext,
+    *,
+    provider: str | None = None,
+    preferred: str = "auto",
+    excluded: Iterable[str] = (),
+) -> SearchResponse:
+    """Choose the provider list and walk it; never raises for provider failures."""
+    notices: list[str] = []
+    if provider is not None and provider != "auto":
+        info = PROVIDERS[provider]
+        if is_explicitly_available(info, ctx):
+            chain = [info]
+        else:
+            chain = resolve_chain(ctx, "auto", excluded)
+            notices.append(
+                f"provider {provider} was requested but is not available ({unavailable_reason(info, ctx)}); "
+                "used the automatic chain instead"
+            )
+    elif provider == "auto":
+        chain = resolve_chain(ctx, "auto", excluded)
+    else:
+        chain = resolve_chain(ctx, preferred, excluded)
+
+    if not chain:
+        return SearchResponse(provider="none", query=params.query, notices=tuple(notices), error=NO_PROVIDER_MESSAGE)
+
+    attempts: list[Attempt] = []
+    failures: list[Failure] = []
+    clock = ctx.clock
+    for info in chain:
+        started = clock.monotonic()
+        try:
+            impl = load_provider(info.id)
+            response = await impl.search(params, ctx)
+            if not response.has_renderable_content():
+                raise SearchProviderError(info.id, f"{info.label} returned no renderable search content.", 204)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every provider failure advances the chain
+            if not isinstance(exc, SearchProviderError):
+                log.debug("provider %s raised", info.id, exc_info=True)
+            status = exc.status if isinstance(exc, SearchProviderError) else None
+            failure = Failure(info.id, exc)
+            failures.append(failure)
+            attempts.append(Attempt(info.id, status, format_failure(failure), _ms(clock.monotonic() - started)))
+            continue
+        attempts.append(Attempt(info.id, None, None, _ms(clock.monotonic() - started)))
+        notices.extend(impl.param_notices(params, ctx))
+        notices.extend(_ignored_notices(info.label, impl.supports, params))
+        notices.extend(response.notices)
+        return replace(
+            response, provider=info.id, query=params.query, attempts=tuple(attempts), notices=tuple(notices)
+        )
+
+    return SearchResponse(
+        provider=chain[-1].id,
+        query=params.query,
+        attempts=tuple(attempts),
+        notices=tuple(notices),
+        error=_summary(len(chain), failures),
+    )
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)

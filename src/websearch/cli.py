@@ -1,0 +1,204 @@
+"""The `websearch` command: a thin shell over the library.
+
+Exit status: 0 success, 1 the search failed, 2 usage or configuration error, 130 interrupted.
+Nothing heavy is imported at module level: `--help`, `providers` and argument errors never load
+the HTTP stack or a provider module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import __version__
+from .errors import ConfigError, InvalidSearchParams
+from .types import RECENCY_VALUES, SEARCH_PROVIDER_ORDER
+
+if TYPE_CHECKING:
+    from .client import WebSearch
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
+def _temperature(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="websearch",
+        description="Search the web through the first configured provider that answers.",
+        epilog="Exit status: 0 success, 1 search failed, 2 usage or configuration error, 130 interrupted.",
+    )
+    parser.add_argument("--version", action="version", version=f"websearch {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    s = commands.add_parser("search", help="run one search and print the result")
+    s.add_argument("query", nargs="+", help="the search query (several words are joined with spaces)")
+    s.add_argument("--provider", choices=("auto", *SEARCH_PROVIDER_ORDER), metavar="ID",
+                   help="use this provider (falls back to the automatic chain when it is not available); "
+                        "'auto' ignores the providers.webSearch preference")  # fmt: skip
+    s.add_argument("--exclude", action="append", default=[], choices=SEARCH_PROVIDER_ORDER, metavar="ID",
+                   help="never use this provider in the automatic chain (repeatable)")  # fmt: skip
+    s.add_argument("--limit", type=_positive_int, metavar="N", help="maximum number of results")
+    s.add_argument("--recency", choices=RECENCY_VALUES, help="only results from the last day, week, month or year")
+    s.add_argument("--num-search-results", type=_positive_int, metavar="N", help="search breadth asked of the provider")
+    s.add_argument("--max-tokens", type=_positive_int, metavar="N", help="answer length cap (answer engines)")
+    s.add_argument("--temperature", type=_temperature, metavar="F", help="sampling temperature (answer engines)")
+    s.add_argument("--format", choices=("summary", "blocks", "json"), default="summary", help="output layout")
+    s.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
+                   help="per-request timeout (default: setting http.timeout, else 60)")  # fmt: skip
+
+    p = commands.add_parser("providers", help="list the providers in chain order and whether each is available")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    a = commands.add_parser("auth", help="manage stored API keys in agent.db")
+    auth = a.add_subparsers(dest="auth_command", metavar="ACTION", required=True)
+    auth_set = auth.add_parser("set", help="store a key for a provider (read from stdin, or prompted)")
+    auth_set.add_argument("provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID")
+    auth.add_parser("list", help="list providers with a stored credential (secrets masked)")
+    auth_rm = auth.add_parser("remove", help="delete a provider's stored credential")
+    auth_rm.add_argument("provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _utf8_stdio()
+    try:
+        if args.command == "search":
+            return _search(args)
+        if args.command == "providers":
+            return _providers(args)
+        return _auth(args)
+    except KeyboardInterrupt:
+        print("websearch: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (InvalidSearchParams, ConfigError) as exc:
+        print(f"websearch: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _client(timeout: float | None = None) -> WebSearch:
+    from .client import WebSearch
+
+    return WebSearch(timeout=timeout)
+
+
+def _search(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .render import render
+
+    query = " ".join(args.query)
+    if not query.strip():
+        print("websearch: error: the query is empty", file=sys.stderr)
+        return EXIT_USAGE
+    params: dict[str, Any] = {
+        "recency": args.recency,
+        "limit": args.limit,
+        "num_search_results": args.num_search_results,
+        "max_tokens": args.max_tokens,
+        "temperature": args.temperature,
+    }
+    client = _client(args.timeout)
+
+    async def run() -> Any:
+        async with client:
+            return await client.asearch(query, provider=args.provider, exclude=args.exclude, **params)
+
+    response = asyncio.run(run())
+    text = render(response, args.format)
+    if response.error is not None and args.format != "json":
+        print(text, file=sys.stderr)
+    else:
+        print(text)
+    if args.format == "summary":  # the spec's layout has no place for notices: say them aside
+        for notice in response.notices:
+            print(f"note: {notice}", file=sys.stderr)
+    return EXIT_OK if response.error is None else EXIT_FAILED
+
+
+def _providers(args: argparse.Namespace) -> int:
+    rows = _client().provider_status()
+    if args.format == "json":
+        print(json.dumps([row.to_dict() for row in rows], indent=2))
+        return EXIT_OK
+    width = max(len(r.id) for r in rows)
+    for i, row in enumerate(rows, 1):
+        state = "available" if row.available else "unavailable"
+        marks = "".join((" [preferred]" if row.preferred else "", " [excluded]" if row.excluded else ""))
+        detail = "" if row.available else f"  ({row.reason})"
+        print(f"{i:2}. {row.id:<{width}}  {row.label:<11} {state}{marks}{detail}")
+    return EXIT_OK
+
+
+def _auth(args: argparse.Namespace) -> int:
+    store = _client().credentials
+    if args.auth_command == "list":
+        creds = store.list()
+        if not creds:
+            print(f"no stored credentials ({store.path})")
+        for cred in creds:
+            print(f"{cred.provider:<12} {cred.kind:<8} {cred.masked()}")
+        return EXIT_OK
+    if args.auth_command == "remove":
+        if store.remove(args.provider):
+            print(f"removed the stored credential for {args.provider}")
+            return EXIT_OK
+        print(f"websearch: no stored credential for {args.provider}", file=sys.stderr)
+        return EXIT_FAILED
+    secret = _read_secret(args.provider)
+    if not secret:
+        print("websearch: error: no secret given on stdin", file=sys.stderr)
+        return EXIT_USAGE
+    store.set(args.provider, "api_key", {"api_key": secret})
+    print(f"stored a credential for {args.provider} in {store.path}")
+    return EXIT_OK
+
+
+def _read_secret(provider: str) -> str:
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(f"{provider} API key: ").strip()
+    return sys.stdin.read().strip()
+
+
+def _utf8_stdio() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(encoding="utf-8", errors="replace")

@@ -1,0 +1,80 @@
+"""What a provider may use: environment, settings, credentials, transport and clock.
+
+Providers receive everything through a `ProviderContext`; none of them reads `os.environ`,
+builds an HTTP client or calls `time.time()` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Protocol
+from urllib.parse import urlsplit, urlunsplit
+
+from .clock import Clock
+from .credentials import CredentialStore
+from .settings import Settings
+from .wire import HttpRequest, HttpResponse
+
+__all__ = ["ProviderContext", "SendsRequests", "base_url_env"]
+
+
+class SendsRequests(Protocol):
+    """The transport seam (implemented by `transport.Transport`)."""
+
+    async def send(self, provider: str, request: HttpRequest) -> HttpResponse: ...
+
+    def stream(
+        self, provider: str, request: HttpRequest
+    ) -> AbstractAsyncContextManager[tuple[HttpResponse, AsyncIterator[bytes]]]: ...
+
+
+def base_url_env(provider_id: str) -> str:
+    """The variable that redirects every endpoint of a provider: `WEBSEARCH_<ID>_BASE_URL`."""
+    return f"WEBSEARCH_{provider_id.upper()}_BASE_URL"
+
+
+@dataclass(slots=True)
+class ProviderContext:
+    """The injected world of one client. `api_keys` are explicit keys passed by the caller."""
+
+    env: Mapping[str, str]
+    settings: Settings
+    credentials: CredentialStore
+    transport: SendsRequests | None  # None for availability checks, which never send
+    clock: Clock
+    api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def endpoint(self, provider_id: str, url: str) -> str:
+        """`url` with scheme, host and port replaced by `WEBSEARCH_<ID>_BASE_URL` when set.
+
+        The real path is kept; a path in the override is put in front of it (for gateways).
+        """
+        override = self.env.get(base_url_env(provider_id))
+        if not override:
+            return url
+        base = urlsplit(override.rstrip("/"))
+        real = urlsplit(url)
+        return urlunsplit((base.scheme, base.netloc, base.path + real.path, real.query, real.fragment))
+
+    def secret(self, provider_id: str, env_keys: tuple[str, ...] = (), credential_ids: tuple[str, ...] = ()) -> str | None:
+        """Resolve a key in the one documented order: explicit argument, environment, agent.db."""
+        explicit = self.api_keys.get(provider_id)
+        if explicit:
+            return explicit
+        for name in env_keys:
+            value = self.env.get(name)
+            if value:
+                return value
+        for cred_id in credential_ids or (provider_id,):
+            if cred_id in self.credentials.ids():
+                cred = self.credentials.get(cred_id)
+                if cred is not None and cred.api_key:
+                    return cred.api_key
+        return None
+
+    async def send(self, provider_id: str, request: HttpRequest) -> HttpResponse:
+        if self.transport is None:
+            raise RuntimeError("this ProviderContext has no transport")
+        return await self.transport.send(provider_id, request)

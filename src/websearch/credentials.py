@@ -1,0 +1,172 @@
+"""agent.db: the SQLite credential store, one row per provider id.
+
+The file is created with mode 0600 in a 0700 directory (SQLite gives its WAL and journal files
+the database file's mode), runs in WAL mode with a busy timeout so that two processes can write
+at once, and is only created when something is stored: reading a missing store finds nothing.
+Secrets never appear in a repr; `Credential.masked()` shows at most the last four characters.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from .errors import ConfigError
+
+__all__ = ["Credential", "CredentialKind", "CredentialStore"]
+
+CredentialKind = Literal["api_key", "oauth"]
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS credentials (
+    provider   TEXT PRIMARY KEY,
+    kind       TEXT NOT NULL,
+    data       TEXT NOT NULL,
+    updated_at REAL NOT NULL
+)"""
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """A stored secret: `{"api_key": ...}` or an OAuth record (access_token, refresh_token, ...)."""
+
+    provider: str
+    kind: CredentialKind
+    data: Mapping[str, Any] = field(repr=False)
+    updated_at: float = 0.0
+
+    @property
+    def api_key(self) -> str | None:
+        value = self.data.get("api_key") if self.kind == "api_key" else self.data.get("access_token")
+        return value if isinstance(value, str) else None
+
+    def masked(self) -> str:
+        """A display form that never reveals more than the last four characters."""
+        secret = self.api_key or ""
+        return f"…{secret[-4:]}" if len(secret) >= 12 else "…"
+
+    def __repr__(self) -> str:
+        return f"Credential(provider={self.provider!r}, kind={self.kind!r}, secret={self.masked()!r})"
+
+
+class CredentialStore:
+    """Credentials keyed by provider id, in `path` (normally `<config dir>/agent.db`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._ids_cache: tuple[tuple[int, int], frozenset[str]] | None = None
+
+    def __repr__(self) -> str:
+        return f"CredentialStore({str(self.path)!r})"
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def ids(self) -> frozenset[str]:
+        """Provider ids with a stored credential; cached until the file changes."""
+        stamp = self._stamp()
+        if stamp is None:
+            return frozenset()
+        if self._ids_cache is not None and self._ids_cache[0] == stamp:
+            return self._ids_cache[1]
+        with self._connect() as db:
+            ids = frozenset(row[0] for row in db.execute("SELECT provider FROM credentials"))
+        self._ids_cache = (stamp, ids)
+        return ids
+
+    def get(self, provider: str) -> Credential | None:
+        if self._stamp() is None:
+            return None
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT provider, kind, data, updated_at FROM credentials WHERE provider = ?", (provider,)
+            ).fetchone()
+        return None if row is None else self._credential(row)
+
+    def list(self) -> list[Credential]:
+        if self._stamp() is None:
+            return []
+        with self._connect() as db:
+            rows = db.execute("SELECT provider, kind, data, updated_at FROM credentials ORDER BY provider")
+            return [self._credential(row) for row in rows]
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def set(self, provider: str, kind: CredentialKind, data: Mapping[str, Any]) -> Credential:
+        """Store (or replace) the credential for `provider`."""
+        cred = Credential(provider, kind, dict(data), time.time())
+        self._create()
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "INSERT INTO credentials (provider, kind, data, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(provider) DO UPDATE SET kind = excluded.kind, data = excluded.data, "
+                "updated_at = excluded.updated_at",
+                (provider, kind, json.dumps(cred.data), cred.updated_at),
+            )
+            db.execute("COMMIT")
+        return cred
+
+    def remove(self, provider: str) -> bool:
+        """Delete the credential; False when there was none."""
+        if self._stamp() is None:
+            return False
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            deleted = db.execute("DELETE FROM credentials WHERE provider = ?", (provider,)).rowcount
+            db.execute("COMMIT")
+        return deleted > 0
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            main = os.stat(self.path).st_mtime_ns
+        except FileNotFoundError:
+            return None
+        try:
+            wal = os.stat(f"{self.path}-wal").st_mtime_ns
+        except FileNotFoundError:
+            wal = 0
+        return (main, wal)
+
+    def _create(self) -> None:
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
+        os.close(fd)
+        os.chmod(self.path, 0o600)
+
+    def _connect(self) -> Any:
+        import sqlite3
+
+        try:
+            db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+            db.execute("PRAGMA busy_timeout = 10000")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"credential store {self.path} cannot be opened: {exc}") from None
+        return _Closing(db)
+
+    @staticmethod
+    def _credential(row: tuple[str, str, str, float]) -> Credential:
+        provider, kind, data, updated_at = row
+        if kind not in ("api_key", "oauth"):
+            raise ConfigError(f"credential for {provider} has unknown kind {kind!r}")
+        return Credential(provider, kind, json.loads(data), updated_at)  # type: ignore[arg-type]
+
+
+class _Closing:
+    """sqlite3's context manager commits but does not close; this one closes."""
+
+    def __init__(self, db: Any) -> None:
+        self.db = db
+
+    def __enter__(self) -> Any:
+        return self.db
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()

@@ -1,0 +1,128 @@
+"""The provider contract and the helpers every provider shares.
+
+A provider module reads top to bottom: metadata and `supports` (which parameters it honours
+natively or approximately; anything else it is handed becomes an "ignored" notice), then
+`build_request` and `parse_response` as pure functions, then private helpers.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, ClassVar, Final, Literal
+
+from ..dates import age_seconds, parse_date
+from ..errors import SearchProviderError
+from ..registry import PROVIDERS, ProviderInfo
+from ..types import SearchParams, SearchResponse
+from ..wire import HttpRequest, HttpResponse
+
+if TYPE_CHECKING:
+    from ..context import ProviderContext
+
+__all__ = [
+    "HttpProvider",
+    "Provider",
+    "Support",
+    "age_seconds",
+    "classify_http_error",
+    "clamp_count",
+    "parse_date",
+    "retry_after_seconds",
+]
+
+Support = Literal["native", "approximate"]
+
+
+class Provider:
+    """Base of every provider: an id, what it supports, and `search`."""
+
+    id: ClassVar[str]
+    #: Parameters honoured: "native" (sent upstream as asked) or "approximate" (mapped with a notice).
+    supports: ClassVar[Mapping[str, Support]] = {}
+
+    @property
+    def info(self) -> ProviderInfo:
+        return PROVIDERS[self.id]
+
+    @property
+    def label(self) -> str:
+        return self.info.label
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        """Notices for parameters honoured only approximately (clamps, downgrades)."""
+        return []
+
+    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        raise NotImplementedError
+
+
+class HttpProvider(Provider):
+    """A provider that needs one request and one complete response."""
+
+    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
+        raise NotImplementedError
+
+    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        raise NotImplementedError
+
+    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        request = self.build_request(params, ctx)
+        response = await ctx.send(self.id, request)
+        return self.parse_response(response, params, ctx)
+
+
+# -- counts ------------------------------------------------------------------------------------
+
+
+def clamp_count(params: SearchParams, default: int, maximum: int, label: str) -> tuple[int, list[str]]:
+    """The collapsed count (`num_search_results`, else `limit`) clamped to 1..maximum, with notices."""
+    notices: list[str] = []
+    if params.num_search_results is not None and params.limit is not None and params.limit != params.num_search_results:
+        notices.append(
+            f"limit={params.limit} not applied separately: {label} uses num_search_results="
+            f"{params.num_search_results} as its result count"
+        )
+    n = params.count
+    if n is None:
+        return default, notices
+    if n > maximum:
+        name = "num_search_results" if params.num_search_results is not None else "limit"
+        notices.append(f"{name}={n} exceeds {label}'s maximum of {maximum}; at most {maximum} results returned")
+        return maximum, notices
+    return max(1, n), notices
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+_QUOTA_RE: Final = re.compile(r"credits?\s*(?:exhausted|exceeded)|quota|insufficient", re.IGNORECASE)
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """The `Retry-After` header as seconds (delta-seconds or an HTTP date), or None."""
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    now = now or datetime.now(UTC)
+    return max(0.0, (when - now).total_seconds())
+
+
+def classify_http_error(provider: str, response: HttpResponse) -> SearchProviderError | None:
+    """The shared classification of a non-2xx response (quota wording, 402, 401, 403), or None."""
+    status = response.status
+    retry = retry_after_seconds(response.headers)
+    if _QUOTA_RE.search(response.text()):
+        return SearchProviderError(provider, f"{provider}: credits exhausted", status, retry_after=retry)
+    message = {402: "402 credits exhausted", 401: "401 unauthorized", 403: "403 forbidden"}.get(status)
+    if message is None:
+        return None
+    return SearchProviderError(provider, f"{provider}: {message}", status, retry_after=retry)

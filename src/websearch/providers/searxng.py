@@ -1,0 +1,149 @@
+"""SearXNG: a self-hosted metasearch instance, reached at `searxng.endpoint` / `SEARXNG_ENDPOINT`.
+
+GET <endpoint>/search?q=...&format=json, with Basic auth (validated per RFC 7617) or a bearer
+token. SearXNG has no `week` time range, so `week` is widened to `month` (with a notice). An
+instance whose settings.yml lacks `json` in `search.formats` answers 403: the error says so.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from ..errors import SearchProviderError
+from ..types import SearchParams, SearchResponse, SearchSource
+from ..wire import HttpRequest, HttpResponse
+from ._base import HttpProvider, Support, age_seconds, clamp_count, classify_http_error, retry_after_seconds
+
+if TYPE_CHECKING:
+    from ..context import ProviderContext
+
+DEFAULT_RESULTS: Final = 10
+MAX_RESULTS: Final = 20
+_TIME_RANGE: Final = {"day": "day", "week": "month", "month": "month", "year": "year"}
+_CONTROL_RE: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+NOT_CONFIGURED: Final = (
+    "SearXNG endpoint not configured. Set searxng.endpoint in settings or SEARXNG_ENDPOINT in environment."
+)
+JSON_DISABLED_HINT: Final = (
+    "If the instance has JSON output disabled, add `json` to `search.formats` in its settings.yml."
+)
+
+
+class SearXNG(HttpProvider):
+    id = "searxng"
+    supports: ClassVar[dict[str, Support]] = {
+        "recency": "approximate",
+        "limit": "native",
+        "num_search_results": "native",
+    }
+
+    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
+        endpoint = ctx.settings.get_str("searxng.endpoint")
+        if not endpoint:
+            raise SearchProviderError(self.id, NOT_CONFIGURED)
+        headers = {"Accept": "application/json"}
+        secrets: tuple[str, ...] = ()
+        auth = _authorization(ctx)
+        if auth is not None:
+            headers["Authorization"], secrets = auth
+        query = [("q", params.query), ("format", "json")]
+        if params.count:
+            query.append(("pageno", "1"))
+        if params.recency:
+            query.append(("time_range", _TIME_RANGE[params.recency]))
+        for key in ("categories", "language"):
+            value = ctx.settings.get_str(f"searxng.{key}")
+            if value:
+                query.append((key, value))
+        url = ctx.endpoint(self.id, endpoint.rstrip("/") + "/search")
+        return HttpRequest("GET", url, headers=headers, params=query, secrets=secrets)
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        if params.recency == "week":
+            notices.append("recency='week' widened to 'month': SearXNG has no week time range")
+        return notices
+
+    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        if not response.ok:
+            raise _http_error(response)
+        try:
+            data = response.json()
+        except ValueError:
+            raise SearchProviderError(self.id, "SearXNG returned a body that is not JSON", response.status) from None
+        if not isinstance(data, dict):
+            raise SearchProviderError(self.id, "SearXNG returned JSON that is not an object", response.status)
+        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+        now = ctx.clock.now()
+        sources = [_source(r, now) for r in _list(data.get("results")) if isinstance(r, dict) and _str(r.get("url"))]
+        sources = sources[:limit]
+        failed = [e for e in _list(data.get("unresponsive_engines")) if isinstance(e, (list, tuple)) and e]
+        if not sources and failed:
+            detail = "; ".join(": ".join(str(part) for part in engine[:2]) for engine in failed)
+            raise SearchProviderError(
+                self.id, f"SearXNG returned no usable results; upstream engines failed: {detail}", 503
+            )
+        suggestions = tuple(s for s in _list(data.get("suggestions")) if isinstance(s, str))
+        return SearchResponse(provider=self.id, sources=tuple(sources), related_questions=suggestions)
+
+
+def _authorization(ctx: ProviderContext) -> tuple[str, tuple[str, ...]] | None:
+    """The Authorization header and the secrets in it: Basic wins over bearer."""
+    user = ctx.settings.get_str("searxng.basicUsername")
+    password = ctx.settings.get_str("searxng.basicPassword")
+    if user is not None or password is not None:
+        if user is None or password is None:
+            raise SearchProviderError(
+                "searxng",
+                "SearXNG Basic auth needs both searxng.basicUsername and searxng.basicPassword "
+                "(or SEARXNG_BASIC_USERNAME and SEARXNG_BASIC_PASSWORD)",
+            )
+        if ":" in user:
+            raise SearchProviderError("searxng", "SearXNG Basic auth username must not contain ':' (RFC 7617)")
+        if _CONTROL_RE.search(user) or _CONTROL_RE.search(password):
+            raise SearchProviderError("searxng", "SearXNG Basic auth credentials must not contain control characters")
+        token = base64.b64encode(f"{user}:{password}".encode()).decode()
+        return f"Basic {token}", (password, token)
+    bearer = ctx.settings.get_str("searxng.token")
+    if bearer:
+        return f"Bearer {bearer}", (bearer,)
+    return None
+
+
+def _http_error(response: HttpResponse) -> SearchProviderError:
+    error = classify_http_error("searxng", response)
+    if error is not None:
+        if response.status == 403:
+            error.hint = JSON_DISABLED_HINT
+        return error
+    detail = " ".join(response.text().split())[:300]
+    retry = retry_after_seconds(response.headers)
+    return SearchProviderError(
+        "searxng", f"SearXNG API error ({response.status}): {detail}", response.status, retry_after=retry
+    )
+
+
+def _source(result: dict[str, Any], now: Any) -> SearchSource:
+    url = result["url"]
+    published = _str(result.get("publishedDate")) or _str(result.get("published_date"))
+    content = _str(result.get("content"))
+    return SearchSource(
+        title=_str(result.get("title")) or url,
+        url=url,
+        snippet=content.strip() or None if content else None,
+        published_date=published,
+        age_seconds=age_seconds(published, now),
+    )
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+PROVIDER: Final = SearXNG()

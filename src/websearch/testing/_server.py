@@ -1,0 +1,203 @@
+"""A fake provider server on 127.0.0.1: real HTTP, scripted replies, every request recorded.
+
+Fakes run on one background event loop thread shared by all of them, so they serve sync code,
+async tests and CLI subprocesses alike. Point the library at one with `fake.env`
+(`WEBSEARCH_<ID>_BASE_URL=http://127.0.0.1:<port>`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Self
+from urllib.parse import parse_qsl
+
+from aiohttp import web
+
+__all__ = ["FakeServer", "RecordedRequest", "Reply"]
+
+logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One scripted answer.
+
+    `body` may be bytes, str, or any JSON-serialisable value (sent as application/json).
+    `delay` waits before answering; `hang` never answers; `truncate` promises the whole body
+    (Content-Length) but closes after half of it; `chunks` streams the given pieces with
+    `chunk_delay` between them (SSE), `cut` aborting the connection after the last one.
+    """
+
+    status: int = 200
+    body: Any = b""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    content_type: str | None = None
+    delay: float = 0.0
+    hang: bool = False
+    truncate: bool = False
+    chunks: Sequence[bytes] | None = None
+    chunk_delay: float = 0.0
+    cut: bool = False
+
+    def encoded(self) -> tuple[bytes, str]:
+        if isinstance(self.body, bytes):
+            return self.body, self.content_type or "application/octet-stream"
+        if isinstance(self.body, str):
+            return self.body.encode(), self.content_type or "text/plain; charset=utf-8"
+        return json.dumps(self.body).encode(), self.content_type or "application/json"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """A request as the fake saw it. Header names are lower-case."""
+
+    method: str
+    path: str
+    query: tuple[tuple[str, str], ...]
+    headers: Mapping[str, str]
+    body: bytes
+
+    @property
+    def args(self) -> dict[str, str]:
+        return dict(self.query)
+
+    def form(self) -> list[tuple[str, str]]:
+        return parse_qsl(self.body.decode(), keep_blank_values=True)
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class _LoopThread:
+    _lock = threading.Lock()
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def get(cls) -> asyncio.AbstractEventLoop:
+        with cls._lock:
+            if cls._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="websearch-fakes", daemon=True).start()
+                cls._loop = loop
+            return cls._loop
+
+
+class FakeServer:
+    """Base of every fake. Subclasses set `provider_id` and override `default_reply`."""
+
+    provider_id = ""
+
+    def __init__(self) -> None:
+        self.requests: list[RecordedRequest] = []
+        self._queue: deque[Reply] = deque()
+        self._runner: web.AppRunner | None = None
+        self._released: asyncio.Event | None = None
+        self.port = 0
+
+    # -- scripting -----------------------------------------------------------------------------
+
+    def enqueue(self, *replies: Reply) -> Self:
+        """Answer the next requests with these replies, in order, then fall back to the default."""
+        self._queue.extend(replies)
+        return self
+
+    def default_reply(self, request: RecordedRequest) -> Reply:
+        """The realistic answer when nothing is queued."""
+        return Reply(404, {"error": "not found"})
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {f"WEBSEARCH_{self.provider_id.upper()}_BASE_URL": self.base_url}
+
+    @property
+    def last(self) -> RecordedRequest:
+        return self.requests[-1]
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        asyncio.run_coroutine_threadsafe(self._start(), _LoopThread.get()).result(10)
+        return self
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._stop(), _LoopThread.get()).result(10)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def _start(self) -> None:
+        self._released = asyncio.Event()
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None and server.sockets
+        self.port = server.sockets[0].getsockname()[1]
+
+    async def _stop(self) -> None:
+        assert self._runner is not None and self._released is not None
+        self._released.set()
+        await self._runner.cleanup()
+        self._runner = None
+
+    # -- serving -------------------------------------------------------------------------------
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        recorded = RecordedRequest(
+            request.method,
+            request.path,
+            tuple(request.query.items()),
+            {k.lower(): v for k, v in request.headers.items()},
+            await request.read(),
+        )
+        self.requests.append(recorded)
+        reply = self._queue.popleft() if self._queue else self.default_reply(recorded)
+        if reply.delay:
+            await asyncio.sleep(reply.delay)
+        if reply.hang:
+            assert self._released is not None
+            await self._released.wait()
+        if reply.chunks is not None:
+            return await self._stream(request, reply)
+        body, content_type = reply.encoded()
+        headers = {"Content-Type": content_type, **reply.headers}
+        if not reply.truncate:
+            return web.Response(status=reply.status, body=body, headers=headers)
+        resp = web.StreamResponse(status=reply.status, headers=headers)
+        resp.content_length = len(body)
+        await resp.prepare(request)
+        await resp.write(body[: len(body) // 2])
+        if request.transport is not None:
+            request.transport.abort()
+        return resp
+
+    async def _stream(self, request: web.Request, reply: Reply) -> web.StreamResponse:
+        headers = {"Content-Type": reply.content_type or "text/event-stream", **reply.headers}
+        resp = web.StreamResponse(status=reply.status, headers=headers)
+        await resp.prepare(request)
+        for chunk in reply.chunks or ():
+            await resp.write(chunk)
+            if reply.chunk_delay:
+                await asyncio.sleep(reply.chunk_delay)
+        if reply.cut and request.transport is not None:
+            request.transport.abort()
+            return resp
+        await resp.write_eof()
+        return resp

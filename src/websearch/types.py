@@ -1,0 +1,184 @@
+"""The typed vocabulary of a search: parameters in, one response out.
+
+Plain frozen dataclasses (not pydantic) so that importing websearch, `websearch --help` and
+argument errors stay cheap. Every field name is snake_case, in Python and in JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Final, Literal, get_args
+
+from .errors import InvalidSearchParams, SearchFailedError
+
+__all__ = [
+    "RECENCY_VALUES",
+    "SEARCH_PROVIDER_ORDER",
+    "Attempt",
+    "ProviderId",
+    "Recency",
+    "SearchCitation",
+    "SearchParams",
+    "SearchResponse",
+    "SearchSource",
+    "SearchUsage",
+]
+
+Recency = Literal["day", "week", "month", "year"]
+RECENCY_VALUES: Final[tuple[str, ...]] = get_args(Recency)
+
+ProviderId = Literal[
+    "perplexity", "gemini", "anthropic", "codex", "xai", "zai", "exa", "tinyfish", "jina",
+    "kagi", "tavily", "firecrawl", "brave", "kimi", "parallel", "synthetic", "searxng", "duckduckgo",
+]  # fmt: skip
+#: The automatic chain's priority: answer engines first, keyed search APIs next, keyless last.
+SEARCH_PROVIDER_ORDER: Final[tuple[str, ...]] = get_args(ProviderId)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSource:
+    """One result: where it is, what it says, and when it was published."""
+
+    title: str
+    url: str
+    snippet: str | None = None
+    published_date: str | None = None  # raw provider value: ISO date, "2 days ago", free text
+    age_seconds: int | None = None  # seconds since published_date, when it could be parsed
+    author: str | None = None
+    highlights: tuple[str, ...] = ()  # short extracts, shown by the `blocks` renderer
+
+
+@dataclass(frozen=True, slots=True)
+class SearchCitation:
+    """A passage of the answer attributed to a URL (answer engines only)."""
+
+    url: str
+    title: str
+    cited_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchUsage:
+    """Token and search counts reported by the provider."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    search_requests: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One provider tried by the chain: its HTTP status (or None) and error (None on success)."""
+
+    provider: str
+    status: int | None
+    error: str | None
+    duration_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    """What one search produced: the serving provider's answer, or the chain's error.
+
+    `attempts` lists every provider tried, the serving one last. `notices` lists every
+    parameter the serving provider could not honour, or honoured only approximately.
+    `error` is set (and `provider` is the last one tried, or "none") when the search failed.
+    """
+
+    provider: str
+    query: str = ""
+    answer: str | None = None
+    sources: tuple[SearchSource, ...] = ()
+    citations: tuple[SearchCitation, ...] = ()
+    related_questions: tuple[str, ...] = ()
+    search_queries: tuple[str, ...] = ()
+    usage: SearchUsage | None = None
+    model: str | None = None
+    request_id: str | None = None
+    auth_mode: str | None = None
+    attempts: tuple[Attempt, ...] = ()
+    notices: tuple[str, ...] = ()
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when a provider answered."""
+        return self.error is None
+
+    def raise_for_error(self) -> SearchResponse:
+        """Raise `SearchFailedError` if the search failed; return self otherwise."""
+        if self.error is not None:
+            raise SearchFailedError(self.error, self.provider)
+        return self
+
+    def has_renderable_content(self) -> bool:
+        """The chain's acceptance rule: some answer, source, citation, question or query."""
+        return bool(
+            (self.answer and self.answer.strip())
+            or self.sources
+            or self.citations
+            or any(q.strip() for q in self.related_questions)
+            or any(q.strip() for q in self.search_queries)
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with snake_case keys."""
+        return dataclasses.asdict(self)
+
+
+def _check_int(name: str, value: object, minimum: int = 1) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidSearchParams(name, f"{name} must be a whole number, got {value!r}")
+    if value < minimum:
+        raise InvalidSearchParams(name, f"{name} must be at least {minimum}, got {value}")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    """What the caller asked for; validated on construction.
+
+    `limit` caps the results returned; `num_search_results` is the search breadth asked of the
+    provider. Most providers use `num_search_results`, else `limit` (see `count`).
+    """
+
+    query: str
+    recency: Recency | None = None
+    limit: int | None = None
+    num_search_results: int | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.query, str) or not self.query.strip():
+            raise InvalidSearchParams("query", "query must be a non-empty string")
+        if self.recency is not None and self.recency not in RECENCY_VALUES:
+            raise InvalidSearchParams(
+                "recency", f"recency must be one of {', '.join(RECENCY_VALUES)}; got {self.recency!r}"
+            )
+        _check_int("limit", self.limit)
+        _check_int("num_search_results", self.num_search_results)
+        _check_int("max_tokens", self.max_tokens)
+        t = self.temperature
+        if t is not None:
+            if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+                raise InvalidSearchParams("temperature", f"temperature must be a number, got {t!r}")
+            if not 0 <= t <= 2:
+                raise InvalidSearchParams("temperature", f"temperature must be between 0 and 2, got {t}")
+
+    @property
+    def count(self) -> int | None:
+        """The collapsed result count most providers use: `num_search_results`, else `limit`."""
+        return self.num_search_results if self.num_search_results is not None else self.limit
+
+    def given(self) -> dict[str, Any]:
+        """The optional parameters the caller actually set (query excluded)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name != "query" and getattr(self, f.name) is not None
+        }

@@ -1,0 +1,49 @@
+"""The request and response values that providers build and parse, free of any HTTP library.
+
+Providers turn `SearchParams` into an `HttpRequest` and an `HttpResponse` into a
+`SearchResponse` as pure functions; only `transport.py` moves bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["HttpRequest", "HttpResponse"]
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRequest:
+    """One outbound request. `secrets` are values the transport redacts from any error text."""
+
+    method: str
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    params: Sequence[tuple[str, str]] = ()
+    json: Any = None
+    form: Sequence[tuple[str, str]] | None = None
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+    timeout: float | None = None  # overrides the client's per-request timeout
+
+
+@dataclass(frozen=True, slots=True)
+class HttpResponse:
+    """A complete response: status, headers (lower-case names) and the body bytes."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    url: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """The body as JSON; raises ValueError when it is not."""
+        return json.loads(self.body)

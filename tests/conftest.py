@@ -1,0 +1,88 @@
+"""Shared fixtures: the network guard, fakes on loopback, a hermetic environment, a fake clock."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import netguard
+from websearch.testing import FakeDuckDuckGo, FakeSearXNG
+
+netguard.install()
+
+TESTS = Path(__file__).parent
+NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _no_network_escape() -> Iterator[None]:
+    before = len(netguard.blocked)
+    yield
+    escaped = netguard.blocked[before:]
+    assert not escaped, f"test tried to reach non-loopback hosts: {escaped}"
+
+
+class FakeClock:
+    """Wall time frozen at NOW (movable), monotonic time advanced by sleep()."""
+
+    def __init__(self, now: datetime = NOW) -> None:
+        self._now = now
+        self._mono = 1000.0
+        self.sleeps: list[float] = []
+
+    def now(self) -> datetime:
+        return self._now
+
+    def monotonic(self) -> float:
+        return self._mono
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self._mono += seconds
+        self._now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def config_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "config"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def ddg() -> Iterator[FakeDuckDuckGo]:
+    with FakeDuckDuckGo() as fake:
+        yield fake
+
+
+@pytest.fixture
+def searx() -> Iterator[FakeSearXNG]:
+    with FakeSearXNG() as fake:
+        yield fake
+
+
+@pytest.fixture
+def env(config_dir: Path, ddg: FakeDuckDuckGo) -> dict[str, str]:
+    """A hermetic environment: our config dir and the DuckDuckGo fake, nothing from the host."""
+    return {"WEBSEARCH_CONFIG_DIR": str(config_dir), **ddg.env}
+
+
+def run_cli(args: list[str], env: Mapping[str, str], *, timeout: float = 30, stdin: str | None = None,
+            **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """Run `websearch ARGS` as a subprocess under the network guard, with exactly `env`."""
+    full_env = {"PATH": os.environ.get("PATH", ""), "HOME": env.get("WEBSEARCH_CONFIG_DIR", "/nonexistent"),
+                "PYTHONPATH": str(TESTS), **env}
+    return subprocess.run([sys.executable, str(TESTS / "guarded_cli.py"), *args], env=full_env,
+                          capture_output=True, text=True, timeout=timeout, input=stdin, **kwargs)

@@ -1,0 +1,165 @@
+"""DuckDuckGo against a loopback fake that serves real-looking HTML pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import FakeClock
+from ddg_reference import parse_with_spec_regex
+
+from websearch import WebSearch
+from websearch.providers.duckduckgo import CHALLENGE_MESSAGE, HEADERS, parse_results, unwrap_href
+from websearch.testing import DdgResult, FakeDuckDuckGo, Reply
+from websearch.testing.duckduckgo import challenge_page, no_results_page, results_page, sample_results
+
+
+def client(env: dict[str, str], clock: FakeClock | None = None) -> WebSearch:
+    return WebSearch(env=env, clock=clock or FakeClock())
+
+
+async def test_request_is_the_spec_form_and_headers(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    async with client(env) as ws:
+        response = await ws.asearch("rust async book", provider="duckduckgo")
+    assert response.ok
+    req = ddg.last
+    assert (req.method, req.path, req.query) == ("POST", "/html/", ())
+    assert req.form() == [("q", "rust async book"), ("kl", "us-en"), ("b", "")]
+    for name, value in HEADERS.items():
+        assert req.headers[name.lower()] == value
+
+
+@pytest.mark.parametrize(("recency", "df"), [("day", "d"), ("week", "w"), ("month", "m"), ("year", "y")])
+async def test_recency_maps_to_df(ddg: FakeDuckDuckGo, env: dict[str, str], recency: str, df: str) -> None:
+    async with client(env) as ws:
+        response = await ws.asearch("q", recency=recency)
+    assert ddg.last.form() == [("q", "q"), ("kl", "us-en"), ("df", df), ("b", "")]
+    assert response.notices == ()
+
+
+async def test_parses_results_unwraps_redirects_and_decodes(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.results = [
+        DdgResult("First &amp; result", "https://example.com/a?x=1&y=2", "Snippet <b>one</b>"),
+        DdgResult("Second", "https://example.org/b", ""),
+        DdgResult("Direct", "https://direct.example.net/c", "plain", direct_href=True),
+    ]
+    async with client(env) as ws:
+        response = await ws.asearch("x")
+    assert [(s.title, s.url, s.snippet) for s in response.sources] == [
+        ("First & result", "https://example.com/a?x=1&y=2", "Snippet one"),
+        ("Second", "https://example.org/b", None),
+        ("Direct", "https://direct.example.net/c", "plain"),
+    ]
+    assert response.provider == "duckduckgo"
+    assert response.answer is None and response.request_id is None
+
+
+async def test_ads_and_duplicates_are_dropped(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.results = [
+        DdgResult("Ad", "https://shop.example.com", "buy now", ad=True),
+        DdgResult("One", "https://one.example.com", "1"),
+        DdgResult("One again", "https://one.example.com", "dup"),
+        DdgResult("Two", "https://two.example.com", "2"),
+    ]
+    async with client(env) as ws:
+        response = await ws.asearch("x")
+    assert [s.url for s in response.sources] == ["https://one.example.com", "https://two.example.com"]
+
+
+@pytest.mark.parametrize(("kwargs", "expected", "notice"), [
+    ({}, 10, None),
+    ({"limit": 3}, 3, None),
+    ({"num_search_results": 4, "limit": 9}, 4, "limit=9 not applied separately"),
+    ({"limit": 999}, 20, "limit=999 exceeds DuckDuckGo's maximum of 20"),
+])  # fmt: skip
+async def test_count_is_clamped(ddg: FakeDuckDuckGo, env: dict[str, str], kwargs: dict[str, int], expected: int,
+                                notice: str | None) -> None:  # fmt: skip
+    async with client(env) as ws:
+        response = await ws.asearch("x", **kwargs)
+    assert len(response.sources) == expected
+    if notice:
+        assert any(n.startswith(notice) for n in response.notices), response.notices
+    else:
+        assert response.notices == ()
+
+
+async def test_unsupported_parameters_become_notices(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    async with client(env) as ws:
+        response = await ws.asearch("x", max_tokens=100, temperature=0.5)
+    assert response.notices == (
+        "max_tokens=100 not applied: DuckDuckGo does not support it",
+        "temperature=0.5 not applied: DuckDuckGo does not support it",
+    )
+
+
+@pytest.mark.parametrize("status", [200, 202])
+async def test_bot_challenge_is_an_error_not_no_results(ddg: FakeDuckDuckGo, env: dict[str, str], status: int) -> None:
+    ddg.enqueue(Reply(status, challenge_page(), content_type="text/html"))
+    async with client(env) as ws:
+        response = await ws.asearch("x")
+    assert response.error == CHALLENGE_MESSAGE
+    assert response.attempts[0].status == 429
+
+
+async def test_202_results_page_is_parsed(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.enqueue(Reply(202, results_page("x", sample_results("x", 3)), content_type="text/html"))
+    async with client(env) as ws:
+        response = await ws.asearch("x")
+    assert len(response.sources) == 3
+
+
+async def test_http_error_message_is_exact(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.enqueue(Reply(503, "<html>unavailable</html>", content_type="text/html"))
+    async with client(env) as ws:
+        response = await ws.asearch("x")
+    assert response.error == "DuckDuckGo HTML error (503)"
+    assert response.attempts[0].status == 503
+
+
+async def test_retry_after_is_reported(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.enqueue(Reply(429, "slow down", headers={"Retry-After": "30"}))
+    async with client(env) as ws:
+        response = await ws.asearch("x")
+    assert response.error == "DuckDuckGo HTML error (429); retry after 30 s"
+
+
+async def test_no_results_page_is_a_204_failure(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.enqueue(Reply(200, no_results_page("zzzz"), content_type="text/html"))
+    async with client(env) as ws:
+        response = await ws.asearch("zzzz")
+    assert response.error == "DuckDuckGo returned no renderable search content."
+    assert response.attempts[0].status == 204
+
+
+def test_unwrap_href_rules() -> None:
+    assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2Fx&amp;rut=1") == "https://a.com/x"
+    assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2Fx%2By&rut=1") == "https://a.com/x+y"
+    assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2Fa+b") == "https://a.com/a+b"
+    assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2F%C3%A9") == "https://a.com/é"
+    assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2F%E9") is None  # invalid UTF-8
+    assert unwrap_href("//example.com/p") == "https://example.com/p"
+    assert unwrap_href("http://example.com/p") == "http://example.com/p"
+    assert unwrap_href("/relative") is None
+
+
+@pytest.mark.parametrize("n", [1, 10, 30])
+def test_parser_agrees_with_the_spec_regex_rules(n: int) -> None:
+    results = sample_results("quic vs tcp", n)
+    results.insert(min(2, n), DdgResult("Under &lt;b&gt; tag", "https://x.example.com/?a=1&b=2", "Ex<b>am</b>ple &#39;q&#39;"))
+    results.append(DdgResult("Direct", "https://direct.example.com/d", "&quot;quoted&quot;", direct_href=True))
+    page = results_page("quic vs tcp", results)
+    ours = [(s.title, s.url, s.snippet) for s in parse_results(page, 40)]
+    assert ours == parse_with_spec_regex(page, 40)
+    assert len(ours) == n + 2
+
+
+def test_fixture_page_is_realistic_size() -> None:
+    page = results_page("rust async book", sample_results("rust async book", 30))
+    assert 40_000 < len(page) < 60_000
+
+
+async def test_sync_api(ddg: FakeDuckDuckGo, env: dict[str, str], tmp_path: Path) -> None:
+    with WebSearch(env=env) as ws:
+        response = ws.search("sync query", limit=2)
+    assert len(response.sources) == 2
+    assert ddg.last.form()[0] == ("q", "sync query")
