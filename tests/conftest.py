@@ -79,10 +79,22 @@ def env(config_dir: Path, ddg: FakeDuckDuckGo) -> dict[str, str]:
     return {"WEBSEARCH_CONFIG_DIR": str(config_dir), **ddg.env}
 
 
-def run_cli(args: list[str], env: Mapping[str, str], *, timeout: float = 30, stdin: str | None = None,
-            **kwargs: Any) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    args: list[str], env: Mapping[str, str], *, timeout: float = 30, stdin: str | None = None, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
     """Run `websearch ARGS` as a subprocess under the network guard, with exactly `env`."""
-    full_env = {"PATH": os.environ.get("PATH", ""), "HOME": env.get("WEBSEARCH_CONFIG_DIR", "/nonexistent"),
-                "PYTHONPATH": str(TESTS), **env}
-    return subprocess.run([sys.executable, str(TESTS / "guarded_cli.py"), *args], env=full_env,
-                          capture_output=True, text=True, timeout=timeout, input=stdin, **kwargs)
+    full_env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": env.get("WEBSEARCH_CONFIG_DIR", "/nonexistent"),
+        "PYTHONPATH": str(TESTS),
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, str(TESTS / "guarded_cli.py"), *args],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=stdin,
+        **kwargs,
+    )

@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import netguard  # noqa: E402
+import netguard
 
 netguard.install()
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from conftest import FakeClock
 from ddg_reference import parse_with_spec_regex
-
 from websearch import WebSearch
 from websearch.providers.duckduckgo import CHALLENGE_MESSAGE, HEADERS, parse_results, unwrap_href
 from websearch.testing import DdgResult, FakeDuckDuckGo, Reply
@@ -145,7 +145,9 @@ def test_unwrap_href_rules() -> None:
 @pytest.mark.parametrize("n", [1, 10, 30])
 def test_parser_agrees_with_the_spec_regex_rules(n: int) -> None:
     results = sample_results("quic vs tcp", n)
-    results.insert(min(2, n), DdgResult("Under &lt;b&gt; tag", "https://x.example.com/?a=1&b=2", "Ex<b>am</b>ple &#39;q&#39;"))
+    results.insert(
+        min(2, n), DdgResult("Under &lt;b&gt; tag", "https://x.example.com/?a=1&b=2", "Ex<b>am</b>ple &#39;q&#39;")
+    )
     results.append(DdgResult("Direct", "https://direct.example.com/d", "&quot;quoted&quot;", direct_href=True))
     page = results_page("quic vs tcp", results)
     ours = [(s.title, s.url, s.snippet) for s in parse_results(page, 40)]

@@ -122,9 +122,7 @@ def format_failure(failure: Failure) -> str:
 
 def _summary(chain_length: int, failures: list[Failure]) -> str:
     if chain_length > 1:
-        return "All web search providers failed: " + "; ".join(
-            f"{f.provider}: {format_failure(f)}" for f in failures
-        )
+        return "All web search providers failed: " + "; ".join(f"{f.provider}: {format_failure(f)}" for f in failures)
     return format_failure(failures[-1])
 
 
@@ -179,7 +177,7 @@ async def run_search(
                 raise SearchProviderError(info.id, f"{info.label} returned no renderable search content.", 204)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - every provider failure advances the chain
+        except Exception as exc:
             if not isinstance(exc, SearchProviderError):
                 log.debug("provider %s raised", info.id, exc_info=True)
             status = exc.status if isinstance(exc, SearchProviderError) else None
@@ -191,9 +189,7 @@ async def run_search(
         notices.extend(impl.param_notices(params, ctx))
         notices.extend(_ignored_notices(info.label, impl.supports, params))
         notices.extend(response.notices)
-        return replace(
-            response, provider=info.id, query=params.query, attempts=tuple(attempts), notices=tuple(notices)
-        )
+        return replace(response, provider=info.id, query=params.query, attempts=tuple(attempts), notices=tuple(notices))
 
     return SearchResponse(
         provider=chain[-1].id,

@@ -20,9 +20,9 @@ from .clock import Clock, SystemClock
 from .context import ProviderContext, SendsRequests
 from .credentials import CredentialStore
 from .errors import InvalidSearchParams
+from .registry import PROVIDERS
 from .settings import Settings
 from .settings import config_dir as default_config_dir
-from .registry import PROVIDERS
 from .types import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
 
 __all__ = ["ProviderStatus", "WebSearch", "asearch", "search"]
@@ -97,9 +97,13 @@ class WebSearch:
         preferred, excluded = self.settings.preferred_provider, self.settings.excluded_providers
         return [
             ProviderStatus(
-                info.id, info.label, is_available(info, ctx), unavailable_reason(info, ctx),
-                info.id == preferred, info.id in excluded,
-            )  # fmt: skip
+                info.id,
+                info.label,
+                is_available(info, ctx),
+                unavailable_reason(info, ctx),
+                info.id == preferred,
+                info.id in excluded,
+            )
             for info in PROVIDERS.values()
         ]
 

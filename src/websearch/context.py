@@ -58,7 +58,9 @@ class ProviderContext:
         real = urlsplit(url)
         return urlunsplit((base.scheme, base.netloc, base.path + real.path, real.query, real.fragment))
 
-    def secret(self, provider_id: str, env_keys: tuple[str, ...] = (), credential_ids: tuple[str, ...] = ()) -> str | None:
+    def secret(
+        self, provider_id: str, env_keys: tuple[str, ...] = (), credential_ids: tuple[str, ...] = ()
+    ) -> str | None:
         """Resolve a key in the one documented order: explicit argument, environment, agent.db."""
         explicit = self.api_keys.get(provider_id)
         if explicit:

@@ -116,7 +116,7 @@ class CredentialStore:
             return False
         with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
-            deleted = db.execute("DELETE FROM credentials WHERE provider = ?", (provider,)).rowcount
+            deleted: int = db.execute("DELETE FROM credentials WHERE provider = ?", (provider,)).rowcount
             db.execute("COMMIT")
         return deleted > 0
 

@@ -29,7 +29,7 @@ def truncate(text: str, limit: int) -> str:
 
 
 def format_age(seconds: int | None) -> str:
-    """"3d ago" style ages; "" for a missing or zero age (the raw date is shown instead)."""
+    """ "3d ago" style ages; "" for a missing or zero age (the raw date is shown instead)."""
     if not seconds:
         return ""
     mins = seconds // 60

@@ -7,7 +7,6 @@ request carried, so no other module needs to know aiohttp's exception tree.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Final
@@ -75,17 +74,19 @@ class Transport:
         """Send `request` and read the whole body; any wire failure raises SearchProviderError."""
         async with self._exchange(provider, request) as resp:
             body = await self._read_body(provider, resp)
-            return HttpResponse(resp.status, _headers(resp), body, str(resp.url))
+            return HttpResponse(resp.status, _headers(resp), body, str(resp.url), request.secrets)
 
     @asynccontextmanager
-    async def stream(self, provider: str, request: HttpRequest) -> AsyncIterator[tuple[HttpResponse, AsyncIterator[bytes]]]:
+    async def stream(
+        self, provider: str, request: HttpRequest
+    ) -> AsyncIterator[tuple[HttpResponse, AsyncIterator[bytes]]]:
         """Open `request` and yield (head, lines): the response without body and its body lines.
 
         The head's `body` is empty; read the lines until they end. Leaving the block closes the
         connection, which is how a cancelled stream is torn down.
         """
         async with self._exchange(provider, request) as resp:
-            head = HttpResponse(resp.status, _headers(resp), b"", str(resp.url))
+            head = HttpResponse(resp.status, _headers(resp), b"", str(resp.url), request.secrets)
             yield head, self._lines(provider, request, resp)
 
     async def read_error_body(self, provider: str, lines: AsyncIterator[bytes]) -> bytes:
@@ -119,7 +120,7 @@ class Transport:
                 yield resp
         except SearchProviderError:
             raise
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             raise ProviderTimeoutError(provider, f"{_label(provider)} did not answer within {timeout:g} s") from None
         except aiohttp.ClientError as exc:
             raise self._wire_error(provider, request, exc) from None
@@ -148,7 +149,7 @@ class Transport:
                 if not line:
                     return
                 yield line
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             raise ProviderTimeoutError(provider, f"{_label(provider)} did not answer within {timeout:g} s") from None
         except aiohttp.ClientError as exc:
             raise self._wire_error(provider, request, exc) from None

@@ -36,6 +36,7 @@ class HttpResponse:
     headers: Mapping[str, str]
     body: bytes
     url: str = ""
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # the request's, for redacting error text
 
     @property
     def ok(self) -> bool:
@@ -43,6 +44,14 @@ class HttpResponse:
 
     def text(self) -> str:
         return self.body.decode("utf-8", errors="replace")
+
+    def safe_text(self, limit: int = 300) -> str:
+        """The body for an error message: whitespace folded, cut to `limit`, secrets redacted."""
+        text = " ".join(self.text().split())
+        for secret in self.secrets:
+            if len(secret) >= 4:
+                text = text.replace(secret, "[redacted]")
+        return text[:limit]
 
     def json(self) -> Any:
         """The body as JSON; raises ValueError when it is not."""

@@ -11,10 +11,10 @@ import email.utils
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from ..dates import age_seconds, parse_date
-from ..errors import SearchProviderError
+from ..errors import MissingCredentialError, SearchProviderError
 from ..registry import PROVIDERS, ProviderInfo
 from ..types import SearchParams, SearchResponse
 from ..wire import HttpRequest, HttpResponse
@@ -27,9 +27,12 @@ __all__ = [
     "Provider",
     "Support",
     "age_seconds",
-    "classify_http_error",
+    "api_error",
     "clamp_count",
+    "classify_http_error",
+    "json_body",
     "parse_date",
+    "require_key",
     "retry_after_seconds",
 ]
 
@@ -126,3 +129,43 @@ def classify_http_error(provider: str, response: HttpResponse) -> SearchProvider
     if message is None:
         return None
     return SearchProviderError(provider, f"{provider}: {message}", status, retry_after=retry)
+
+
+def api_error(provider: str, response: HttpResponse, *, detail: str | None = None) -> SearchProviderError:
+    """The error for a non-2xx response: the shared classification, else
+    `<Label> API error (<status>): <detail>` (detail defaults to the body, folded and redacted)."""
+    error = classify_http_error(provider, response)
+    if error is not None:
+        return error
+    if detail is None:
+        detail = response.safe_text()
+    label = PROVIDERS[provider].label
+    return SearchProviderError(
+        provider,
+        f"{label} API error ({response.status}): {detail}",
+        response.status,
+        retry_after=retry_after_seconds(response.headers),
+    )
+
+
+def json_body(provider: str, response: HttpResponse) -> Any:
+    """The body as JSON, or a provider error that says it was not JSON."""
+    try:
+        return response.json()
+    except ValueError:
+        label = PROVIDERS[provider].label
+        raise SearchProviderError(provider, f"{label} returned a body that is not JSON", response.status) from None
+
+
+def require_key(
+    ctx: ProviderContext, provider: str, env_keys: tuple[str, ...], credential_ids: tuple[str, ...] = ()
+) -> str:
+    """The provider's key (explicit, then env, then agent.db), or an error that says how to set one."""
+    key = ctx.secret(provider, env_keys, credential_ids)
+    if key:
+        return key
+    label = PROVIDERS[provider].label
+    where = " or ".join(env_keys) if env_keys else "a key"
+    raise MissingCredentialError(
+        provider, f"{label} needs an API key: set {where} or run `websearch auth set {provider}`"
+    )

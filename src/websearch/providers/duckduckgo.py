@@ -3,9 +3,9 @@
 POST https://html.duckduckgo.com/html/ as a form (q, kl=us-en, df, b) with a desktop Chrome's
 headers; the result page is parsed with selectolax (Lexbor). Results are the `div.result`
 blocks: title and href from the first `a.result__a`, snippet from the first `.result__snippet`;
-`//duckduckgo.com/l/?uddg=<target>` redirects are unwrapped. Ads (`result--ad`, `y.js` links)
-are dropped (their links go through `duckduckgo.com/y.js`). The bot challenge (`anomaly-modal` / `anomaly.js`, served with 200 or 202) is an
-error, never "no results".
+`//duckduckgo.com/l/?uddg=<target>` redirects are unwrapped. Ads are dropped (their links go
+through `duckduckgo.com/y.js`). The bot challenge (`anomaly-modal` / `anomaly.js`, served with
+200 or 202) is an error, never "no results".
 """
 
 from __future__ import annotations

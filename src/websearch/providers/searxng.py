@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, age_seconds, clamp_count, classify_http_error, retry_after_seconds
+from ._base import HttpProvider, Support, age_seconds, api_error, clamp_count, json_body
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -69,10 +69,7 @@ class SearXNG(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise _http_error(response)
-        try:
-            data = response.json()
-        except ValueError:
-            raise SearchProviderError(self.id, "SearXNG returned a body that is not JSON", response.status) from None
+        data = json_body(self.id, response)
         if not isinstance(data, dict):
             raise SearchProviderError(self.id, "SearXNG returned JSON that is not an object", response.status)
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
@@ -113,16 +110,10 @@ def _authorization(ctx: ProviderContext) -> tuple[str, tuple[str, ...]] | None:
 
 
 def _http_error(response: HttpResponse) -> SearchProviderError:
-    error = classify_http_error("searxng", response)
-    if error is not None:
-        if response.status == 403:
-            error.hint = JSON_DISABLED_HINT
-        return error
-    detail = " ".join(response.text().split())[:300]
-    retry = retry_after_seconds(response.headers)
-    return SearchProviderError(
-        "searxng", f"SearXNG API error ({response.status}): {detail}", response.status, retry_after=retry
-    )
+    error = api_error("searxng", response)
+    if response.status == 403:
+        error.hint = JSON_DISABLED_HINT
+    return error
 
 
 def _source(result: dict[str, Any], now: Any) -> SearchSource:

@@ -147,9 +147,7 @@ class FakeServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server
-        assert server is not None and server.sockets
-        self.port = server.sockets[0].getsockname()[1]
+        self.port = self._runner.addresses[0][1]
 
     async def _stop(self) -> None:
         assert self._runner is not None and self._released is not None
