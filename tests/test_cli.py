@@ -1,0 +1,195 @@
+"""The command-line tool, run as a subprocess against loopback fakes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import TESTS, run_cli
+
+from websearch import SEARCH_PROVIDER_ORDER
+from websearch.testing import DdgResult, FakeDuckDuckGo, Reply
+from websearch.testing.duckduckgo import challenge_page
+
+
+def test_json_lists_results_with_redirects_unwrapped(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.results = [DdgResult("First &amp; one", "https://example.com/a?b=1&c=2", "Snip <b>pet</b>"),
+                   DdgResult("Second", "https://example.org/", "")]  # fmt: skip
+    proc = run_cli(["search", "x", "--format", "json"], env)
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["error"] is None
+    assert payload["response"]["provider"] == "duckduckgo"
+    assert [(s["title"], s["url"], s["snippet"]) for s in payload["response"]["sources"]] == [
+        ("First & one", "https://example.com/a?b=1&c=2", "Snip pet"),
+        ("Second", "https://example.org/", None),
+    ]
+    assert payload["text"].startswith("[1] First & one\n    https://example.com/a?b=1&c=2\n    Snip pet")
+
+
+def test_summary_output_and_notices_on_stderr(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.results = [DdgResult("T", "https://t.example/", "s")]
+    proc = run_cli(["search", "two", "words", "--provider", "duckduckgo", "--max-tokens", "9"], env)
+    assert proc.returncode == 0
+    assert proc.stdout == "[1] T\n    https://t.example/\n    s\n"
+    assert proc.stderr == "note: max_tokens=9 not applied: DuckDuckGo does not support it\n"
+    assert ddg.last.form()[0] == ("q", "two words")
+
+
+def test_blocks_output(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.results = [DdgResult("T", "https://t.example/", "s")]
+    proc = run_cli(["search", "q", "--format", "blocks"], env)
+    assert (
+        proc.stdout
+        == "# Web search: q\n[served by: duckduckgo]\n\n## 1. T\nURL: https://t.example/\ns\n\nSources:\n[1] https://t.example/\n"
+    )
+
+
+def test_challenge_exits_1_naming_duckduckgo(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.enqueue(Reply(202, challenge_page(), content_type="text/html"))
+    proc = run_cli(["search", "x"], env)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("Error: DuckDuckGo blocked the request with a bot-detection challenge.")
+
+
+def test_json_failure_goes_to_stdout(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.enqueue(Reply(503, "down"))
+    proc = run_cli(["search", "x", "--format", "json"], env)
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["error"] == "DuckDuckGo HTML error (503)"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["search", "   "], "the query is empty"),
+    (["search", "q", "--provider", "bing"], "invalid choice: 'bing'"),
+    (["search", "q", "--exclude", "bing"], "invalid choice: 'bing'"),
+    (["search", "q", "--limit", "0"], "must be at least 1, got 0"),
+    (["search", "q", "--limit", "many"], "expected a whole number"),
+    (["search", "q", "--recency", "decade"], "invalid choice: 'decade'"),
+    (["search", "q", "--temperature", "5"], "must be between 0 and 2"),
+    (["search", "q", "--timeout", "0"], "must be greater than 0"),
+    (["search"], "the following arguments are required: query"),
+    ([], "the following arguments are required: COMMAND"),
+])  # fmt: skip
+def test_usage_errors_exit_2_without_traceback(env: dict[str, str], args: list[str], message: str) -> None:
+    proc = run_cli(args, env)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_settings_file_is_a_clear_error(env: dict[str, str], config_dir: Path) -> None:
+    (config_dir / "settings.toml").write_text("providers.webSearch = [\n")
+    proc = run_cli(["search", "q"], env)
+    assert proc.returncode == 2
+    assert "settings.toml is not valid TOML" in proc.stderr
+    (config_dir / "settings.toml").write_text('providers.webSearch = "bing"\n')
+    proc = run_cli(["providers"], env)
+    assert proc.returncode == 2
+    assert "setting providers.webSearch is 'bing'" in proc.stderr
+
+
+def test_providers_lists_all_eighteen_in_order(env: dict[str, str], config_dir: Path) -> None:
+    (config_dir / "settings.toml").write_text('[providers]\nwebSearchExclude = ["searxng"]\n')
+    proc = run_cli(["providers", "--format", "json"], {**env, "SEARXNG_ENDPOINT": "http://127.0.0.1:9"})
+    rows = json.loads(proc.stdout)
+    assert [r["id"] for r in rows] == list(SEARCH_PROVIDER_ORDER)
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["duckduckgo"]["available"] is True
+    assert by_id["searxng"]["available"] is True
+    assert by_id["searxng"]["excluded"] is True
+    text = run_cli(["providers"], env).stdout.splitlines()
+    assert len(text) == 18
+    assert (
+        text[16]
+        == "17. searxng     SearXNG     unavailable [excluded]  (set searxng.endpoint in settings.toml or SEARXNG_ENDPOINT)"
+    )
+    assert text[17] == "18. duckduckgo  DuckDuckGo  available"
+
+
+def test_auth_set_list_remove(env: dict[str, str], config_dir: Path) -> None:
+    secret = "sk-brave-SECRET-0123456789abcd"
+    proc = run_cli(["auth", "set", "brave"], env, stdin=secret + "\n")
+    assert proc.returncode == 0
+    assert secret not in proc.stdout + proc.stderr
+    db = config_dir / "agent.db"
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    listed = run_cli(["auth", "list"], env).stdout
+    assert listed == "brave        api_key  …abcd\n"
+    providers = run_cli(["providers"], env).stdout
+    if "not implemented" not in providers.splitlines()[12]:
+        assert "13. brave" in providers and "available" in providers.splitlines()[12]
+    assert run_cli(["auth", "remove", "brave"], env).returncode == 0
+    again = run_cli(["auth", "remove", "brave"], env)
+    assert (again.returncode, again.stderr) == (1, "websearch: no stored credential for brave\n")
+    assert run_cli(["auth", "list"], env).stdout.startswith("no stored credentials")
+
+
+def test_python_dash_m_and_version(env: dict[str, str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "websearch", "--version"], capture_output=True, text=True)
+    assert proc.stdout.startswith("websearch ")
+
+
+def test_ctrl_c_exits_130_quickly_without_traceback(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.enqueue(Reply(hang=True))
+    full_env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(TESTS), **env}
+    proc = subprocess.Popen([sys.executable, str(TESTS / "guarded_cli.py"), "search", "q"], env=full_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not ddg.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert ddg.requests, "the CLI never reached the fake"
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert time.monotonic() - sent < 1.0
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert err == "websearch: interrupted\n"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    (None, "DuckDuckGo request failed: could not connect to 127.0.0.1:"),
+    (Reply(hang=True), "DuckDuckGo did not answer within 2 s"),
+    (Reply(200, b"<html>" + b"x" * 200_000, truncate=True), "DuckDuckGo request failed: the connection broke before the response body was complete"),
+    (Reply(200, b"\x00\xff garbage \x89PNG"), "DuckDuckGo returned no renderable search content."),
+    (Reply(200, b""), "DuckDuckGo returned no renderable search content."),
+    (Reply(200, b"<html>" + b"a" * (10 * 1024 * 1024)), "DuckDuckGo sent a response larger than 8 MB; refused"),
+    (Reply(429, "Too Many Requests", headers={"Retry-After": "120"}), "DuckDuckGo HTML error (429); retry after 120 s"),
+])  # fmt: skip
+def test_faults_exit_1_naming_the_provider_within_the_timeout(
+    ddg: FakeDuckDuckGo, env: dict[str, str], reply: Reply | None, message: str
+) -> None:
+    if reply is None:
+        env = {**env, "WEBSEARCH_DUCKDUCKGO_BASE_URL": f"http://127.0.0.1:{_free_port()}"}
+    else:
+        ddg.enqueue(reply)
+    started = time.monotonic()
+    proc = run_cli(["search", "q", "--timeout", "2"], env)
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith(f"Error: {message}"), proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert elapsed < 2 + 8  # the timeout plus interpreter start-up, generously
+
+
+def test_setting_http_timeout_is_used(ddg: FakeDuckDuckGo, env: dict[str, str], config_dir: Path) -> None:
+    (config_dir / "settings.toml").write_text("[http]\ntimeout = 1.5\n")
+    ddg.enqueue(Reply(hang=True))
+    proc = run_cli(["search", "q"], env)
+    assert proc.stderr == "Error: DuckDuckGo did not answer within 1.5 s\n"

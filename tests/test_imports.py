@@ -1,0 +1,57 @@
+"""Cold paths stay cold: importing websearch, --help, providers and argument errors load nothing heavy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("aiohttp", "pydantic", "selectolax", "yarl", "websearch.providers.", "websearch.transport")
+
+
+def loaded_modules(code: str, env_dir: Path) -> set[str]:
+    script = f"import sys, io, contextlib\n{code}\nprint('\\n'.join(sorted(sys.modules)), file=sys.__stdout__)\n"
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={"WEBSEARCH_CONFIG_DIR": str(env_dir), "PATH": ""})  # fmt: skip
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return set(proc.stdout.split())
+
+
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == h.rstrip(".") or m.startswith(h) for h in HEAVY))
+
+
+def test_import_websearch_loads_no_provider_or_parser(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import websearch"], capture_output=True, text=True
+    )
+    imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line]
+    assert "websearch" in imported
+    assert not [m for m in imported if m.startswith(("websearch.providers.", "selectolax", "lxml", "html.parser"))]
+    assert not heavy(loaded_modules("import websearch", tmp_path))
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["search", "--help"], ["providers"], ["search", "q", "--limit", "0"],
+                                  ["search", "   "], ["search", "q", "--provider", "nope"], ["auth", "list"]])  # fmt: skip
+def test_cli_cold_paths_import_nothing_heavy(tmp_path: Path, argv: list[str]) -> None:
+    code = (
+        "from websearch.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    try: main({argv!r})\n"
+        "    except SystemExit: pass\n"
+    )
+    assert heavy(loaded_modules(code, tmp_path)) == []
+
+
+def test_search_path_loads_only_the_provider_it_uses(tmp_path: Path) -> None:
+    code = (
+        "import asyncio, websearch\n"
+        "async def go():\n"
+        "    async with websearch.WebSearch(env={'WEBSEARCH_CONFIG_DIR': '.', 'WEBSEARCH_DUCKDUCKGO_BASE_URL': 'http://127.0.0.1:9'}) as ws:\n"
+        "        await ws.asearch('q')\n"
+        "asyncio.run(go())\n"
+    )
+    providers = sorted(m for m in loaded_modules(code, tmp_path) if m.startswith("websearch.providers."))
+    assert providers == ["websearch.providers._base", "websearch.providers.duckduckgo"]

@@ -1,0 +1,186 @@
+"""SearXNG against a loopback fake that speaks searx/webapp.py's JSON format."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from conftest import FakeClock
+
+from websearch import SearchSource, WebSearch
+from websearch.testing import FakeSearXNG, Reply
+from websearch.testing.searxng import json_disabled_page, searxng_results_body
+
+
+def make_env(config_dir: Path, searx: FakeSearXNG, **extra: str) -> dict[str, str]:
+    return {
+        "WEBSEARCH_CONFIG_DIR": str(config_dir),
+        "SEARXNG_ENDPOINT": "https://searx.example.org",
+        **searx.env,
+        **extra,
+    }
+
+
+async def run(env: dict[str, str], **params: object):  # type: ignore[no-untyped-def]
+    async with WebSearch(env=env, clock=FakeClock()) as ws:
+        return await ws.asearch("rust async", provider="searxng", **params)  # type: ignore[arg-type]
+
+
+async def test_default_request(searx: FakeSearXNG, config_dir: Path) -> None:
+    response = await run(make_env(config_dir, searx))
+    req = searx.last
+    assert (req.method, req.path) == ("GET", "/search")
+    assert req.query == (("q", "rust async"), ("format", "json"))
+    assert req.headers["accept"] == "application/json"
+    assert "authorization" not in req.headers
+    assert response.provider == "searxng"
+
+
+@pytest.mark.parametrize(("recency", "sent"), [("day", "day"), ("week", "month"), ("month", "month"), ("year", "year")])
+async def test_recency_maps_to_time_range(searx: FakeSearXNG, config_dir: Path, recency: str, sent: str) -> None:
+    response = await run(make_env(config_dir, searx), recency=recency, limit=3)
+    assert searx.last.query == (("q", "rust async"), ("format", "json"), ("pageno", "1"), ("time_range", sent))
+    week_notice = "recency='week' widened to 'month': SearXNG has no week time range"
+    assert (week_notice in response.notices) == (recency == "week")
+
+
+async def test_parse_realistic_body(searx: FakeSearXNG, config_dir: Path) -> None:
+    response = await run(make_env(config_dir, searx), limit=3)
+    assert response.sources == (
+        SearchSource(
+            title="Rust Async result 1",
+            url="https://site1.example.org/rust-async/1",
+            snippet="About rust async: page 1 explains the details, trade-offs and examples.",
+            published_date="2026-11-27T00:00:00",
+            age_seconds=3 * 86400 + 12 * 3600,
+        ),
+        SearchSource(
+            title="Rust Async result 2",
+            url="https://site2.example.org/rust-async/2",
+            snippet="About rust async: page 2 explains the details, trade-offs and examples.",
+        ),
+        SearchSource(
+            title="Rust Async result 3",
+            url="https://site3.example.org/rust-async/3",
+            snippet="About rust async: page 3 explains the details, trade-offs and examples.",
+        ),
+    )
+    assert response.related_questions == ("rust async tutorial", "rust async vs alternatives")
+    assert response.answer is None
+
+
+@pytest.mark.parametrize(("params", "count"), [({}, 10), ({"limit": 50}, 20), ({"num_search_results": 4}, 4)])
+async def test_count_clamped_locally(searx: FakeSearXNG, config_dir: Path, params: dict[str, int], count: int) -> None:
+    searx.n_results = 30
+    response = await run(make_env(config_dir, searx), **params)
+    assert len(response.sources) == count
+
+
+async def test_title_falls_back_to_url_and_urlless_results_are_dropped(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.enqueue(
+        Reply(
+            200,
+            {
+                "results": [
+                    {"url": "https://a.example"},
+                    {"title": "no url"},
+                    {"url": "https://b.example", "title": "B", "content": "   ", "published_date": "2026-11-29"},
+                ]
+            },
+        )
+    )
+    response = await run(make_env(config_dir, searx))
+    assert [(s.title, s.url, s.snippet, s.published_date) for s in response.sources] == [
+        ("https://a.example", "https://a.example", None, None),
+        ("B", "https://b.example", None, "2026-11-29"),
+    ]
+
+
+async def test_no_results_with_failed_engines_is_503(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.enqueue(
+        Reply(200, searxng_results_body("q", 0, unresponsive_engines=[["google", "CAPTCHA"], ["brave", "timeout"]]))
+    )
+    response = await run(make_env(config_dir, searx))
+    assert (
+        response.error == "SearXNG returned no usable results; upstream engines failed: google: CAPTCHA; brave: timeout"
+    )
+    assert response.attempts[-1].status == 503
+
+
+async def test_no_results_without_failures_is_204(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.enqueue(Reply(200, searxng_results_body("q", 0, unresponsive_engines=[], suggestions=[])))
+    response = await run(make_env(config_dir, searx))
+    assert response.error == "SearXNG returned no renderable search content."
+
+
+async def test_json_format_disabled_403_says_how_to_fix(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.enqueue(Reply(403, json_disabled_page(), content_type="text/html"))
+    response = await run(make_env(config_dir, searx))
+    assert response.error is not None
+    assert response.error.startswith("SearXNG authorization failed (403). Check API key or base URL.")
+    assert "add `json` to `search.formats`" in response.error
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    (Reply(429, "Too Many Requests", content_type="text/plain"), "SearXNG API error (429): Too Many Requests"),
+    (Reply(500, {"error": "search error"}), 'SearXNG API error (500): {"error": "search error"}'),
+    (Reply(400, {"error": "Invalid time_range"}), 'SearXNG API error (400): {"error": "Invalid time_range"}'),
+    (Reply(200, "<html>not json</html>", content_type="text/html"), "SearXNG returned a body that is not JSON"),
+])  # fmt: skip
+async def test_errors(searx: FakeSearXNG, config_dir: Path, reply: Reply, message: str) -> None:
+    searx.enqueue(reply)
+    response = await run(make_env(config_dir, searx))
+    assert response.error == message
+
+
+async def test_basic_auth_from_settings_wins_over_bearer(searx: FakeSearXNG, config_dir: Path) -> None:
+    (config_dir / "settings.toml").write_text(
+        '[searxng]\nbasicUsername = "alice"\nbasicPassword = "pässwörd"\ntoken = "tok-123456"\ncategories = "general,it"\nlanguage = "en"\n'
+    )
+    await run(make_env(config_dir, searx))
+    expected = base64.b64encode("alice:pässwörd".encode()).decode()
+    assert searx.last.headers["authorization"] == f"Basic {expected}"
+    assert searx.last.args["categories"] == "general,it"
+    assert searx.last.args["language"] == "en"
+
+
+async def test_basic_auth_from_env_and_empty_password_allowed(searx: FakeSearXNG, config_dir: Path) -> None:
+    await run(make_env(config_dir, searx, SEARXNG_BASIC_USERNAME="bob", SEARXNG_BASIC_PASSWORD=""))
+    assert searx.last.headers["authorization"] == "Basic " + base64.b64encode(b"bob:").decode()
+
+
+async def test_bearer_token(searx: FakeSearXNG, config_dir: Path) -> None:
+    await run(make_env(config_dir, searx, SEARXNG_TOKEN="tok-abcdef"))
+    assert searx.last.headers["authorization"] == "Bearer tok-abcdef"
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ({"SEARXNG_BASIC_USERNAME": "bob"}, "SearXNG Basic auth needs both"),
+    ({"SEARXNG_BASIC_USERNAME": "a:b", "SEARXNG_BASIC_PASSWORD": "x"}, "SearXNG Basic auth username must not contain ':'"),
+    ({"SEARXNG_BASIC_USERNAME": "a", "SEARXNG_BASIC_PASSWORD": "x\ny"}, "SearXNG Basic auth credentials must not contain control"),
+    ({"SEARXNG_BASIC_USERNAME": "a\x85", "SEARXNG_BASIC_PASSWORD": "x"}, "SearXNG Basic auth credentials must not contain control"),
+])  # fmt: skip
+async def test_basic_auth_validation_fails_before_any_request(
+    searx: FakeSearXNG, config_dir: Path, extra: dict[str, str], message: str
+) -> None:
+    response = await run(make_env(config_dir, searx, **extra))
+    assert response.error is not None
+    assert response.error.startswith(message)
+    assert searx.requests == []
+
+
+async def test_env_endpoint_wins_over_settings(searx: FakeSearXNG, config_dir: Path) -> None:
+    (config_dir / "settings.toml").write_text('searxng.endpoint = "https://from-file.example/base"\n')
+    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **searx.env}
+    await run(env)
+    assert searx.last.path == "/base/search"
+    await run({**env, "SEARXNG_ENDPOINT": "https://from-env.example/other/"})
+    assert searx.last.path == "/other/search"
+
+
+async def test_unavailable_without_endpoint(config_dir: Path) -> None:
+    async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir)}) as ws:
+        status = {s.id: s for s in ws.provider_status()}
+    assert not status["searxng"].available
+    assert status["searxng"].reason == "set searxng.endpoint in settings.toml or SEARXNG_ENDPOINT"

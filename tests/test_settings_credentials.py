@@ -1,0 +1,116 @@
+"""Settings (settings.toml + env twins) and the agent.db credential store."""
+
+from __future__ import annotations
+
+import multiprocessing
+import stat
+from pathlib import Path
+
+import pytest
+
+from websearch import ConfigError, WebSearch
+from websearch.context import ProviderContext
+from websearch.credentials import Credential, CredentialStore
+from websearch.settings import Settings, config_dir
+
+
+def test_config_dir_from_env_and_default(tmp_path: Path) -> None:
+    assert config_dir({"WEBSEARCH_CONFIG_DIR": str(tmp_path)}) == tmp_path
+    assert config_dir({}).name == "websearch"
+
+
+def test_tables_and_dotted_keys_flatten(tmp_path: Path) -> None:
+    (tmp_path / "settings.toml").write_text(
+        'exa.searchDelayMs = 0\n[providers]\nwebSearch = "searxng"\nwebSearchExclude = ["brave"]\n'
+        '[searxng]\nendpoint = "https://s.example"\ncategories = "it"\n'
+    )
+    settings = Settings.load(tmp_path, {})
+    assert settings.preferred_provider == "searxng"
+    assert settings.excluded_providers == frozenset({"brave"})
+    assert settings.get_str("searxng.endpoint") == "https://s.example"
+    assert settings.get("exa.searchDelayMs") == 0
+    assert settings.get_bool("exa.enableSearch", True) is True
+    assert settings.http_timeout == 60.0
+
+
+def test_env_twins_win_over_the_file(tmp_path: Path) -> None:
+    (tmp_path / "settings.toml").write_text(
+        'searxng.endpoint = "https://file"\nproviders.webSearchGeminiModel = "m-file"\n'
+    )
+    env = {"SEARXNG_ENDPOINT": "https://env", "GEMINI_SEARCH_MODEL": "m-env"}
+    settings = Settings.load(tmp_path, env)
+    assert settings.get_str("searxng.endpoint") == "https://env"
+    assert settings.get_str("providers.webSearchGeminiModel") == "m-env"
+    assert Settings.load(tmp_path, {}).get_str("searxng.endpoint") == "https://file"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("x = [", "is not valid TOML"),
+    ('providers.webSearch = "bing"', "providers.webSearch is 'bing'"),
+    ('providers.webSearchExclude = "brave"', "must be a list of provider ids"),
+    ('providers.webSearchExclude = ["bing"]', "names unknown providers: bing"),
+    ("http.timeout = -1", "http.timeout must be a positive number"),
+])  # fmt: skip
+def test_bad_settings_raise_config_error(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "settings.toml").write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        Settings.load(tmp_path, {})
+
+
+def test_store_is_created_0600_only_on_write(tmp_path: Path) -> None:
+    store = CredentialStore(tmp_path / "cfg" / "agent.db")
+    assert store.get("brave") is None
+    assert store.ids() == frozenset()
+    assert not store.path.exists()
+    store.set("brave", "api_key", {"api_key": "brave-secret-1234567890"})
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(store.path.parent.stat().st_mode) == 0o700
+    for extra in ("-wal", "-shm"):
+        side = Path(f"{store.path}{extra}")
+        if side.exists():
+            assert stat.S_IMODE(side.stat().st_mode) == 0o600
+    assert store.ids() == frozenset({"brave"})
+    cred = store.get("brave")
+    assert cred is not None
+    assert cred.api_key == "brave-secret-1234567890"
+    assert "brave-secret" not in repr(cred)
+    assert cred.masked() == "…7890"
+    store.set("brave", "api_key", {"api_key": "replaced-secret-abcdef"})
+    assert [c.api_key for c in store.list()] == ["replaced-secret-abcdef"]
+    assert store.remove("brave") is True
+    assert store.remove("brave") is False
+
+
+def test_short_secrets_are_fully_masked() -> None:
+    assert Credential("x", "api_key", {"api_key": "short"}).masked() == "…"
+
+
+def _writer(path: str, worker: int) -> None:
+    store = CredentialStore(Path(path))
+    for i in range(25):
+        store.set(f"p{worker}-{i}", "api_key", {"api_key": f"key-{worker}-{i}-xxxxxxxx"})
+
+
+def test_two_processes_write_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "agent.db"
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(path), w)) for w in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    assert len(CredentialStore(path).ids()) == 50
+
+
+def test_secret_resolution_order(tmp_path: Path) -> None:
+    store = CredentialStore(tmp_path / "agent.db")
+    store.set("brave", "api_key", {"api_key": "from-db-123456"})
+    ws = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "from-env-123456"},
+                   api_keys={"tavily": "explicit-123456"})  # fmt: skip
+    ctx: ProviderContext = ws._context(with_transport=False)
+    assert ctx.secret("brave", ("BRAVE_API_KEY",)) == "from-env-123456"
+    assert ctx.secret("tavily", ("TAVILY_API_KEY",)) == "explicit-123456"
+    ws2 = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path)})
+    assert ws2._context(with_transport=False).secret("brave", ("BRAVE_API_KEY",)) == "from-db-123456"
+    assert ws2._context(with_transport=False).secret("kagi", ("KAGI_API_KEY",)) is None

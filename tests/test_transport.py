@@ -1,0 +1,91 @@
+"""Upstream redirection, proxies and redaction at the transport boundary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aiohttp import web
+
+from websearch import WebSearch
+from websearch.context import ProviderContext
+from websearch.testing import FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
+from websearch.transport import Transport, redact
+from websearch.wire import HttpRequest
+
+
+def ctx_for(env: dict[str, str], tmp_path: Path) -> ProviderContext:
+    return WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **env})._context(with_transport=False)
+
+
+def test_base_url_replaces_scheme_host_port_and_keeps_the_path(tmp_path: Path) -> None:
+    ctx = ctx_for({"WEBSEARCH_BRAVE_BASE_URL": "http://127.0.0.1:8123"}, tmp_path)
+    assert ctx.endpoint("brave", "https://api.search.brave.com/res/v1/web/search?x=1") == (
+        "http://127.0.0.1:8123/res/v1/web/search?x=1"
+    )
+    assert ctx.endpoint("tavily", "https://api.tavily.com/search") == "https://api.tavily.com/search"
+    gateway = ctx_for({"WEBSEARCH_EXA_BASE_URL": "https://gw.corp.example/exa/"}, tmp_path)
+    assert gateway.endpoint("exa", "https://mcp.exa.ai/mcp") == "https://gw.corp.example/exa/mcp"
+
+
+class FakeProxy(FakeServer):
+    """A forward proxy that answers every absolute-form request itself."""
+
+    provider_id = "proxy"
+
+    def default_reply(self, request: RecordedRequest) -> Reply:
+        return Reply(200, "<html></html>", content_type="text/html")
+
+
+async def test_http_proxy_is_honoured_and_no_proxy_bypasses_it(tmp_path: Path) -> None:
+    with FakeProxy() as proxy, FakeDuckDuckGo() as ddg:
+        env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), "HTTP_PROXY": proxy.base_url, "NO_PROXY": "",
+               "WEBSEARCH_DUCKDUCKGO_BASE_URL": "http://ddg.invalid"}  # fmt: skip
+        import os
+
+        old = {k: os.environ.get(k) for k in ("HTTP_PROXY", "NO_PROXY", "http_proxy", "no_proxy")}
+        os.environ.update({"HTTP_PROXY": proxy.base_url, "NO_PROXY": ""})  # aiohttp reads proxies from os.environ
+        try:
+            async with WebSearch(env=env) as ws:
+                await ws.asearch("via proxy")
+            assert proxy.requests, "the request did not go through the proxy"
+            assert proxy.last.headers["host"] == "ddg.invalid"
+            os.environ["NO_PROXY"] = "127.0.0.1"
+            async with WebSearch(env={**env, **ddg.env}) as ws:
+                response = await ws.asearch("direct")
+            assert response.ok
+            assert len(ddg.requests) == 1
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
+async def test_secrets_are_redacted_from_wire_errors() -> None:
+    transport = Transport(timeout=2)
+    request = HttpRequest("GET", "http://127.0.0.1:1/search?key=sk-SECRET-999", secrets=("sk-SECRET-999",))
+    try:
+        await transport.send("brave", request)
+    except Exception as exc:  # noqa: BLE001
+        assert "sk-SECRET-999" not in str(exc)
+        assert "Brave request failed: could not connect to 127.0.0.1:1" in str(exc)
+    finally:
+        await transport.aclose()
+    assert redact("token abcd and abcdef", ("abcdef", "ab")) == "token abcd and [redacted]"
+
+
+async def test_one_pooled_session_is_reused(tmp_path: Path) -> None:
+    with FakeDuckDuckGo() as ddg:
+        async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}) as ws:
+            for _ in range(3):
+                await ws.asearch("q")
+            transport = ws._transport
+            assert isinstance(transport, Transport)
+            session = transport._session
+            assert session is not None
+            connector = session.connector
+            assert connector is not None
+            assert sum(len(v) for v in connector._conns.values()) == 1  # one keep-alive connection, reused
+        assert ws._transport._session is None  # type: ignore[union-attr]
+    _ = web  # aiohttp.web is the fakes' server; imported to make the dependency explicit
