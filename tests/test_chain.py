@@ -6,15 +6,22 @@ import asyncio
 import dataclasses
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
-from conftest import FakeClock
 
-from websearch import SEARCH_PROVIDER_ORDER, SearchParams, SearchProviderError, SearchResponse, SearchSource, WebSearch
-from websearch import registry
+from conftest import FakeClock
+from websearch import (
+    SEARCH_PROVIDER_ORDER,
+    SearchParams,
+    SearchProviderError,
+    SearchResponse,
+    SearchSource,
+    WebSearch,
+    registry,
+)
 from websearch.providers._base import Provider
 
 Outcome = SearchResponse | BaseException | Callable[[], Any]
@@ -23,7 +30,7 @@ Outcome = SearchResponse | BaseException | Callable[[], Any]
 class Scripted(Provider):
     """A provider whose search returns or raises what the test says, counting calls."""
 
-    supports = {"limit": "native"}
+    supports: ClassVar[dict[str, str]] = {"limit": "native"}
 
     def __init__(self, provider_id: str, outcome: Outcome, clock: FakeClock | None = None, cost: float = 0.0) -> None:
         self.id = provider_id  # type: ignore[misc]
@@ -51,7 +58,7 @@ def answer(provider: str, n: int = 1) -> SearchResponse:
 
 
 @pytest.fixture
-def script(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Scripted]]:
+def script(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Scripted]:
     """Install a scripted provider under a real id and mark that id implemented."""
 
     def install(provider_id: str, outcome: Outcome, **kw: Any) -> Scripted:
@@ -61,7 +68,7 @@ def script(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Scripted]]
         monkeypatch.setitem(registry._loaded, provider_id, fake)
         return fake
 
-    yield install
+    return install
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import TESTS, run_cli
 
+from conftest import TESTS, run_cli
 from websearch import SEARCH_PROVIDER_ORDER
 from websearch.testing import DdgResult, FakeDuckDuckGo, Reply
 from websearch.testing.duckduckgo import challenge_page
@@ -150,7 +150,7 @@ def test_ctrl_c_exits_130_quickly_without_traceback(ddg: FakeDuckDuckGo, env: di
     assert ddg.requests, "the CLI never reached the fake"
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=10)
+    _, err = proc.communicate(timeout=10)
     assert time.monotonic() - sent < 1.0
     assert proc.returncode == 130
     assert "Traceback" not in err

@@ -6,8 +6,8 @@ import base64
 from pathlib import Path
 
 import pytest
-from conftest import FakeClock
 
+from conftest import FakeClock
 from websearch import SearchSource, WebSearch
 from websearch.testing import FakeSearXNG, Reply
 from websearch.testing.searxng import json_disabled_page, searxng_results_body

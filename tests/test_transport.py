@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aiohttp import web
+import pytest
 
-from websearch import WebSearch
+from websearch import ProviderConnectionError, WebSearch
 from websearch.context import ProviderContext
 from websearch.testing import FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
 from websearch.transport import Transport, redact
@@ -66,12 +66,12 @@ async def test_secrets_are_redacted_from_wire_errors() -> None:
     transport = Transport(timeout=2)
     request = HttpRequest("GET", "http://127.0.0.1:1/search?key=sk-SECRET-999", secrets=("sk-SECRET-999",))
     try:
-        await transport.send("brave", request)
-    except Exception as exc:  # noqa: BLE001
-        assert "sk-SECRET-999" not in str(exc)
-        assert "Brave request failed: could not connect to 127.0.0.1:1" in str(exc)
+        with pytest.raises(ProviderConnectionError) as caught:
+            await transport.send("brave", request)
     finally:
         await transport.aclose()
+    assert "sk-SECRET-999" not in str(caught.value) + repr(caught.value)
+    assert "Brave request failed: could not connect to 127.0.0.1:1" in str(caught.value)
     assert redact("token abcd and abcdef", ("abcdef", "ab")) == "token abcd and [redacted]"
 
 
@@ -88,4 +88,3 @@ async def test_one_pooled_session_is_reused(tmp_path: Path) -> None:
             assert connector is not None
             assert sum(len(v) for v in connector._conns.values()) == 1  # one keep-alive connection, reused
         assert ws._transport._session is None  # type: ignore[union-attr]
-    _ = web  # aiohttp.web is the fakes' server; imported to make the dependency explicit
