@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: Providers whose official CLI keeps a login that `websearch auth import` can copy.
+IMPORTABLE = ("codex", "gemini")
 
 
 def _positive_int(text: str) -> int:
@@ -85,8 +87,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = commands.add_parser("auth", help="manage stored API keys in agent.db")
     auth = a.add_subparsers(dest="auth_command", metavar="ACTION", required=True)
-    auth_set = auth.add_parser("set", help="store a key for a provider (read from stdin, or prompted)")
+    auth_set = auth.add_parser(
+        "set",
+        help="store a key for a provider, read from stdin (or prompted); a JSON object with access_token, "
+        "refresh_token, expires_at, account_id, project_id is stored as an OAuth login",
+    )
     auth_set.add_argument("provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID")
+    auth_import = auth.add_parser(
+        "import", help="copy a login from the official Codex or Gemini CLI (~/.codex/auth.json, ~/.gemini/)"
+    )
+    auth_import.add_argument("provider", choices=IMPORTABLE, metavar="ID", help=" or ".join(IMPORTABLE))
     auth.add_parser("list", help="list providers with a stored credential (secrets masked)")
     auth_rm = auth.add_parser("remove", help="delete a provider's stored credential")
     auth_rm.add_argument("provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID")
@@ -180,12 +190,32 @@ def _auth(args: argparse.Namespace) -> int:
             return EXIT_OK
         print(f"websearch: no stored credential for {args.provider}", file=sys.stderr)
         return EXIT_FAILED
+    if args.auth_command == "import":
+        import importlib
+        from pathlib import Path
+
+        module = importlib.import_module(f"websearch.providers.{args.provider}")
+        token = module.import_credentials(Path.home())
+        store.set(args.provider, "oauth", token.to_dict())
+        print(f"imported the {args.provider} login into {store.path}")
+        return EXIT_OK
     secret = _read_secret(args.provider)
     if not secret:
         print("websearch: error: no secret given on stdin", file=sys.stderr)
         return EXIT_USAGE
-    store.set(args.provider, "api_key", {"api_key": secret})
-    print(f"stored a credential for {args.provider} in {store.path}")
+    if secret.startswith("{"):
+        from .oauth import OAuthToken
+
+        try:
+            data = json.loads(secret)
+        except ValueError:
+            raise ConfigError("the input starts with '{' but is not valid JSON") from None
+        store.set(args.provider, "oauth", OAuthToken.from_dict(data).to_dict())
+        kind = "an OAuth login"
+    else:
+        store.set(args.provider, "api_key", {"api_key": secret})
+        kind = "an API key"
+    print(f"stored {kind} for {args.provider} in {store.path}")
     return EXIT_OK
 
 

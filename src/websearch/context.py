@@ -77,6 +77,19 @@ class ProviderContext:
         return None
 
     async def send(self, provider_id: str, request: HttpRequest) -> HttpResponse:
+        """Send a request and read the whole response."""
+        return await self._transport().send(provider_id, request)
+
+    def stream(
+        self, provider_id: str, request: HttpRequest
+    ) -> AbstractAsyncContextManager[tuple[HttpResponse, AsyncIterator[bytes]]]:
+        """Open a streamed response: `async with ctx.stream(id, req) as (head, lines): ...`.
+
+        Leaving the block (normally, on error or on cancellation) closes the connection.
+        """
+        return self._transport().stream(provider_id, request)
+
+    def _transport(self) -> SendsRequests:
         if self.transport is None:
             raise RuntimeError("this ProviderContext has no transport")
-        return await self.transport.send(provider_id, request)
+        return self.transport
