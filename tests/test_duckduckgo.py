@@ -155,6 +155,26 @@ def test_parser_agrees_with_the_spec_regex_rules(n: int) -> None:
     assert len(ours) == n + 2
 
 
+def test_snippets_that_are_not_links_are_found_too() -> None:
+    page = results_page("q", sample_results("q", 3))
+    page = page.replace('<a class="result__snippet"', '<div class="result__snippet"', 2).replace(
+        '</a>\n            <div class="clear">', '</div>\n            <div class="clear">', 2
+    )
+    assert page.count('<div class="result__snippet"') == 2
+    ours = [(s.title, s.url, s.snippet) for s in parse_results(page, 40)]
+    assert ours == parse_with_spec_regex(page, 40)
+    assert all(snippet for _, _, snippet in ours)
+
+
+def test_empty_uddg_is_not_a_url() -> None:
+    assert unwrap_href("//duckduckgo.com/l/?uddg=&rut=1") == "https://duckduckgo.com/l/?uddg=&rut=1"
+    assert unwrap_href("//duckduckgo.com/l/?x=1&uddg=https%3A%2F%2Fb.example") == "https://b.example"
+    assert (
+        unwrap_href("//duckduckgo.com/l/?xuddg=https%3A%2F%2Fb.example")
+        == "https://duckduckgo.com/l/?xuddg=https%3A%2F%2Fb.example"
+    )
+
+
 def test_fixture_page_is_realistic_size() -> None:
     page = results_page("rust async book", sample_results("rust async book", 30))
     assert 40_000 < len(page) < 60_000

@@ -38,28 +38,31 @@ class FakeProxy(FakeServer):
 
 async def test_http_proxy_is_honoured_and_no_proxy_bypasses_it(tmp_path: Path) -> None:
     with FakeProxy() as proxy, FakeDuckDuckGo() as ddg:
-        env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), "HTTP_PROXY": proxy.base_url, "NO_PROXY": "",
+        env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), "HTTP_PROXY": proxy.base_url,
                "WEBSEARCH_DUCKDUCKGO_BASE_URL": "http://ddg.invalid"}  # fmt: skip
-        import os
+        async with WebSearch(env=env) as ws:
+            await ws.asearch("via proxy")
+        assert proxy.requests, "the request did not go through the proxy"
+        assert proxy.last.headers["host"] == "ddg.invalid"
+        assert ddg.requests == []
+        async with WebSearch(env={**env, **ddg.env, "no_proxy": "localhost,127.0.0.1"}) as ws:
+            response = await ws.asearch("direct")
+        assert response.ok
+        assert len(ddg.requests) == 1
+        assert len(proxy.requests) == 1
 
-        old = {k: os.environ.get(k) for k in ("HTTP_PROXY", "NO_PROXY", "http_proxy", "no_proxy")}
-        os.environ.update({"HTTP_PROXY": proxy.base_url, "NO_PROXY": ""})  # aiohttp reads proxies from os.environ
-        try:
-            async with WebSearch(env=env) as ws:
-                await ws.asearch("via proxy")
-            assert proxy.requests, "the request did not go through the proxy"
-            assert proxy.last.headers["host"] == "ddg.invalid"
-            os.environ["NO_PROXY"] = "127.0.0.1"
-            async with WebSearch(env={**env, **ddg.env}) as ws:
-                response = await ws.asearch("direct")
-            assert response.ok
-            assert len(ddg.requests) == 1
-        finally:
-            for k, v in old.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+
+async def test_proxy_credentials_become_proxy_authorization(tmp_path: Path) -> None:
+    with FakeProxy() as proxy:
+        url = proxy.base_url.replace("http://", "http://user:p%40ss@")
+        env = {
+            "WEBSEARCH_CONFIG_DIR": str(tmp_path),
+            "http_proxy": url,
+            "WEBSEARCH_DUCKDUCKGO_BASE_URL": "http://ddg.invalid",
+        }
+        async with WebSearch(env=env) as ws:
+            await ws.asearch("q")
+        assert proxy.last.headers["proxy-authorization"] == "Basic dXNlcjpwQHNz"
 
 
 async def test_secrets_are_redacted_from_wire_errors() -> None:

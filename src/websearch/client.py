@@ -88,7 +88,7 @@ class WebSearch:
         if self._transport is None and with_transport:
             from .transport import Transport
 
-            self._transport = Transport(timeout=self.timeout)
+            self._transport = Transport(timeout=self.timeout, env=self.env)
         return ProviderContext(self.env, self.settings, self.credentials, self._transport, self.clock, self._api_keys)
 
     def provider_status(self) -> list[ProviderStatus]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
@@ -114,12 +115,12 @@ class Settings:
             raise ConfigError(f"setting {key} must be a positive number, got {value!r}")
         return float(value)
 
-    @property
+    @cached_property
     def preferred_provider(self) -> str:
         """`providers.webSearch`: `auto` or a provider id tried first."""
         return self.get_str("providers.webSearch") or "auto"
 
-    @property
+    @cached_property
     def excluded_providers(self) -> frozenset[str]:
         """`providers.webSearchExclude`: ids the automatic chain never uses."""
         return frozenset(self.get("providers.webSearchExclude") or ())

@@ -7,11 +7,15 @@ request carried, so no other module needs to know aiohttp's exception tree.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import base64
+import os
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Final
+from typing import Any, Final
+from urllib.request import proxy_bypass_environment
 
 import aiohttp
+from yarl import URL
 
 from .errors import ProviderConnectionError, ProviderTimeoutError, SearchProviderError
 from .registry import PROVIDERS
@@ -38,19 +42,58 @@ def _label(provider: str) -> str:
     return info.label if info else provider
 
 
+class _Proxies:
+    """`HTTP_PROXY` / `HTTPS_PROXY` / `NO_PROXY` (either case) from an env mapping, resolved once
+    per host. aiohttp's own `trust_env` re-reads them (and netrc) in a worker thread on every
+    request, which costs two thread hops per call and throttles concurrency."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        def get(name: str) -> str:
+            return env.get(name.lower()) or env.get(name.upper()) or ""
+
+        self._by_scheme = {scheme: get(f"{scheme}_proxy") for scheme in ("http", "https")}
+        self._no_proxy = get("no_proxy")
+        self._cache: dict[tuple[str, str], tuple[str | None, dict[str, str] | None]] = {}
+
+    def for_url(self, url: URL) -> tuple[str | None, dict[str, str] | None]:
+        """(proxy URL, proxy headers) for a request URL, or (None, None) to go direct."""
+        key = (url.scheme, url.host or "")
+        found = self._cache.get(key)
+        if found is None:
+            found = self._resolve(*key)
+            self._cache[key] = found
+        return found
+
+    def _resolve(self, scheme: str, host: str) -> tuple[str | None, dict[str, str] | None]:
+        proxy = self._by_scheme.get(scheme)
+        if not proxy or (self._no_proxy and proxy_bypass_environment(host, {"no": self._no_proxy})):
+            return None, None
+        proxy_url = URL(proxy if "://" in proxy else f"http://{proxy}")
+        if not proxy_url.user:
+            return str(proxy_url), None
+        token = base64.b64encode(f"{proxy_url.user}:{proxy_url.password or ''}".encode()).decode()
+        return str(proxy_url.with_user(None)), {"Proxy-Authorization": f"Basic {token}"}
+
+
 class Transport:
     """An aiohttp `ClientSession`, created lazily inside the running loop and reused.
 
     `timeout` bounds each request, connect to last byte. Proxies come from the standard
-    `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` variables.
+    `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` variables of `env` (default `os.environ`).
     """
 
     def __init__(
-        self, *, timeout: float = DEFAULT_TIMEOUT, max_body_bytes: int = MAX_BODY_BYTES, max_connections: int = 100
+        self,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        max_connections: int = 100,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.timeout = timeout
         self.max_body_bytes = max_body_bytes
         self.max_connections = max_connections
+        self._proxies = _Proxies(os.environ if env is None else env)
         self._session: aiohttp.ClientSession | None = None
 
     def _get_session(self) -> aiohttp.ClientSession:
@@ -58,7 +101,6 @@ class Transport:
         if session is None or session.closed:
             session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.max_connections),
-                trust_env=True,
                 timeout=aiohttp.ClientTimeout(total=self.timeout),
             )
             self._session = session
@@ -72,9 +114,12 @@ class Transport:
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
         """Send `request` and read the whole body; any wire failure raises SearchProviderError."""
-        async with self._exchange(provider, request) as resp:
-            body = await self._read_body(provider, resp)
-            return HttpResponse(resp.status, _headers(resp), body, str(resp.url), request.secrets)
+        resp = await self._open(provider, request)
+        try:
+            body = await self._read_body(provider, request, resp)
+        finally:
+            resp.release()
+        return HttpResponse(resp.status, _headers(resp), body, str(resp.url), request.secrets)
 
     @asynccontextmanager
     async def stream(
@@ -83,32 +128,23 @@ class Transport:
         """Open `request` and yield (head, lines): the response without body and its body lines.
 
         The head's `body` is empty; read the lines until they end. Leaving the block closes the
-        connection, which is how a cancelled stream is torn down.
+        connection unless the body was read to its end, which is how a cancelled stream is torn
+        down. Errors raised by the caller inside the block pass through untouched.
         """
-        async with self._exchange(provider, request) as resp:
+        resp = await self._open(provider, request)
+        try:
             head = HttpResponse(resp.status, _headers(resp), b"", str(resp.url), request.secrets)
             yield head, self._lines(provider, request, resp)
-
-    async def read_error_body(self, provider: str, lines: AsyncIterator[bytes]) -> bytes:
-        """Drain a streamed response into bytes (for error statuses), up to the body cap."""
-        chunks: list[bytes] = []
-        size = 0
-        async for line in lines:
-            size += len(line)
-            if size > self.max_body_bytes:
-                break
-            chunks.append(line)
-        return b"".join(chunks)
+        finally:
+            resp.release()
 
     # -- internals -----------------------------------------------------------------------------
 
-    @asynccontextmanager
-    async def _exchange(self, provider: str, request: HttpRequest) -> AsyncIterator[aiohttp.ClientResponse]:
-        session = self._get_session()
-        timeout = request.timeout if request.timeout is not None else self.timeout
-        kwargs: dict[str, object] = {"headers": dict(request.headers), "allow_redirects": True}
+    async def _open(self, provider: str, request: HttpRequest) -> aiohttp.ClientResponse:
+        """Send the request and read the response head."""
+        kwargs: dict[str, Any] = {"headers": request.headers, "allow_redirects": True}
         if request.params:
-            kwargs["params"] = list(request.params)
+            kwargs["params"] = request.params
         if request.json is not None:
             kwargs["json"] = request.json
         elif request.form is not None:
@@ -116,43 +152,56 @@ class Transport:
         if request.timeout is not None:
             kwargs["timeout"] = aiohttp.ClientTimeout(total=request.timeout)
         try:
-            async with session.request(request.method, request.url, **kwargs) as resp:  # type: ignore[arg-type]
-                yield resp
-        except SearchProviderError:
-            raise
-        except TimeoutError:
-            raise ProviderTimeoutError(provider, f"{_label(provider)} did not answer within {timeout:g} s") from None
-        except aiohttp.ClientError as exc:
-            raise self._wire_error(provider, request, exc) from None
-        except ValueError as exc:  # e.g. a malformed URL from a bad base-URL override
-            msg = redact(str(exc), request.secrets)
-            raise SearchProviderError(provider, f"{_label(provider)} request could not be sent: {msg}") from None
+            url = URL(request.url)
+            proxy, proxy_headers = self._proxies.for_url(url)
+            if proxy is not None:
+                kwargs["proxy"] = proxy
+                if proxy_headers and url.scheme == "http":  # absolute-form request: the header rides on it
+                    kwargs["headers"] = {**request.headers, **proxy_headers}
+                elif proxy_headers:  # https: the header goes on the CONNECT
+                    kwargs["proxy_headers"] = proxy_headers
+            return await self._get_session().request(request.method, request.url, **kwargs)
+        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
+            raise self._translate(provider, request, exc) from None
 
-    async def _read_body(self, provider: str, resp: aiohttp.ClientResponse) -> bytes:
+    async def _read_body(self, provider: str, request: HttpRequest, resp: aiohttp.ClientResponse) -> bytes:
         declared = resp.content_length
-        if declared is not None and declared > self.max_body_bytes:
-            raise self._too_large(provider, resp.status)
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in resp.content.iter_chunked(_CHUNK):
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                raise self._too_large(provider, resp.status)
-            chunks.append(chunk)
-        return b"".join(chunks)
+        try:
+            if declared is not None:
+                if declared > self.max_body_bytes:
+                    raise self._too_large(provider, resp.status)
+                return await resp.read()
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in resp.content.iter_chunked(_CHUNK):
+                size += len(chunk)
+                if size > self.max_body_bytes:
+                    raise self._too_large(provider, resp.status)
+                chunks.append(chunk)
+            return b"".join(chunks)
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            raise self._translate(provider, request, exc) from None
 
     async def _lines(self, provider: str, request: HttpRequest, resp: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
-        timeout = request.timeout if request.timeout is not None else self.timeout
         try:
             while True:
                 line = await resp.content.readline()
                 if not line:
                     return
                 yield line
-        except TimeoutError:
-            raise ProviderTimeoutError(provider, f"{_label(provider)} did not answer within {timeout:g} s") from None
-        except aiohttp.ClientError as exc:
-            raise self._wire_error(provider, request, exc) from None
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            raise self._translate(provider, request, exc) from None
+
+    def _translate(self, provider: str, request: HttpRequest, exc: Exception) -> SearchProviderError:
+        """The one place where aiohttp's (and asyncio's) exceptions become ours."""
+        label = _label(provider)
+        if isinstance(exc, TimeoutError):
+            timeout = request.timeout if request.timeout is not None else self.timeout
+            return ProviderTimeoutError(provider, f"{label} did not answer within {timeout:g} s")
+        if isinstance(exc, aiohttp.ClientError):
+            return self._wire_error(provider, request, exc)
+        msg = redact(str(exc), request.secrets)  # ValueError: e.g. a malformed base-URL override
+        return SearchProviderError(provider, f"{label} request could not be sent: {msg}")
 
     def _too_large(self, provider: str, status: int) -> SearchProviderError:
         limit_mb = self.max_body_bytes / (1024 * 1024)

@@ -177,8 +177,7 @@ class SearchParams:
 
     def given(self) -> dict[str, Any]:
         """The optional parameters the caller actually set (query excluded)."""
-        return {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)
-            if f.name != "query" and getattr(self, f.name) is not None
-        }
+        return {name: value for name in _OPTIONAL_PARAMS if (value := getattr(self, name)) is not None}
+
+
+_OPTIONAL_PARAMS: Final = tuple(f.name for f in dataclasses.fields(SearchParams) if f.name != "query")

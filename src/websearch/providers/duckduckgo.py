@@ -10,8 +10,8 @@ through `duckduckgo.com/y.js`). The bot challenge (`anomaly-modal` / `anomaly.js
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, ClassVar, Final
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import unquote
 
 from selectolax.lexbor import LexborHTMLParser
@@ -53,7 +53,6 @@ CHALLENGE_MESSAGE: Final = (
     "searches from datacenter/shared-egress IPs; configure a credentialed provider such as Brave, Tavily, "
     "Exa, or Kagi for reliable web search."
 )
-_UDDG_RE: Final = re.compile(r"[?&]uddg=([^&]+)")
 _SELECTOR: Final = "div.result a.result__a[href], div.result .result__snippet"
 _AD_PREFIX: Final = "https://duckduckgo.com/y.js"
 
@@ -85,46 +84,62 @@ class DuckDuckGo(HttpProvider):
 def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSource]:
     """The organic results of a DuckDuckGo HTML page, deduplicated by URL, at most `limit`.
 
-    One selector pass over the parsed tree, in document order: each `a.result__a` in a
-    `div.result` opens a result, the `.result__snippet` after it fills its snippet.
+    One pass over the parsed tree's links in document order: each `a.result__a` opens a result,
+    the first `.result__snippet` after it is its snippet. Walking the `<a>` elements is 5x
+    cheaper than a CSS query; a page with snippets that are not links gets the CSS query. Text
+    is the nodes' text with tags as spaces and whitespace folded, as the spec's rules do.
     """
+    part = _results_part(html)
+    tree = LexborHTMLParser(part)
+    found, snippets = _walk(tree.tags("a"))
+    if part.count(b"result__snippet") > snippets:  # some snippets are <div>/<span>
+        found, _ = _walk(tree.css(_SELECTOR))
     sources: list[SearchSource] = []
     seen: set[str] = set()
-    title = url = snippet = None
-    for node in LexborHTMLParser(_results_part(html)).css(_SELECTOR):
-        if node.tag == "a" and "result__a" in (node.attributes.get("class") or ""):
-            _emit(sources, seen, title, url, snippet)
-            if len(sources) >= limit:
-                return sources
-            title = _text(node.text(deep=True, separator=" "))
-            url = unwrap_href(node.attributes.get("href") or "")
-            snippet = None
-        elif snippet is None and title is not None:
-            snippet = _text(node.text(deep=True, separator=" "))
-    _emit(sources, seen, title, url, snippet)
-    return sources[:limit]
+    for title, href, snippet in found:
+        url = unwrap_href(href or "")
+        if not title or url is None or url in seen or url.startswith(_AD_PREFIX):
+            continue
+        seen.add(url)
+        sources.append(SearchSource(title, url, snippet or None))
+        if len(sources) >= limit:
+            break
+    return sources
+
+
+def _walk(nodes: Iterable[Any]) -> tuple[list[tuple[str, str | None, str | None]], int]:
+    """(title, href, snippet) per title link, and how many snippet elements were seen."""
+    found: list[tuple[str, str | None, str | None]] = []
+    snippets = 0
+    for node in nodes:
+        classes = f" {node.attrs.get('class') or ''} "
+        if " result__a " in classes and node.tag == "a":
+            found.append((" ".join(node.text(deep=True, separator=" ").split()), node.attrs.get("href"), None))
+        elif " result__snippet " in classes:
+            snippets += 1
+            if found and found[-1][2] is None:
+                title, href, _ = found[-1]
+                found[-1] = (title, href, " ".join(node.text(deep=True, separator=" ").split()))
+    return found, snippets
 
 
 def _results_part(html: bytes | str) -> bytes:
-    """From the results container on: the header and search form hold no results."""
+    """The results container up to the pager: the header, search form and footer hold no results."""
     page = html.encode() if isinstance(html, str) else html
-    start = page.find(b'<div id="links"')
-    return page[start:] if start > 0 else page
-
-
-def _emit(sources: list[SearchSource], seen: set[str], title: str | None, url: str | None, snippet: str | None) -> None:
-    if not title or url is None or url in seen or url.startswith(_AD_PREFIX):
-        return
-    seen.add(url)
-    sources.append(SearchSource(title=title, url=url, snippet=snippet or None))
+    start = max(page.find(b'<div id="links"'), 0)
+    end = page.find(b'<div class="nav-link"', start)
+    return page[start : end if end > 0 else None]
 
 
 def unwrap_href(href: str) -> str | None:
     """The target of a result link: the `uddg` redirect decoded, `//x` made https, else None."""
     href = href.replace("&amp;", "&")
-    match = _UDDG_RE.search(href)
-    if match:
-        encoded = match.group(1)
+    at = href.find("uddg=")
+    while at > 0 and href[at - 1] not in "?&":
+        at = href.find("uddg=", at + 1)
+    stop = href.find("&", at) if at > 0 else -1
+    encoded = href[at + 5 : stop if stop >= 0 else None] if at > 0 else ""
+    if encoded:
         if "+" not in encoded:  # yarl's C unquoter is 10x faster, but reads "+" as a space
             decoded = _YarlURL("http://x/?uddg=" + encoded).query.get("uddg", "")
             if "%" not in decoded and "\ufffd" not in decoded:
@@ -138,10 +153,6 @@ def unwrap_href(href: str) -> str | None:
     if href.startswith(("http://", "https://")):
         return href
     return None
-
-
-def _text(value: str) -> str:
-    return " ".join(value.split())
 
 
 def _html_error(response: HttpResponse) -> SearchProviderError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import SearchProviderError
@@ -116,16 +117,20 @@ def _http_error(response: HttpResponse) -> SearchProviderError:
     return error
 
 
-def _source(result: dict[str, Any], now: Any) -> SearchSource:
-    url = result["url"]
-    published = _str(result.get("publishedDate")) or _str(result.get("published_date"))
-    content = _str(result.get("content"))
+def _source(result: dict[str, Any], now: datetime) -> SearchSource:
+    url: str = result["url"]
+    title = result.get("title")
+    content = result.get("content")
+    published = result.get("publishedDate") or result.get("published_date")
+    if not isinstance(published, str):
+        published = None
+    snippet = content.strip() if isinstance(content, str) else ""
     return SearchSource(
-        title=_str(result.get("title")) or url,
-        url=url,
-        snippet=content.strip() or None if content else None,
-        published_date=published,
-        age_seconds=age_seconds(published, now),
+        title if isinstance(title, str) and title else url,
+        url,
+        snippet or None,
+        published,
+        age_seconds(published, now) if published else None,
     )
 
 

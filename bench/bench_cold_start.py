@@ -1,0 +1,49 @@
+"""Cold start: `websearch --help` and a cold search against a fake, over bare interpreter start-ups.
+
+Run by hand: `python -m bench.bench_cold_start`. Each command runs in a fresh interpreter, rounds
+interleaved, medians compared against `python -c pass` and `python -c "import aiohttp"`.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from websearch.testing import FakeDuckDuckGo
+
+ROUNDS = 15
+
+
+def run(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    py = sys.executable
+    with FakeDuckDuckGo() as fake, tempfile.TemporaryDirectory() as config:
+        env = {**os.environ, **fake.env, "WEBSEARCH_CONFIG_DIR": config}
+        commands = {
+            "python -c pass": [py, "-c", "pass"],
+            "python -c 'import aiohttp'": [py, "-c", "import aiohttp"],
+            "websearch --help": [py, "-m", "websearch", "--help"],
+            "websearch providers": [py, "-m", "websearch", "providers"],
+            "websearch search (fake DDG)": [py, "-m", "websearch", "search", "rust async"],
+        }
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(ROUNDS):
+            for name, argv in commands.items():
+                times[name].append(run(argv, env))
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    bare, aio = medians["python -c pass"], medians["python -c 'import aiohttp'"]
+    for name, median in medians.items():
+        print(f"{name:30} {median * 1000:7.1f} ms   {median / bare:5.2f}x bare   {median / aio:5.2f}x import aiohttp")
+
+
+if __name__ == "__main__":
+    main()
