@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -65,10 +64,11 @@ async def test_ten_concurrent_searches_refresh_once(config_dir: Path, expired_st
         "import sys; from pathlib import Path; from websearch.credentials import CredentialStore\n"
         "c = CredentialStore(Path(sys.argv[1])).get('codex'); print(c.data['access_token'], c.data['account_id'])"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(expired_store.path)], capture_output=True, text=True, check=True
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, str(expired_store.path), stdout=asyncio.subprocess.PIPE
     )
-    assert out.stdout.split() == ["access-2", "acct-1"]
+    stdout, _ = await proc.communicate()
+    assert stdout.decode().split() == ["access-2", "acct-1"]
 
 
 async def test_fresh_token_is_not_refreshed(config_dir: Path) -> None:
@@ -90,7 +90,7 @@ async def test_failed_refresh_says_log_in_again(config_dir: Path) -> None:
         async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}, clock=FakeClock()) as ws:
             ctx = ws._context()
             with pytest.raises(
-                SearchProviderError, match="session expired and the refresh failed .*log in again"
+                SearchProviderError, match=r"session expired and the refresh failed .*log in again"
             ) as err:
                 await oauth_token(ctx, "codex", refresher(ctx, fake))
     assert "revoked-xyz" not in str(err.value)

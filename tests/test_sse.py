@@ -43,7 +43,7 @@ async def test_stream_over_loopback_and_cut_mid_event(tmp_path: Path) -> None:
 
             fake.enqueue(Reply(200, chunks=[b"data: first\n\n", b"data: half"], cut=True))
             got: list[SseEvent] = []
-            with pytest.raises(ProviderConnectionError, match="Perplexity request failed"):
+            with pytest.raises(ProviderConnectionError, match="Perplexity request failed"):  # noqa: PT012
                 async with ctx.stream("perplexity", request) as (_, lines):
                     async for event in aiter_sse(lines):
                         got.append(event)

@@ -12,7 +12,7 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final
-from urllib.request import proxy_bypass_environment
+from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
 
 import aiohttp
 from yarl import URL

@@ -20,10 +20,10 @@ class HttpRequest:
 
     method: str
     url: str
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)  # may carry a key
     params: Sequence[tuple[str, str]] = ()
-    json: Any = None
-    form: Sequence[tuple[str, str]] | None = None
+    json: Any = field(default=None, repr=False)
+    form: Sequence[tuple[str, str]] | None = field(default=None, repr=False)
     secrets: tuple[str, ...] = field(default=(), repr=False)
     timeout: float | None = None  # overrides the client's per-request timeout
 

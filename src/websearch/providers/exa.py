@@ -1,0 +1,250 @@
+"""Exa: neural web search through its REST API, or keyless through Exa's public MCP server.
+
+With a key (explicit, `EXA_API_KEY` or agent.db), POST https://api.exa.ai/search with `x-api-key`,
+asking for a per-result summary; the answer is the first three summaries. Without one, an explicit
+`provider="exa"` calls the `web_search_exa` tool of https://mcp.exa.ai/mcp (JSON-RPC `tools/call`,
+answered as SSE or JSON) and reads either an Exa JSON response or its plain-text `Title:` listing.
+Every Exa request, REST or MCP, starts at least `exa.searchDelayMs` (default 1000 ms) after the
+previous one on the same clock; the wait is `ctx.clock.sleep`, so it is cancellable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import json
+import re
+import threading
+import weakref
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from ..clock import SystemClock
+from ..errors import ConfigError, SearchProviderError
+from ..types import SearchParams, SearchResponse, SearchSource
+from ..wire import HttpRequest, HttpResponse
+from ._base import HttpProvider, Support, age_seconds, api_error, clamp_count, classify_http_error, json_body
+
+if TYPE_CHECKING:
+    from ..context import ProviderContext
+
+API_URL: Final = "https://api.exa.ai/search"
+MCP_URL: Final = "https://mcp.exa.ai/mcp"
+MCP_TOOL: Final = "web_search_exa"
+MCP_HEADERS: Final = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+ENV_KEYS: Final = ("EXA_API_KEY",)
+DEFAULT_RESULTS: Final = 10
+MAX_RESULTS: Final = 100  # the API refuses numResults above 100
+DEFAULT_DELAY_MS: Final = 1000
+ANSWER_SUMMARIES: Final = 3
+UNEXPECTED_SHAPE: Final = "Exa MCP search returned unexpected response shape."
+_EXA_KEYS: Final = ("results", "statuses", "costDollars", "searchTime")  # what marks an Exa response object
+_TEXT_FIELDS: Final = {"Title:": "title", "URL:": "url", "Author:": "author", "Published Date:": "publishedDate"}
+_SECTION_RE: Final = re.compile(r"(?m)^(?=Title:)")
+
+
+class Exa(HttpProvider):
+    id = "exa"
+    supports: ClassVar[dict[str, Support]] = {"limit": "native", "num_search_results": "native"}
+
+    def __init__(self) -> None:
+        self._rpc_ids = itertools.count(1)
+        self._lock = threading.Lock()  # clients on different threads share this instance
+        self._next_start: weakref.WeakKeyDictionary[object, float] = weakref.WeakKeyDictionary()
+
+    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        request = self.build_request(params, ctx)
+        await self._pace(ctx)
+        response = await ctx.send(self.id, request)
+        return self.parse_response(response, params, ctx)
+
+    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
+        count = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+        key = ctx.secret(self.id, ENV_KEYS)
+        if key:
+            headers = {"Content-Type": "application/json", "x-api-key": key}
+            body = search_body(params.query, count)
+            return HttpRequest("POST", ctx.endpoint(self.id, API_URL), headers=headers, json=body, secrets=(key,))
+        arguments: dict[str, Any] = {"query": params.query}
+        if params.count is not None:  # the tool's own default (8) applies otherwise
+            arguments["numResults"] = count
+        call = {"name": MCP_TOOL, "arguments": arguments}
+        rpc = {"jsonrpc": "2.0", "id": next(self._rpc_ids), "method": "tools/call", "params": call}
+        url = ctx.endpoint(self.id, MCP_URL)
+        return HttpRequest("POST", url, headers=MCP_HEADERS, params=[("tools", MCP_TOOL)], json=rpc)
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+
+    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        if ctx.secret(self.id, ENV_KEYS):
+            return parse_api_response(response, params, ctx.clock.now())
+        return parse_mcp_response(response, params, ctx.clock.now())
+
+    async def _pace(self, ctx: ProviderContext) -> None:
+        """Reserve the next start slot, then sleep until it. Slots are kept per clock, because
+        monotonic readings of different clocks cannot be compared; all SystemClocks share one."""
+        delay = _delay_seconds(ctx)
+        if delay <= 0:
+            return
+        clock = ctx.clock
+        timeline: object = SystemClock if type(clock) is SystemClock else clock
+        with self._lock:
+            now = clock.monotonic()
+            previous = self._next_start.get(timeline, now)
+            start = max(now, previous)
+            self._next_start[timeline] = start + delay
+        if start <= now:
+            return
+        try:
+            await clock.sleep(start - now)
+        except asyncio.CancelledError:
+            with self._lock:  # give the slot back unless a later request queued behind it
+                if self._next_start.get(timeline) == start + delay:
+                    self._next_start[timeline] = previous
+            raise
+
+
+def search_body(query: str, num_results: int, *, search_type: str = "auto") -> dict[str, Any]:
+    """The /search body (camelCase); later options (type, filters, text size) become keyword arguments."""
+    return {"query": query, "numResults": num_results, "type": search_type, "contents": {"summary": {"query": query}}}
+
+
+def parse_api_response(response: HttpResponse, params: SearchParams, now: datetime) -> SearchResponse:
+    """A REST /search response: results, the three-summary answer, requestId; errors classified."""
+    if not response.ok:
+        raise _api_error(response)
+    data = json_body("exa", response)
+    if not isinstance(data, dict):
+        raise SearchProviderError("exa", "Exa returned JSON that is not an object", response.status)
+    return _exa_response(data, params, now, "api_key")
+
+
+def parse_mcp_response(response: HttpResponse, params: SearchParams, now: datetime) -> SearchResponse:
+    """A `web_search_exa` tools/call answer (SSE or JSON): an Exa JSON object or the plain-text listing."""
+    if not response.ok:
+        raise api_error("exa", response, detail=f"MCP request failed: {response.safe_text()}")
+    message = _rpc_message(response)
+    error = message.get("error")
+    if error is not None:
+        detail = error.get("message") if isinstance(error, dict) else error
+        raise SearchProviderError("exa", f"Exa MCP error: {_safe(response, str(detail))}")
+    result = message.get("result")
+    if not isinstance(result, dict):
+        raise SearchProviderError("exa", UNEXPECTED_SHAPE)
+    texts = [b["text"] for b in _list(result.get("content")) if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    if result.get("isError"):
+        raise SearchProviderError("exa", f"Exa MCP tool error: {_safe(response, ' '.join(texts)) or 'no detail'}")
+    data = _exa_object(result, texts)
+    if data is None:
+        data = {"results": _listing("\n".join(texts))}
+        if not data["results"]:
+            raise SearchProviderError("exa", f"{UNEXPECTED_SHAPE} {_safe(response, ' '.join(texts))}".rstrip())
+    return _exa_response(data, params, now, "anonymous")
+
+
+def _exa_response(data: dict[str, Any], params: SearchParams, now: datetime, auth_mode: str) -> SearchResponse:
+    results = [r for r in _list(data.get("results")) if isinstance(r, dict) and _text(r.get("url"))]
+    if params.count is not None:
+        results = results[: clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, "Exa")[0]]
+    summaries = [
+        f"**{_text(r.get('title')) or _text(r.get('url')) or 'Untitled'}**: {summary}"
+        for r in results
+        if (summary := _text(r.get("summary")))
+    ]
+    return SearchResponse(
+        provider="exa",
+        answer="\n\n".join(summaries[:ANSWER_SUMMARIES]) or None,
+        sources=tuple(_source(r, now) for r in results),
+        request_id=_text(data.get("requestId")),
+        auth_mode=auth_mode,
+    )
+
+
+def _source(result: dict[str, Any], now: datetime) -> SearchSource:
+    url = str(result["url"]).strip()
+    highlights = tuple(h.strip() for h in _list(result.get("highlights")) if _text(h))
+    published = _text(result.get("publishedDate"))
+    return SearchSource(
+        title=_text(result.get("title")) or url,
+        url=url,
+        snippet=_text(result.get("summary")) or _text(result.get("text")) or " ".join(highlights) or None,
+        published_date=published,
+        age_seconds=age_seconds(published, now),
+        author=_text(result.get("author")),
+        highlights=highlights,
+    )
+
+
+def _api_error(response: HttpResponse) -> SearchProviderError:
+    """Exa's error envelope is `{"requestId", "error", "tag"}`; the tag names the cause
+    (NO_MORE_CREDITS vs API_KEY_BUDGET_EXCEEDED on 402, INVALID_NUM_RESULTS on 400, ...)."""
+    data = _loads(response.text())
+    envelope: dict[str, Any] = data if isinstance(data, dict) else {}
+    message, tag = _text(envelope.get("error")), _text(envelope.get("tag"))
+    classified = classify_http_error("exa", response)
+    if classified is None and message is not None:
+        return api_error("exa", response, detail=_safe(response, f"{message} ({tag})" if tag else message))
+    if classified is not None and tag:
+        text = f"{classified.message} ({_safe(response, tag)})"
+        return SearchProviderError("exa", text, classified.status, retry_after=classified.retry_after)
+    return classified or api_error("exa", response)
+
+
+def _rpc_message(response: HttpResponse) -> dict[str, Any]:
+    """The JSON-RPC message: the first SSE `data:` line holding JSON, else the whole body."""
+    text = response.text()
+    events = (_loads(line[5:]) for line in text.splitlines() if line.startswith("data:"))
+    payload = next((event for event in events if event), None) or _loads(text)
+    if payload is None:
+        raise SearchProviderError("exa", "Exa MCP returned a body that is neither JSON nor SSE", response.status)
+    return payload if isinstance(payload, dict) else {}
+
+
+def _exa_object(result: dict[str, Any], texts: list[str]) -> dict[str, Any] | None:
+    """The first of structuredContent, data, result, itself, JSON text blocks that is an Exa response."""
+    candidates = [result.get("structuredContent"), result.get("data"), result.get("result"), result]
+    candidates.extend(_loads(text) for text in texts)
+    return next((c for c in candidates if isinstance(c, dict) and any(k in c for k in _EXA_KEYS)), None)
+
+
+def _listing(text: str) -> list[dict[str, str]]:
+    """The plain-text result listing: sections starting `Title:`; `Text:` runs to the section's end."""
+    results = []
+    for section in _SECTION_RE.split(text):
+        if section.startswith("Title:"):
+            head, _, body = section.partition("\nText:")
+            lines = [(line, prefix, name) for line in head.splitlines() for prefix, name in _TEXT_FIELDS.items()]
+            fields = {name: line[len(prefix) :].strip() for line, prefix, name in lines if line.startswith(prefix)}
+            results.append({**fields, "text": body.strip()})
+    return results
+
+
+def _delay_seconds(ctx: ProviderContext) -> float:
+    value = ctx.settings.get("exa.searchDelayMs", DEFAULT_DELAY_MS)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"setting exa.searchDelayMs must be a number of milliseconds, got {value!r}")
+    return max(0.0, float(value)) / 1000
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _safe(response: HttpResponse, text: str) -> str:
+    return dataclasses.replace(response, body=text.encode()).safe_text()
+
+
+def _text(value: object) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+PROVIDER: Final = Exa()

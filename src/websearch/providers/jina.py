@@ -1,0 +1,91 @@
+"""Jina: the Reader search endpoint s.jina.ai, reached with JINA_API_KEY or a stored `jina` credential.
+
+GET https://s.jina.ai/<query, encoded like encodeURIComponent> with `Authorization: Bearer <key>`
+and `Accept: application/json` (without it Jina answers markdown). Nothing else is sent: no count,
+no recency, no token caps. The answer is `{"data": [{title, url, description, content}]}`; the
+sources are sliced locally to `num_search_results`, else `limit`, when one is given.
+
+Errors come as `{"code", "name", "status", "message", "readableMessage"}` (e.g. 401
+AuthenticationRequiredError, 402 InsufficientBalanceError, 429 RateLimitTriggeredError).
+https://jina.ai/reader/#apiform
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+from urllib.parse import quote
+
+from ..errors import SearchProviderError
+from ..types import SearchParams, SearchResponse, SearchSource
+from ..wire import HttpRequest, HttpResponse
+from ._base import HttpProvider, Support, api_error, json_body, require_key
+
+if TYPE_CHECKING:
+    from ..context import ProviderContext
+
+URL: Final = "https://s.jina.ai/"
+ENV_KEYS: Final = ("JINA_API_KEY",)
+#: What encodeURIComponent leaves as is, besides letters, digits and `-_.~` (quote's own safe set).
+_URI_COMPONENT_SAFE: Final = "!*'()"
+
+
+class Jina(HttpProvider):
+    id = "jina"
+    supports: ClassVar[dict[str, Support]] = {"limit": "native", "num_search_results": "native"}
+
+    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
+        key = require_key(ctx, self.id, ENV_KEYS, self.info.credential_ids)
+        url = ctx.endpoint(self.id, URL + quote(params.query, safe=_URI_COMPONENT_SAFE))
+        headers = {"Accept": "application/json", "Authorization": f"Bearer {key}"}
+        return HttpRequest("GET", url, headers=headers, secrets=(key,))
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        if params.num_search_results is not None and params.limit not in (None, params.num_search_results):
+            return [
+                f"limit={params.limit} not applied separately: Jina uses num_search_results="
+                f"{params.num_search_results} as its result count"
+            ]
+        return []
+
+    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        if not response.ok:
+            raise api_error(self.id, response, detail=_error_detail(response) or response.safe_text() or "empty body")
+        data = json_body(self.id, response)
+        if not isinstance(data, dict):
+            raise SearchProviderError(self.id, "Jina returned JSON that is not an object", response.status)
+        items = data.get("data")
+        sources = [
+            _source(item)
+            for item in (items if isinstance(items, list) else [])
+            if isinstance(item, dict) and _str(item.get("url"))
+        ]
+        n = params.count
+        return SearchResponse(provider=self.id, sources=tuple(sources[:n] if n else sources))
+
+
+def _error_detail(response: HttpResponse) -> str | None:
+    """Jina's `readableMessage` (else `message`) from its error envelope, redacted; else None (the body)."""
+    try:
+        data = response.json()
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    text = _str(data.get("readableMessage")) or _str(data.get("message"))
+    return dataclasses.replace(response, body=text.encode()).safe_text() if text else None
+
+
+def _source(item: dict[str, Any]) -> SearchSource:
+    url = item["url"]
+    snippet = _str(item.get("content")) or _str(item.get("description"))
+    return SearchSource(
+        title=_str(item.get("title")) or url, url=url, snippet=snippet.strip() or None if snippet else None
+    )
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+PROVIDER: Final = Jina()

@@ -1,0 +1,186 @@
+"""Kagi: the v1 Search API (beta access), reached with KAGI_API_KEY or a stored `kagi` credential.
+
+POST https://kagi.com/api/v1/search with `Authorization: Bearer <key>` and the JSON body
+`{query, workflow: "search", limit, filters?: {after}}`; `recency` becomes `filters.after`, a UTC
+`YYYY-MM-DD` date one day, week, month or year before now. The answer is a set of typed arrays:
+`search`, `video`, `news` and `infobox` become sources (the last three tagged in the title),
+`adjacent_question` and `related_search` become related questions, `direct_answer` the answer.
+
+Kagi reports failures as `{"error": [{"code", "message" | "msg"}]}`, also inside a 200 (legacy
+numeric codes: 2 unauthorized, 100 no billing information, 101 insufficient credit); those are
+errors, never "no results". https://help.kagi.com/kagi/api/search.html
+"""
+
+from __future__ import annotations
+
+import calendar
+import dataclasses
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from ..errors import SearchProviderError
+from ..types import Recency, SearchParams, SearchResponse, SearchSource
+from ..wire import HttpRequest, HttpResponse
+from ._base import (
+    HttpProvider,
+    Support,
+    age_seconds,
+    clamp_count,
+    classify_http_error,
+    json_body,
+    require_key,
+    retry_after_seconds,
+)
+
+if TYPE_CHECKING:
+    from ..context import ProviderContext
+
+URL: Final = "https://kagi.com/api/v1/search"
+ENV_KEYS: Final = ("KAGI_API_KEY",)
+DEFAULT_RESULTS: Final = 10
+MAX_RESULTS: Final = 40
+#: Result arrays that become sources, in this order, with the tag put before their titles.
+SOURCE_SECTIONS: Final = (("search", ""), ("video", "[Video] "), ("news", "[News] "), ("infobox", "[Info] "))
+RELATED_SECTIONS: Final = ("adjacent_question", "related_search")
+#: Kagi's numeric error codes (in a 200 body) as the HTTP statuses they amount to.
+_CODE_STATUS: Final = {0: 500, 1: 400, 2: 401, 100: 402, 101: 402}
+
+
+class Kagi(HttpProvider):
+    id = "kagi"
+    supports: ClassVar[dict[str, Support]] = {"recency": "native", "limit": "native", "num_search_results": "native"}
+
+    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
+        key = require_key(ctx, self.id, ENV_KEYS, self.info.credential_ids)
+        body: dict[str, Any] = {
+            "query": params.query,
+            "workflow": "search",
+            "limit": clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0],
+        }
+        if params.recency:
+            body["filters"] = {"after": after_date(params.recency, ctx.clock.now()).isoformat()}
+        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json"}
+        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+
+    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        if not response.ok:
+            raise kagi_error(response, response.status)
+        data = json_body(self.id, response)
+        if not isinstance(data, dict):
+            raise SearchProviderError(self.id, "Kagi returned JSON that is not an object", response.status)
+        errors = [e for e in _list(data.get("error")) if e]
+        if errors:  # a failure reported inside a 2xx
+            code = errors[0].get("code") if isinstance(errors[0], dict) else None
+            raise kagi_error(response, _CODE_STATUS.get(code, 502) if isinstance(code, int) else 502, code)
+        results = _dict(data.get("data"))
+        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+        now = ctx.clock.now()
+        sources = [
+            _source(item, tag, now)
+            for section, tag in SOURCE_SECTIONS
+            for item in _list(results.get(section))
+            if isinstance(item, dict) and _str(item.get("url"))
+        ]
+        meta = _dict(data.get("meta"))
+        return SearchResponse(
+            provider=self.id,
+            answer=_answer(results),
+            sources=tuple(sources[:limit]),
+            related_questions=tuple(_related(results)),
+            request_id=_str(meta.get("trace")) or _str(meta.get("id")),
+        )
+
+
+def after_date(recency: Recency, now: datetime) -> date:
+    """The UTC date one day, week, month or year before `now` (month ends clamp: Mar 31 → Feb 28)."""
+    today = (now if now.tzinfo else now.replace(tzinfo=UTC)).astimezone(UTC).date()
+    if recency in ("day", "week"):
+        return today - timedelta(days=1 if recency == "day" else 7)
+    months = today.year * 12 + today.month - 1 - (1 if recency == "month" else 12)
+    year, month = divmod(months, 12)
+    return date(year, month + 1, min(today.day, calendar.monthrange(year, month + 1)[1]))
+
+
+def kagi_error(response: HttpResponse, status: int, code: object = None) -> SearchProviderError:
+    """`Kagi API error (<status>): <detail>` after the shared classification (which sees `status`,
+    the HTTP status or the one a Kagi error code amounts to). 401/403 keep Kagi's words as a hint."""
+    detail = _error_detail(response)
+    if detail and code is not None:
+        detail = f"{detail} (Kagi error code {code})"
+    error = classify_http_error("kagi", dataclasses.replace(response, status=status))
+    if error is None:
+        message = f"Kagi API error ({status}): {detail}" if detail else f"Kagi API error ({status})"
+        return SearchProviderError("kagi", message, status, retry_after=retry_after_seconds(response.headers))
+    if status in (401, 403) and detail:
+        error.hint = f"Kagi said: {detail}"
+    return error
+
+
+def _error_detail(response: HttpResponse) -> str:
+    """The first message in Kagi's envelope, else the body: folded, cut, with secrets redacted."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    candidates: list[object] = []
+    if isinstance(data, dict):
+        candidates = [data.get("message"), data.get("detail"), data.get("error")]
+        for item in _list(data.get("error")):
+            if isinstance(item, dict):
+                candidates += [item.get("message"), item.get("msg")]
+    found = next((c for c in candidates if isinstance(c, str) and c.strip()), None)
+    if found is None:
+        return response.safe_text()
+    return dataclasses.replace(response, body=found.encode()).safe_text()
+
+
+def _source(item: dict[str, Any], tag: str, now: datetime) -> SearchSource:
+    url = item["url"]
+    published = _str(item.get("time"))
+    snippet = _str(item.get("snippet"))
+    return SearchSource(
+        title=tag + (_str(item.get("title")) or url),
+        url=url,
+        snippet=snippet.strip() or None if snippet else None,
+        published_date=published,
+        age_seconds=age_seconds(published, now),
+    )
+
+
+def _related(results: dict[str, Any]) -> list[str]:
+    questions: list[str] = []
+    for section in RELATED_SECTIONS:
+        for item in _list(results.get(section)):
+            if not isinstance(item, dict):
+                continue
+            props = _dict(item.get("props"))
+            text = _str(props.get("question")) or _str(props.get("query")) or _str(item.get("title"))
+            if text and text.strip():
+                questions.append(text.strip())
+    return questions
+
+
+def _answer(results: dict[str, Any]) -> str | None:
+    direct = _list(results.get("direct_answer"))
+    if not direct or not isinstance(direct[0], dict):
+        return None
+    text = _str(direct[0].get("snippet")) or _str(direct[0].get("title"))
+    return text.strip() or None if text else None
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+PROVIDER: Final = Kagi()

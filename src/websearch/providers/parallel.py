@@ -1,0 +1,116 @@
+"""Parallel: the Parallel Search API (v1beta), one objective and one search query per call.
+
+POST https://api.parallel.ai/v1beta/search with `x-api-key` and the beta header
+`parallel-beta: search-extract-2025-10-10`; the body is the query as both `objective` and the
+single entry of `search_queries`, `mode: "fast"` and excerpts capped at 10 000 characters per
+result. No count or recency is sent: results are cut locally to 1..40 (default 10). A result's
+excerpts, joined by blank lines, are its snippet; `search_id` is the request id. Errors may be
+plain text or JSON (`message` / `detail` / `error` / `error.message`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from ..errors import SearchProviderError
+from ..types import SearchParams, SearchResponse, SearchSource
+from ..wire import HttpRequest, HttpResponse
+from ._base import HttpProvider, Support, age_seconds, api_error, clamp_count, json_body, require_key
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ..context import ProviderContext
+
+URL: Final = "https://api.parallel.ai/v1beta/search"
+ENV_KEYS: Final = ("PARALLEL_API_KEY",)
+BETA_HEADER: Final = "search-extract-2025-10-10"
+MODE: Final = "fast"
+MAX_CHARS_PER_RESULT: Final = 10_000
+DEFAULT_RESULTS: Final = 10
+MAX_RESULTS: Final = 40
+INVALID_PAYLOAD: Final = "Parallel search returned an invalid response payload."
+
+
+class Parallel(HttpProvider):
+    id = "parallel"
+    supports: ClassVar[dict[str, Support]] = {"limit": "native", "num_search_results": "native"}
+
+    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
+        key = require_key(ctx, self.id, ENV_KEYS)
+        body = {
+            "objective": params.query,
+            "search_queries": [params.query],
+            "mode": MODE,
+            "excerpts": {"max_chars_per_result": MAX_CHARS_PER_RESULT},
+        }
+        headers = {
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+            "x-api-key": key,
+            "parallel-beta": BETA_HEADER,
+        }
+        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+
+    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        if not response.ok:
+            raise api_error(self.id, response, detail=error_detail(response))
+        data = json_body(self.id, response)
+        if not isinstance(data, dict):
+            raise SearchProviderError(self.id, INVALID_PAYLOAD, response.status)
+        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+        now = ctx.clock.now()
+        results = data.get("results")
+        sources = [s for r in (results if isinstance(results, list) else []) if (s := _source(r, now)) is not None]
+        search_id = data.get("search_id")
+        return SearchResponse(
+            provider=self.id,
+            sources=tuple(sources[:limit]),
+            request_id=search_id if isinstance(search_id, str) and search_id else None,
+        )
+
+
+def error_detail(response: HttpResponse) -> str:
+    """The error's `message`, `detail`, `error` or `error.message` string, else the (redacted) body."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        nested = data.get("error")
+        candidates = [data.get("message"), data.get("detail"), nested]
+        if isinstance(nested, dict):
+            candidates.append(nested.get("message"))
+        for value in candidates:
+            if isinstance(value, str) and value.strip():
+                return replace(response, body=value.encode()).safe_text()  # folded, cut, redacted
+    return response.safe_text()
+
+
+def _source(result: object, now: datetime) -> SearchSource | None:
+    if not isinstance(result, dict):
+        return None
+    url = _str(result.get("url"))
+    if url is None:
+        return None
+    excerpts = result.get("excerpts")
+    texts = [e for e in (excerpts if isinstance(excerpts, list) else []) if isinstance(e, str) and e]
+    published = _str(result.get("publish_date"))
+    return SearchSource(
+        title=_str(result.get("title")) or url,
+        url=url,
+        snippet="\n\n".join(texts) or None,
+        published_date=published,
+        age_seconds=age_seconds(published, now),
+    )
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+PROVIDER: Final = Parallel()

@@ -1,0 +1,171 @@
+"""Tavily: the Tavily search API, keyed by `TAVILY_API_KEY` or a stored credential.
+
+POST https://api.tavily.com/search with a Bearer key and the JSON body
+`{query, search_depth: "basic", max_results, include_answer: "advanced", include_raw_content: false}`,
+plus `time_range` (day/week/month/year, verbatim) for `recency`; `topic` is never sent, so a
+recency filter never narrows the search to news. When a time-filtered search comes back with
+neither an answer nor a result, it is repeated once without `time_range` (with a notice).
+`max_results` is the collapsed count clamped to 1..20, default 5 (what upstream's code does; its
+doc's "5..20" is wrong). Quota is a status of its own here: 432 (plan limit) and 433
+(pay-as-you-go limit). Error text is read from Tavily's `{"detail": {"error": ...}}` envelope.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from ..errors import SearchProviderError
+from ..types import SearchParams, SearchResponse, SearchSource
+from ..wire import HttpRequest, HttpResponse
+from ._base import (
+    HttpProvider,
+    Support,
+    age_seconds,
+    clamp_count,
+    classify_http_error,
+    json_body,
+    require_key,
+    retry_after_seconds,
+)
+
+if TYPE_CHECKING:
+    from ..context import ProviderContext
+
+URL: Final = "https://api.tavily.com/search"
+ENV_KEYS: Final = ("TAVILY_API_KEY",)
+DEFAULT_RESULTS: Final = 5
+MAX_RESULTS: Final = 20
+QUOTA_STATUSES: Final = {432: "plan usage limit exceeded", 433: "pay-as-you-go limit exceeded"}
+
+
+class Tavily(HttpProvider):
+    id = "tavily"
+    supports: ClassVar[dict[str, Support]] = {"recency": "native", "limit": "native", "num_search_results": "native"}
+
+    def build_request(self, params: SearchParams, ctx: ProviderContext, *, time_range: bool = True) -> HttpRequest:
+        key = require_key(ctx, self.id, ENV_KEYS)
+        body: dict[str, Any] = {
+            "query": params.query,
+            "search_depth": "basic",
+            "max_results": clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0],
+            "include_answer": "advanced",
+            "include_raw_content": False,
+        }
+        if params.recency and time_range:
+            body["time_range"] = params.recency
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
+        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+
+    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        response = self.parse_response(await ctx.send(self.id, self.build_request(params, ctx)), params, ctx)
+        if not params.recency or response.answer or response.sources:
+            return response
+        retry = await ctx.send(self.id, self.build_request(params, ctx, time_range=False))
+        response = self.parse_response(retry, params, ctx)
+        notice = (
+            f"recency={params.recency!r} not applied: Tavily found nothing with time_range={params.recency}, "
+            "so these results come from a search without it"
+        )
+        return replace(response, notices=(*response.notices, notice))
+
+    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        if not response.ok:
+            raise http_error(response)
+        data = json_body(self.id, response)
+        if not isinstance(data, dict):
+            raise SearchProviderError(self.id, "Tavily returned JSON that is not an object", response.status)
+        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+        now = ctx.clock.now()
+        results = data.get("results")
+        sources = [
+            _source(r, now)
+            for r in (results if isinstance(results, list) else [])
+            if isinstance(r, dict) and _str(r.get("url"))
+        ]
+        answer = _str(data.get("answer"))
+        return SearchResponse(
+            provider=self.id,
+            answer=answer.strip() or None if answer else None,
+            sources=tuple(sources[:limit]),
+            request_id=_str(data.get("request_id")),
+            auth_mode="api_key",
+        )
+
+
+def http_error(response: HttpResponse) -> SearchProviderError:
+    """A non-2xx answer: the shared classification, then 432/433 as quota, else
+    `Tavily API error (<status>): <message from the envelope, the body, or the status>`."""
+    data = _json_or_none(response)
+    retry = retry_after_seconds(response.headers)
+    if retry is None and isinstance(data, dict) and isinstance(data.get("error"), dict):
+        hint = data["error"].get("retry_after_seconds")  # the keyless envelope's hint
+        retry = float(hint) if isinstance(hint, (int, float)) and not isinstance(hint, bool) else None
+    shared = classify_http_error("tavily", response)
+    if shared is not None:
+        shared.retry_after = retry
+        return shared
+    status = response.status
+    text = _message(data) if data is not None else None
+    if text is not None:
+        text = HttpResponse(status, {}, text.encode(), secrets=response.secrets).safe_text() or None
+    text = text or response.safe_text() or _reason(status)
+    if status in QUOTA_STATUSES:
+        return SearchProviderError(
+            "tavily", f"tavily: credits exhausted ({status} {QUOTA_STATUSES[status]}): {text}", status
+        )
+    message = f"Tavily API error ({status}): {text}"
+    if status == 429 and retry is not None:
+        message += f"; retry after {retry:g} s"
+    return SearchProviderError("tavily", message, status, retry_after=retry)
+
+
+def _message(value: object) -> str | None:
+    """The first string under `detail`, `error` or `message`, however deeply nested."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, dict):
+        for key in ("detail", "error", "message"):
+            found = _message(value.get(key))
+            if found:
+                return found
+    return None
+
+
+def _json_or_none(response: HttpResponse) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "no body"
+
+
+def _source(result: dict[str, Any], now: datetime) -> SearchSource:
+    url = result["url"]
+    published = _str(result.get("published_date"))
+    content = _str(result.get("content"))
+    return SearchSource(
+        title=_str(result.get("title")) or url,
+        url=url,
+        snippet=content.strip() or None if content else None,
+        published_date=published,
+        age_seconds=age_seconds(published, now),
+    )
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+PROVIDER: Final = Tavily()

@@ -1,0 +1,102 @@
+"""TinyFish: GET https://api.search.tinyfish.ai with an `X-API-Key`, at most ten results a page.
+
+The count N (`num_search_results`, else `limit`) is clamped to 1..20, default 10. Every page asks
+for `num_results = min(N, 10)`, and pages `page=0, 1, ...` (at most up to page 10) are fetched
+until N URL-bearing results are in hand or a page comes back with fewer raw results than it was
+asked for; the results are then cut to N. An error on any page fails the search. Recency is
+`recency_minutes` (a day is 1440 minutes). Results carry no dates; `site_name` is the author and
+the title's fallback.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from ..errors import SearchProviderError
+from ..types import SearchParams, SearchResponse, SearchSource
+from ..wire import HttpRequest, HttpResponse
+from ._base import HttpProvider, Support, api_error, clamp_count, json_body, require_key
+
+if TYPE_CHECKING:
+    from ..context import ProviderContext
+
+URL: Final = "https://api.search.tinyfish.ai/"
+DEFAULT_RESULTS: Final = 10
+MAX_RESULTS: Final = 20
+PAGE_SIZE: Final = 10  # the most results TinyFish returns for one page
+LAST_PAGE: Final = 10  # pages 0..10 at most, as upstream: a guard against pages without URLs
+RECENCY_MINUTES: Final = {"day": 1440, "week": 10080, "month": 43200, "year": 525600}
+
+
+class TinyFish(HttpProvider):
+    id = "tinyfish"
+    supports: ClassVar[dict[str, Support]] = {"recency": "native", "limit": "native", "num_search_results": "native"}
+
+    def build_request(self, params: SearchParams, ctx: ProviderContext, page: int = 0) -> HttpRequest:
+        """The request for one page (0-based)."""
+        key = require_key(ctx, self.id, self.info.env_keys, self.info.credential_ids)
+        query = [("query", params.query)]
+        if params.recency:
+            query.append(("recency_minutes", str(RECENCY_MINUTES[params.recency])))
+        query += [("num_results", str(self.page_size(params))), ("page", str(page))]
+        headers = {"Accept": "application/json", "X-API-Key": key}
+        return HttpRequest("GET", ctx.endpoint(self.id, URL), headers=headers, params=query, secrets=(key,))
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+
+    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        """One page's URL-bearing results (`search` pages and cuts to N)."""
+        return SearchResponse(provider=self.id, sources=tuple(_sources(page_results(response))), auth_mode="api_key")
+
+    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        wanted = self.count(params)
+        page_size = self.page_size(params)
+        sources: list[SearchSource] = []
+        for page in range(LAST_PAGE + 1):
+            response = await ctx.send(self.id, self.build_request(params, ctx, page))
+            results = page_results(response)
+            sources += _sources(results)
+            if len(sources) >= wanted or len(results) < page_size:
+                break
+        return SearchResponse(provider=self.id, sources=tuple(sources[:wanted]), auth_mode="api_key")
+
+    def count(self, params: SearchParams) -> int:
+        """N: the collapsed count clamped to 1..20, default 10."""
+        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+
+    def page_size(self, params: SearchParams) -> int:
+        return min(self.count(params), PAGE_SIZE)
+
+
+def page_results(response: HttpResponse) -> list[Any]:
+    """The raw `results` of one page; a non-2xx answer or a malformed body raises."""
+    if not response.ok:
+        raise api_error("tinyfish", response)
+    data = json_body("tinyfish", response)
+    if not isinstance(data, dict):
+        raise SearchProviderError("tinyfish", "TinyFish returned JSON that is not an object", response.status)
+    results = data.get("results")
+    return results if isinstance(results, list) else []
+
+
+def _sources(results: list[Any]) -> list[SearchSource]:
+    sources = []
+    for item in results:
+        url = _str(item.get("url")) if isinstance(item, dict) else None
+        if url is None:
+            continue
+        site = _str(item.get("site_name"))
+        sources.append(
+            SearchSource(
+                title=_str(item.get("title")) or site or url, url=url, snippet=_str(item.get("snippet")), author=site
+            )
+        )
+    return sources
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+PROVIDER: Final = TinyFish()

@@ -1,0 +1,334 @@
+"""Brave against a loopback fake of api.search.brave.com: requests, parsing, error envelopes, keys."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import FakeClock
+from websearch import WebSearch
+from websearch.context import ProviderContext
+from websearch.credentials import CredentialStore
+from websearch.errors import MissingCredentialError
+from websearch.providers.brave import PROVIDER, http_error
+from websearch.settings import Settings
+from websearch.testing import Reply
+from websearch.testing.brave import (
+    FakeBrave,
+    brave_error,
+    brave_result,
+    brave_results_body,
+    invalid_token_reply,
+    quota_limited_reply,
+    rate_limited_reply,
+)
+from websearch.types import Attempt, SearchParams, SearchResponse, SearchSource
+from websearch.wire import HttpResponse
+
+KEY = "BSAbrave-secret-7f3e9a1c"
+PATH = "/res/v1/web/search"
+
+
+@pytest.fixture
+def brave() -> Iterator[FakeBrave]:
+    with FakeBrave(valid_keys={KEY}) as fake:
+        yield fake
+
+
+@pytest.fixture
+def benv(env: dict[str, str], brave: FakeBrave) -> dict[str, str]:
+    return {**env, **brave.env, "BRAVE_API_KEY": KEY}
+
+
+async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async", **kwargs: object) -> SearchResponse:
+    async with WebSearch(env=env, clock=clock) as ws:
+        return await ws.asearch(query, provider="brave", **kwargs)  # type: ignore[arg-type]
+
+
+def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
+    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, clock)
+
+
+# -- the request ------------------------------------------------------------------------------
+
+
+async def test_default_request(brave: FakeBrave, benv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(benv, clock)
+    assert response.ok and response.notices == ()
+    req = brave.last
+    assert (req.method, req.path, req.body) == ("GET", PATH, b"")
+    assert req.query == (("q", "rust async"), ("count", "10"), ("extra_snippets", "true"))
+    assert req.headers["accept"] == "application/json"
+    assert req.headers["x-subscription-token"] == KEY
+    assert "authorization" not in req.headers
+    assert len(response.sources) == 10
+
+
+@pytest.mark.parametrize(("kwargs", "count", "notices"), [
+    ({"limit": 3}, "3", ()),
+    ({"num_search_results": 7}, "7", ()),
+    ({"limit": 3, "num_search_results": 7}, "7",
+     ("limit=3 not applied separately: Brave uses num_search_results=7 as its result count",)),
+    ({"limit": 4, "num_search_results": 4}, "4", ()),
+    ({"limit": 50}, "20", ("limit=50 exceeds Brave's maximum of 20; at most 20 results returned",)),
+    ({"num_search_results": 21, "limit": 2}, "20",
+     ("limit=2 not applied separately: Brave uses num_search_results=21 as its result count",
+      "num_search_results=21 exceeds Brave's maximum of 20; at most 20 results returned")),
+])  # fmt: skip
+async def test_count_is_the_collapsed_clamped_number(
+    brave: FakeBrave,
+    benv: dict[str, str],
+    clock: FakeClock,
+    kwargs: dict[str, int],
+    count: str,
+    notices: tuple[str, ...],
+) -> None:
+    response = await search(benv, clock, **kwargs)
+    assert brave.last.query == (("q", "rust async"), ("count", count), ("extra_snippets", "true"))
+    assert len(response.sources) == int(count)
+    assert response.notices == notices
+
+
+@pytest.mark.parametrize(("recency", "freshness"), [("day", "pd"), ("week", "pw"), ("month", "pm"), ("year", "py")])
+async def test_recency_is_freshness(
+    brave: FakeBrave, benv: dict[str, str], clock: FakeClock, recency: str, freshness: str
+) -> None:
+    response = await search(benv, clock, recency=recency, limit=2)
+    assert brave.last.query == (
+        ("q", "rust async"),
+        ("count", "2"),
+        ("extra_snippets", "true"),
+        ("freshness", freshness),
+    )
+    assert response.ok and response.notices == ()
+
+
+async def test_unsupported_parameters_become_notices(brave: FakeBrave, benv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(benv, clock, max_tokens=100, temperature=0.5)
+    assert response.notices == (
+        "max_tokens=100 not applied: Brave does not support it",
+        "temperature=0.5 not applied: Brave does not support it",
+    )
+    assert brave.last.query == (("q", "rust async"), ("count", "10"), ("extra_snippets", "true"))
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+REALISTIC = {
+    "type": "search",
+    "query": {"original": "rust async", "altered": "rust async await", "more_results_available": True},
+    "mixed": {"type": "mixed", "main": [], "top": [], "side": []},
+    "web": {"type": "search", "family_friendly": True, "results": [
+        {"type": "search_result", "title": "Async in Rust - The Book",
+         "url": "https://doc.rust-lang.org/book/ch17-00-async-await.html",
+         "description": "  Learn <strong>async</strong> programming in Rust.  ",
+         "page_age": "2026-11-27T00:00:00", "age": "November 27, 2026",
+         "extra_snippets": [" Futures are lazy. ", "", "Learn <strong>async</strong> programming in Rust.", "Futures are lazy.",
+                            "Use an executor such as Tokio."],
+         "profile": {"name": "Rust"}, "meta_url": {"hostname": "doc.rust-lang.org"}},
+        {"type": "search_result", "title": "", "url": "https://tokio.rs/tokio/tutorial",
+         "description": "Tokio is an asynchronous runtime.", "age": "2 days ago"},
+        {"type": "search_result", "title": "No URL, dropped", "description": "x"},
+        {"type": "search_result", "title": "Async book", "url": "https://rust-lang.github.io/async-book/",
+         "extra_snippets": ["Only an extra snippet."]},
+        {"type": "search_result", "title": "Bare", "url": "https://example.com/bare", "description": "   "},
+    ]},
+}  # fmt: skip
+
+
+async def test_parses_a_realistic_body_exactly(brave: FakeBrave, benv: dict[str, str], clock: FakeClock) -> None:
+    brave.enqueue(Reply(200, REALISTIC, headers={"X-Request-Id": "req-7c1f"}))
+    response = await search(benv, clock)
+    assert response == SearchResponse(
+        provider="brave",
+        query="rust async",
+        sources=(
+            SearchSource(
+                title="Async in Rust - The Book",
+                url="https://doc.rust-lang.org/book/ch17-00-async-await.html",
+                snippet="Learn <strong>async</strong> programming in Rust.\nFutures are lazy.\nUse an executor such as Tokio.",
+                published_date="November 27, 2026",
+                age_seconds=3 * 86400 + 12 * 3600,
+            ),
+            SearchSource(
+                title="https://tokio.rs/tokio/tutorial",
+                url="https://tokio.rs/tokio/tutorial",
+                snippet="Tokio is an asynchronous runtime.",
+                published_date="2 days ago",
+                age_seconds=None,
+            ),
+            SearchSource(
+                title="Async book", url="https://rust-lang.github.io/async-book/", snippet="Only an extra snippet."
+            ),
+            SearchSource(title="Bare", url="https://example.com/bare"),
+        ),
+        request_id="req-7c1f",
+        attempts=(Attempt("brave", None, None, 0.0),),
+    )
+
+
+def test_parse_response_slices_and_reads_request_id_fallback(clock: FakeClock, config_dir: Path) -> None:
+    ctx = context({}, config_dir, clock)
+    body = brave_results_body("q", 20)
+    raw = HttpResponse(200, {"request-id": "rid-2"}, json.dumps(body).encode())
+    parsed = PROVIDER.parse_response(raw, SearchParams("q", limit=4), ctx)
+    assert [s.url for s in parsed.sources] == [r["url"] for r in body["web"]["results"][:4]]
+    assert parsed.request_id == "rid-2"
+    assert parsed.auth_mode is None and parsed.answer is None
+    assert parsed.sources[0].snippet == (
+        "Everything about <strong>q</strong>, part 1: setup, pitfalls and examples.\nExtra excerpt 1a about q.\nExtra excerpt 1b."
+    )
+    no_header = PROVIDER.parse_response(HttpResponse(200, {}, b'{"web": {"results": []}}'), SearchParams("q"), ctx)
+    assert no_header.request_id is None and no_header.sources == ()
+
+
+def test_fake_result_shape_is_brave_like() -> None:
+    result = brave_result(1, "q", age="November 27, 2026", extra=["a"])
+    assert {"title", "url", "description", "age", "page_age", "extra_snippets", "profile", "meta_url"} <= set(result)
+    assert "web" not in brave_results_body("q", 0)
+
+
+@pytest.mark.parametrize("body", [{"web": {"results": []}}, brave_results_body("zzz", 0), {"web": {}}])
+async def test_no_results_is_the_chains_204(
+    brave: FakeBrave, benv: dict[str, str], clock: FakeClock, body: dict[str, object]
+) -> None:
+    brave.enqueue(Reply(200, body))
+    response = await search(benv, clock, "zzz")
+    assert response.error == "Brave returned no renderable search content."
+    assert response.attempts == (Attempt("brave", 204, "Brave returned no renderable search content.", 0.0),)
+
+
+# -- errors -----------------------------------------------------------------------------------
+
+TOKEN_MESSAGE = (
+    "Brave authorization failed (422 SUBSCRIPTION_TOKEN_INVALID): The provided subscription token is invalid. "
+    "Check API key or base URL."
+)
+
+
+@pytest.mark.parametrize(("reply", "status", "message"), [
+    (invalid_token_reply(), 422, TOKEN_MESSAGE),
+    (invalid_token_reply(plural=True), 422, TOKEN_MESSAGE),
+    (Reply(401, {"message": "Unauthorized"}), 401, "Brave authorization failed (401). Check API key or base URL."),
+    (Reply(402, {"message": "Payment required"}), 402, "brave: 402 credits exhausted"),
+    (Reply(403, "<html>Forbidden</html>", content_type="text/html"), 403,
+     "Brave authorization failed (403). Check API key or base URL."),
+    (quota_limited_reply(), 429, "brave: credits exhausted"),
+    (rate_limited_reply(), 429,
+     "Brave API error (429): Request rate limit exceeded for plan. (RATE_LIMITED); retry after 1 s"),
+    (Reply(429, brave_error(429, "RATE_LIMITED", "Request rate limit exceeded for plan.", "rate_limiter"),
+           headers={"Retry-After": "30"}), 429,
+     "Brave API error (429): Request rate limit exceeded for plan. (RATE_LIMITED); retry after 30 s"),
+    (Reply(404, brave_error(404, "SUBSCRIPTION_NOT_FOUND", "No subscription found.", "authentication")), 404,
+     "Brave API error (404): No subscription found. (SUBSCRIPTION_NOT_FOUND)"),
+    (Reply(500, "upstream   exploded\n"), 500, "Brave API error (500): upstream exploded"),
+    (Reply(503, b""), 503, "Brave API error (503): Service Unavailable"),
+    (Reply(200, "<html>captive portal</html>", content_type="text/html"), 200, "Brave returned a body that is not JSON"),
+    (Reply(200, [1, 2]), 200, "Brave returned JSON that is not an object"),
+])  # fmt: skip
+async def test_error_statuses_and_envelopes(
+    brave: FakeBrave, benv: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
+) -> None:
+    brave.enqueue(reply)
+    response = await search(benv, clock)
+    assert response.error == message
+    assert response.provider == "brave" and response.sources == ()
+    assert response.attempts == (Attempt("brave", status, message, 0.0),)
+
+
+async def test_unknown_key_gets_the_real_422(brave: FakeBrave, env: dict[str, str], clock: FakeClock) -> None:
+    response = await search({**env, **brave.env, "BRAVE_API_KEY": "wrong-key-000000"}, clock)
+    assert response.error == TOKEN_MESSAGE
+
+
+async def test_validation_422_shows_the_detail(brave: FakeBrave, benv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(benv, clock, "x" * 401)
+    assert response.error == "Brave API error (422): Unable to validate request parameter(s) (VALIDATION)"
+
+
+@pytest.mark.parametrize(("reply", "retry"), [
+    (rate_limited_reply("1, 1419704"), 1.0),
+    (rate_limited_reply("3, 100"), 3.0),
+    (quota_limited_reply(), 86400.0),
+    (Reply(429, brave_error(429, "QUOTA_LIMITED", "Request quota limit exceeded for plan.", "rate_limiter"),
+           headers={"Retry-After": "60", "X-RateLimit-Reset": "1, 5"}), 60.0),
+    (Reply(500, "boom", headers={"X-RateLimit-Reset": "1, 5"}), None),
+])  # fmt: skip
+def test_retry_hint_comes_from_the_matching_window(reply: Reply, retry: float | None) -> None:
+    body, _ = reply.encoded()
+    headers = {k.lower(): v for k, v in reply.headers.items()}
+    assert http_error(HttpResponse(reply.status, headers, body)).retry_after == retry
+
+
+# -- credentials ------------------------------------------------------------------------------
+
+
+async def test_missing_key_message(config_dir: Path, clock: FakeClock) -> None:
+    ctx = context({"WEBSEARCH_CONFIG_DIR": str(config_dir)}, config_dir, clock)
+    with pytest.raises(MissingCredentialError) as info:
+        await PROVIDER.search(SearchParams("q"), ctx)
+    assert info.value.message == "Brave needs an API key: set BRAVE_API_KEY or run `websearch auth set brave`"
+    assert info.value.provider == "brave"
+
+
+async def test_without_a_key_an_explicit_brave_falls_back(
+    brave: FakeBrave, env: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search({**env, **brave.env}, clock)
+    assert response.provider == "duckduckgo"
+    assert response.notices[0] == (
+        "provider brave was requested but is not available (set BRAVE_API_KEY or run `websearch auth set brave`); "
+        "used the automatic chain instead"
+    )
+    assert brave.requests == []
+
+
+def test_availability(env: dict[str, str], config_dir: Path) -> None:
+    def available(env: dict[str, str]) -> bool:
+        return next(s for s in WebSearch(env=env).provider_status() if s.id == "brave").available
+
+    assert not available(env)
+    assert available({**env, "BRAVE_API_KEY": KEY})
+    assert not available({**env, "BRAVE_API_KEY": ""})
+    CredentialStore(config_dir / "agent.db").set("brave", "api_key", {"api_key": KEY})
+    assert available(env)
+
+
+async def test_stored_credential_is_sent(
+    brave: FakeBrave, env: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("brave", "api_key", {"api_key": KEY})
+    response = await search({**env, **brave.env}, clock)
+    assert response.provider == "brave" and response.ok
+    assert brave.last.headers["x-subscription-token"] == KEY
+
+
+async def test_key_resolution_order(brave: FakeBrave, env: dict[str, str], config_dir: Path, clock: FakeClock) -> None:
+    CredentialStore(config_dir / "agent.db").set("brave", "api_key", {"api_key": "stored-key-0000"})
+    full = {**env, **brave.env, "BRAVE_API_KEY": "env-key-1111"}
+    await search(full, clock)
+    assert brave.last.headers["x-subscription-token"] == "env-key-1111"
+    async with WebSearch(env=full, clock=clock, api_keys={"brave": "explicit-2222"}) as ws:
+        await ws.asearch("q", provider="brave")
+    assert brave.last.headers["x-subscription-token"] == "explicit-2222"
+
+
+@pytest.mark.parametrize("reply", [
+    Reply(500, f"internal error for token {KEY}"),
+    Reply(422, brave_error(422, "VALIDATION", f"bad header x-subscription-token={KEY}", "validation")),
+    Reply(422, brave_error(422, "SUBSCRIPTION_TOKEN_INVALID", f"Token {KEY} is invalid.", "authentication")),
+    Reply(429, brave_error(429, "RATE_LIMITED", f"rate limited for {KEY}", "rate_limiter")),
+    Reply(401, f"bad key {KEY}"),
+    Reply(200, f"not json {KEY}"),
+])  # fmt: skip
+async def test_key_never_leaks_from_error_paths(
+    brave: FakeBrave, benv: dict[str, str], clock: FakeClock, reply: Reply
+) -> None:
+    brave.enqueue(reply)
+    response = await search(benv, clock)
+    assert response.error
+    for text in (response.error, repr(response.attempts), repr(response), str(response.to_dict())):
+        assert KEY not in text

@@ -1,0 +1,360 @@
+"""Firecrawl against a loopback fake of POST /v2/search: request, parsing, errors, credentials."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FakeClock
+from websearch import MissingCredentialError, SearchParams, SearchResponse, SearchSource, WebSearch
+from websearch.context import ProviderContext
+from websearch.credentials import CredentialStore
+from websearch.providers.firecrawl import PROVIDER, http_error
+from websearch.settings import Settings
+from websearch.testing import Reply
+from websearch.testing.firecrawl import (
+    INSUFFICIENT_CREDITS,
+    FakeFirecrawl,
+    firecrawl_error,
+    firecrawl_results_body,
+    rate_limited,
+)
+from websearch.types import Attempt
+from websearch.wire import HttpResponse
+
+KEY = "fc-3f9a1c7e5b2d4a6c8e0f"
+MISSING = "Firecrawl needs an API key: set FIRECRAWL_API_KEY or run `websearch auth set firecrawl`"
+AUTH_FAILED = "Firecrawl authorization failed ({}). Check API key or base URL."
+
+
+@pytest.fixture
+def fc() -> Iterator[FakeFirecrawl]:
+    with FakeFirecrawl() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fc_env(env: dict[str, str], fc: FakeFirecrawl) -> dict[str, str]:
+    return {**env, **fc.env, "FIRECRAWL_API_KEY": KEY}
+
+
+async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async book", **kw: Any) -> SearchResponse:
+    async with WebSearch(env=env, clock=clock) as ws:
+        return await ws.asearch(query, provider="firecrawl", **kw)
+
+
+def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
+    return ProviderContext(env, Settings({}, env), CredentialStore(config_dir / "agent.db"), None, clock)
+
+
+# -- the request -------------------------------------------------------------------------------
+
+
+async def test_default_request(fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock) -> None:
+    response = await search(fc_env, clock)
+    req = fc.last
+    assert (req.method, req.path, req.query) == ("POST", "/v2/search", ())
+    assert req.headers["authorization"] == f"Bearer {KEY}"
+    assert req.headers["content-type"] == "application/json"
+    assert req.json() == {"query": "rust async book", "limit": 10, "sources": [{"type": "web"}]}
+    assert len(fc.requests) == 1
+    assert response.provider == "firecrawl" and response.error is None
+    assert len(response.sources) == 10
+    assert response.notices == ()
+
+
+@pytest.mark.parametrize(("kwargs", "limit", "notice"), [
+    ({"limit": 3}, 3, None),
+    ({"num_search_results": 25}, 25, None),
+    ({"limit": 4, "num_search_results": 7}, 7,
+     "limit=4 not applied separately: Firecrawl uses num_search_results=7 as its result count"),
+    ({"limit": 500}, 100, "limit=500 exceeds Firecrawl's maximum of 100; at most 100 results returned"),
+    ({"num_search_results": 101, "limit": 101}, 100,
+     "num_search_results=101 exceeds Firecrawl's maximum of 100; at most 100 results returned"),
+])  # fmt: skip
+async def test_count_becomes_limit(
+    fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock, kwargs: dict[str, int], limit: int, notice: str | None
+) -> None:
+    response = await search(fc_env, clock, **kwargs)
+    assert fc.last.json() == {"query": "rust async book", "limit": limit, "sources": [{"type": "web"}]}
+    assert len(response.sources) == limit
+    assert response.notices == ((notice,) if notice else ())
+
+
+@pytest.mark.parametrize(
+    ("recency", "tbs"), [("day", "qdr:d"), ("week", "qdr:w"), ("month", "qdr:m"), ("year", "qdr:y")]
+)
+async def test_recency_becomes_tbs(
+    fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock, recency: str, tbs: str
+) -> None:
+    response = await search(fc_env, clock, recency=recency)
+    assert fc.last.json() == {"query": "rust async book", "limit": 10, "sources": [{"type": "web"}], "tbs": tbs}
+    assert response.ok and response.notices == ()
+
+
+async def test_unsupported_parameters_become_notices(
+    fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search(fc_env, clock, max_tokens=200, temperature=0.3)
+    assert "max_tokens" not in fc.last.json() and "temperature" not in fc.last.json()
+    assert response.notices == (
+        "max_tokens=200 not applied: Firecrawl does not support it",
+        "temperature=0.3 not applied: Firecrawl does not support it",
+    )
+
+
+# -- parsing -----------------------------------------------------------------------------------
+
+REALISTIC: dict[str, Any] = {
+    "success": True,
+    "data": {
+        "web": [
+            {
+                "url": "https://tokio.rs/tokio/tutorial",
+                "title": "Tutorial | Tokio",
+                "description": "Tokio is a runtime for writing reliable asynchronous applications with Rust.",
+                "position": 1,
+            },
+            {
+                "url": "https://github.com/rust-lang/async-book",
+                "title": "rust-lang/async-book",
+                "description": "Asynchronous Programming in Rust",
+                "position": 2,
+                "category": "github",
+            },
+            {"title": "No URL here", "description": "dropped", "position": 3},
+            {
+                "url": "https://rust-lang.github.io/async-book/",
+                "title": None,
+                "description": "The async book.",
+                "position": 4,
+            },
+            {
+                "url": "https://blog.example.com/async",
+                "title": "Scraped",
+                "markdown": "# Async in Rust\n\nFutures are lazy.",
+                "position": 5,
+            },
+            {
+                "url": "https://down.example.com/",
+                "title": "Scrape failed",
+                "description": "",
+                "position": 6,
+                "metadata": {"statusCode": 500, "error": "timeout"},
+            },
+        ]
+    },
+    "creditsUsed": 6,
+    "id": "019a8c6e-5d1f-7c3b-9e2a-4f6b8d0c1a2e",
+}
+
+
+async def test_realistic_body_is_parsed_exactly(fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock) -> None:
+    fc.enqueue(Reply(200, REALISTIC))
+    response = await search(fc_env, clock)
+    assert response == SearchResponse(
+        provider="firecrawl",
+        query="rust async book",
+        sources=(
+            SearchSource(
+                "Tutorial | Tokio",
+                "https://tokio.rs/tokio/tutorial",
+                "Tokio is a runtime for writing reliable asynchronous applications with Rust.",
+            ),
+            SearchSource(
+                "rust-lang/async-book", "https://github.com/rust-lang/async-book", "Asynchronous Programming in Rust"
+            ),
+            SearchSource(
+                "https://rust-lang.github.io/async-book/", "https://rust-lang.github.io/async-book/", "The async book."
+            ),
+            SearchSource("Scraped", "https://blog.example.com/async", "# Async in Rust\n\nFutures are lazy."),
+            SearchSource("Scrape failed", "https://down.example.com/"),
+        ),
+        request_id="019a8c6e-5d1f-7c3b-9e2a-4f6b8d0c1a2e",
+        auth_mode="api_key",
+        attempts=(Attempt("firecrawl", None, None, 0.0),),
+    )
+
+
+async def test_more_results_than_asked_are_cut(fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock) -> None:
+    fc.enqueue(Reply(200, firecrawl_results_body("q", 15)))
+    response = await search(fc_env, clock, "q", limit=3)
+    assert [s.url for s in response.sources] == [r["url"] for r in firecrawl_results_body("q", 3)["data"]["web"]]
+
+
+async def test_warning_becomes_a_notice(fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock) -> None:
+    fc.enqueue(Reply(200, firecrawl_results_body("q", 2, warning="Only 2 results were found for this query.")))
+    response = await search(fc_env, clock, "q")
+    assert response.notices == ("Firecrawl warning: Only 2 results were found for this query.",)
+
+
+def test_parse_v1_flat_data_and_missing_id(config_dir: Path, clock: FakeClock) -> None:
+    body = b'{"success":true,"data":[{"url":"https://a.example","title":"A","description":"first"},{"url":""}]}'
+    ctx = context({}, config_dir, clock)
+    parsed = PROVIDER.parse_response(HttpResponse(200, {}, body), SearchParams("q"), ctx)
+    assert parsed.sources == (SearchSource("A", "https://a.example", "first"),)
+    assert parsed.request_id is None and parsed.auth_mode == "api_key"
+
+
+@pytest.mark.parametrize("body", [
+    {"success": True, "data": {"web": []}, "creditsUsed": 0},
+    {"success": True, "data": {}, "creditsUsed": 0},
+    {"success": True, "data": {"web": [{"title": "no url", "position": 1}]}},
+])  # fmt: skip
+async def test_empty_result_is_a_204_failure(
+    fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock, body: dict[str, Any]
+) -> None:
+    fc.enqueue(Reply(200, body))
+    response = await search(fc_env, clock)
+    assert response.error == "Firecrawl returned no renderable search content."
+    assert response.attempts[0].status == 204
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+ERRORS = [
+    (Reply(401, firecrawl_error("Unauthorized: Invalid token")), AUTH_FAILED.format(401), 401),
+    (Reply(403, firecrawl_error("Forbidden")), AUTH_FAILED.format(403), 403),
+    (Reply(402, firecrawl_error(INSUFFICIENT_CREDITS)), "firecrawl: credits exhausted", 402),
+    (Reply(402, "Payment Required"), "firecrawl: 402 credits exhausted", 402),
+    (Reply(429, rate_limited(12)), "Firecrawl API error (429): " + rate_limited(12)["error"], 429),
+    (Reply(429, firecrawl_error("Too many requests"), headers={"Retry-After": "30"}),
+     "Firecrawl API error (429): Too many requests", 429),
+    (Reply(400, firecrawl_error("Invalid request body", details=[{"code": "unrecognized_keys", "keys": ["x"], "path": [], "message": "Unrecognized key in body -- please review the v1 API documentation for request body changes"}])),
+     "Firecrawl API error (400): Invalid request body: Unrecognized key in body -- please review the v1 API documentation for request body changes", 400),
+    (Reply(408, firecrawl_error("Request timed out", code="SCRAPE_TIMEOUT")), "Firecrawl API error (408): Request timed out", 408),
+    (Reply(500, firecrawl_error("An unexpected error occurred. Your exception ID is 7e1f")),
+     "Firecrawl API error (500): An unexpected error occurred. Your exception ID is 7e1f", 500),
+    (Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
+     "Firecrawl API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>", 502),
+    (Reply(200, "<html>maintenance</html>", content_type="text/html"), "Firecrawl returned a body that is not JSON", 200),
+    (Reply(200, firecrawl_error("Search engine returned no response")), "Firecrawl search failed: Search engine returned no response", 200),
+    (Reply(200, [1, 2]), "Firecrawl returned JSON that is not an object", 200),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "message", "status"), ERRORS)
+async def test_error_replies(
+    fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock, reply: Reply, message: str, status: int
+) -> None:
+    fc.enqueue(reply)
+    response = await search(fc_env, clock)
+    assert response.error == message
+    assert response.sources == ()
+    assert [(a.provider, a.status, a.error) for a in response.attempts] == [("firecrawl", status, message)]
+
+
+def test_retry_after_from_header_or_message_text() -> None:
+    header = HttpResponse(429, {"retry-after": "30"}, b'{"success":false,"error":"Too many requests"}')
+    assert http_error(header).retry_after == 30.0
+    text = HttpResponse(429, {}, json.dumps(rate_limited(12)).encode())
+    assert http_error(text).retry_after == 12.0
+    assert http_error(HttpResponse(500, {}, b"{}")).retry_after is None
+
+
+def test_envelope_detail_is_redacted() -> None:
+    body = b'{"success":false,"error":"token fc-3f9a1c7e5b2d4a6c8e0f is malformed"}'
+    error = http_error(HttpResponse(418, {}, body, secrets=(KEY,)))
+    assert error.message == "Firecrawl API error (418): token [redacted] is malformed"
+
+
+async def test_key_never_leaks_on_error_paths(fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock) -> None:
+    echoes = [
+        Reply(500, firecrawl_error(f"bad token {KEY}")),
+        Reply(418, f"plain text with {KEY}"),
+        Reply(400, firecrawl_error("Invalid request body", details=[{"message": f"key {KEY} rejected"}])),
+        *(reply for reply, _, _ in ERRORS),
+    ]
+    for reply in echoes:
+        fc.enqueue(reply)
+        response = await search(fc_env, clock)
+        assert response.error
+        for text in (response.error, repr(response), repr(response.attempts), str(response.to_dict())):
+            assert KEY not in text
+
+
+# -- credentials and availability --------------------------------------------------------------
+
+
+def test_missing_key_message(config_dir: Path, clock: FakeClock) -> None:
+    with pytest.raises(MissingCredentialError) as info:
+        PROVIDER.build_request(SearchParams("q"), context({}, config_dir, clock))
+    assert info.value.message == MISSING and info.value.provider == "firecrawl"
+
+
+async def test_empty_stored_credential_reports_the_missing_key(
+    fc: FakeFirecrawl, env: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("firecrawl", "api_key", {})
+    response = await search({**env, **fc.env}, clock)
+    assert response.error == MISSING
+    assert fc.requests == []
+
+
+async def test_unavailable_explicit_provider_falls_back_to_the_chain(
+    fc: FakeFirecrawl, env: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search({**env, **fc.env}, clock)
+    assert response.provider == "duckduckgo" and fc.requests == []
+    assert response.notices[0] == (
+        "provider firecrawl was requested but is not available (set FIRECRAWL_API_KEY or run "
+        "`websearch auth set firecrawl`); used the automatic chain instead"
+    )
+
+
+async def test_stored_credential_makes_it_available_and_is_sent(
+    fc: FakeFirecrawl, env: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    stored = "fc-stored-0a1b2c3d4e5f"
+    env = {**env, **fc.env}
+    assert not _available(env)
+    CredentialStore(config_dir / "agent.db").set("firecrawl", "api_key", {"api_key": stored})
+    assert _available(env)
+    response = await search(env, clock)
+    assert response.ok and fc.last.headers["authorization"] == f"Bearer {stored}"
+
+
+async def test_key_precedence_explicit_then_env_then_store(
+    fc: FakeFirecrawl, fc_env: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("firecrawl", "api_key", {"api_key": "fc-stored-key-999"})
+    assert _available(fc_env)
+    await search(fc_env, clock)
+    assert fc.last.headers["authorization"] == f"Bearer {KEY}"
+    async with WebSearch(env=fc_env, clock=clock, api_keys={"firecrawl": "fc-explicit-key-1"}) as ws:
+        await ws.asearch("q", provider="firecrawl")
+    assert fc.last.headers["authorization"] == "Bearer fc-explicit-key-1"
+
+
+async def test_auto_chain_uses_it_before_duckduckgo(
+    fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock
+) -> None:
+    async with WebSearch(env=fc_env, clock=clock) as ws:
+        response = await ws.asearch("q")
+    assert response.provider == "firecrawl" and len(fc.requests) == 1
+
+
+def _available(env: dict[str, str]) -> bool:
+    with WebSearch(env=env) as ws:
+        return next(s.available for s in ws.provider_status() if s.id == "firecrawl")
+
+
+# -- the fake itself ---------------------------------------------------------------------------
+
+
+async def test_fake_rejects_what_the_real_server_rejects(fc: FakeFirecrawl) -> None:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        async with session.post(f"{fc.base_url}/v2/search", json={"query": "q"}) as resp:
+            assert (resp.status, await resp.json()) == (401, firecrawl_error("Unauthorized: Token missing"))
+        headers = {"Authorization": "Bearer x"}
+        async with session.post(f"{fc.base_url}/v2/search", json={"query": "q", "count": 3}, headers=headers) as resp:
+            body = await resp.json()
+            assert resp.status == 400 and body["details"][0]["keys"] == ["count"]
+        async with session.post(f"{fc.base_url}/v2/search", json={"query": "q"}, headers=headers) as resp:
+            assert len((await resp.json())["data"]["web"]) == 5  # the API's own default limit

@@ -1,0 +1,277 @@
+"""Parallel against a loopback fake of the Parallel Search API (v1beta)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FakeClock
+from websearch import SearchResponse, SearchSource, WebSearch
+from websearch.context import ProviderContext
+from websearch.credentials import CredentialStore
+from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.providers.parallel import INVALID_PAYLOAD, PROVIDER, error_detail
+from websearch.settings import Settings
+from websearch.testing import Reply
+from websearch.testing.parallel import FakeParallel, validation_error
+from websearch.types import SearchParams
+from websearch.wire import HttpResponse
+
+KEY = "par_Vb6Qm2Xr8Tz4Wn1Ks9Jd"
+QUERY = "bun 1.3 release notes"
+BODY = {
+    "objective": QUERY,
+    "search_queries": [QUERY],
+    "mode": "fast",
+    "excerpts": {"max_chars_per_result": 10000},
+}
+AUTH_FAILED = "Parallel authorization failed ({}). Check API key or base URL."
+
+
+@pytest.fixture
+def parallel() -> Iterator[FakeParallel]:
+    with FakeParallel() as fake:
+        yield fake
+
+
+def make_env(env: dict[str, str], fake: FakeParallel) -> dict[str, str]:
+    return {**env, **fake.env, "PARALLEL_API_KEY": KEY}
+
+
+async def run(env: dict[str, str], **params: Any) -> SearchResponse:
+    async with WebSearch(env=env, clock=FakeClock()) as ws:
+        return await ws.asearch(QUERY, provider="parallel", **params)
+
+
+def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:
+    return ProviderContext(
+        env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, FakeClock()
+    )
+
+
+def assert_no_key(response: SearchResponse) -> None:
+    for text in (response.error or "", repr(response), repr(response.attempts), json.dumps(response.to_dict())):
+        assert KEY not in text
+
+
+# -- the request -------------------------------------------------------------------------------
+
+
+def assert_request(fake: FakeParallel) -> None:
+    req = fake.last
+    assert (req.method, req.path, req.query) == ("POST", "/v1beta/search", ())
+    assert req.headers["x-api-key"] == KEY
+    assert req.headers["parallel-beta"] == "search-extract-2025-10-10"
+    assert req.headers["content-type"] == "application/json"
+    assert req.headers["accept"] == "application/json"
+    assert "authorization" not in req.headers
+    assert req.json() == BODY
+
+
+async def test_default_request(parallel: FakeParallel, env: dict[str, str]) -> None:
+    response = await run(make_env(env, parallel))
+    assert_request(parallel)
+    assert response.ok and response.provider == "parallel"
+    assert len(response.sources) == 10
+    assert response.notices == ()
+
+
+@pytest.mark.parametrize(("params", "count", "notices"), [
+    ({"limit": 3}, 3, ()),
+    ({"num_search_results": 25}, 25, ()),
+    ({"limit": 3, "num_search_results": 25}, 25,
+     ("limit=3 not applied separately: Parallel uses num_search_results=25 as its result count",)),
+    ({"limit": 40}, 40, ()),
+    ({"limit": 99}, 40, ("limit=99 exceeds Parallel's maximum of 40; at most 40 results returned",)),
+])  # fmt: skip
+async def test_count_is_a_local_cap_and_never_sent(
+    parallel: FakeParallel, env: dict[str, str], params: dict[str, int], count: int, notices: tuple[str, ...]
+) -> None:
+    parallel.n_results = 60
+    response = await run(make_env(env, parallel), **params)
+    assert_request(parallel)  # the body is the same whatever the count
+    assert len(response.sources) == count
+    assert response.notices == notices
+
+
+@pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
+async def test_recency_is_not_sent_and_says_so(parallel: FakeParallel, env: dict[str, str], recency: str) -> None:
+    response = await run(make_env(env, parallel), recency=recency)
+    assert_request(parallel)
+    assert response.notices == (f"recency={recency!r} not applied: Parallel does not support it",)
+
+
+async def test_unsupported_parameters_become_notices(parallel: FakeParallel, env: dict[str, str]) -> None:
+    response = await run(make_env(env, parallel), max_tokens=64, temperature=1.0)
+    assert response.notices == (
+        "max_tokens=64 not applied: Parallel does not support it",
+        "temperature=1.0 not applied: Parallel does not support it",
+    )
+
+
+# -- availability and credentials ---------------------------------------------------------------
+
+
+async def test_env_key_makes_parallel_available(parallel: FakeParallel, env: dict[str, str]) -> None:
+    async with WebSearch(env=make_env(env, parallel), clock=FakeClock()) as ws:
+        available = {s.id: s.available for s in ws.provider_status()}["parallel"]
+        response = await ws.asearch(QUERY)  # the automatic chain reaches Parallel before DuckDuckGo
+    assert available and response.provider == "parallel"
+
+
+async def test_stored_credential_makes_parallel_available(
+    parallel: FakeParallel, env: dict[str, str], config_dir: Path
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("parallel", "api_key", {"api_key": "stored-parallel-key"})
+    async with WebSearch(env={**env, **parallel.env}, clock=FakeClock()) as ws:
+        available = {s.id: s.available for s in ws.provider_status()}["parallel"]
+        response = await ws.asearch(QUERY)
+    assert available and response.provider == "parallel"
+    assert parallel.last.headers["x-api-key"] == "stored-parallel-key"
+
+
+async def test_env_key_beats_the_stored_one(parallel: FakeParallel, env: dict[str, str], config_dir: Path) -> None:
+    CredentialStore(config_dir / "agent.db").set("parallel", "api_key", {"api_key": "stored-parallel-key"})
+    await run(make_env(env, parallel))
+    assert parallel.last.headers["x-api-key"] == KEY
+
+
+async def test_not_available_without_a_key(parallel: FakeParallel, env: dict[str, str]) -> None:
+    response = await run({**env, **parallel.env})
+    assert parallel.requests == []
+    assert response.provider == "duckduckgo"
+    assert response.notices[0] == (
+        "provider parallel was requested but is not available (set PARALLEL_API_KEY or run "
+        "`websearch auth set parallel`); used the automatic chain instead"
+    )
+
+
+def test_missing_credential_message(config_dir: Path) -> None:
+    with pytest.raises(MissingCredentialError) as info:
+        PROVIDER.build_request(SearchParams(QUERY), context(config_dir, {}))
+    assert info.value.message == "Parallel needs an API key: set PARALLEL_API_KEY or run `websearch auth set parallel`"
+
+
+# -- parsing -----------------------------------------------------------------------------------
+
+REALISTIC = {
+    "search_id": "search_fcb2b4f3c75e418687bccaa1a8381331",
+    "results": [
+        {"url": "https://bun.com/blog/bun-v1.3", "title": "Bun 1.3 | Bun Blog", "publish_date": "2026-11-28",
+         "excerpts": ["Bun 1.3 is the biggest release yet.", "It adds a full-stack dev server."]},
+        {"url": "https://github.com/oven-sh/bun/releases", "publish_date": None, "excerpts": []},
+        {"url": "https://news.ycombinator.com/item?id=1", "title": "", "excerpts": ["HN thread", 7, ""]},
+        {"title": "no url", "excerpts": ["dropped"]},
+        None,
+    ],
+    "warnings": [],
+    "usage": [{"name": "sku_search", "count": 1}],
+}  # fmt: skip
+EXPECTED = (
+    SearchSource(
+        title="Bun 1.3 | Bun Blog",
+        url="https://bun.com/blog/bun-v1.3",
+        snippet="Bun 1.3 is the biggest release yet.\n\nIt adds a full-stack dev server.",
+        published_date="2026-11-28",
+        age_seconds=2 * 86400 + 12 * 3600,
+    ),
+    SearchSource(title="https://github.com/oven-sh/bun/releases", url="https://github.com/oven-sh/bun/releases"),
+    SearchSource(title="https://news.ycombinator.com/item?id=1", url="https://news.ycombinator.com/item?id=1",
+                 snippet="HN thread"),
+)  # fmt: skip
+
+
+async def test_parses_a_realistic_body(parallel: FakeParallel, env: dict[str, str]) -> None:
+    parallel.enqueue(Reply(200, REALISTIC))
+    response = await run(make_env(env, parallel))
+    assert response.sources == EXPECTED
+    assert response.request_id == "search_fcb2b4f3c75e418687bccaa1a8381331"
+    assert (response.answer, response.related_questions, response.citations, response.auth_mode) == (None, (), (), None)
+
+
+async def test_fake_default_body(parallel: FakeParallel, env: dict[str, str]) -> None:
+    response = await run(make_env(env, parallel), limit=5)
+    assert response.request_id is not None and response.request_id.startswith("search_")
+    first, fifth = response.sources[0], response.sources[4]
+    assert first.snippet == f"Section 1.1 on {QUERY}.\n\nSection 1.2: details and caveats."
+    assert (first.published_date, first.age_seconds) == ("2026-11-28", 2 * 86400 + 12 * 3600)
+    assert fifth.title == fifth.url  # the fake leaves every fifth title out
+
+
+def test_parse_response_on_bytes(config_dir: Path) -> None:
+    response = HttpResponse(200, {}, json.dumps(REALISTIC).encode())
+    parsed = PROVIDER.parse_response(response, SearchParams(QUERY, num_search_results=2), context(config_dir, {}))
+    assert parsed.sources == EXPECTED[:2]
+    assert parsed.request_id == REALISTIC["search_id"]
+
+
+@pytest.mark.parametrize("body", [{"search_id": "s_1", "results": []}, {}, {"results": {"url": "https://x"}}])
+async def test_empty_result_is_a_204_failure(parallel: FakeParallel, env: dict[str, str], body: dict[str, Any]) -> None:
+    parallel.enqueue(Reply(200, body))
+    response = await run(make_env(env, parallel))
+    assert response.error == "Parallel returned no renderable search content."
+    assert response.attempts[0].status == 204
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+UNPROCESSABLE = validation_error("mode", "Input should be 'one-shot', 'agentic' or 'fast'")
+ERRORS = [
+    (Reply(401, {"error": {"message": "Invalid or missing API key.", "ref_id": "ref_401"}}), AUTH_FAILED.format(401), 401),
+    (Reply(402, {"error": {"message": "Payment required"}}), "parallel: 402 credits exhausted", 402),
+    (Reply(402, {"error": {"message": "Insufficient credits. Add credits at platform.parallel.ai"}}),
+     "parallel: credits exhausted", 402),
+    (Reply(403, "Forbidden"), AUTH_FAILED.format(403), 403),
+    (Reply(422, UNPROCESSABLE), f"Parallel API error (422): {json.dumps(UNPROCESSABLE)}", 422),
+    (Reply(429, {"error": {"message": "Rate limit exceeded. Retry in 30 seconds."}}, headers={"Retry-After": "30"}),
+     "Parallel API error (429): Rate limit exceeded. Retry in 30 seconds.", 429),
+    (Reply(500, "Internal Server Error"), "Parallel API error (500): Internal Server Error", 500),
+    (Reply(503, {"message": "Service temporarily unavailable"}), "Parallel API error (503): Service temporarily unavailable", 503),
+    (Reply(504, {"detail": "upstream   timed\nout"}), "Parallel API error (504): upstream timed out", 504),
+    (Reply(500, {"error": "boom"}), "Parallel API error (500): boom", 500),
+    (Reply(200, "<!doctype html><title>Parallel</title>", content_type="text/html"),
+     "Parallel returned a body that is not JSON", 200),
+    (Reply(200, ["not", "an", "object"]), INVALID_PAYLOAD, 200),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "message", "status"), ERRORS)
+async def test_error_statuses(
+    parallel: FakeParallel, env: dict[str, str], reply: Reply, message: str, status: int
+) -> None:
+    parallel.enqueue(reply)
+    response = await run(make_env(env, parallel))
+    assert response.error == message
+    assert response.attempts[0].status == status
+    assert_no_key(response)
+
+
+def test_retry_after_is_kept(config_dir: Path) -> None:
+    response = HttpResponse(429, {"retry-after": "30"}, b"Too Many Requests", secrets=(KEY,))
+    with pytest.raises(SearchProviderError) as info:
+        PROVIDER.parse_response(response, SearchParams(QUERY), context(config_dir, {}))
+    assert (info.value.message, info.value.status, info.value.retry_after) == (
+        "Parallel API error (429): Too Many Requests", 429, 30.0)  # fmt: skip
+
+
+@pytest.mark.parametrize("body", [f"bad key {KEY}", json.dumps({"error": {"message": f"key {KEY} revoked"}})])
+async def test_key_echoed_in_an_error_body_is_redacted(parallel: FakeParallel, env: dict[str, str], body: str) -> None:
+    parallel.enqueue(Reply(500, body))
+    response = await run(make_env(env, parallel))
+    assert response.error is not None and "[redacted]" in response.error
+    assert_no_key(response)
+
+
+def test_error_detail_prefers_message_then_detail_then_error() -> None:
+    def detail(body: object) -> str:
+        return error_detail(HttpResponse(500, {}, json.dumps(body).encode()))
+
+    assert detail({"message": "m", "detail": "d", "error": "e"}) == "m"
+    assert detail({"detail": "d", "error": {"message": "em"}}) == "d"
+    assert detail({"error": {"message": "em"}}) == "em"
+    assert detail({"detail": [{"msg": "x"}]}) == '{"detail": [{"msg": "x"}]}'
+    assert error_detail(HttpResponse(500, {}, b"plain text")) == "plain text"

@@ -1,0 +1,241 @@
+"""Synthetic against a loopback fake of the synthetic.new search API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FakeClock
+from websearch import SearchResponse, SearchSource, WebSearch
+from websearch.context import ProviderContext
+from websearch.credentials import CredentialStore
+from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.providers.synthetic import PROVIDER
+from websearch.settings import Settings
+from websearch.testing import Reply
+from websearch.testing.synthetic import FakeSynthetic
+from websearch.types import SearchParams
+from websearch.wire import HttpResponse
+
+KEY = "syn_Hk3Pw9Lq5Zt1Xc7Vb2Nm"
+QUERY = "python 3.14 free threading"
+AUTH_FAILED = "Synthetic authorization failed ({}). Check API key or base URL."
+
+
+@pytest.fixture
+def synthetic() -> Iterator[FakeSynthetic]:
+    with FakeSynthetic() as fake:
+        yield fake
+
+
+def make_env(env: dict[str, str], fake: FakeSynthetic) -> dict[str, str]:
+    return {**env, **fake.env, "SYNTHETIC_API_KEY": KEY}
+
+
+async def run(env: dict[str, str], **params: Any) -> SearchResponse:
+    async with WebSearch(env=env, clock=FakeClock()) as ws:
+        return await ws.asearch(QUERY, provider="synthetic", **params)
+
+
+def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:
+    return ProviderContext(
+        env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, FakeClock()
+    )
+
+
+def assert_no_key(response: SearchResponse) -> None:
+    for text in (response.error or "", repr(response), repr(response.attempts), json.dumps(response.to_dict())):
+        assert KEY not in text
+
+
+# -- the request -------------------------------------------------------------------------------
+
+
+def assert_request(fake: FakeSynthetic) -> None:
+    req = fake.last
+    assert (req.method, req.path, req.query) == ("POST", "/v2/search", ())
+    assert req.headers["authorization"] == f"Bearer {KEY}"
+    assert req.headers["content-type"] == "application/json"
+    assert req.headers["accept"] == "application/json"
+    assert req.json() == {"query": QUERY}
+
+
+async def test_default_request_returns_every_result(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
+    response = await run(make_env(env, synthetic))
+    assert_request(synthetic)
+    assert response.ok and response.provider == "synthetic"
+    assert len(response.sources) == 8  # no default cap: all of them
+    assert response.notices == ()
+
+
+@pytest.mark.parametrize(("params", "count", "notices"), [
+    ({"limit": 3}, 3, ()),
+    ({"num_search_results": 5}, 5, ()),
+    ({"limit": 3, "num_search_results": 5}, 5,
+     ("limit=3 not applied separately: Synthetic uses num_search_results=5 as its result count",)),
+    ({"limit": 4, "num_search_results": 4}, 4, ()),
+    ({"limit": 100}, 8, ()),
+])  # fmt: skip
+async def test_count_is_a_local_slice_and_never_sent(
+    synthetic: FakeSynthetic, env: dict[str, str], params: dict[str, int], count: int, notices: tuple[str, ...]
+) -> None:
+    response = await run(make_env(env, synthetic), **params)
+    assert_request(synthetic)
+    assert len(response.sources) == count
+    assert response.notices == notices
+
+
+@pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
+async def test_recency_is_not_sent_and_says_so(synthetic: FakeSynthetic, env: dict[str, str], recency: str) -> None:
+    response = await run(make_env(env, synthetic), recency=recency)
+    assert_request(synthetic)
+    assert response.notices == (f"recency={recency!r} not applied: Synthetic does not support it",)
+
+
+async def test_unsupported_parameters_become_notices(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
+    response = await run(make_env(env, synthetic), max_tokens=10, temperature=0.0)
+    assert response.notices == (
+        "max_tokens=10 not applied: Synthetic does not support it",
+        "temperature=0.0 not applied: Synthetic does not support it",
+    )
+
+
+# -- availability and credentials ---------------------------------------------------------------
+
+
+async def test_env_key_makes_synthetic_available(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
+    async with WebSearch(env=make_env(env, synthetic), clock=FakeClock()) as ws:
+        available = {s.id: s.available for s in ws.provider_status()}["synthetic"]
+        response = await ws.asearch(QUERY)
+    assert available and response.provider == "synthetic"
+
+
+async def test_stored_credential_makes_synthetic_available(
+    synthetic: FakeSynthetic, env: dict[str, str], config_dir: Path
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("synthetic", "api_key", {"api_key": "stored-synthetic-key"})
+    async with WebSearch(env={**env, **synthetic.env}, clock=FakeClock()) as ws:
+        available = {s.id: s.available for s in ws.provider_status()}["synthetic"]
+        response = await ws.asearch(QUERY)
+    assert available and response.provider == "synthetic"
+    assert synthetic.last.headers["authorization"] == "Bearer stored-synthetic-key"
+
+
+async def test_explicit_key_beats_env(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
+    async with WebSearch(env=make_env(env, synthetic), api_keys={"synthetic": "explicit-key"}, clock=FakeClock()) as ws:
+        await ws.asearch(QUERY, provider="synthetic")
+    assert synthetic.last.headers["authorization"] == "Bearer explicit-key"
+
+
+async def test_not_available_without_a_key(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
+    response = await run({**env, **synthetic.env})
+    assert synthetic.requests == []
+    assert response.provider == "duckduckgo"
+    assert response.notices[0] == (
+        "provider synthetic was requested but is not available (set SYNTHETIC_API_KEY or run "
+        "`websearch auth set synthetic`); used the automatic chain instead"
+    )
+
+
+def test_missing_credential_message(config_dir: Path) -> None:
+    with pytest.raises(MissingCredentialError) as info:
+        PROVIDER.build_request(SearchParams(QUERY), context(config_dir, {}))
+    assert info.value.message == (
+        "Synthetic needs an API key: set SYNTHETIC_API_KEY or run `websearch auth set synthetic`"
+    )
+
+
+# -- parsing -----------------------------------------------------------------------------------
+
+REALISTIC = {
+    "results": [
+        {"url": "https://docs.python.org/3.14/whatsnew/3.14.html", "title": "What's new in Python 3.14",
+         "text": "Free-threaded Python is now officially supported.", "published": "2026-11-27T00:00:00.000Z"},
+        {"url": "https://peps.python.org/pep-0779/", "title": None, "text": "", "published": "last Tuesday"},
+        {"url": "https://lwn.net/Articles/1/", "title": "LWN: free threading", "text": "An overview.", "published": None},
+        {"title": "no url", "text": "dropped"},
+        ["not", "an", "object"],
+    ]
+}  # fmt: skip
+EXPECTED = (
+    SearchSource(
+        title="What's new in Python 3.14",
+        url="https://docs.python.org/3.14/whatsnew/3.14.html",
+        snippet="Free-threaded Python is now officially supported.",
+        published_date="2026-11-27T00:00:00.000Z",  # kept raw; no age is computed from it
+    ),
+    SearchSource(title="https://peps.python.org/pep-0779/", url="https://peps.python.org/pep-0779/",
+                 published_date="last Tuesday"),
+    SearchSource(title="LWN: free threading", url="https://lwn.net/Articles/1/", snippet="An overview."),
+)  # fmt: skip
+
+
+async def test_parses_a_realistic_body(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
+    synthetic.enqueue(Reply(200, REALISTIC))
+    response = await run(make_env(env, synthetic))
+    assert response.sources == EXPECTED
+    assert all(s.age_seconds is None for s in response.sources)
+    assert (response.answer, response.request_id, response.auth_mode, response.related_questions) == (
+        None, None, None, ())  # fmt: skip
+
+
+def test_parse_response_on_bytes(config_dir: Path) -> None:
+    response = HttpResponse(200, {}, json.dumps(REALISTIC).encode())
+    parsed = PROVIDER.parse_response(response, SearchParams(QUERY, limit=2), context(config_dir, {}))
+    assert parsed.sources == EXPECTED[:2]
+
+
+@pytest.mark.parametrize("body", [{"results": []}, {}, {"results": "none"}, {"results": [{"title": "no url"}]}])
+async def test_empty_result_is_a_204_failure(
+    synthetic: FakeSynthetic, env: dict[str, str], body: dict[str, Any]
+) -> None:
+    synthetic.enqueue(Reply(200, body))
+    response = await run(make_env(env, synthetic))
+    assert response.error == "Synthetic returned no renderable search content."
+    assert response.attempts[0].status == 204
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+ERRORS = [
+    (Reply(401, {"error": "Invalid API key"}), AUTH_FAILED.format(401), 401),
+    (Reply(402, {"error": "Payment required"}), "synthetic: 402 credits exhausted", 402),
+    (Reply(403, {"error": "Forbidden"}), AUTH_FAILED.format(403), 403),
+    (Reply(429, {"error": "Quota exceeded for this billing period"}), "synthetic: credits exhausted", 429),
+    (Reply(429, {"error": "Rate limit exceeded"}, headers={"Retry-After": "5"}),
+     'Synthetic API error (429): {"error": "Rate limit exceeded"}', 429),
+    (Reply(500, "Internal Server Error"), "Synthetic API error (500): Internal Server Error", 500),
+    (Reply(502, "<html>\n<body>Bad   Gateway</body>\n</html>", content_type="text/html"),
+     "Synthetic API error (502): <html> <body>Bad Gateway</body> </html>", 502),
+    (Reply(200, "OK", content_type="text/plain"), "Synthetic returned a body that is not JSON", 200),
+    (Reply(200, [{"url": "https://x"}]), "Synthetic returned JSON that is not an object", 200),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "message", "status"), ERRORS)
+async def test_error_statuses(
+    synthetic: FakeSynthetic, env: dict[str, str], reply: Reply, message: str, status: int
+) -> None:
+    synthetic.enqueue(reply)
+    response = await run(make_env(env, synthetic))
+    assert response.error == message
+    assert response.attempts[0].status == status
+    assert_no_key(response)
+
+
+def test_retry_after_is_kept(config_dir: Path) -> None:
+    response = HttpResponse(429, {"retry-after": "5"}, b'{"error": "Rate limit exceeded"}', secrets=(KEY,))
+    with pytest.raises(SearchProviderError) as info:
+        PROVIDER.parse_response(response, SearchParams(QUERY), context(config_dir, {}))
+    assert (info.value.status, info.value.retry_after) == (429, 5.0)
+
+
+async def test_key_echoed_in_an_error_body_is_redacted(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
+    synthetic.enqueue(Reply(500, {"error": f"token {KEY} rejected by upstream"}))
+    response = await run(make_env(env, synthetic))
+    assert response.error == 'Synthetic API error (500): {"error": "token [redacted] rejected by upstream"}'
+    assert_no_key(response)
