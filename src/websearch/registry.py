@@ -49,12 +49,21 @@ _TODO: Final = {"implemented": False}
 PROVIDERS: Final[Mapping[str, ProviderInfo]] = {
     p.id: p
     for p in (
-        _row("perplexity", "Perplexity", "PERPLEXITY_COOKIES", "PERPLEXITY_API_KEY", "PPLX_API_KEY", **_TODO),
-        _row("gemini", "Gemini", "GEMINI_API_KEY", **_TODO),
-        _row("anthropic", "Anthropic", "ANTHROPIC_SEARCH_API_KEY", "ANTHROPIC_API_KEY", **_TODO),
-        _row("codex", "OpenAI", **_TODO),
-        _row("xai", "xAI", "XAI_API_KEY", **_TODO),
-        _row("zai", "Z.AI", "ZAI_API_KEY", **_TODO),
+        _row(
+            "perplexity",
+            "Perplexity",
+            "PERPLEXITY_COOKIES",
+            "PERPLEXITY_API_KEY",
+            "PPLX_API_KEY",
+            explicit_keyless=True,
+        ),
+        _row(
+            "gemini", "Gemini", "GEMINI_API_KEY", credential_ids=("gemini", "google-gemini-cli", "google-antigravity")
+        ),
+        _row("anthropic", "Anthropic", "ANTHROPIC_SEARCH_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
+        _row("codex", "OpenAI", credential_ids=("codex", "openai-codex")),
+        _row("xai", "xAI", "XAI_API_KEY"),
+        _row("zai", "Z.AI", "ZAI_API_KEY"),
         _row("exa", "Exa", "EXA_API_KEY", explicit_keyless=True, disabled_by=("exa.enabled", "exa.enableSearch")),
         _row("tinyfish", "TinyFish", "TINYFISH_API_KEY"),
         _row("jina", "Jina", "JINA_API_KEY"),

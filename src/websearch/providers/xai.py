@@ -1,0 +1,178 @@
+"""xAI: Grok's server-side `web_search` tool over the Responses API, keyed by `XAI_API_KEY`.
+
+POST https://api.x.ai/v1/responses with `{input, model: grok-4.3, tools: [{type: web_search}]}`
+(plus `max_output_tokens` / `temperature` when asked), answered as one JSON document. The body has
+no `search_parameters`: that was the retired Live Search API (now 410 Gone), so recency is not
+sent and the count is only a local cap (default 10, max 30) on sources and citations, because xAI
+lists every URL it met. `url_citation` annotations are read top level first, then per output
+item, then per content part, then the bare top-level `citations` URLs, deduplicated by URL.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from ..errors import SearchProviderError
+from ..prompts import SYSTEM_PROMPT
+from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from ..wire import HttpRequest, HttpResponse
+from ._base import HttpProvider, Support, clamp_count, classify_http_error, json_body, require_key, retry_after_seconds
+
+if TYPE_CHECKING:
+    from ..context import ProviderContext
+
+URL: Final = "https://api.x.ai/v1/responses"
+ENV_KEYS: Final = ("XAI_API_KEY",)
+MODEL: Final = "grok-4.3"
+DEFAULT_RESULTS: Final = 10
+MAX_RESULTS: Final = 30
+_BAD_KEY_RE: Final = re.compile(r"incorrect api key|invalid api key|api key.*(?:invalid|incorrect)", re.IGNORECASE)
+
+
+class XAI(HttpProvider):
+    id = "xai"
+    supports: ClassVar[dict[str, Support]] = {
+        "limit": "approximate",
+        "num_search_results": "approximate",
+        "max_tokens": "native",
+        "temperature": "native",
+    }
+
+    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
+        key = require_key(ctx, self.id, ENV_KEYS, self.info.credential_ids)
+        body: dict[str, Any] = {
+            "model": MODEL,
+            "input": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": params.query}],
+            "tools": [{"type": "web_search"}],
+        }
+        if params.max_tokens is not None:
+            body["max_output_tokens"] = params.max_tokens
+        if params.temperature is not None:
+            body["temperature"] = params.temperature
+        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json"}
+        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        clamp = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        name = "num_search_results" if params.num_search_results is not None else "limit"
+        if params.count is None:
+            return clamp
+        sent = f"{name}={params.count} not sent upstream: xAI's web_search tool has no result-count parameter; "
+        return [sent + "applied locally as a cap on sources and citations", *clamp]
+
+    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        if not response.ok:
+            raise http_error(response)
+        data = json_body(self.id, response)
+        if not isinstance(data, dict):
+            raise SearchProviderError(self.id, "xAI returned JSON that is not an object", response.status)
+        cap = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+        sources, citations = collect_citations(data)
+        return SearchResponse(
+            provider=self.id,
+            answer=answer_text(data),
+            sources=tuple(sources[:cap]),
+            citations=tuple(citations[:cap]),
+            usage=_usage(_dict(data.get("usage"))),
+            model=_str(data.get("model")),
+            request_id=_str(data.get("id")),
+            auth_mode="api_key",
+        )
+
+
+def http_error(response: HttpResponse) -> SearchProviderError:
+    """A non-2xx answer: the shared classification, a rejected key (xAI says 400), else
+    `xAI Responses API error (<status>): <detail>`. Nothing is retried, a 410 included."""
+    detail = _envelope(response)
+    status, retry = response.status, retry_after_seconds(response.headers)
+    error = classify_http_error("xai", response)
+    if error is not None:
+        if status == 403 and detail:
+            error.hint = detail  # e.g. the team has no credits or lacks permission
+        return error
+    if status == 400 and _BAD_KEY_RE.search(detail or ""):
+        return SearchProviderError("xai", f"xAI rejected the API key (400): {detail} Check XAI_API_KEY.", status)
+    text = detail or response.safe_text() or "empty body"
+    return SearchProviderError("xai", f"xAI Responses API error ({status}): {text}", status, retry_after=retry)
+
+
+def answer_text(data: dict[str, Any]) -> str | None:
+    """The top-level `output_text`, else the message parts' text joined by newlines."""
+    top = _str(data.get("output_text"))
+    if top and top.strip():
+        return top.strip()
+    texts = [
+        text
+        for item in _list(data.get("output"))
+        for part in _list(_dict(item).get("content"))
+        if _dict(part).get("type") in ("output_text", "text")
+        and (text := _str(part.get("output_text") or part.get("text")))
+    ]
+    return "\n".join(texts).strip() or None
+
+
+def collect_citations(data: dict[str, Any]) -> tuple[list[SearchSource], list[SearchCitation]]:
+    """Sources and citations from every `url_citation`, in the documented order, one per URL."""
+    notes = list(_list(data.get("annotations")))
+    items = [_dict(item) for item in _list(data.get("output"))]
+    notes += [note for item in items for note in _list(item.get("annotations"))]
+    notes += [
+        note for item in items for part in _list(item.get("content")) for note in _list(_dict(part).get("annotations"))
+    ]
+    notes += [{"type": "url_citation", "url": url} for url in _list(data.get("citations")) if isinstance(url, str)]
+    sources: list[SearchSource] = []
+    citations: list[SearchCitation] = []
+    seen: set[str] = set()
+    for note in map(_dict, notes):
+        url = (_str(note.get("url")) or "").strip()
+        if note.get("type") != "url_citation" or not url or url in seen:
+            continue
+        seen.add(url)
+        title = (_str(note.get("title")) or "").strip() or url
+        quoted = note.get("cited_text") if note.get("cited_text") is not None else note.get("text")
+        cited = quoted.strip() or None if isinstance(quoted, str) else None
+        sources.append(SearchSource(title=title, url=url, snippet=cited))
+        citations.append(SearchCitation(url=url, title=title, cited_text=cited))
+    return sources, citations
+
+
+def _envelope(response: HttpResponse) -> str | None:
+    """The message of `{"error": {"message": ...}}` or `{"code": ..., "error": "..."}`, redacted."""
+    try:
+        data = _dict(response.json())
+    except ValueError:
+        return None
+    error = data.get("error")
+    message = _str(_dict(error).get("message")) or _str(error) or _str(data.get("message"))
+    if message is None:
+        return None
+    return HttpResponse(response.status, {}, message.encode(), secrets=response.secrets).safe_text() or None
+
+
+def _usage(usage: dict[str, Any]) -> SearchUsage | None:
+    def pick(snake: str, camel: str) -> int | None:
+        value = usage.get(snake, usage.get(camel))
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    fields = (
+        pick("input_tokens", "inputTokens"),
+        pick("output_tokens", "outputTokens"),
+        pick("total_tokens", "totalTokens"),
+    )
+    return SearchUsage(*fields) if any(f is not None for f in fields) else None
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+PROVIDER: Final = XAI()

@@ -1,0 +1,143 @@
+"""A fake api.anthropic.com: POST /v1/messages with the `web_search` server tool, and the OAuth
+token endpoint (POST /v1/oauth/token, console.anthropic.com's path).
+
+Messages are answered the way the real API answers a web-search turn: a short text preamble, a
+`server_tool_use` block, a `web_search_tool_result` with `n` results (`page_age` relative, absolute
+or null), then the answer split into text blocks at each `web_search_result_location` citation,
+usage with `server_tool_use.web_search_requests`, and a `request-id` header. Errors use the
+`{"type":"error","error":{"type","message"},"request_id"}` envelope.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from aiohttp import web
+
+from ._server import FakeServer, RecordedRequest, Reply
+
+__all__ = ["FakeAnthropic", "TracksDisconnects", "anthropic_error", "anthropic_message", "anthropic_result"]
+
+PAGE_AGES = ("2 days ago", "April 30, 2025", None, "3 weeks ago", "5 hours ago")
+
+
+class TracksDisconnects(FakeServer):
+    """A fake that counts requests whose client went away before the answer was complete."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.disconnects = 0
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        try:
+            return await super()._handle(request)
+        except (asyncio.CancelledError, ConnectionResetError):
+            self.disconnects += 1
+            raise
+
+
+def _id(prefix: str, seed: str) -> str:
+    return prefix + hashlib.sha256(seed.encode()).hexdigest()[:24]
+
+
+def anthropic_result(i: int, query: str) -> dict[str, Any]:
+    """Search result `i` (1-based) as a `web_search_result` block."""
+    slug = query.lower().replace(" ", "-")
+    return {
+        "type": "web_search_result",
+        "url": f"https://www.example{i % 3}.org/{slug}/{i}",
+        "title": f"{query.title()} — source {i}",
+        "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1m" + "x" * 40,
+        "page_age": PAGE_AGES[(i - 1) % len(PAGE_AGES)],
+    }
+
+
+def anthropic_message(query: str, model: str = "claude-haiku-4-5", n: int = 5) -> dict[str, Any]:
+    """A 200 Messages API body for one web-search turn with `n` results and two cited passages."""
+    tool_id = _id("srvtoolu_01", query)
+    results = [anthropic_result(i, query) for i in range(1, n + 1)]
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": f"I'll search for {query}."},
+        {"type": "server_tool_use", "id": tool_id, "name": "web_search", "input": {"query": query}},
+        {"type": "web_search_tool_result", "tool_use_id": tool_id, "content": results},
+        {"type": "text", "text": "Based on the search results, "},
+    ]
+    for r in results[:2]:
+        cite = {"type": "web_search_result_location", "url": r["url"], "title": r["title"],
+                "encrypted_index": "Eo8BCioIAhgBIiQy", "cited_text": f"{r['title']} explains {query} in detail."}  # fmt: skip
+        content.append({"type": "text", "text": f"{r['title']} covers {query}.", "citations": [cite]})
+        content.append({"type": "text", "text": " "})
+    content.append({"type": "text", "text": "Check the release notes for details."})
+    return {
+        "id": _id("msg_01", query),
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 6039, "output_tokens": 931, "cache_creation_input_tokens": 0,
+                  "cache_read_input_tokens": 0, "server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0}},
+    }  # fmt: skip
+
+
+def anthropic_error(status: int, kind: str, message: str, headers: Mapping[str, str] | None = None) -> Reply:
+    """An error in Anthropic's envelope, e.g. `anthropic_error(429, "rate_limit_error", "...")`."""
+    request_id = _id("req_011", message)
+    body = {"type": "error", "error": {"type": kind, "message": message}, "request_id": request_id}
+    return Reply(status, body, headers={"request-id": request_id, **(headers or {})})
+
+
+class FakeAnthropic(TracksDisconnects):
+    """Answers /v1/messages (any path prefix, for gateways) and /v1/oauth/token.
+
+    `refresh_tokens` are the refresh tokens the token endpoint accepts; each refresh issues
+    `sk-ant-oat01-fresh-<n>` and rotates the refresh token to `sk-ant-ort01-next-<n>`.
+    """
+
+    provider_id = "anthropic"
+
+    def __init__(self, n: int = 5, refresh_tokens: tuple[str, ...] = ("sk-ant-ort01-refresh-1",)) -> None:
+        super().__init__()
+        self.n = n
+        self.refresh_tokens = set(refresh_tokens)
+        self.refreshes = 0
+
+    def default_reply(self, request: RecordedRequest) -> Reply:
+        if request.method == "POST" and request.path.endswith("/v1/oauth/token"):
+            return self._token(request)
+        if request.method != "POST" or not request.path.endswith("/v1/messages"):
+            return anthropic_error(404, "not_found_error", "Not found")
+        auth = request.headers.get("authorization", "")
+        if not request.headers.get("x-api-key") and not auth.startswith("Bearer "):
+            return anthropic_error(401, "authentication_error", "x-api-key header is required")
+        if "anthropic-version" not in request.headers:
+            return anthropic_error(400, "invalid_request_error", "anthropic-version: header is required")
+        try:
+            body = request.json()
+            model, query = str(body["model"]), body["messages"][-1]["content"]
+            int(body["max_tokens"])
+        except (ValueError, KeyError, IndexError, TypeError):
+            return anthropic_error(400, "invalid_request_error", "messages: field required")
+        if not model.startswith("claude-"):
+            return anthropic_error(404, "not_found_error", f"model: {model}")
+        message = anthropic_message(str(query), model, self.n)
+        return Reply(200, message, headers={"request-id": _id("req_011", request.body.decode())})
+
+    def _token(self, request: RecordedRequest) -> Reply:
+        try:
+            body = request.json()
+        except ValueError:
+            return Reply(400, {"error": "invalid_request", "error_description": "Invalid request format"})
+        if body.get("grant_type") != "refresh_token" or not body.get("client_id"):
+            return Reply(400, {"error": "invalid_request", "error_description": "Invalid request format"})
+        if body.get("refresh_token") not in self.refresh_tokens:
+            return Reply(400, {"error": "invalid_grant", "error_description": "Refresh token not found or invalid"})
+        self.refreshes += 1
+        n = self.refreshes
+        self.refresh_tokens.add(f"sk-ant-ort01-next-{n}")
+        return Reply(200, {"token_type": "Bearer", "access_token": f"sk-ant-oat01-fresh-{n}", "expires_in": 28800,
+                           "refresh_token": f"sk-ant-ort01-next-{n}", "scope": "user:inference user:profile"})  # fmt: skip

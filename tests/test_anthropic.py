@@ -1,0 +1,446 @@
+"""Anthropic (Messages API + web_search tool) against a loopback fake of api.anthropic.com."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import NOW, FakeClock, run_cli
+from websearch import SearchResponse, WebSearch
+from websearch.context import ProviderContext
+from websearch.credentials import CredentialStore
+from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.prompts import SYSTEM_PROMPT
+from websearch.providers.anthropic import PROVIDER, parse_message, parse_page_age
+from websearch.settings import Settings
+from websearch.testing import Reply
+from websearch.testing.anthropic import FakeAnthropic, anthropic_error, anthropic_message
+from websearch.types import SearchCitation, SearchParams, SearchSource, SearchUsage
+from websearch.wire import HttpResponse
+
+KEY = "sk-ant-api03-Zq7Xw3Tn9Lp2Rv8Km4HsAAAA"
+OAUTH = "sk-ant-oat01-Hd82jWq0PzL5mN3vB7cXAAAA"
+REFRESH = "sk-ant-ort01-refresh-1"
+QUERY = "bun 1.3 release"
+SYSTEM = [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": {"type": "ephemeral"}}]
+BODY = {
+    "model": "claude-haiku-4-5",
+    "max_tokens": 4096,
+    "messages": [{"role": "user", "content": QUERY}],
+    "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+    "system": SYSTEM,
+}
+MISSING = (
+    "Anthropic needs an API key: set ANTHROPIC_SEARCH_API_KEY or ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY "
+    "or run `websearch auth set anthropic`"
+)
+LOCAL = "{}={} applied locally: Anthropic's web_search tool takes no result count, so at most {} of the sources it found are returned"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as server:
+        yield server
+
+
+def make_env(env: dict[str, str], fake: FakeAnthropic, **extra: str) -> dict[str, str]:
+    return {**env, **fake.env, "ANTHROPIC_SEARCH_API_KEY": KEY, **extra}
+
+
+async def run(env: dict[str, str], query: str = QUERY, **params: Any) -> SearchResponse:
+    async with WebSearch(env=env, clock=FakeClock()) as ws:
+        return await ws.asearch(query, provider="anthropic", **params)
+
+
+def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:
+    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None,
+                           FakeClock())  # fmt: skip
+
+
+def assert_no_secret(response: SearchResponse, *secrets: str) -> None:
+    for secret in secrets or (KEY,):
+        for text in (response.error or "", repr(response), repr(response.attempts), json.dumps(response.to_dict())):
+            assert secret not in text
+
+
+# -- the request -------------------------------------------------------------------------------
+
+
+async def test_default_request(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    response = await run(make_env(env, fake))
+    req = fake.last
+    assert (req.method, req.path, req.query) == ("POST", "/v1/messages", (("beta", "true"),))
+    assert req.headers["x-api-key"] == KEY
+    assert "authorization" not in req.headers
+    assert req.headers["anthropic-version"] == "2023-06-01"
+    assert req.headers["anthropic-beta"] == "web-search-2025-03-05"
+    assert (req.headers["content-type"], req.headers["accept"]) == ("application/json", "application/json")
+    assert req.json() == BODY
+    assert response.ok and response.provider == "anthropic" and response.notices == ()
+
+
+@pytest.mark.parametrize(("params", "n", "notices"), [
+    ({"limit": 3}, 3, (LOCAL.format("limit", 3, 3),)),
+    ({"num_search_results": 2}, 2, (LOCAL.format("num_search_results", 2, 2),)),
+    ({"limit": 4, "num_search_results": 2}, 2, (
+        "limit=4 not applied separately: Anthropic uses num_search_results=2 as its result count",
+        LOCAL.format("num_search_results", 2, 2))),
+    ({"limit": 50}, 5, (LOCAL.format("limit", 50, 50),)),
+])  # fmt: skip
+async def test_counts_are_a_local_cap_and_never_sent(
+    fake: FakeAnthropic, env: dict[str, str], params: dict[str, int], n: int, notices: tuple[str, ...]
+) -> None:
+    response = await run(make_env(env, fake), **params)
+    assert fake.last.json() == BODY
+    assert len(response.sources) == n
+    assert response.notices == notices
+
+
+@pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
+async def test_recency_is_not_sent_and_says_so(fake: FakeAnthropic, env: dict[str, str], recency: str) -> None:
+    response = await run(make_env(env, fake), recency=recency)
+    assert fake.last.json() == BODY
+    assert response.notices == (f"recency={recency!r} not applied: Anthropic does not support it",)
+
+
+async def test_max_tokens_temperature_and_model_pass_through(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    response = await run(make_env(env, fake, ANTHROPIC_SEARCH_MODEL="claude-sonnet-4-5"), max_tokens=900,
+                         temperature=0.3)  # fmt: skip
+    assert fake.last.json() == {**BODY, "model": "claude-sonnet-4-5", "max_tokens": 900, "temperature": 0.3}
+    assert response.model == "claude-sonnet-4-5"
+    assert response.notices == ()
+
+
+# -- base URLs: transparent redirect vs gateway --------------------------------------------------
+
+
+async def test_search_base_url_names_a_gateway_with_bearer(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    gateway = {**env, "ANTHROPIC_SEARCH_API_KEY": KEY, "ANTHROPIC_SEARCH_BASE_URL": fake.base_url + "/anthropic/"}
+    response = await run(gateway)
+    req = fake.last
+    assert (req.path, req.query) == ("/anthropic/v1/messages", (("beta", "true"),))
+    assert req.headers["authorization"] == f"Bearer {KEY}"
+    assert "x-api-key" not in req.headers
+    assert req.json() == BODY
+    assert response.ok and response.auth_mode == "api_key"
+
+
+async def test_anthropic_base_url_is_a_gateway_too_but_search_base_url_wins(
+    fake: FakeAnthropic, env: dict[str, str]
+) -> None:
+    both = {**env, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": "https://chat-gateway.invalid",
+            "ANTHROPIC_SEARCH_BASE_URL": fake.base_url + "/search-gw"}  # fmt: skip
+    await run(both)
+    assert fake.last.path == "/search-gw/v1/messages"
+    await run({**env, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url + "/chat-gw"})
+    assert (fake.last.path, fake.last.headers["authorization"]) == ("/chat-gw/v1/messages", f"Bearer {KEY}")
+
+
+async def test_websearch_base_url_wins_over_the_gateway_and_keeps_x_api_key(
+    fake: FakeAnthropic, env: dict[str, str]
+) -> None:
+    response = await run(make_env(env, fake, ANTHROPIC_SEARCH_BASE_URL="https://llm-gateway.invalid/anthropic"))
+    req = fake.last
+    assert (req.path, req.headers["x-api-key"]) == ("/v1/messages", KEY)
+    assert "authorization" not in req.headers
+    assert req.json() == BODY
+    assert response.ok
+
+
+def test_official_base_url_is_not_a_gateway(config_dir: Path) -> None:
+    ctx = context(config_dir, {"ANTHROPIC_SEARCH_BASE_URL": "https://api.anthropic.com/"})
+    request = PROVIDER.build_request(SearchParams(QUERY), ctx, KEY)
+    assert request.url == "https://api.anthropic.com/v1/messages"
+    assert request.headers["X-Api-Key"] == KEY and "Authorization" not in request.headers
+    assert request.secrets == (KEY,)
+    default = PROVIDER.build_request(SearchParams(QUERY), context(config_dir, {}), KEY)
+    assert (default.url, default.params) == ("https://api.anthropic.com/v1/messages", [("beta", "true")])
+
+
+# -- the response ------------------------------------------------------------------------------
+
+
+async def test_parses_the_full_message(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    response = await run(make_env(env, fake))
+    body = anthropic_message(QUERY)
+    r = body["content"][2]["content"]
+    assert response.answer == (
+        f"I'll search for {QUERY}.\n\nBased on the search results, {r[0]['title']} covers {QUERY}. "
+        f"{r[1]['title']} covers {QUERY}. Check the release notes for details."
+    )
+    assert response.sources == (
+        SearchSource(r[0]["title"], r[0]["url"], published_date="2 days ago", age_seconds=172800),
+        SearchSource(r[1]["title"], r[1]["url"], published_date="April 30, 2025"),
+        SearchSource(r[2]["title"], r[2]["url"]),
+        SearchSource(r[3]["title"], r[3]["url"], published_date="3 weeks ago", age_seconds=1814400),
+        SearchSource(r[4]["title"], r[4]["url"], published_date="5 hours ago", age_seconds=18000),
+    )
+    assert response.citations == tuple(
+        SearchCitation(x["url"], x["title"], f"{x['title']} explains {QUERY} in detail.") for x in r[:2]
+    )
+    assert response.search_queries == (QUERY,)
+    assert response.usage == SearchUsage(input_tokens=6039, output_tokens=931, search_requests=1)
+    assert response.model == "claude-haiku-4-5"
+    assert response.request_id is not None and response.request_id.startswith("req_011")
+    assert response.auth_mode == "api_key"
+    assert response.related_questions == ()
+
+
+async def test_request_id_falls_back_to_the_message_id(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    fake.enqueue(Reply(200, anthropic_message(QUERY)))
+    response = await run(make_env(env, fake))
+    assert response.request_id == anthropic_message(QUERY)["id"]
+
+
+def test_parse_message_dedupes_sources_and_skips_other_tools() -> None:
+    result = {"type": "web_search_result", "url": "https://a.example", "title": "", "page_age": None}
+    data = {"content": [
+        {"type": "server_tool_use", "name": "web_fetch", "input": {"url": "https://x.example"}},
+        {"type": "server_tool_use", "name": "web_search", "input": {"query": "  "}},
+        {"type": "web_search_tool_result", "content": [result, dict(result, title="Again"), {"type": "other"}]},
+        {"type": "text", "text": "A", "citations": [{"type": "web_search_result_location", "url": "https://a.example"}]},
+        {"type": "text", "text": "B"},
+    ]}  # fmt: skip
+    parsed = parse_message(data)
+    assert parsed.sources == [SearchSource("https://a.example", "https://a.example")]
+    assert parsed.citations == [SearchCitation("https://a.example", "https://a.example", None)]
+    assert (parsed.answer, parsed.queries, parsed.tool_errors) == ("AB", [], [])
+
+
+@pytest.mark.parametrize(("value", "seconds"), [
+    ("2 days ago", 172800), ("1 day ago", 86400), ("3h", 10800), ("45 sec ago", 45), ("10 minutes ago", 600),
+    ("5 m", 300), ("2 weeks ago", 1209600), ("3 months ago", 7776000), ("1 mo", 2592000), ("2 YEARS AGO", 63072000),
+    ("April 30, 2025", None), ("yesterday", None), ("", None), (None, None),
+])  # fmt: skip
+def test_page_age_parser(value: str | None, seconds: int | None) -> None:
+    assert parse_page_age(value) == seconds
+
+
+async def test_empty_message_is_a_204(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    fake.enqueue(Reply(200, {"id": "msg_1", "type": "message", "content": [], "usage": {"input_tokens": 5}}))
+    response = await run(make_env(env, fake))
+    assert response.error == "Anthropic returned no renderable search content."
+    assert response.attempts[0].status == 204
+
+
+@pytest.mark.parametrize(("code", "status"), [("max_uses_exceeded", 502), ("too_many_requests", 429),
+                                              ("unavailable", 503)])  # fmt: skip
+async def test_tool_error_without_results_fails(fake: FakeAnthropic, env: dict[str, str], code: str,
+                                                status: int) -> None:  # fmt: skip
+    error = {"type": "web_search_tool_result_error", "error_code": code}
+    content = [{"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}},
+               {"type": "web_search_tool_result", "tool_use_id": "s1", "content": error},
+               {"type": "text", "text": "I could not search, but from memory..."}]  # fmt: skip
+    fake.enqueue(Reply(200, {"id": "msg_1", "type": "message", "content": content}))
+    response = await run(make_env(env, fake))
+    assert response.error == f"Anthropic web search failed: {code}"
+    assert response.attempts[0].status == status
+
+
+async def test_tool_error_after_results_is_a_notice(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    body = anthropic_message(QUERY, n=2)
+    body["content"].insert(3, {"type": "web_search_tool_result", "tool_use_id": "s2",
+                               "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}})  # fmt: skip
+    fake.enqueue(Reply(200, body))
+    response = await run(make_env(env, fake))
+    assert len(response.sources) == 2
+    assert response.notices == ("Anthropic web search tool reported an error: max_uses_exceeded",)
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("reply", "message", "status"), [
+    (anthropic_error(401, "authentication_error", f"invalid x-api-key {KEY}"),
+     "Anthropic authorization failed (401). Check API key or base URL.", 401),
+    (anthropic_error(403, "permission_error", "Your API key does not have permission to use the specified resource."),
+     "Anthropic authorization failed (403). Check API key or base URL.", 403),
+    (anthropic_error(402, "billing_error", "Payment required"), "anthropic: 402 credits exhausted", 402),
+    (anthropic_error(400, "invalid_request_error", "Your credit balance is too low to access the Anthropic API."),
+     "Anthropic API error (400): invalid_request_error: Your credit balance is too low to access the Anthropic API.",
+     400),
+    (anthropic_error(404, "not_found_error", "model: claude-nope"),
+     "Anthropic web search returned 404 (model or endpoint not found).", 404),
+    (anthropic_error(429, "rate_limit_error", "Number of requests has exceeded your rate limit.",
+                     {"retry-after": "30"}),
+     "Anthropic API error (429): rate_limit_error: Number of requests has exceeded your rate limit.", 429),
+    (anthropic_error(500, "api_error", f"Internal server error for {KEY}"),
+     "Anthropic API error (500): api_error: Internal server error for [redacted]", 500),
+    (anthropic_error(529, "overloaded_error", "Overloaded"), "Anthropic API error (529): overloaded_error: Overloaded",
+     529),
+    (Reply(502, "<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
+     "Anthropic API error (502): <html><body>502 Bad Gateway</body></html>", 502),
+    (Reply(200, "<html>captive portal</html>", content_type="text/html"), "Anthropic returned a body that is not JSON",
+     200),
+    (Reply(200, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+     "Anthropic API error: overloaded_error: Overloaded", 200),
+])  # fmt: skip
+async def test_error_statuses_and_envelopes(fake: FakeAnthropic, env: dict[str, str], reply: Reply, message: str,
+                                            status: int) -> None:  # fmt: skip
+    fake.enqueue(reply)
+    response = await run(make_env(env, fake))
+    assert response.error == message
+    assert response.attempts[0].status == status
+    assert_no_secret(response)
+
+
+async def test_unknown_model_is_the_404_message(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    response = await run(make_env(env, fake, ANTHROPIC_SEARCH_MODEL="gpt-4o"))
+    assert response.error == "Anthropic web search returned 404 (model or endpoint not found)."
+
+
+def test_429_keeps_the_retry_after_hint(config_dir: Path) -> None:
+    reply = anthropic_error(429, "rate_limit_error", "slow down", {"retry-after": "30"})
+    response = HttpResponse(429, {"retry-after": "30"}, json.dumps(reply.body).encode())
+    with pytest.raises(SearchProviderError) as err:
+        PROVIDER.parse_response(response, SearchParams(QUERY), context(config_dir, {}))
+    assert (err.value.status, err.value.retry_after) == (429, 30.0)
+
+
+async def test_body_cut_mid_way_is_an_error_not_a_partial_answer(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    fake.enqueue(Reply(200, anthropic_message(QUERY), truncate=True))
+    response = await run(make_env(env, fake))
+    assert response.error is not None and response.error.startswith("Anthropic request failed:")
+    assert response.answer is None and response.sources == ()
+
+
+async def test_missing_credential_message(config_dir: Path) -> None:
+    ctx = context(config_dir, {})
+    with pytest.raises(MissingCredentialError) as err:
+        await PROVIDER.search(SearchParams(QUERY), ctx)
+    assert err.value.message == MISSING
+
+
+async def test_cancelling_mid_request_closes_the_connection(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    fake.enqueue(Reply(hang=True))
+    async with WebSearch(env=make_env(env, fake), clock=FakeClock()) as ws:
+        task = asyncio.create_task(ws.asearch(QUERY, provider="anthropic"))
+        for _ in range(200):
+            if fake.requests:
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 1)
+    for _ in range(200):
+        if fake.disconnects:
+            break
+        await asyncio.sleep(0.01)
+    assert fake.disconnects == 1
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+
+
+# -- credentials and availability ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["ANTHROPIC_SEARCH_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"])
+async def test_each_env_var_makes_it_available(env: dict[str, str], name: str) -> None:
+    async with WebSearch(env={**env, name: KEY}) as ws:
+        row = next(r for r in ws.provider_status() if r.id == "anthropic")
+    assert row.available
+
+
+async def test_unavailable_without_credentials(env: dict[str, str]) -> None:
+    async with WebSearch(env=env) as ws:
+        row = next(r for r in ws.provider_status() if r.id == "anthropic")
+    assert not row.available
+    assert row.reason == ("set ANTHROPIC_SEARCH_API_KEY or set ANTHROPIC_OAUTH_TOKEN or set ANTHROPIC_API_KEY or "
+                          "run `websearch auth set anthropic`")  # fmt: skip
+
+
+async def test_search_key_wins_over_api_key_and_env_over_stored(
+    fake: FakeAnthropic, env: dict[str, str], config_dir: Path
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("anthropic", "api_key", {"api_key": "sk-ant-api03-stored-0000"})
+    await run({**env, **fake.env, "ANTHROPIC_API_KEY": "sk-ant-api03-general-0000", "ANTHROPIC_SEARCH_API_KEY": KEY})
+    assert fake.last.headers["x-api-key"] == KEY
+    await run({**env, **fake.env, "ANTHROPIC_API_KEY": "sk-ant-api03-general-0000"})
+    assert fake.last.headers["x-api-key"] == "sk-ant-api03-general-0000"
+    response = await run({**env, **fake.env})
+    assert fake.last.headers["x-api-key"] == "sk-ant-api03-stored-0000"
+    assert response.ok and response.auth_mode == "api_key"
+
+
+async def test_oauth_token_in_env_is_bearer_with_claude_code_headers(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    response = await run({**env, **fake.env, "ANTHROPIC_OAUTH_TOKEN": OAUTH})
+    req = fake.last
+    assert req.headers["authorization"] == f"Bearer {OAUTH}"
+    assert "x-api-key" not in req.headers
+    assert req.headers["anthropic-beta"] == "claude-code-20250219,oauth-2025-04-20,web-search-2025-03-05"
+    assert req.headers["user-agent"].startswith("claude-cli/") and req.headers["x-app"] == "cli"
+    assert re.fullmatch(r"[0-9a-f-]{36}", req.headers["x-client-request-id"])
+    assert req.json()["system"] == [
+        {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
+        {"type": "text", "text": "You are a helpful AI assistant with web search capabilities."},
+        *SYSTEM,
+    ]
+    assert response.auth_mode == "oauth"
+
+
+async def test_stored_oauth_login_is_used_without_refresh(
+    fake: FakeAnthropic, env: dict[str, str], config_dir: Path
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("anthropic", "oauth", {
+        "access_token": OAUTH, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600})  # fmt: skip
+    response = await run({**env, **fake.env})
+    assert [r.path for r in fake.requests] == ["/v1/messages"]
+    assert fake.last.headers["authorization"] == f"Bearer {OAUTH}"
+    assert response.ok and response.auth_mode == "oauth"
+
+
+async def test_expired_oauth_login_is_refreshed_and_written_back(
+    fake: FakeAnthropic, env: dict[str, str], config_dir: Path
+) -> None:
+    store = CredentialStore(config_dir / "agent.db")
+    store.set(
+        "anthropic", "oauth", {"access_token": OAUTH, "refresh_token": REFRESH, "expires_at": NOW.timestamp() - 5}
+    )
+    response = await run({**env, **fake.env})
+    token_req, search_req = fake.requests
+    assert (token_req.method, token_req.path) == ("POST", "/v1/oauth/token")
+    assert token_req.json() == {"grant_type": "refresh_token", "refresh_token": REFRESH,
+                                "client_id": "9d1c250a-e61b-44d9-88ed-5944d1962f5e"}  # fmt: skip
+    assert search_req.headers["authorization"] == "Bearer sk-ant-oat01-fresh-1"
+    assert response.ok and response.auth_mode == "oauth"
+    stored = store.get("anthropic")
+    assert stored is not None and dict(stored.data) == {
+        "access_token": "sk-ant-oat01-fresh-1", "refresh_token": "sk-ant-ort01-next-1",
+        "expires_at": NOW.timestamp() + 28800}  # fmt: skip
+
+
+async def test_failed_refresh_says_log_in_again(fake: FakeAnthropic, env: dict[str, str], config_dir: Path) -> None:
+    revoked = "sk-ant-ort01-revoked-9999"
+    CredentialStore(config_dir / "agent.db").set("anthropic", "oauth", {
+        "access_token": OAUTH, "refresh_token": revoked, "expires_at": 1.0})  # fmt: skip
+    response = await run({**env, **fake.env})
+    assert response.error is not None
+    assert response.error.startswith("Anthropic session expired and the refresh failed (token endpoint answered 400)")
+    assert "log in again" in response.error
+    assert [r.path for r in fake.requests] == ["/v1/oauth/token"]
+    assert_no_secret(response, revoked, OAUTH)
+
+
+async def test_stored_credential_makes_it_available(config_dir: Path, env: dict[str, str]) -> None:
+    CredentialStore(config_dir / "agent.db").set("anthropic", "api_key", {"api_key": KEY})
+    async with WebSearch(env=env) as ws:
+        assert next(r for r in ws.provider_status() if r.id == "anthropic").available
+
+
+def test_cli_summary_layout(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    proc = run_cli(["search", QUERY, "--provider", "anthropic", "--limit", "2"], make_env(env, fake))
+    assert proc.returncode == 0, proc.stderr
+    r = anthropic_message(QUERY)["content"][2]["content"]
+    lines = proc.stdout.splitlines()
+    assert lines[:4] == [f"I'll search for {QUERY}.", "", f"Based on the search results, {r[0]['title']} covers "
+                         f"{QUERY}. {r[1]['title']} covers {QUERY}. Check the release notes for details.", ""]  # fmt: skip
+    assert lines[4:10] == ["## Sources", "2 sources", f"[1] {r[0]['title']} (2d ago)", f"    {r[0]['url']}",
+                           f"[2] {r[1]['title']} (April 30, 2025)", f"    {r[1]['url']}"]  # fmt: skip
+    assert "## Citations" in lines and "2 citations" in lines
+    assert lines[-2:] == ["Search queries: 1", f"- {QUERY}"]
+    assert KEY not in proc.stdout + proc.stderr

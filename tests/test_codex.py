@@ -1,0 +1,535 @@
+"""OpenAI Codex against a loopback fake of the ChatGPT Codex backend and the OpenAI token endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import NOW, FakeClock, run_cli
+from websearch import WebSearch
+from websearch.credentials import CredentialStore
+from websearch.errors import ConfigError, SearchProviderError
+from websearch.prompts import SYSTEM_PROMPT
+from websearch.providers.codex import (
+    CLIENT_ID,
+    MODELS,
+    http_error,
+    import_credentials,
+    is_image_placeholder,
+    parse_events,
+    scrape_links,
+)
+from websearch.sse import iter_sse
+from websearch.testing import Reply
+from websearch.testing.codex import CODEX_PATH, TOKEN_PATH, FakeCodex, codex_events, make_jwt, sse_chunks, stream_reply
+from websearch.types import SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch.wire import HttpResponse
+
+ACCOUNT = "acct-7d1f2c3b"
+CLAIM = "https://api.openai.com/auth"
+ACCESS = make_jwt({"exp": int(NOW.timestamp()) + 3600, CLAIM: {"chatgpt_account_id": ACCOUNT}})
+REFRESH = "rt-codex-refresh-5f9a2e7c"
+CITED = [(f"https://docs.example{i}.org/guide/{i}", f"Guide {i}") for i in range(1, 13)]
+
+
+@pytest.fixture
+def codex() -> Iterator[FakeCodex]:
+    with FakeCodex(access_tokens={ACCESS}, refresh_tokens={REFRESH}, citations=CITED[:3]) as fake:
+        yield fake
+
+
+def store_login(config_dir: Path, cred_id: str = "codex", **overrides: Any) -> CredentialStore:
+    store = CredentialStore(config_dir / "agent.db")
+    data = {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600,
+            "account_id": ACCOUNT, **overrides}  # fmt: skip
+    store.set(cred_id, "oauth", {k: v for k, v in data.items() if v is not None})
+    return store
+
+
+@pytest.fixture
+def cenv(env: dict[str, str], codex: FakeCodex, config_dir: Path) -> dict[str, str]:
+    store_login(config_dir)
+    return {**env, **codex.env}
+
+
+async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async", **kwargs: Any) -> SearchResponse:
+    async with WebSearch(env=env, clock=clock) as ws:
+        return await ws.asearch(query, provider="codex", **kwargs)
+
+
+def expected_body(query: str = "rust async", model: str = "gpt-5.5") -> dict[str, Any]:
+    return {
+        "model": model,
+        "stream": True,
+        "store": False,
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": query}]}],
+        "tools": [{"type": "web_search", "search_context_size": "high"}],
+        "tool_choice": {"type": "web_search"},
+        "instructions": SYSTEM_PROMPT,
+    }
+
+
+def assert_no_secret(response: SearchResponse, *secrets: str) -> None:
+    for secret in secrets:
+        assert secret not in (response.error or "")
+        assert secret not in repr(response.attempts)
+        assert secret not in repr(response)
+
+
+# -- the request ------------------------------------------------------------------------------
+
+
+async def test_default_request(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(cenv, clock)
+    assert response.ok and response.notices == ()
+    req = codex.last
+    assert (req.method, req.path, req.query) == ("POST", CODEX_PATH, ())
+    assert req.headers["authorization"] == f"Bearer {ACCESS}"
+    assert req.headers["chatgpt-account-id"] == ACCOUNT
+    assert req.headers["openai-beta"] == "responses=experimental"
+    assert req.headers["originator"] == "websearch"
+    assert req.headers["user-agent"].startswith("websearch/")
+    assert req.headers["accept"] == "text/event-stream"
+    assert req.headers["content-type"] == "application/json"
+    assert req.json() == expected_body()
+    assert list(req.json()) == list(expected_body())
+
+
+@pytest.mark.parametrize(("kwargs", "count", "notices"), [
+    ({"limit": 2}, 2, ("limit=2 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",)),
+    ({"num_search_results": 5}, 5,
+     ("num_search_results=5 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",)),
+    ({"limit": 2, "num_search_results": 5}, 5,
+     ("num_search_results=5 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
+      "limit=2 not applied separately: OpenAI uses num_search_results=5 as its result count")),
+    ({"limit": 40}, 12, ("limit=40 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",)),
+])  # fmt: skip
+async def test_counts_are_a_local_cap_only(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock,
+                                           kwargs: dict[str, int], count: int, notices: tuple[str, ...]) -> None:  # fmt: skip
+    codex.citations = CITED
+    response = await search(cenv, clock, **kwargs)
+    assert codex.last.json() == expected_body()
+    assert [s.url for s in response.sources] == [url for url, _ in CITED][:count]
+    assert response.notices == notices
+
+
+@pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
+async def test_recency_is_not_sent(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, recency: str) -> None:
+    response = await search(cenv, clock, recency=recency)
+    assert codex.last.json() == expected_body()
+    assert response.notices == (f"recency={recency!r} not applied: OpenAI does not support it",)
+
+
+async def test_max_tokens_and_temperature_are_not_sent(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search(cenv, clock, max_tokens=500, temperature=0.3)
+    assert codex.last.json() == expected_body()
+    assert response.notices == (
+        "max_tokens=500 not applied: OpenAI does not support it",
+        "temperature=0.3 not applied: OpenAI does not support it",
+    )
+
+
+# -- the parse --------------------------------------------------------------------------------
+
+
+async def test_parsed_response(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
+    codex.answer = "QUIC runs over UDP and folds TLS 1.3 into its handshake [1]. See RFC 9000."
+    codex.citations = [("https://www.rfc-editor.org/rfc/rfc9000", "RFC 9000"), ("https://blog.example.com/quic", ""),
+                       ("https://www.rfc-editor.org/rfc/rfc9000", "RFC 9000 again")]  # fmt: skip
+    response = await search(cenv, clock, "quic")
+    assert response.answer == codex.answer
+    assert response.sources == (
+        SearchSource(title="RFC 9000", url="https://www.rfc-editor.org/rfc/rfc9000"),
+        SearchSource(title="https://blog.example.com/quic", url="https://blog.example.com/quic"),
+    )
+    assert response.usage == SearchUsage(input_tokens=8123 - 1024, output_tokens=512, total_tokens=8635)
+    assert (response.model, response.request_id, response.auth_mode) == (
+        "gpt-5.5",
+        "resp_68a1f0c2b7e48190a3c1d2e3f4a5b6c7",
+        "oauth",
+    )
+    assert response.citations == () and response.related_questions == () and response.search_queries == ()
+
+
+def test_parse_events_pure_on_bytes() -> None:
+    stream = b"".join(sse_chunks(codex_events("Codex answer", [("https://example.com/article", "Example Article")],
+                                              reasoning=["Searched for the article."], model="gpt-5")))  # fmt: skip
+    response = parse_events(iter_sse(stream.decode()), SearchParams("q"))
+    assert response.answer == "Searched for the article.\n\nCodex answer"  # reasoning summaries join the final parts
+    assert response.sources == (SearchSource(title="Example Article", url="https://example.com/article"),)
+    assert response.model == "gpt-5"
+
+
+def test_spec_example_stream_with_done_sentinel() -> None:
+    text = (
+        'data: {"type":"response.output_text.delta","delta":"Codex "}\n\n'
+        'data: {"type":"response.output_item.done","item":{"type":"message","content":[{"type":"output_text",'
+        '"text":"Codex answer","annotations":[{"type":"url_citation","url":"https://example.com/article","title":"Example Article"}]}]}}\n\n'
+        'data: {"type":"response.completed","response":{"id":"resp_1","model":"gpt-5.5","usage":{"input_tokens":12,'
+        '"output_tokens":7,"total_tokens":19,"input_tokens_details":{"cached_tokens":2}}}}\n\n'
+        "data: [DONE]\n\n"
+    )
+    response = parse_events(iter_sse(text), SearchParams("q"))
+    assert (response.answer, response.request_id, response.model) == ("Codex answer", "resp_1", "gpt-5.5")
+    assert response.usage == SearchUsage(10, 7, 19)
+    only_done = parse_events(iter_sse('data: {"type":"response.output_text.delta","delta":"Hi"}\n\ndata: [DONE]\n\n'),
+                             SearchParams("q"))  # fmt: skip
+    assert (only_done.answer, only_done.usage, only_done.request_id) == ("Hi", None, None)
+
+
+async def test_empty_answer_is_the_chains_204(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
+    codex.enqueue(stream_reply(codex_events("", [], deltas=[])))
+    response = await search(cenv, clock)
+    assert response.error == "OpenAI returned no renderable search content."
+    assert response.attempts[0].status == 204
+
+
+# -- image placeholders and the link-scraping fallback ----------------------------------------
+
+
+def test_image_placeholder_rule() -> None:
+    for text in (
+        "See attached image.",
+        "[see the attached image]",
+        "  **Image above!**  ",
+        "`see image below`",
+        "(image below?)",
+    ):
+        assert is_image_placeholder(text), text
+    for text in ("See attached image for details", "image", "An image above the fold."):
+        assert not is_image_placeholder(text), text
+
+
+def test_placeholder_final_text_prefers_the_streamed_text() -> None:
+    events = iter_sse(
+        b"".join(sse_chunks(codex_events("See attached image.", deltas=["Real streamed ", "answer."]))).decode()
+    )
+    assert parse_events(events, SearchParams("q")).answer == "Real streamed answer."
+
+
+def test_image_only_answer_is_a_502() -> None:
+    events = iter_sse(b"".join(sse_chunks(codex_events("[See attached image]", deltas=["see image above"]))).decode())
+    with pytest.raises(SearchProviderError, match=r"^Codex returned image-only response$") as err:
+        parse_events(events, SearchParams("q"))
+    assert err.value.status == 502
+
+
+def test_placeholder_with_annotations_keeps_sources_without_answer() -> None:
+    events = iter_sse(b"".join(sse_chunks(codex_events("See attached image", [("https://a.example/x", "A")]))).decode())
+    response = parse_events(events, SearchParams("q"))
+    assert response.answer is None
+    assert response.sources == (SearchSource(title="A", url="https://a.example/x"),)
+
+
+def test_scrape_links_rules() -> None:
+    text = (
+        "Per [the Wikipedia page](https://en.wikipedia.org/wiki/Rust_(programming_language)) and "
+        "[docs](https://Docs.Rust-Lang.org/book/ch01.html), see https://blog.rust-lang.org/2025/09/18/Rust-1.90.0.html. "
+        "Also (https://example.com/a_(b)), https://EXAMPLE.org, https://example.com/q?x=1;, "
+        "again https://docs.rust-lang.org/book/ch01.html! and ftp://files.example.com/x, "
+        "[broken](https://broken.example.com/x\n) [weird](javascript:alert(1)) 'https://quoted.example.com/p'"
+    )
+    assert scrape_links(text) == [
+        SearchSource("the Wikipedia page", "https://en.wikipedia.org/wiki/Rust_(programming_language)"),
+        SearchSource("docs", "https://docs.rust-lang.org/book/ch01.html"),
+        SearchSource(
+            "https://blog.rust-lang.org/2025/09/18/Rust-1.90.0.html",
+            "https://blog.rust-lang.org/2025/09/18/Rust-1.90.0.html",
+        ),
+        SearchSource("https://example.com/a_(b)", "https://example.com/a_(b)"),
+        SearchSource("https://example.org/", "https://example.org/"),
+        SearchSource("https://example.com/q?x=1", "https://example.com/q?x=1"),
+        SearchSource("https://broken.example.com/x", "https://broken.example.com/x"),
+        SearchSource("https://quoted.example.com/p", "https://quoted.example.com/p"),
+    ]
+
+
+async def test_links_are_scraped_when_there_are_no_url_citations(codex: FakeCodex, cenv: dict[str, str],
+                                                                 clock: FakeClock) -> None:  # fmt: skip
+    codex.citations = []
+    codex.answer = "Read [the RFC](https://www.rfc-editor.org/rfc/rfc9000) and https://quicwg.org/."
+    response = await search(cenv, clock, limit=1)
+    assert response.sources == (SearchSource("the RFC", "https://www.rfc-editor.org/rfc/rfc9000"),)
+
+
+# -- models -----------------------------------------------------------------------------------
+
+
+async def test_unsupported_models_are_skipped_in_order(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock
+) -> None:
+    codex.models = {"gpt-5"}
+    response = await search(cenv, clock)
+    assert [r.json()["model"] for r in codex.requests] == ["gpt-5.5", "gpt-5.4", "gpt-5-codex", "gpt-5"]
+    assert response.ok and response.model == "gpt-5"
+
+
+async def test_every_model_unsupported_reports_the_last(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock
+) -> None:
+    codex.models = set()
+    response = await search(cenv, clock)
+    assert [r.json()["model"] for r in codex.requests] == list(MODELS)
+    assert response.error == ("Codex API error (400): The 'gpt-5-codex-mini' model is not supported when using "
+                              "Codex with a ChatGPT account.")  # fmt: skip
+
+
+async def test_pinned_model_is_tried_once(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
+    response = await search({**cenv, "PI_CODEX_WEB_SEARCH_MODEL": "  gpt-5.4 "}, clock)
+    assert response.ok and [r.json()["model"] for r in codex.requests] == ["gpt-5.4"]
+    codex.requests.clear()
+    response = await search({**cenv, "PI_CODEX_WEB_SEARCH_MODEL": "gpt-4o"}, clock)
+    assert len(codex.requests) == 1
+    assert response.error is not None and "'gpt-4o' model is not supported" in response.error
+
+
+async def test_other_400s_are_not_retried(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
+    codex.enqueue(Reply(400, {"error": {"message": "Invalid value for 'input'.", "type": "invalid_request_error",
+                                        "param": "input", "code": "invalid_value"}}))  # fmt: skip
+    response = await search(cenv, clock)
+    assert len(codex.requests) == 1
+    assert response.error == "Codex API error (400): Invalid value for 'input'."
+
+
+# -- errors -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("reply", "error", "status"), [
+    (Reply(401, {"error": {"message": "Your authentication token has expired. Please try signing in again.",
+                           "type": "invalid_request_error", "code": "token_expired"}}),
+     "OpenAI authorization failed (401). Check API key or base URL. Log in again with `websearch auth import codex` "
+     "or `websearch auth set codex`.", 401),
+    (Reply(403, {"detail": "You do not have access to this workspace."}),
+     "OpenAI authorization failed (403). Check API key or base URL. Log in again with `websearch auth import codex` "
+     "or `websearch auth set codex`.", 403),
+    (Reply(402, {"detail": "Payment required"}), "codex: 402 credits exhausted", 402),
+    (Reply(429, {"error": {"type": "usage_limit_reached", "message": "The usage limit has been reached",
+                           "resets_in_seconds": 1800}}, headers={"Retry-After": "1800"}),
+     "Codex API error (429): The usage limit has been reached", 429),
+    (Reply(429, {"error": {"message": "You exceeded your current quota.", "type": "insufficient_quota",
+                           "code": "insufficient_quota"}}), "codex: credits exhausted", 429),
+    (Reply(500, {"error": {"message": "An error occurred while processing your request.", "type": "server_error"}}),
+     "Codex API error (500): An error occurred while processing your request.", 500),
+    (Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
+     "Codex API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>", 502),
+])  # fmt: skip
+async def test_http_errors(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, reply: Reply, error: str,
+                           status: int) -> None:  # fmt: skip
+    codex.enqueue(reply)
+    response = await search(cenv, clock)
+    assert response.error == error
+    assert response.attempts[0].status == status
+    assert len(codex.requests) == 1
+    assert_no_secret(response, ACCESS, REFRESH)
+
+
+def test_retry_hint_from_header_or_body() -> None:
+    body = json.dumps(
+        {"error": {"type": "usage_limit_reached", "message": "limit", "resets_in_seconds": 1800}}
+    ).encode()
+    assert http_error(HttpResponse(429, {}, body)).retry_after == 1800
+    assert http_error(HttpResponse(429, {"retry-after": "20"}, body)).retry_after == 20
+
+
+async def test_error_body_echoing_the_token_is_redacted(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock
+) -> None:
+    codex.enqueue(Reply(500, {"detail": f"bad header Authorization: Bearer {ACCESS}"}))
+    response = await search(cenv, clock)
+    assert response.error == "Codex API error (500): bad header Authorization: Bearer [redacted]"
+    assert_no_secret(response, ACCESS)
+
+
+async def test_non_sse_200_body_is_an_incomplete_stream(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock
+) -> None:
+    codex.enqueue(Reply(200, "<html>Just a moment...</html>", content_type="text/html"))
+    response = await search(cenv, clock)
+    assert response.error == "Codex stream ended before the response was complete"
+    assert response.attempts[0].status == 500
+
+
+async def test_stream_cut_mid_event_is_an_error(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
+    chunks = sse_chunks(codex_events("A long answer that will never finish."))
+    half = chunks[10][: len(chunks[10]) // 2]
+    codex.enqueue(Reply(200, chunks=[*chunks[:10], half], content_type="text/event-stream", cut=True))
+    response = await search(cenv, clock)
+    assert response.answer is None and response.sources == ()
+    assert response.error is not None and response.error.startswith("OpenAI request failed:")
+    # the same stream closed cleanly but without its terminal event
+    codex.enqueue(Reply(200, chunks=[*chunks[:10], half], content_type="text/event-stream"))
+    response = await search(cenv, clock)
+    assert response.error == "Codex stream ended before the response was complete"
+
+
+@pytest.mark.parametrize(("event", "error"), [
+    ({"type": "error", "code": "server_error", "message": "The server had an error processing your request."},
+     "Codex error (server_error): The server had an error processing your request."),
+    ({"type": "error", "error": {"code": "context_length_exceeded", "message": "Input too long."}},
+     "Codex error (context_length_exceeded): Input too long."),
+    ({"type": "response.failed", "response": {"id": "resp_x", "status": "failed",
+                                              "error": {"code": "server_error", "message": "Web search failed."}}},
+     "Codex request failed: Web search failed."),
+])  # fmt: skip
+async def test_sse_error_events(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, event: dict[str, Any],
+                                error: str) -> None:  # fmt: skip
+    events = codex_events("partial answer")
+    codex.enqueue(stream_reply([*events[:8], event, events[-1]]))
+    response = await search(cenv, clock)
+    assert response.error == error
+    assert response.answer is None
+    assert response.attempts[0].status == 500
+
+
+async def test_cancelling_mid_stream_closes_it(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
+    events = codex_events("slow answer")
+    codex.enqueue(Reply(200, chunks=sse_chunks(events[:6]) + [b": keep-alive\n\n"] * 400, chunk_delay=0.05,
+                        content_type="text/event-stream"))  # fmt: skip
+    async with WebSearch(env=cenv, clock=clock) as ws:
+        task = asyncio.create_task(ws.asearch("q", provider="codex"))
+        for _ in range(200):
+            if codex.requests:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 1)
+    for _ in range(100):
+        if codex.disconnects:
+            break
+        await asyncio.sleep(0.01)
+    assert codex.disconnects == 1
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+
+
+# -- credentials ------------------------------------------------------------------------------
+
+
+async def test_missing_login(env: dict[str, str], codex: FakeCodex, clock: FakeClock) -> None:
+    async with WebSearch(env={**env, **codex.env}, clock=clock) as ws:
+        status = {s.id: s for s in ws.provider_status()}["codex"]
+        response = await ws.asearch("q", provider="codex")
+    assert not status.available and status.reason == "run `websearch auth set codex`"
+    assert response.provider == "duckduckgo"  # not available, so the automatic chain ran
+    assert response.notices[0].startswith("provider codex was requested but is not available")
+    assert codex.requests == []
+
+
+async def test_login_without_refresh_or_account(env: dict[str, str], codex: FakeCodex, config_dir: Path,
+                                                clock: FakeClock) -> None:  # fmt: skip
+    store_login(config_dir, access_token="opaque-token-without-claims", account_id=None)
+    response = await search({**env, **codex.env}, clock)
+    assert response.error == ("No Codex OAuth credentials found (the login has no ChatGPT account id): run `websearch auth "
+                              "import codex` or pipe an OAuth JSON object with account_id to `websearch auth set codex`")  # fmt: skip
+    assert codex.requests == []
+
+
+async def test_account_id_from_the_jwt_and_the_openai_codex_id(env: dict[str, str], codex: FakeCodex,
+                                                               config_dir: Path, clock: FakeClock) -> None:  # fmt: skip
+    store_login(config_dir, cred_id="openai-codex", account_id=None)
+    async with WebSearch(env={**env, **codex.env}, clock=clock) as ws:
+        assert {s.id: s.available for s in ws.provider_status()}["codex"]
+        response = await ws.asearch("q", provider="codex")
+    assert response.ok
+    assert codex.last.headers["chatgpt-account-id"] == ACCOUNT
+
+
+async def test_expired_token_is_refreshed_and_written_back(env: dict[str, str], codex: FakeCodex, config_dir: Path,
+                                                           clock: FakeClock) -> None:  # fmt: skip
+    store = store_login(config_dir, expires_at=NOW.timestamp() - 10)
+    response = await search({**env, **codex.env}, clock)
+    assert response.ok
+    token_req, search_req = codex.requests
+    assert (token_req.method, token_req.path) == ("POST", TOKEN_PATH)
+    assert token_req.headers["content-type"] == "application/json"
+    assert token_req.json() == {"client_id": CLIENT_ID, "grant_type": "refresh_token", "refresh_token": REFRESH,
+                                "scope": "openid profile email"}  # fmt: skip
+    fresh = codex.issued[0]
+    assert search_req.headers["authorization"] == f"Bearer {fresh}"
+    cred = store.get("codex")
+    assert cred is not None and dict(cred.data) == {
+        "access_token": fresh, "refresh_token": "rt-rotated-1", "expires_at": NOW.timestamp() + 864000, "account_id": ACCOUNT,
+    }  # fmt: skip
+    await search({**env, **codex.env}, clock)  # the stored token is fresh now: no second refresh
+    assert [r.path for r in codex.requests].count(TOKEN_PATH) == 1
+
+
+async def test_failed_refresh_says_log_in_again(env: dict[str, str], codex: FakeCodex, config_dir: Path,
+                                                clock: FakeClock) -> None:  # fmt: skip
+    store_login(config_dir, expires_at=NOW.timestamp() - 10, refresh_token="rt-revoked-0c1d2e3f")
+    response = await search({**env, **codex.env}, clock)
+    assert response.error == (
+        "OpenAI session expired and the refresh failed (the token endpoint answered 401: Your refresh token has already "
+        "been used to generate a new access token. Please try signing in again.); log in again with "
+        "`websearch auth import codex` or `websearch auth set codex`"
+    )
+    assert [r.path for r in codex.requests] == [TOKEN_PATH]
+    assert_no_secret(response, "rt-revoked-0c1d2e3f", ACCESS)
+
+
+# -- importing the Codex CLI's login ------------------------------------------------------------
+
+
+def write_auth_json(home: Path, tokens: dict[str, Any] | None, raw: str | None = None) -> Path:
+    path = home / ".codex" / "auth.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(raw if raw is not None else json.dumps({"OPENAI_API_KEY": None, "tokens": tokens,
+                                                            "last_refresh": "2026-11-29T08:00:00Z"}))  # fmt: skip
+    return path
+
+
+def test_import_credentials(tmp_path: Path) -> None:
+    id_token = make_jwt({"email": "u@example.com", CLAIM: {"chatgpt_account_id": "acct-from-id-token"}})
+    access = make_jwt({"exp": 1796000000})
+    write_auth_json(tmp_path, {"id_token": id_token, "access_token": access, "refresh_token": REFRESH})
+    token = import_credentials(tmp_path)
+    assert (token.access_token, token.refresh_token, token.expires_at, token.account_id) == (
+        access, REFRESH, 1796000000, "acct-from-id-token")  # fmt: skip
+    write_auth_json(
+        tmp_path, {"id_token": id_token, "access_token": access, "refresh_token": REFRESH, "account_id": "acct-x"}
+    )
+    assert import_credentials(tmp_path).account_id == "acct-x"
+
+
+@pytest.mark.parametrize(("tokens", "raw", "message"), [
+    (None, None, "holds no ChatGPT login"),
+    ({"access_token": "a"}, None, "holds no ChatGPT login"),
+    (None, "{not json", "is not readable JSON"),
+])  # fmt: skip
+def test_import_rejects_malformed_files(tmp_path: Path, tokens: dict[str, Any] | None, raw: str | None,
+                                        message: str) -> None:  # fmt: skip
+    write_auth_json(tmp_path, tokens, raw)
+    with pytest.raises(ConfigError, match=message):
+        import_credentials(tmp_path)
+
+
+def test_import_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"no Codex login found at .*auth\.json: run `codex login`"):
+        import_credentials(tmp_path)
+
+
+def test_cli_auth_import_codex_then_search(env: dict[str, str], codex: FakeCodex, config_dir: Path) -> None:
+    missing = run_cli(["auth", "import", "codex"], env)
+    assert missing.returncode == 2
+    assert "no Codex login found at" in missing.stderr and "Traceback" not in missing.stderr
+    write_auth_json(config_dir, {"access_token": ACCESS, "refresh_token": REFRESH, "account_id": ACCOUNT,
+                                 "id_token": make_jwt({})})  # fmt: skip
+    proc = run_cli(["auth", "import", "codex"], env)
+    assert proc.returncode == 0, proc.stderr
+    cred = CredentialStore(config_dir / "agent.db").get("codex")
+    assert cred is not None and cred.kind == "oauth"
+    assert dict(cred.data) == {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600,
+                               "account_id": ACCOUNT}  # fmt: skip
+    codex.answer = "Tokio is the most used async runtime."
+    out = run_cli(["search", "rust", "async", "--provider", "codex"], {**env, **codex.env})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Tokio is the most used async runtime.\n\n## Sources\n3 sources\n[1] Guide 1\n")
+    assert ACCESS not in out.stdout + out.stderr

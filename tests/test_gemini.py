@@ -1,0 +1,760 @@
+"""Gemini against a loopback fake of Google's hosts: Developer API and Cloud Code streams, retries on the
+injected clock, OAuth refresh, project discovery, credential import, errors and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import NOW, FakeClock, run_cli
+from websearch import WebSearch
+from websearch.context import ProviderContext
+from websearch.credentials import CredentialStore
+from websearch.errors import ConfigError, MissingCredentialError, SearchProviderError
+from websearch.prompts import SYSTEM_PROMPT
+from websearch.providers.gemini import (
+    ANTIGRAVITY_CLIENT,
+    ANTIGRAVITY_ENDPOINTS,
+    ANTIGRAVITY_SYSTEM,
+    ANTIGRAVITY_USER_AGENT,
+    CLIENT_METADATA,
+    GEMINI_CLI_CLIENT,
+    GEMINI_CLI_USER_AGENT,
+    NO_CREDENTIALS,
+    PROVIDER,
+    GeminiAuth,
+    build_requests,
+    http_error,
+    import_credentials,
+    parse_events,
+    retry_hint,
+)
+from websearch.settings import Settings
+from websearch.sse import iter_sse
+from websearch.testing import Reply
+from websearch.testing.gemini import (
+    RESPONSE_ID,
+    FakeGemini,
+    api_key_invalid,
+    google_error,
+    grounded_chunks,
+    grounding_uri,
+    quota_exhausted,
+    sse_body,
+    stream_reply,
+)
+from websearch.types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch.wire import HttpResponse
+
+KEY = "AIzaSyD-gemini-secret-7f3e9a1c"
+ACCESS = "ya29.a0AfB-access-secret-0123"
+REFRESH = "1//0gRefresh-secret-4567"
+PROJECT = "fluent-cosmos-4kq2p"
+DEV_PATH = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+CC_PATH = "/v1internal:streamGenerateContent"
+Q = "euro 2024 winner"
+OVERLOADED = google_error(503, "UNAVAILABLE", "The model is overloaded. Please try again later.")
+SECRETS = (KEY, ACCESS, REFRESH)
+
+
+@pytest.fixture
+def gemini() -> Iterator[FakeGemini]:
+    with FakeGemini(api_keys={KEY}, access_tokens={ACCESS}, refresh_tokens={REFRESH}, project=PROJECT) as fake:
+        yield fake
+
+
+@pytest.fixture
+def genv(env: dict[str, str], gemini: FakeGemini) -> dict[str, str]:
+    return {**env, **gemini.env, "GEMINI_API_KEY": KEY}
+
+
+@pytest.fixture
+def oenv(env: dict[str, str], gemini: FakeGemini) -> dict[str, str]:
+    """No API key: only a stored login makes Gemini available."""
+    return {**env, **gemini.env}
+
+
+async def search(env: dict[str, str], clock: FakeClock, query: str = Q, **kwargs: Any) -> SearchResponse:
+    async with WebSearch(env=env, clock=clock, timeout=kwargs.pop("timeout", None)) as ws:
+        return await ws.asearch(query, provider="gemini", **kwargs)
+
+
+def store_login(config_dir: Path, cred_id: str = "gemini", **fields: Any) -> CredentialStore:
+    store = CredentialStore(config_dir / "agent.db")
+    data = {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600,
+            "project_id": PROJECT, **fields}  # fmt: skip
+    store.set(cred_id, "oauth", {k: v for k, v in data.items() if v is not None})
+    return store
+
+
+def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
+    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, clock)
+
+
+def inner_body(query: str = Q, **extra: Any) -> dict[str, Any]:
+    return {"contents": [{"role": "user", "parts": [{"text": query}]}], "tools": [{"googleSearch": {}}],
+            "systemInstruction": {"parts": [{"text": SYSTEM_PROMPT}]}, **extra}  # fmt: skip
+
+
+def assert_no_secret(response: SearchResponse) -> None:
+    for secret in SECRETS:
+        assert secret not in (response.error or "")
+        assert secret not in repr(response.attempts)
+        assert secret not in repr(response)
+
+
+# -- the Developer API request ---------------------------------------------------------------
+
+
+async def test_default_request(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(genv, clock)
+    assert response.ok and response.notices == ()
+    req = gemini.last
+    assert (req.method, req.path, req.query) == ("POST", DEV_PATH, (("alt", "sse"),))
+    assert req.headers["x-goog-api-key"] == KEY
+    assert (req.headers["content-type"], req.headers["accept"]) == ("application/json", "text/event-stream")
+    assert "authorization" not in req.headers
+    assert req.json() == inner_body()
+    assert len(gemini.requests) == 1 and clock.sleeps == []
+
+
+@pytest.mark.parametrize(("kwargs", "n_sources", "notices"), [
+    ({"limit": 2}, 2, ()),
+    ({"num_search_results": 3}, 3, ()),
+    ({"limit": 2, "num_search_results": 3}, 3,
+     ("limit=2 not applied separately: Gemini uses num_search_results=3 as its result count",)),
+    ({"limit": 3, "num_search_results": 3}, 3, ()),
+    ({"limit": 50}, 4, ()),
+])  # fmt: skip
+async def test_counts_cut_sources_locally_and_are_not_sent(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, kwargs: dict[str, int], n_sources: int,
+    notices: tuple[str, ...],
+) -> None:  # fmt: skip
+    response = await search(genv, clock, **kwargs)
+    assert gemini.last.json() == inner_body()
+    assert gemini.last.query == (("alt", "sse"),)
+    assert len(response.sources) == n_sources
+    assert len(response.citations) == 4  # citations are not cut
+    assert response.notices == notices
+
+
+@pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
+async def test_recency_is_not_sent_and_says_so(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, recency: str
+) -> None:
+    response = await search(genv, clock, recency=recency)
+    assert gemini.last.json() == inner_body()
+    assert response.notices == (f"recency={recency!r} not applied: Gemini does not support it",)
+    assert len(response.sources) == 4
+
+
+@pytest.mark.parametrize(("kwargs", "config"), [
+    ({"max_tokens": 512}, {"maxOutputTokens": 512}),
+    ({"temperature": 0.2}, {"temperature": 0.2}),
+    ({"max_tokens": 64, "temperature": 0}, {"maxOutputTokens": 64, "temperature": 0}),
+])  # fmt: skip
+async def test_generation_config_only_when_asked(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, kwargs: dict[str, Any], config: dict[str, Any]
+) -> None:
+    response = await search(genv, clock, **kwargs)
+    assert gemini.last.json() == inner_body(generationConfig=config)
+    assert response.notices == ()
+
+
+async def test_model_from_env_then_settings(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    (config_dir / "settings.toml").write_text('[providers]\nwebSearchGeminiModel = "gemini-2.5-pro"\n')
+    response = await search(genv, clock)
+    assert gemini.last.path == "/v1beta/models/gemini-2.5-pro:streamGenerateContent"
+    assert response.model == "gemini-2.5-pro"
+    response = await search({**genv, "GEMINI_SEARCH_MODEL": " gemini-flash-latest "}, clock)
+    assert gemini.last.path == "/v1beta/models/gemini-flash-latest:streamGenerateContent"
+    assert response.model == "gemini-flash-latest"
+
+
+# -- parsing ---------------------------------------------------------------------------------
+
+
+async def test_parses_the_grounded_stream(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(genv, clock)
+    uri = [grounding_uri(Q, i) for i in range(4)]
+    assert response.answer == (f"Here is what current sources say about {Q}: the official documentation covers it "
+                               "in depth. Independent coverage confirms the key points and adds recent figures.")  # fmt: skip
+    assert response.sources == (
+        SearchSource("uefa.com", uri[0]),
+        SearchSource("aljazeera.com", uri[1]),
+        SearchSource("en.wikipedia.org", uri[2]),
+        SearchSource("bbc.com", uri[3]),
+    )
+    cited_1 = "the official documentation covers it in depth."
+    cited_2 = "Independent coverage confirms the key points and adds recent figures."
+    assert response.citations == (
+        SearchCitation(uri[0], "uefa.com", cited_1),
+        SearchCitation(uri[1], "aljazeera.com", cited_1),
+        SearchCitation(uri[2], "en.wikipedia.org", cited_2),
+        SearchCitation(uri[0], "uefa.com", cited_2),
+    )
+    assert response.search_queries == (Q, f"{Q} latest")
+    assert response.related_questions == ()
+    assert response.usage == SearchUsage(input_tokens=412, output_tokens=57, total_tokens=689)
+    assert (response.model, response.request_id, response.auth_mode) == ("gemini-2.5-flash", RESPONSE_ID, "api_key")
+    assert all(s.published_date is None and s.age_seconds is None and s.author is None for s in response.sources)
+
+
+def test_parse_events_edge_cases() -> None:
+    chunks = [
+        "not json at all",
+        json.dumps([1, 2]),
+        json.dumps({"response": {"candidates": [{"content": {"parts": [
+            {"text": "thinking…", "thought": True}, {"text": "Answer "}]}}]}, "traceId": "trace-9"}),
+        json.dumps({"candidates": [{"content": {"parts": [{"text": "done."}, {"inlineData": {}}]},
+                    "finishReason": "MAX_TOKENS", "groundingMetadata": {
+            "groundingChunks": [{"web": {"uri": "https://a.example/x"}}, {"retrievedContext": {"uri": "gs://b"}},
+                                {"web": {"title": "no uri"}}, {"web": {"uri": "https://c.example", "title": "C"}}],
+            "groundingSupports": [{"segment": {"endIndex": 7, "text": "Answer"}, "groundingChunkIndices": [0, 1, 9, 3]},
+                                  {"groundingChunkIndices": [3]}],
+            "webSearchQueries": ["q1", "", "q1", "q2"]}}],
+         "usageMetadata": {"promptTokenCount": 5}}),
+    ]  # fmt: skip
+    text = "".join(f"data: {c}\n\n" for c in chunks)
+    response = parse_events(iter_sse(text), SearchParams("q", limit=1), model="gemini-x")
+    assert response.answer == "Answer done."
+    assert response.sources == (SearchSource("https://a.example/x", "https://a.example/x"),)
+    assert response.citations == (
+        SearchCitation("https://a.example/x", "https://a.example/x", "Answer"),
+        SearchCitation("https://c.example", "C", "Answer"),
+        SearchCitation("https://c.example", "C", None),
+    )
+    assert response.search_queries == ("q1", "q2")
+    assert response.usage == SearchUsage(5, 0, 0)
+    assert (response.model, response.request_id) == ("gemini-x", "trace-9")
+
+
+def test_parse_events_needs_a_finish_reason_and_a_body() -> None:
+    first = sse_body(grounded_chunks(Q)[:2])
+    with pytest.raises(SearchProviderError, match=r"stream ended early \(no chunk with a finishReason\)") as err:
+        parse_events(iter_sse(b"".join(first).decode()), SearchParams(Q))
+    assert err.value.status is None
+    with pytest.raises(SearchProviderError, match="returned no response body") as err:
+        parse_events([], SearchParams(Q))
+    assert err.value.status == 500
+    with pytest.raises(SearchProviderError, match="returned a stream whose events are not JSON"):
+        parse_events(iter_sse("data: <html>\n\n"), SearchParams(Q))
+    blocked = 'data: {"promptFeedback": {"blockReason": "SAFETY"}}\n\n'
+    with pytest.raises(SearchProviderError, match=r"blocked the query \(blockReason SAFETY\)"):
+        parse_events(iter_sse(blocked), SearchParams(Q))
+
+
+async def test_empty_answer_is_the_chains_204(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    empty = {"candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, "finishReason": "STOP"}],
+             "usageMetadata": {"promptTokenCount": 3, "totalTokenCount": 3}, "modelVersion": "gemini-2.5-flash"}  # fmt: skip
+    gemini.enqueue(stream_reply([empty]))
+    response = await search(genv, clock)
+    assert response.error == "Gemini returned no renderable search content."
+    assert response.attempts[0].status == 204
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    (Reply(200, chunks=[], content_type="text/event-stream"), "Gemini Developer API returned no response body"),
+    (Reply(200, "<html><body>captive portal</body></html>", content_type="text/html"),
+     "Gemini Developer API returned no response body"),
+    (Reply(200, chunks=[b"data: {not json\n\n"]), "Gemini Developer API returned a stream whose events are not JSON"),
+])  # fmt: skip
+async def test_200_without_a_usable_body(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, reply: Reply, message: str
+) -> None:
+    gemini.enqueue(reply)
+    response = await search(genv, clock)
+    assert (response.error, response.attempts[0].status) == (message, 500)
+
+
+# -- errors and retries ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("reply", "message", "status"), [
+    (api_key_invalid(), "Gemini authorization failed (400 API_KEY_INVALID): API key not valid. Please pass a valid "
+     "API key. Check GEMINI_API_KEY or base URL.", 400),
+    (Reply(401, google_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")),
+     "Gemini authorization failed (401). Check API key or base URL.", 401),
+    (Reply(402, {"error": {"code": 402, "message": "Payment required"}}), "gemini: 402 credits exhausted", 402),
+    (Reply(403, google_error(403, "PERMISSION_DENIED", "Generative Language API has not been used in project 1 "
+                             "before or it is disabled.")), "Gemini authorization failed (403). Check API key or base URL.", 403),
+    (Reply(404, google_error(404, "NOT_FOUND", "models/gemini-9 is not found for API version v1beta.")),
+     "Gemini Developer API error (404): models/gemini-9 is not found for API version v1beta. (NOT_FOUND)", 404),
+    (Reply(400, "Bad Request", content_type="text/plain"), "Gemini Developer API error (400): Bad Request", 400),
+])  # fmt: skip
+async def test_errors_that_are_not_retried(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, reply: Reply, message: str, status: int
+) -> None:
+    gemini.enqueue(reply)
+    response = await search(genv, clock)
+    assert (response.error, response.attempts[0].status) == (message, status)
+    assert len(gemini.requests) == 1 and clock.sleeps == []
+    assert response.answer is None and response.sources == ()
+
+
+async def test_bad_key_is_the_400_envelope(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    response = await search({**genv, "GEMINI_API_KEY": "AIzaSy-wrong-key-000000"}, clock)
+    assert response.error is not None and response.error.startswith("Gemini authorization failed (400 API_KEY_INVALID)")
+
+
+async def test_quota_429_retries_on_the_retry_info_hint(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock
+) -> None:
+    gemini.enqueue(*[quota_exhausted("37s")] * 4)
+    response = await search(genv, clock)
+    assert len(gemini.requests) == 4
+    assert clock.sleeps == [37.2, 37.2, 37.2]  # the longest hint in the body: "Please retry in 37.2s"
+    assert (response.error, response.attempts[0].status) == ("gemini: credits exhausted", 429)
+
+
+async def test_429_with_retry_after_then_success(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    gemini.enqueue(Reply(429, "Too many requests, slow down.", headers={"Retry-After": "7"}))
+    response = await search(genv, clock)
+    assert response.ok and len(response.sources) == 4
+    assert clock.sleeps == [7.0] and len(gemini.requests) == 2
+
+
+async def test_429_with_retry_after_exhausted(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    gemini.enqueue(*[Reply(429, "Too many requests, slow down.", headers={"Retry-After": "7"})] * 4)
+    response = await search(genv, clock)
+    assert clock.sleeps == [7.0, 7.0, 7.0]
+    assert response.error == "Gemini Developer API error (429): Too many requests, slow down."
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    (Reply(503, OVERLOADED), "Gemini Developer API error (503): The model is overloaded. Please try again later. (UNAVAILABLE)"),
+    (Reply(500, google_error(500, "INTERNAL", "An internal error has occurred.")),
+     "Gemini Developer API error (500): An internal error has occurred. (INTERNAL)"),
+    (Reply(408, "Request Timeout"), "Gemini Developer API error (408): Request Timeout"),
+    (Reply(502, "<html><head><title>502 Bad Gateway</title></head>\n<body>upstream</body></html>", content_type="text/html"),
+     "Gemini Developer API error (502): <html><head><title>502 Bad Gateway</title></head> <body>upstream</body></html>"),
+])  # fmt: skip
+async def test_transient_errors_back_off_exponentially(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, reply: Reply, message: str
+) -> None:
+    gemini.enqueue(*[reply] * 4)
+    response = await search(genv, clock)
+    assert len(gemini.requests) == 4
+    assert clock.sleeps == [1.0, 2.0, 4.0]
+    assert response.error == message
+
+
+async def test_a_hint_beyond_the_budget_ends_retrying(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock
+) -> None:
+    gemini.enqueue(quota_exhausted("400s"))
+    response = await search(genv, clock)
+    assert len(gemini.requests) == 1 and clock.sleeps == []
+    assert response.error == "gemini: credits exhausted"
+
+
+async def test_the_budget_is_cumulative(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    gemini.enqueue(*[Reply(503, OVERLOADED, headers={"Retry-After": "120"})] * 4)
+    response = await search(genv, clock)
+    assert clock.sleeps == [120.0, 120.0]  # a third wait would pass 300 s
+    assert len(gemini.requests) == 3
+    assert response.attempts[0].status == 503
+
+
+async def test_refused_connections_are_retried(env: dict[str, str], clock: FakeClock) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    response = await search({**env, "WEBSEARCH_GEMINI_BASE_URL": f"http://127.0.0.1:{port}", "GEMINI_API_KEY": KEY},
+                            clock)  # fmt: skip
+    assert clock.sleeps == [1.0, 2.0, 4.0]
+    assert response.error is not None and response.error.startswith(
+        f"Gemini request failed: could not connect to 127.0.0.1:{port}"
+    )
+
+
+async def test_a_timeout_is_not_retried(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    gemini.enqueue(Reply(hang=True))
+    response = await search(genv, clock, timeout=0.3)
+    assert response.error == "Gemini did not answer within 0.3 s"
+    assert len(gemini.requests) == 1 and clock.sleeps == []
+
+
+def test_retry_hint_sources() -> None:
+    def resp(body: str = "", **headers: str) -> HttpResponse:
+        return HttpResponse(429, headers, body.encode())
+
+    assert retry_hint(resp(**{"retry-after-ms": "1500"})) == 1.5
+    assert retry_hint(resp("Please retry in 9s", **{"retry-after": "3"})) == 3.0
+    assert retry_hint(resp('{"retryDelay": "34.07s"} Please retry in 250ms')) == 34.07
+    assert retry_hint(resp("Please retry in 250ms")) == 0.25
+    assert retry_hint(resp("slow down")) is None
+    date = "Mon, 30 Nov 2026 12:00:30 GMT"
+    assert retry_hint(resp(**{"retry-after": date}), NOW) == 30.0
+
+
+async def test_keys_never_leak_from_error_paths(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    echo = google_error(400, "INVALID_ARGUMENT", f"API key {KEY} not valid.", {"reason": "API_KEY_INVALID"})
+    gemini.enqueue(Reply(400, echo))
+    response = await search(genv, clock)
+    assert "[redacted]" in (response.error or "")
+    assert_no_secret(response)
+    gemini.enqueue(*[Reply(503, f"upstream saw key={KEY}")] * 4)
+    response = await search(genv, clock)
+    assert response.error == "Gemini Developer API error (503): upstream saw key=[redacted]"
+    assert_no_secret(response)
+    gemini.enqueue(Reply(200, chunks=[b"data: " + json.dumps({"error": {"code": 500, "message": f"bad {KEY}"}}).encode()
+                                      + b"\n\n"]))  # fmt: skip
+    response = await search(genv, clock)
+    assert response.error == "Gemini Developer API error (500): bad [redacted]"
+    assert_no_secret(response)
+
+
+# -- the stream: cut, error event, cancellation ----------------------------------------------
+
+
+async def test_a_stream_cut_mid_event_is_an_error_and_not_retried(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock
+) -> None:
+    first = sse_body(grounded_chunks(Q))[0]
+    gemini.enqueue(Reply(200, chunks=[first, b'data: {"candidates": [{"content": {"parts": [{"te'], cut=True))
+    response = await search(genv, clock)
+    assert response.error == "Gemini request failed: the connection broke before the response body was complete"
+    assert response.answer is None and response.sources == ()
+    assert len(gemini.requests) == 1 and clock.sleeps == []
+
+
+async def test_a_stream_that_ends_before_finishing_is_an_error(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock
+) -> None:
+    two = sse_body(grounded_chunks(Q))[:2]
+    gemini.enqueue(Reply(200, chunks=[*two, b'data: {"candidates": [{"cont']))  # a clean end, mid-event
+    response = await search(genv, clock)
+    assert response.error == (
+        "Gemini Developer API stream ended early (no chunk with a finishReason); answer discarded"
+    )
+    assert response.answer is None
+
+
+async def test_an_sse_error_event(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    first = sse_body(grounded_chunks(Q))[0]
+    error = b"data: " + json.dumps(OVERLOADED).encode() + b"\r\n\r\n"
+    gemini.enqueue(Reply(200, chunks=[first, error]))
+    response = await search(genv, clock)
+    assert (
+        response.error
+        == "Gemini Developer API error (503): The model is overloaded. Please try again later. (UNAVAILABLE)"
+    )
+    assert response.attempts[0].status == 503
+    assert len(gemini.requests) == 1 and clock.sleeps == []
+
+
+async def test_cancelling_mid_stream_closes_it(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+    first = sse_body(grounded_chunks(Q))[0]
+    gemini.enqueue(Reply(200, chunks=[first] + [b": keep-alive\n\n"] * 400, chunk_delay=0.05))
+    async with WebSearch(env=genv, clock=clock) as ws:
+        task = asyncio.create_task(ws.asearch(Q, provider="gemini"))
+        for _ in range(200):
+            if gemini.requests:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # inside the stream now
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 1)
+        assert time.monotonic() - started < 1
+        for _ in range(200):
+            if gemini.disconnects:
+                break
+            await asyncio.sleep(0.01)
+        assert gemini.disconnects == 1
+        assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+
+
+# -- credentials and availability ------------------------------------------------------------
+
+
+async def test_missing_credentials_message(env: dict[str, str], config_dir: Path, clock: FakeClock) -> None:
+    with pytest.raises(MissingCredentialError) as err:
+        await PROVIDER.search(SearchParams(Q), context(env, config_dir, clock))
+    assert err.value.message == NO_CREDENTIALS
+    assert "GEMINI_API_KEY" in NO_CREDENTIALS and "websearch auth set gemini" in NO_CREDENTIALS
+    async with WebSearch(env=env, clock=clock) as ws:
+        response = await ws.asearch(Q, provider="gemini")
+    assert response.provider == "duckduckgo"
+    assert response.notices[0] == (
+        "provider gemini was requested but is not available (set GEMINI_API_KEY or run `websearch auth set gemini`); "
+        "used the automatic chain instead"
+    )
+
+
+def availability(env: dict[str, str]) -> tuple[bool, str]:
+    with WebSearch(env=env) as ws:
+        row = next(r for r in ws.provider_status() if r.id == "gemini")
+    return row.available, row.reason
+
+
+def test_availability(env: dict[str, str], config_dir: Path) -> None:
+    assert availability(env)[0] is False
+    assert availability({**env, "GEMINI_API_KEY": KEY})[0] is True
+    for cred_id in ("gemini", "google-gemini-cli", "google-antigravity"):
+        store = store_login(config_dir, cred_id)
+        assert availability(env)[0] is True
+        store.remove(cred_id)
+    CredentialStore(config_dir / "agent.db").set("gemini", "api_key", {"api_key": KEY})
+    assert availability(env)[0] is True
+
+
+async def test_stored_api_key_is_used(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("gemini", "api_key", {"api_key": KEY})
+    response = await search(oenv, clock)
+    assert response.ok and response.auth_mode == "api_key"
+    assert gemini.last.headers["x-goog-api-key"] == KEY
+
+
+async def test_explicit_key_wins(gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path) -> None:
+    store_login(config_dir)
+    async with WebSearch(env=oenv, clock=clock, api_keys={"gemini": KEY}) as ws:
+        response = await ws.asearch(Q, provider="gemini")
+    assert response.auth_mode == "api_key" and gemini.last.path == DEV_PATH
+
+
+# -- Cloud Code (OAuth) ----------------------------------------------------------------------
+
+
+async def test_gemini_cli_login_request(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store_login(config_dir)
+    response = await search(genv, clock, max_tokens=300)  # a login wins over GEMINI_API_KEY
+    req = gemini.last
+    assert (req.method, req.path, req.query) == ("POST", CC_PATH, (("alt", "sse"),))
+    assert req.headers["authorization"] == f"Bearer {ACCESS}"
+    assert "x-goog-api-key" not in req.headers
+    assert (req.headers["user-agent"], req.headers["client-metadata"]) == (GEMINI_CLI_USER_AGENT, CLIENT_METADATA)
+    assert re.fullmatch(r"GeminiCLI/0\.46\.0/gemini-3\.1-pro-preview \((linux|darwin|win32); \w+; terminal\)",
+                        GEMINI_CLI_USER_AGENT)  # fmt: skip
+    body = req.json()
+    request_id = body.pop("requestId")
+    assert re.fullmatch(rf"pi-{int(NOW.timestamp() * 1000)}-[0-9a-z]{{9}}", request_id)
+    assert body == {"project": PROJECT, "model": "gemini-2.5-flash",
+                    "request": inner_body(generationConfig={"maxOutputTokens": 300}), "userAgent": "pi-coding-agent"}  # fmt: skip
+    assert (response.auth_mode, response.request_id, len(response.sources)) == ("oauth", RESPONSE_ID, 4)
+    assert response.answer is not None and response.answer.startswith("Here is what current sources say")
+
+
+async def test_antigravity_tries_daily_then_sandbox(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store_login(config_dir, "google-antigravity")
+    gemini.enqueue(Reply(503, OVERLOADED))
+    response = await search(oenv, clock)
+    assert response.ok and response.auth_mode == "oauth"
+    assert len(gemini.requests) == 2 and clock.sleeps == []  # the first endpoint gets one try, no wait
+    first, second = gemini.requests
+    assert first.body == second.body and first.path == second.path == CC_PATH
+    assert second.headers["user-agent"] == ANTIGRAVITY_USER_AGENT and "client-metadata" not in second.headers
+    body = second.json()
+    assert re.fullmatch(r"agent-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", body.pop("requestId"))
+    system = {"role": "user", "parts": [{"text": ANTIGRAVITY_SYSTEM}, {"text": SYSTEM_PROMPT}]}
+    assert body == {"project": PROJECT, "model": "gemini-2.5-flash", "request": {**inner_body(), "systemInstruction": system},
+                    "requestType": "agent", "userAgent": "antigravity"}  # fmt: skip
+
+
+async def test_antigravity_endpoints_and_marker(env: dict[str, str], config_dir: Path, clock: FakeClock) -> None:
+    auth = GeminiAuth("antigravity", ACCESS, PROJECT)
+    requests = build_requests(SearchParams(Q), context(env, config_dir, clock), auth, "gemini-2.5-flash")
+    assert [r.url for r in requests] == [f"{e}/v1internal:streamGenerateContent?alt=sse" for e in ANTIGRAVITY_ENDPOINTS]
+    assert ANTIGRAVITY_ENDPOINTS == ("https://daily-cloudcode-pa.googleapis.com",
+                                     "https://daily-cloudcode-pa.sandbox.googleapis.com")  # fmt: skip
+    assert all(r.secrets == (ACCESS,) for r in requests)
+    store_login(config_dir, client="antigravity")  # an Antigravity login stored under `gemini`
+    chosen = await PROVIDER.authenticate(context(env, config_dir, clock))
+    assert (chosen.kind, chosen.project_id, chosen.credential_id) == ("antigravity", PROJECT, "gemini")
+
+
+async def test_antigravity_retries_only_on_the_last_endpoint(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store_login(config_dir, "google-antigravity")
+    gemini.enqueue(*[Reply(503, OVERLOADED)] * 5)
+    response = await search(oenv, clock)
+    assert len(gemini.requests) == 5 and clock.sleeps == [1.0, 2.0, 4.0]
+    assert (
+        response.error
+        == "Gemini Cloud Code API error (503): The model is overloaded. Please try again later. (UNAVAILABLE)"
+    )
+    gemini.enqueue(Reply(400, google_error(400, "INVALID_ARGUMENT", "Request contains an invalid argument.")))
+    response = await search(oenv, clock)
+    assert len(gemini.requests) == 6  # a 400 on the daily endpoint is final
+    assert (
+        response.error == "Gemini Cloud Code API error (400): Request contains an invalid argument. (INVALID_ARGUMENT)"
+    )
+
+
+async def test_expired_login_is_refreshed_and_stored(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store = store_login(config_dir, expires_at=NOW.timestamp() - 10)
+    response = await search(oenv, clock)
+    assert response.ok
+    token_request, stream_request = gemini.requests
+    assert (token_request.method, token_request.path) == ("POST", "/token")
+    assert token_request.headers["content-type"] == "application/x-www-form-urlencoded"
+    assert token_request.form() == [("client_id", GEMINI_CLI_CLIENT[0]), ("client_secret", GEMINI_CLI_CLIENT[1]),
+                                    ("refresh_token", REFRESH), ("grant_type", "refresh_token")]  # fmt: skip
+    assert stream_request.headers["authorization"] == "Bearer ya29.fresh-1"
+    cred = store.get("gemini")
+    assert cred is not None
+    assert dict(cred.data) == {"access_token": "ya29.fresh-1", "refresh_token": REFRESH,
+                               "expires_at": NOW.timestamp() + 3599, "project_id": PROJECT}  # fmt: skip
+
+
+async def test_antigravity_refresh_uses_its_client(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store_login(config_dir, "google-antigravity", expires_at=1.0)
+    await search(oenv, clock)
+    assert dict(gemini.requests[0].form())["client_id"] == ANTIGRAVITY_CLIENT[0]
+
+
+async def test_failed_refresh_says_log_in_again(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store_login(config_dir, expires_at=1.0, refresh_token="1//0gRevoked-secret-89ab")
+    response = await search(oenv, clock)
+    assert response.error == (
+        "Gemini session expired and the refresh failed (the token endpoint answered 400: invalid_grant: Token has "
+        "been expired or revoked.); log in again with `websearch auth import gemini` or `websearch auth set gemini`"
+    )
+    assert [r.path for r in gemini.requests] == ["/token"]
+    assert "1//0gRevoked" not in repr(response)
+    assert_no_secret(response)
+
+
+async def test_a_rejected_token_is_refreshed_once(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store = store_login(config_dir, access_token="ya29.revoked-secret-cdef")
+    response = await search(oenv, clock)
+    assert response.ok
+    assert [r.path for r in gemini.requests] == [CC_PATH, "/token", CC_PATH]
+    assert gemini.last.headers["authorization"] == "Bearer ya29.fresh-1"
+    cred = store.get("gemini")
+    assert cred is not None and cred.data["access_token"] == "ya29.fresh-1"
+
+    rejected = Reply(401, google_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."))
+    gemini.enqueue(rejected, Reply(200, {"access_token": "ya29.fresh-2", "expires_in": 3599}), rejected)
+    response = await search(oenv, clock)
+    assert [r.path for r in gemini.requests[3:]] == [CC_PATH, "/token", CC_PATH]  # one refresh, one more try
+    assert response.error == "Gemini authorization failed (401). Check API key or base URL."
+
+
+async def test_a_rejected_token_without_refresh_token(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store_login(config_dir, access_token="ya29.revoked-secret-cdef", refresh_token=None)
+    response = await search(oenv, clock)
+    assert [r.path for r in gemini.requests] == [CC_PATH]
+    assert response.error == "Gemini authorization failed (401). Check API key or base URL."
+    assert "ya29.revoked" not in repr(response)
+
+
+async def test_project_is_discovered_and_kept(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store = store_login(config_dir, project_id=None)
+    response = await search(oenv, clock)
+    assert response.ok
+    load, stream = gemini.requests
+    assert (load.path, load.headers["authorization"], load.headers["accept"]) == (
+        "/v1internal:loadCodeAssist", f"Bearer {ACCESS}", "application/json")  # fmt: skip
+    assert load.json() == {"metadata": {"ideType": "IDE_UNSPECIFIED", "platform": "PLATFORM_UNSPECIFIED",
+                                        "pluginType": "GEMINI"}}  # fmt: skip
+    assert stream.json()["project"] == PROJECT
+    cred = store.get("gemini")
+    assert cred is not None and cred.data["project_id"] == PROJECT
+    await search(oenv, clock)
+    assert [r.path for r in gemini.requests[2:]] == [CC_PATH]  # not asked again
+
+
+async def test_antigravity_login_needs_a_project(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store_login(config_dir, "google-antigravity", project_id=None)
+    response = await search(oenv, clock)
+    assert response.error == (
+        "the Gemini login `google-antigravity` has no project_id; store it again with one: `websearch auth set gemini`"
+    )
+    assert gemini.requests == []
+
+
+def test_http_error_reads_cloud_code_list_envelopes() -> None:
+    body = json.dumps([google_error(429, "RESOURCE_EXHAUSTED", "Rate limited.")]).encode()
+    error = http_error(HttpResponse(429, {}, body), "Cloud Code API")
+    assert (error.message, error.status) == (
+        "Gemini Cloud Code API error (429): Rate limited. (RESOURCE_EXHAUSTED)",
+        429,
+    )
+
+
+# -- importing the Gemini CLI login ----------------------------------------------------------
+
+
+def write_creds(home: Path, data: Any) -> Path:
+    path = home / ".gemini" / "oauth_creds.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_import_credentials(tmp_path: Path) -> None:
+    write_creds(tmp_path, {"access_token": ACCESS, "refresh_token": REFRESH, "scope": "openid",
+                           "token_type": "Bearer", "id_token": "eyJ...", "expiry_date": 1796043600123})  # fmt: skip
+    token = import_credentials(tmp_path)
+    assert (token.access_token, token.refresh_token, token.expires_at) == (ACCESS, REFRESH, 1796043600.123)
+    assert token.to_dict() == {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": 1796043600.123}
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "no Gemini CLI login at {path}: run `gemini` and sign in with Google first"),
+    ("{not json", "{path} is not valid JSON"),
+    ({"refresh_token": REFRESH}, "{path} has no access_token: sign in with Google in the Gemini CLI again"),
+    (["a"], "{path} has no access_token: sign in with Google in the Gemini CLI again"),
+    ({"access_token": ACCESS, "expiry_date": "soon"}, "{path} has an expiry_date that is not a number of milliseconds"),
+    ({"access_token": ACCESS, "refresh_token": 7}, "{path} has a refresh_token that is not a string"),
+])  # fmt: skip
+def test_import_credentials_errors(tmp_path: Path, content: Any, message: str) -> None:
+    path = tmp_path / ".gemini" / "oauth_creds.json"
+    if content is not None:
+        write_creds(tmp_path, content)
+    with pytest.raises(ConfigError) as err:
+        import_credentials(tmp_path)
+    assert str(err.value) == message.format(path=path)
+
+
+def test_cli_import_then_search(gemini: FakeGemini, env: dict[str, str], config_dir: Path) -> None:
+    write_creds(config_dir, {"access_token": ACCESS, "refresh_token": REFRESH,
+                             "expiry_date": int((time.time() + 3600) * 1000)})  # fmt: skip
+    proc = run_cli(["auth", "import", "gemini"], env)
+    assert (proc.returncode, proc.stdout) == (0, f"imported the gemini login into {config_dir / 'agent.db'}\n")
+    missing = run_cli(["auth", "import", "gemini"], {**env, "WEBSEARCH_CONFIG_DIR": str(config_dir / "nowhere")})
+    assert missing.returncode == 2 and "no Gemini CLI login at" in missing.stderr
+
+    proc = run_cli(["search", Q, "--provider", "gemini", "--limit", "2"], {**env, **gemini.env})
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.startswith(f"Here is what current sources say about {Q}:")
+    assert "\n## Sources\n2 sources\n[1] uefa.com\n    https://vertexaisearch.cloud.google.com/" in out
+    assert "\n## Citations\n4 citations\n" in out
+    assert f"Search queries: 2\n- {Q}\n- {Q} latest" in out
+    assert [r.path for r in gemini.requests] == ["/v1internal:loadCodeAssist", CC_PATH]
+    assert ACCESS not in proc.stdout + proc.stderr

@@ -1,0 +1,835 @@
+"""Perplexity against a loopback fake: API-key chat streams, the ask endpoint, auth order and fall-through."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import NOW, FakeClock, run_cli
+from websearch import WebSearch
+from websearch.context import ProviderContext
+from websearch.credentials import CredentialStore
+from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.prompts import SYSTEM_PROMPT
+from websearch.providers.perplexity import (
+    APP_USER_AGENT,
+    BROWSER_USER_AGENT,
+    PROVIDER,
+    Auth,
+    auth_methods,
+    build_ask_request,
+    http_error,
+    merge_snapshot,
+    parse_events,
+    snapshot_answer,
+    snapshot_sources,
+    text_answer,
+)
+from websearch.settings import Settings
+from websearch.sse import iter_sse
+from websearch.testing import Reply
+from websearch.testing.perplexity import (
+    ANSWER,
+    RELATED,
+    FakePerplexity,
+    anonymous_chunks,
+    api_error,
+    ask_chunks,
+    chat_chunks,
+    search_results,
+    sse,
+)
+from websearch.types import Attempt, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch.wire import HttpResponse
+
+KEY = "pplx-test-key-9f3e7a1c5b"
+OR_KEY = "sk-or-v1-openrouter-4d2c8e71"
+COOKIES = "pplx.visitor-id=visitor-77aa01; __Secure-next-auth.session-token=cookie-session-5e6f7a8b9c"
+QUERY = "quic protocol"
+ASK_PATH = "/rest/sse/perplexity_ask"
+
+
+def jwt(exp: float | None) -> str:
+    """A session token shaped like Perplexity's (an unverified JWT), with or without `exp`."""
+
+    def part(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    claims: dict[str, Any] = {"sub": "user-123", "iat": 1700000000} | ({"exp": exp} if exp is not None else {})
+    return f"{part({'alg': 'HS256', 'typ': 'JWT'})}.{part(claims)}.c2lnbmF0dXJlLXNpZ25hdHVyZQ"
+
+
+SESSION = jwt(NOW.timestamp() + 30 * 86400)
+
+
+@pytest.fixture
+def pplx() -> Iterator[FakePerplexity]:
+    with FakePerplexity(api_keys={KEY, OR_KEY}) as fake:
+        yield fake
+
+
+@pytest.fixture
+def base(env: dict[str, str], pplx: FakePerplexity) -> dict[str, str]:
+    return {**env, **pplx.env}
+
+
+@pytest.fixture
+def keyed(base: dict[str, str]) -> dict[str, str]:
+    return {**base, "PERPLEXITY_API_KEY": KEY}
+
+
+def store_session(config_dir: Path, token: str = SESSION, **extra: Any) -> None:
+    CredentialStore(config_dir / "agent.db").set("perplexity", "oauth", {"access_token": token, **extra})
+
+
+async def search(env: dict[str, str], clock: FakeClock, query: str = QUERY, **kwargs: Any) -> SearchResponse:
+    async with WebSearch(env=env, clock=clock) as ws:
+        return await ws.asearch(query, provider="perplexity", **kwargs)
+
+
+def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
+    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, clock)
+
+
+def chat_body(**changes: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": "sonar-pro",
+        "messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": QUERY}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": 8192,
+        "temperature": 0.2,
+        "search_mode": "web",
+        "num_search_results": 20,
+        "web_search_options": {"search_type": "pro", "search_context_size": "high"},
+        "enable_search_classifier": True,
+        "reasoning_effort": "medium",
+        "language_preference": "en",
+        "return_related_questions": True,
+    }
+    return body | changes
+
+
+def age(date: str) -> int:
+    return int((NOW - datetime.fromisoformat(date.replace("Z", "+00:00")).replace(tzinfo=NOW.tzinfo)).total_seconds())
+
+
+# -- API-key mode: the request ----------------------------------------------------------------
+
+
+async def test_default_api_request(pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock) -> None:
+    response = await search(keyed, clock)
+    assert response.ok and response.notices == ()
+    req = pplx.last
+    assert (req.method, req.path, req.query) == ("POST", "/chat/completions", ())
+    assert req.headers["authorization"] == f"Bearer {KEY}"
+    assert req.headers["content-type"] == "application/json"
+    assert req.headers["accept"] == "text/event-stream"
+    assert "cookie" not in req.headers
+    assert req.json() == chat_body()
+    assert len(pplx.requests) == 1
+
+
+@pytest.mark.parametrize(("kwargs", "sent", "n_sources"), [
+    ({}, 20, 20),
+    ({"limit": 3}, 20, 3),
+    ({"num_search_results": 7}, 7, 7),
+    ({"limit": 3, "num_search_results": 7}, 7, 3),
+    ({"limit": 50, "num_search_results": 5}, 5, 5),
+])  # fmt: skip
+async def test_limit_slices_sources_and_num_search_results_is_the_api_breadth(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, kwargs: dict[str, int], sent: int, n_sources: int
+) -> None:
+    response = await search(keyed, clock, **kwargs)
+    assert pplx.last.json() == chat_body(num_search_results=sent)
+    assert len(response.sources) == n_sources
+    assert len(response.citations) == sent  # citations are not sliced
+    assert response.notices == ()
+
+
+@pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
+async def test_recency_is_search_recency_filter(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, recency: str
+) -> None:
+    response = await search(keyed, clock, recency=recency)
+    assert pplx.last.json() == chat_body(search_recency_filter=recency)
+    assert response.ok and response.notices == ()
+
+
+async def test_max_tokens_and_temperature_pass_through(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search(keyed, clock, max_tokens=512, temperature=0)
+    assert pplx.last.json() == chat_body(max_tokens=512, temperature=0)
+    assert response.notices == ()
+
+
+# -- API-key mode: parsing --------------------------------------------------------------------
+
+RFC = "https://www.rfc-editor.org/rfc/rfc9000"
+CLOUDFLARE = "https://blog.cloudflare.com/quic"
+REALISTIC = sse(
+    {"id": "req-1", "model": "sonar-pro", "object": "chat.completion.chunk", "created": 1796040000,
+     "choices": [{"index": 0, "delta": {"role": "assistant", "content": "QUIC runs over UDP "}, "finish_reason": None}],
+     "citations": ["https://stale.example/early"]},
+    {"id": "req-1", "model": "sonar-pro", "object": "chat.completion.chunk",
+     "choices": [{"index": 0, "delta": {"content": "and encrypts by default [1][2]."}, "finish_reason": None}]},
+    {"id": "req-1", "model": "sonar-pro", "object": "chat.completion.chunk",
+     "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+     "citations": [RFC, CLOUDFLARE, "https://no-result.example/page"],
+     "search_results": [
+         {"title": "RFC 9000: QUIC", "url": RFC, "date": "2021-05-27", "last_updated": "2024-01-01",
+          "snippet": "QUIC: A UDP-Based Multiplexed and Secure Transport", "source": "web"},
+         {"title": "", "url": CLOUDFLARE, "date": None, "snippet": ""},
+         {"title": "No URL, dropped", "snippet": "x"},
+         {"title": "A later duplicate", "url": RFC, "date": "2020-01-01"},
+     ],
+     "related_questions": ["What is 0-RTT?", "   ", "How does HTTP/3 use QUIC?", 7]},
+    {"id": "req-1", "model": "sonar-pro", "object": "chat.completion.chunk", "choices": [], "citations": [],
+     "usage": {"prompt_tokens": 12, "completion_tokens": 80, "total_tokens": 92, "num_search_queries": 1,
+               "cost": {"total_cost": 0.0051}}},
+    "[DONE]",
+)  # fmt: skip
+
+
+async def test_parses_a_realistic_stream_exactly(pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock) -> None:
+    pplx.enqueue(Reply(200, chunks=REALISTIC))
+    response = await search(keyed, clock)
+    rfc = SearchSource(
+        title="RFC 9000: QUIC",
+        url=RFC,
+        snippet="QUIC: A UDP-Based Multiplexed and Secure Transport",
+        published_date="2021-05-27",
+        age_seconds=age("2021-05-27"),
+    )
+    assert response == SearchResponse(
+        provider="perplexity",
+        query=QUERY,
+        answer="QUIC runs over UDP and encrypts by default [1][2].",
+        sources=(
+            rfc,
+            SearchSource(title=CLOUDFLARE, url=CLOUDFLARE),
+            SearchSource(title="https://no-result.example/page", url="https://no-result.example/page"),
+        ),
+        citations=(
+            SearchCitation(RFC, "RFC 9000: QUIC"),
+            SearchCitation(CLOUDFLARE, CLOUDFLARE),
+            SearchCitation("https://no-result.example/page", "https://no-result.example/page"),
+        ),
+        related_questions=("What is 0-RTT?", "How does HTTP/3 use QUIC?"),
+        usage=SearchUsage(input_tokens=12, output_tokens=80, total_tokens=92),
+        model="sonar-pro",
+        request_id="req-1",
+        auth_mode="api_key",
+        attempts=(Attempt("perplexity", None, None, 0.0),),
+    )
+    assert rfc.age_seconds == 2013 * 86400 + 12 * 3600  # 2021-05-27 to 2026-11-30T12:00Z
+
+
+def test_without_citations_sources_come_from_search_results() -> None:
+    stream = b"".join(chat_chunks("Answer.", search_results(3), related=())).decode()
+    chunks = [json.loads(e.data) for e in iter_sse(stream) if e.data != "[DONE]"]
+    for chunk in chunks:
+        chunk.pop("citations", None)
+    response = parse_events(iter_sse(b"".join(sse(*chunks, "[DONE]")).decode()), SearchParams("q", limit=2), NOW)
+    assert [s.url for s in response.sources] == [r["url"] for r in search_results(2)]
+    assert response.sources[0].published_date == "2021-05-27"
+    assert response.citations == () and response.related_questions == ()
+    assert response.answer == "Answer." and response.usage == SearchUsage(12, 80, 92)
+
+
+def test_metadata_is_gathered_from_any_event_and_nested_output() -> None:
+    text = b"".join(
+        sse(
+            {"response": {"id": "resp-1", "model": "sonar-pro",
+                          "output": [{"type": "message", "content": [{"search_results": [{"title": "T", "url": "https://t.example"}]}]}]}},
+            {"choices": [{"delta": {"content": "A"}}],
+             "output": [{"type": "search", "results": [{"title": "R", "url": "https://r.example"}], "related_questions": ["Why?"]}]},
+            {"choices": [{"delta": {"content": "B"}, "finish_reason": "stop"}], "search_results": []},
+            "[DONE]",
+        )
+    ).decode()  # fmt: skip
+    response = parse_events(iter_sse(text), SearchParams("q"), NOW)
+    assert response.answer == "AB"
+    assert response.sources == (SearchSource(title="R", url="https://r.example"),)  # the last non-empty list wins
+    assert response.related_questions == ("Why?",)
+    assert (response.request_id, response.model, response.usage) == ("resp-1", "sonar-pro", None)
+
+
+async def test_a_whole_json_completion_is_accepted(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock
+) -> None:
+    body = {"id": "whole-1", "model": "sonar-pro", "object": "chat.completion",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Whole."}}],
+            "citations": ["https://a.example"], "search_results": [{"title": "A", "url": "https://a.example"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}}  # fmt: skip
+    pplx.enqueue(Reply(200, body))
+    response = await search(keyed, clock)
+    assert (response.answer, response.request_id, response.usage) == ("Whole.", "whole-1", SearchUsage(1, 2, 3))
+    assert response.citations == (SearchCitation("https://a.example", "A"),)
+
+
+@pytest.mark.parametrize("chunks", [
+    sse({"id": "e", "choices": [{"delta": {"content": ""}, "finish_reason": "stop"}], "citations": [], "search_results": []}, "[DONE]"),
+    sse("[DONE]"),
+    chat_chunks("", (), related=("  ",)),
+])  # fmt: skip
+async def test_an_empty_answer_is_the_chains_204(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, chunks: list[bytes]
+) -> None:
+    pplx.enqueue(Reply(200, chunks=chunks))
+    response = await search(keyed, clock)
+    assert response.error == "Perplexity returned no renderable search content."
+    assert response.attempts == (Attempt("perplexity", 204, "Perplexity returned no renderable search content.", 0.0),)
+
+
+# -- API-key mode: errors ---------------------------------------------------------------------
+
+AUTH_FAILED = "Perplexity authorization failed ({}). Check API key or base URL."
+ENDED = "Perplexity stream ended before its last event; the partial answer was discarded"
+FIRST = chat_chunks()[:2]
+
+
+@pytest.mark.parametrize(("reply", "status", "message"), [
+    (api_error(401, "Invalid API key provided.", "invalid_api_key"), 401, AUTH_FAILED.format(401)),
+    (Reply(401, "<html><head><title>401 Authorization Required</title></head></html>", content_type="text/html"),
+     401, AUTH_FAILED.format(401)),
+    (api_error(402, "Insufficient credits. Add funds to continue.", "insufficient_quota"), 402, "perplexity: credits exhausted"),
+    (Reply(402, b""), 402, "perplexity: 402 credits exhausted"),
+    (Reply(403, "<html>Attention Required! | Cloudflare</html>", content_type="text/html"), 403, AUTH_FAILED.format(403)),
+    (Reply(429, {"error": {"message": "Rate limit exceeded", "type": "rate_limit_exceeded", "code": 429}},
+           headers={"Retry-After": "30"}), 429, "Perplexity API error (429): Rate limit exceeded; retry after 30 s"),
+    (api_error(400, "Invalid model 'sonar-x'.", "invalid_model"), 400, "Perplexity API error (400): Invalid model 'sonar-x'."),
+    (Reply(500, "upstream   exploded\n"), 500, "Perplexity API error (500): upstream exploded"),
+    (Reply(503, b""), 503, "Perplexity API error (503): Service Unavailable"),
+    (Reply(200, "<html>captive portal</html>", content_type="text/html"), 200, "Perplexity returned a body that is not JSON"),
+    (Reply(200, chunks=[*FIRST, b'data: {"error": {"message": "Internal server error", "type": "server_error", "code": 500}}\n\n']),
+     500, "Perplexity API error (500): Internal server error"),
+    (Reply(200, chunks=[*FIRST, b'event: error\ndata: {"error": {"message": "overloaded", "code": 529}}\n\n']),
+     529, "Perplexity API error (529): overloaded"),
+    (Reply(200, chunks=[*FIRST, b"data: {not json\n\n"]), 502, "Perplexity sent a stream event that is not JSON"),
+    (Reply(200, chunks=FIRST), 502, ENDED),
+])  # fmt: skip
+async def test_error_statuses_envelopes_and_stream_errors(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
+) -> None:
+    pplx.enqueue(reply)
+    response = await search(keyed, clock)
+    assert response.error == message
+    assert response.answer is None and response.sources == ()
+    assert response.attempts == (Attempt("perplexity", status, message, 0.0),)
+
+
+async def test_a_stream_cut_mid_event_is_an_error_without_a_partial_answer(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock
+) -> None:
+    pplx.enqueue(Reply(200, chunks=[*FIRST, b'data: {"id": "x", "choices": [{"delta": {"cont'], cut=True))
+    response = await search(keyed, clock)
+    assert response.error is not None and response.error.startswith("Perplexity request failed: ")
+    assert response.answer is None and response.attempts[0].status is None
+
+
+def test_retry_after_is_kept_on_the_error() -> None:
+    error = http_error(HttpResponse(429, {"retry-after": "12"}, b'{"error": {"message": "slow down"}}'))
+    assert (error.status, error.retry_after, error.message) == (
+        429,
+        12.0,
+        "Perplexity API error (429): slow down; retry after 12 s",
+    )
+
+
+def test_a_chat_stream_that_stops_early_raises() -> None:
+    with pytest.raises(SearchProviderError, match="stream ended before its last event"):
+        parse_events(iter_sse(b"".join(FIRST).decode()), SearchParams("q"), NOW)
+
+
+# -- auth: order, fall-through, availability --------------------------------------------------
+
+
+async def test_pplx_api_key_is_honoured(pplx: FakePerplexity, base: dict[str, str], clock: FakeClock) -> None:
+    response = await search({**base, "PPLX_API_KEY": KEY}, clock)
+    assert response.ok and response.auth_mode == "api_key"
+    assert pplx.last.headers["authorization"] == f"Bearer {KEY}"
+
+
+async def test_key_resolution_order(
+    pplx: FakePerplexity, base: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    store = CredentialStore(config_dir / "agent.db")
+    store.set("perplexity", "api_key", {"api_key": "stored-key-000000"})
+    await search(base, clock)
+    assert pplx.last.headers["authorization"] == "Bearer stored-key-000000"
+    await search({**base, "PPLX_API_KEY": "pplx-env-222222"}, clock)
+    assert pplx.last.headers["authorization"] == "Bearer pplx-env-222222"
+    await search({**base, "PPLX_API_KEY": "pplx-env-222222", "PERPLEXITY_API_KEY": "env-111111"}, clock)
+    assert pplx.last.headers["authorization"] == "Bearer env-111111"
+    async with WebSearch(env={**base, "PERPLEXITY_API_KEY": "env-111111"}, clock=clock,
+                         api_keys={"perplexity": "explicit-333333"}) as ws:  # fmt: skip
+        await ws.asearch(QUERY, provider="perplexity")
+    assert pplx.last.headers["authorization"] == "Bearer explicit-333333"
+
+
+async def test_falls_through_from_perplexity_to_openrouter(
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search({**base, "PERPLEXITY_API_KEY": "revoked-key-000000", "OPENROUTER_API_KEY": OR_KEY}, clock)
+    assert [r.path for r in pplx.requests] == ["/chat/completions", "/api/v1/chat/completions"]
+    assert pplx.last.headers["authorization"] == f"Bearer {OR_KEY}"
+    assert pplx.last.json() == chat_body(model="perplexity/sonar-pro")
+    assert (response.auth_mode, response.model, response.answer) == ("api_key", "perplexity/sonar-pro", ANSWER)
+    assert response.notices == (
+        "Perplexity with the API key failed: perplexity: 401 unauthorized; fell through to the next auth method",
+    )
+    assert response.attempts == (Attempt("perplexity", None, None, 0.0),)
+
+
+async def test_when_the_only_method_fails_its_classified_error_is_reported(
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search({**base, "PERPLEXITY_API_KEY": "revoked-key-000000"}, clock)
+    assert response.error == AUTH_FAILED.format(401)
+    assert len(pplx.requests) == 1
+
+
+async def test_every_method_in_order_with_fall_through(
+    pplx: FakePerplexity, keyed: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    store_session(config_dir)
+    pplx.enqueue(Reply(403, "<html>Just a moment...</html>", content_type="text/html"),
+                 Reply(500, {"detail": "ask backend unavailable"}))  # fmt: skip
+    response = await search({**keyed, "PERPLEXITY_COOKIES": COOKIES, "OPENROUTER_API_KEY": OR_KEY}, clock)
+    assert [r.path for r in pplx.requests] == [ASK_PATH, ASK_PATH, "/chat/completions"]
+    assert pplx.requests[0].headers["cookie"] == COOKIES
+    assert pplx.requests[1].headers["cookie"] == f"__Secure-next-auth.session-token={SESSION}"
+    assert response.auth_mode == "api_key" and response.answer == ANSWER
+    assert response.notices == (
+        "Perplexity with PERPLEXITY_COOKIES failed: perplexity: 403 forbidden; fell through to the next auth method",
+        "Perplexity with the stored session failed: Perplexity ask API error (500): ask backend unavailable; "
+        "fell through to the next auth method",
+    )
+
+
+def test_auth_methods_order(config_dir: Path, clock: FakeClock) -> None:
+    store_session(config_dir)
+    env = {"PERPLEXITY_COOKIES": f"  {COOKIES}  ", "PERPLEXITY_API_KEY": KEY, "OPENROUTER_API_KEY": OR_KEY}
+    methods = auth_methods(context(env, config_dir, clock))
+    assert [(m.kind, m.secret) for m in methods] == [
+        ("cookies", COOKIES), ("session", SESSION), ("api_key", KEY), ("openrouter", OR_KEY),
+    ]  # fmt: skip
+    assert all(m.secret not in repr(m) for m in methods)
+    assert methods[0].secrets == (COOKIES, "visitor-77aa01", "cookie-session-5e6f7a8b9c")
+    assert auth_methods(context({}, config_dir / "empty", clock)) == [Auth("anonymous")]
+
+
+@pytest.mark.parametrize(("credential", "used"), [
+    ({"access_token": jwt(NOW.timestamp() + 301)}, True),
+    ({"access_token": jwt(NOW.timestamp() + 300)}, False),  # within the 5-minute margin
+    ({"access_token": jwt(NOW.timestamp() - 10)}, False),
+    ({"access_token": jwt(None)}, True),  # no exp: Perplexity sessions usually never expire
+    ({"access_token": "opaque-session-token-1234"}, True),
+    ({"access_token": jwt(None), "expires_at": NOW.timestamp() - 1}, False),
+    ({"access_token": jwt(NOW.timestamp() - 10), "expires_at": NOW.timestamp() + 3600}, True),
+])  # fmt: skip
+async def test_a_session_about_to_expire_is_skipped(
+    pplx: FakePerplexity,
+    keyed: dict[str, str],
+    config_dir: Path,
+    clock: FakeClock,
+    credential: dict[str, Any],
+    used: bool,
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("perplexity", "oauth", credential)
+    response = await search(keyed, clock)
+    assert response.ok
+    assert pplx.requests[0].path == (ASK_PATH if used else "/chat/completions")
+    assert response.auth_mode == ("oauth" if used else "api_key")
+
+
+async def test_an_expired_session_alone_says_log_in_again(
+    pplx: FakePerplexity, base: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    store_session(config_dir, jwt(NOW.timestamp() - 60))
+    response = await search(base, clock)
+    assert response.error == (
+        "Perplexity session expired; log in again: set PERPLEXITY_COOKIES, PERPLEXITY_API_KEY or PPLX_API_KEY, "
+        "or run `websearch auth set perplexity`"
+    )
+    assert pplx.requests == []  # never anonymous when a login is configured
+
+
+async def test_missing_credential_message(config_dir: Path, clock: FakeClock) -> None:
+    ctx = context({"PERPLEXITY_COOKIES": "   "}, config_dir, clock)
+    with pytest.raises(MissingCredentialError) as info:
+        await PROVIDER.search(SearchParams("q"), ctx)
+    assert info.value.message == (
+        "Perplexity needs a login or an API key: set PERPLEXITY_COOKIES, PERPLEXITY_API_KEY or PPLX_API_KEY, "
+        "or run `websearch auth set perplexity`"
+    )
+    assert info.value.provider == "perplexity"
+
+
+def test_availability(env: dict[str, str], config_dir: Path) -> None:
+    def status(env: dict[str, str]) -> bool:
+        return next(s for s in WebSearch(env=env).provider_status() if s.id == "perplexity").available
+
+    assert not status(env)
+    assert not status({**env, "OPENROUTER_API_KEY": OR_KEY})  # OpenRouter alone is explicit-only
+    for name in ("PERPLEXITY_COOKIES", "PERPLEXITY_API_KEY", "PPLX_API_KEY"):
+        assert status({**env, name: "value-123456"}), name
+        assert not status({**env, name: ""}), name
+    store = CredentialStore(config_dir / "agent.db")
+    store.set("perplexity", "api_key", {"api_key": KEY})
+    assert status(env)
+    store.set("perplexity", "oauth", {"access_token": SESSION})
+    assert status(env)
+    reason = next(s for s in WebSearch(env={**env, "WEBSEARCH_CONFIG_DIR": str(config_dir / "x")}).provider_status()
+                  if s.id == "perplexity").reason  # fmt: skip
+    assert reason == (
+        "set PERPLEXITY_COOKIES or set PERPLEXITY_API_KEY or set PPLX_API_KEY or run `websearch auth set perplexity`"
+    )
+
+
+async def test_auto_chain_skips_perplexity_with_only_an_openrouter_key(
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
+) -> None:
+    async with WebSearch(env={**base, "OPENROUTER_API_KEY": OR_KEY}, clock=clock) as ws:
+        response = await ws.asearch(QUERY)
+    assert response.provider == "duckduckgo" and pplx.requests == []
+    explicit = await search({**base, "OPENROUTER_API_KEY": OR_KEY}, clock)
+    assert explicit.auth_mode == "api_key" and pplx.last.path == "/api/v1/chat/completions"
+
+
+async def test_auto_chain_uses_perplexity_first_when_configured(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock
+) -> None:
+    async with WebSearch(env=keyed, clock=clock) as ws:
+        response = await ws.asearch(QUERY)
+    assert response.provider == "perplexity" and response.answer == ANSWER
+
+
+async def test_stored_credential_is_sent(
+    pplx: FakePerplexity, base: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    CredentialStore(config_dir / "agent.db").set("perplexity", "api_key", {"api_key": KEY})
+    async with WebSearch(env=base, clock=clock) as ws:
+        response = await ws.asearch(QUERY)  # the stored key admits it to the auto chain
+    assert response.provider == "perplexity" and pplx.last.headers["authorization"] == f"Bearer {KEY}"
+
+
+# -- ask mode ---------------------------------------------------------------------------------
+
+
+def ask_params(**changes: Any) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "query_str": QUERY, "search_focus": "internet", "mode": "copilot", "model_preference": "experimental",
+        "sources": ["web"], "attachments": [], "version": "2.18", "language": "en-US", "timezone": "UTC",
+        "search_recency_filter": None, "is_incognito": True, "use_schematized_api": True, "skip_search_enabled": True,
+    }  # fmt: skip
+    return params | changes
+
+
+def sent_ask(body: dict[str, Any]) -> dict[str, Any]:
+    """The ask body with its random uuids checked and removed."""
+    params = dict(body["params"])
+    front, context_id = params.pop("frontend_uuid"), params.pop("frontend_context_uuid")
+    assert uuid.UUID(front) != uuid.UUID(context_id)
+    return {**body, "params": params}
+
+
+async def test_session_token_request_and_exact_response(
+    pplx: FakePerplexity, keyed: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    store_session(config_dir)
+    response = await search(keyed, clock)
+    req = pplx.last
+    assert (req.method, req.path, len(pplx.requests)) == ("POST", ASK_PATH, 1)
+    assert {k: v for k, v in req.headers.items() if k not in ("host", "accept-encoding", "content-length")} == {
+        "content-type": "application/json", "accept": "text/event-stream", "origin": "https://www.perplexity.ai",
+        "referer": "https://www.perplexity.ai/", "user-agent": APP_USER_AGENT, "x-request-id": req.headers["x-request-id"],
+        "cookie": f"__Secure-next-auth.session-token={SESSION}", "x-app-apiclient": "default",
+        "x-app-apiversion": "2.18", "x-perplexity-request-reason": "submit",
+    }  # fmt: skip
+    uuid.UUID(req.headers["x-request-id"])
+    assert sent_ask(req.json()) == {"query_str": QUERY, "params": ask_params()}  # the bare query: no system prompt
+    expected_sources = tuple(
+        SearchSource(title=r["title"], url=r["url"], snippet=r["snippet"], published_date=r["date"],
+                     age_seconds=age(r["date"]) if r["date"] else None)
+        for r in search_results(8, "quic")
+    )  # fmt: skip
+    assert response == SearchResponse(
+        provider="perplexity",
+        query=QUERY,
+        answer=ANSWER,
+        sources=expected_sources,
+        model="pplx_pro",
+        request_id="ask-0001",
+        auth_mode="oauth",
+        attempts=(Attempt("perplexity", None, None, 0.0),),
+    )
+    assert expected_sources[1].age_seconds == 28 * 86400 + 12 * 3600  # 2026-11-02
+
+
+async def test_cookies_come_first_and_report_oauth(
+    pplx: FakePerplexity, keyed: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    store_session(config_dir)
+    response = await search({**keyed, "PERPLEXITY_COOKIES": COOKIES}, clock)
+    assert len(pplx.requests) == 1 and pplx.last.headers["cookie"] == COOKIES
+    assert "authorization" not in pplx.last.headers
+    assert response.auth_mode == "oauth" and response.answer == ANSWER
+
+
+async def test_ask_mode_ignores_breadth_and_sampling_and_says_so(
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
+) -> None:
+    kwargs = {"limit": 2, "num_search_results": 9, "max_tokens": 100, "temperature": 0.5, "recency": "week"}
+    response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock, **kwargs)
+    assert sent_ask(pplx.last.json())["params"] == ask_params(search_recency_filter="week")
+    assert len(response.sources) == 2
+    assert response.notices == tuple(
+        f"{name}={value} not applied: Perplexity's ask endpoint (used with PERPLEXITY_COOKIES) does not support it"
+        for name, value in (("num_search_results", 9), ("max_tokens", 100), ("temperature", 0.5))
+    )
+
+
+@pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
+async def test_ask_recency(pplx: FakePerplexity, base: dict[str, str], clock: FakeClock, recency: str) -> None:
+    response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock, recency=recency)
+    assert sent_ask(pplx.last.json())["params"]["search_recency_filter"] == recency
+    assert response.notices == ()
+
+
+async def test_anonymous_only_when_explicit_and_nothing_is_configured(
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search(base, clock)
+    req = pplx.last
+    assert req.path == ASK_PATH
+    assert req.headers["user-agent"] == BROWSER_USER_AGENT and BROWSER_USER_AGENT.startswith("Mozilla/5.0")
+    for name in ("cookie", "authorization", "x-app-apiclient", "x-app-apiversion", "x-perplexity-request-reason"):
+        assert name not in req.headers
+    assert sent_ask(req.json())["params"] == ask_params(send_back_text_in_streaming_api=True, source="default")
+    assert response.answer == ANSWER and response.auth_mode == "anonymous"
+    assert (response.model, response.request_id) == ("turbo", "req-anon")
+    assert [s.url for s in response.sources] == [r["url"] for r in search_results(8, "quic")]
+    assert response.sources[0].title == "Quic explained, part 1"
+    async with WebSearch(env=base, clock=clock) as ws:
+        auto = await ws.asearch(QUERY)
+    assert auto.provider == "duckduckgo" and len(pplx.requests) == 1
+
+
+async def test_ask_stream_error_event(pplx: FakePerplexity, base: dict[str, str], clock: FakeClock) -> None:
+    pplx.enqueue(Reply(200, chunks=sse({"status": "PENDING", "blocks": [], "uuid": "u1"},
+                                       {"error_code": "RATE_LIMITED", "error_message": "Too many requests", "status": "FAILED"})))  # fmt: skip
+    response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock)
+    assert response.error == "Perplexity ask stream error: Too many requests"
+    assert response.attempts == (Attempt("perplexity", 400, response.error, 0.0),)
+
+
+@pytest.mark.parametrize(("reply", "status", "message"), [
+    (Reply(200, chunks=ask_chunks(ANSWER, search_results(2))[:3]), 502, ENDED),
+    (Reply(500, "<html>Internal Server Error</html>", content_type="text/html"), 500,
+     "Perplexity ask API error (500): <html>Internal Server Error</html>"),
+    (Reply(403, "<html>Just a moment...</html>", content_type="text/html"), 403, AUTH_FAILED.format(403)),
+    (Reply(429, {"detail": "Too many requests"}, headers={"Retry-After": "5"}), 429,
+     "Perplexity ask API error (429): Too many requests; retry after 5 s"),
+    (Reply(200, chunks=sse({"status": "PENDING"}, "not json")), 502, "Perplexity sent a stream event that is not JSON"),
+])  # fmt: skip
+async def test_ask_errors(
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
+) -> None:
+    pplx.enqueue(reply)
+    response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock)
+    assert response.error == message
+    assert response.attempts == (Attempt("perplexity", status, message, 0.0),)
+
+
+async def test_ask_stream_cut_mid_event(pplx: FakePerplexity, base: dict[str, str], clock: FakeClock) -> None:
+    chunks = ask_chunks(ANSWER, search_results(2))
+    pplx.enqueue(Reply(200, chunks=[*chunks[:3], chunks[3][:40]], cut=True))
+    response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock)
+    assert response.error is not None and response.error.startswith("Perplexity request failed: ")
+    assert response.answer is None and response.sources == ()
+
+
+# -- ask mode: the snapshot rules, pure -------------------------------------------------------
+
+
+def test_markdown_chunks_merge_by_offset_and_block() -> None:
+    snap: dict[str, Any] = {"blocks": []}
+    for event in (
+        {"blocks": [{"intended_usage": "ask_text", "markdown_block": {"chunks": ["A", "b"], "chunk_starting_offset": 0}},
+                    {"intended_usage": "web_results", "web_result_block": {"web_results": [{"name": "N", "url": "https://n.example"}]}},
+                    {"markdown_block": {"chunks": ["dropped: no intended_usage"]}}],
+         "sources_list": [{"title": "S", "url": "https://s.example"}]},
+        {"blocks": [{"intended_usage": "ask_text", "markdown_block": {"chunks": ["B", "C"], "chunk_starting_offset": 1}}],
+         "status": "PENDING"},
+        {"status": "COMPLETED", "blocks": []},
+    ):  # fmt: skip
+        snap = merge_snapshot(snap, event)
+    assert snapshot_answer(snap) == "ABC"
+    assert [b["intended_usage"] for b in snap["blocks"]] == ["ask_text", "web_results"]
+    assert snap["status"] == "COMPLETED" and snap["sources_list"] == [{"title": "S", "url": "https://s.example"}]
+    assert snapshot_sources(snap, NOW) == [SearchSource(title="N", url="https://n.example")]
+    snap = merge_snapshot(
+        snap, {"blocks": [{"intended_usage": "web_results", "web_result_block": {"web_results": []}}]}
+    )
+    assert snapshot_sources(snap, NOW) == [SearchSource(title="S", url="https://s.example")]
+
+
+def test_answer_precedence() -> None:
+    md = {"intended_usage": "answer_markdown", "markdown_block": {"answer": "from markdown"}}
+    ask = {"intended_usage": "ask_text", "markdown_block": {"chunks": ["from ", "ask_text"]}}
+    empty = {"intended_usage": "markdown_x", "markdown_block": {"answer": ""}}
+    assert snapshot_answer({"blocks": [ask, md]}) == "from markdown"
+    assert snapshot_answer({"blocks": [empty, ask]}) == "from ask_text"
+    assert snapshot_answer({"blocks": [{"intended_usage": "plan"}], "text": "plain"}) == "plain"
+    assert snapshot_answer({"blocks": [], "text": '{"answer": "payload"}'}) == "payload"
+
+
+def test_text_payload_forms() -> None:
+    inner = {"answer": "plain answer", "structured_answer": [{"type": "markdown", "chunks": ["struc", "tured"]}]}
+    steps = [{"step_type": "INITIAL_QUERY", "content": {"query": "q"}},
+             {"step_type": "FINAL", "content": {"answer": json.dumps(inner)}}]  # fmt: skip
+    assert text_answer(json.dumps(steps)) == "structured"
+    assert text_answer(json.dumps({"chunks": ["a", "b"], "answer": "x"})) == "ab"
+    assert text_answer(json.dumps([{"content": {"answer": "not json"}}])) == "not json"
+    assert text_answer("just text") == "just text"
+    sources = snapshot_sources({"text": json.dumps([{"content": {"answer": json.dumps(
+        {"web_results": [{"title": "T", "url": "https://t.example", "timestamp": "2026-11-29T12:00:00Z"}, {"name": "no url"}]}
+    )}}])}, NOW)  # fmt: skip
+    assert sources == [SearchSource("T", "https://t.example", None, "2026-11-29T12:00:00Z", 86400)]
+
+
+def test_parse_events_for_the_ask_stream() -> None:
+    text = b"".join(anonymous_chunks("Anon.", search_results(1))).decode()
+    response = parse_events(iter_sse(text), SearchParams("q"), NOW, Auth("anonymous"), "fallback-id")
+    assert (response.answer, response.auth_mode, response.request_id) == ("Anon.", "anonymous", "req-anon")
+    no_uuid = sse({"final": True, "blocks": [{"intended_usage": "ask_text", "markdown_block": {"answer": "x"}}]})
+    parsed = parse_events(iter_sse(b"".join(no_uuid).decode()), SearchParams("q"), NOW, Auth("session"), "xrid")
+    assert (parsed.answer, parsed.request_id, parsed.model) == ("x", "xrid", None)
+    with pytest.raises(SearchProviderError, match="stream ended before its last event"):
+        parse_events(iter_sse(text.split("\n\n")[0] + "\n\n"), SearchParams("q"), NOW, Auth("anonymous"))
+
+
+@pytest.mark.parametrize(("tz", "expected"), [
+    ("Europe/Paris", "Europe/Paris"), (":America/New_York", "America/New_York"), ("UTC", "UTC"),
+    ("EST5EDT,M3.2.0", "UTC"), ("", "UTC"),
+])  # fmt: skip
+def test_timezone_comes_from_tz(config_dir: Path, clock: FakeClock, tz: str, expected: str) -> None:
+    request = build_ask_request(SearchParams("q"), context({"TZ": tz}, config_dir, clock), Auth("cookies", COOKIES))
+    assert request.json["params"]["timezone"] == expected
+    assert request.secrets == (COOKIES, "visitor-77aa01", "cookie-session-5e6f7a8b9c")
+
+
+# -- secrets ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reply", [
+    Reply(500, f"internal error for key {KEY}"),
+    Reply(401, {"error": {"message": f"Invalid API key {KEY}", "type": "invalid_api_key", "code": 401}}),
+    Reply(400, {"error": {"message": f"bad header Authorization: Bearer {KEY}", "code": 400}}),
+    Reply(200, chunks=[*FIRST, f'data: {{"error": {{"message": "key {KEY} over quota", "code": 429}}}}\n\n'.encode()]),
+    Reply(200, chunks=[*FIRST, f'data: {{"error": {{"message": "boom {KEY}", "code": 500}}}}\n\n'.encode()]),
+    Reply(200, f"not json {KEY}"),
+])  # fmt: skip
+async def test_api_key_never_leaks_from_error_paths(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, reply: Reply
+) -> None:
+    pplx.enqueue(reply)
+    response = await search(keyed, clock)
+    assert response.error
+    for text in (response.error, repr(response.attempts), repr(response), str(response.to_dict())):
+        assert KEY not in text
+
+
+@pytest.mark.parametrize("reply", [
+    Reply(500, f"bad cookie {COOKIES} / session {SESSION}"),
+    Reply(500, {"detail": f"session cookie-session-5e6f7a8b9c and {SESSION} rejected"}),
+    Reply(200, chunks=sse({"error_code": "AUTH", "error_message": f"token {SESSION} / cookie-session-5e6f7a8b9c"})),
+])  # fmt: skip
+async def test_cookies_and_session_never_leak(
+    pplx: FakePerplexity, base: dict[str, str], config_dir: Path, clock: FakeClock, reply: Reply
+) -> None:
+    store_session(config_dir)
+    pplx.enqueue(reply, reply)
+    response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock)
+    assert response.error and len(pplx.requests) == 2
+    for text in (response.error, repr(response.attempts), repr(response), str(response.to_dict())):
+        for secret in (COOKIES, SESSION, "cookie-session-5e6f7a8b9c"):
+            assert secret not in text
+
+
+async def test_fall_through_notices_never_leak(pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock) -> None:
+    pplx.enqueue(Reply(500, f"cookie {COOKIES} rejected"))
+    response = await search({**keyed, "PERPLEXITY_COOKIES": COOKIES}, clock)
+    assert response.ok and len(response.notices) == 1
+    assert "cookie-session-5e6f7a8b9c" not in repr(response) and "visitor-77aa01" not in repr(response)
+
+
+# -- cancellation -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["api_key", "cookies"])
+async def test_cancelling_mid_stream_closes_it_promptly(
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock, mode: str
+) -> None:
+    first = chat_chunks()[:1] if mode == "api_key" else ask_chunks(ANSWER, search_results(1))[:1]
+    pplx.enqueue(Reply(200, chunks=first + [b": keep-alive\n\n"] * 400, chunk_delay=0.05))
+    env = {**base, "PERPLEXITY_API_KEY": KEY} if mode == "api_key" else {**base, "PERPLEXITY_COOKIES": COOKIES}
+    async with WebSearch(env=env, clock=clock) as ws:
+        task = asyncio.create_task(ws.asearch(QUERY, provider="perplexity"))
+        for _ in range(200):
+            if pplx.requests:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.15)  # the first event has arrived; the stream is open
+        assert not task.done()
+        task.cancel()
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 1)
+        assert asyncio.get_running_loop().time() - started < 0.5
+        for _ in range(200):
+            if pplx.disconnects:
+                break
+            await asyncio.sleep(0.01)
+        assert pplx.disconnects == 1  # the fake saw the connection close
+        assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+
+
+# -- the CLI ----------------------------------------------------------------------------------
+
+
+def test_cli_summary_layout(pplx: FakePerplexity, env: dict[str, str]) -> None:
+    results = [
+        {"title": "RFC 9000: QUIC", "url": RFC, "date": None, "snippet": "QUIC: A UDP-Based Multiplexed and Secure Transport"},
+        {"title": "The road to QUIC", "url": CLOUDFLARE, "date": None, "snippet": "QUIC is a new transport."},
+        {"title": "HTTP/3 explained", "url": "https://http3-explained.haxx.se/", "date": None, "snippet": "h3"},
+    ]  # fmt: skip
+    pplx.enqueue(Reply(200, chunks=chat_chunks("QUIC is a UDP-based transport [1][2].", results, related=RELATED[:2])))
+    proc = run_cli(["search", "quic", "--provider", "perplexity", "--format", "summary", "--limit", "2"],
+                   {**env, **pplx.env, "PERPLEXITY_API_KEY": KEY})  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert proc.stdout == (
+        "QUIC is a UDP-based transport [1][2].\n"
+        "\n## Sources\n2 sources\n"
+        f"[1] RFC 9000: QUIC\n    {RFC}\n    QUIC: A UDP-Based Multiplexed and Secure Transport\n"
+        f"[2] The road to QUIC\n    {CLOUDFLARE}\n    QUIC is a new transport.\n"
+        "\n## Citations\n3 citations\n"
+        f"[1] RFC 9000: QUIC\n    {RFC}\n"
+        f"[2] The road to QUIC\n    {CLOUDFLARE}\n"
+        "[3] HTTP/3 explained\n    https://http3-explained.haxx.se/\n"
+        "\n## Related\n2 questions\n- What is 0-RTT in QUIC?\n- How does HTTP/3 use QUIC?\n"
+    )
+    assert "Search queries:" not in proc.stdout  # Perplexity reports none (spec: answer, sources, citations, usage...)
+    assert pplx.last.json()["num_search_results"] == 20

@@ -1,0 +1,353 @@
+"""Z.AI (remote MCP `web_search_prime`) against a loopback fake of the Streamable-HTTP server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FakeClock
+from websearch import SearchResponse, WebSearch, __version__
+from websearch.context import ProviderContext
+from websearch.credentials import CredentialStore
+from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.providers.zai import PROVIDER, is_argument_error, parse_result, read_message
+from websearch.settings import Settings
+from websearch.testing import RecordedRequest, Reply
+from websearch.testing.zai import FakeZai, zai_error, zai_reply, zai_result, zai_tool_result
+from websearch.types import SearchParams, SearchSource
+from websearch.wire import HttpResponse
+
+KEY = "4f0c2a9b7e6d5c4b3a29.Zq7Xw3Tn9Lp2Rv8K"
+QUERY = "rust 1.90 release"
+PATH = "/api/mcp/web_search_prime/mcp"
+MISSING = "Z.AI needs an API key: set ZAI_API_KEY or run `websearch auth set zai`"
+INIT_PARAMS = {"protocolVersion": "2025-03-26", "capabilities": {},
+               "clientInfo": {"name": "websearch", "version": __version__}}  # fmt: skip
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}}
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeZai]:
+    with FakeZai(api_key=KEY) as server:
+        yield server
+
+
+def make_env(env: dict[str, str], fake: FakeZai, **extra: str) -> dict[str, str]:
+    return {**env, **fake.env, "ZAI_API_KEY": KEY, **extra}
+
+
+async def run(env: dict[str, str], query: str = QUERY, **params: Any) -> SearchResponse:
+    async with WebSearch(env=env, clock=FakeClock()) as ws:
+        return await ws.asearch(query, provider="zai", **params)
+
+
+def calls(fake: FakeZai) -> list[dict[str, Any]]:
+    """The `arguments` of every tools/call the fake saw."""
+    return [r.json()["params"]["arguments"] for r in fake.requests if r.json().get("method") == "tools/call"]
+
+
+def assert_session(requests: list[RecordedRequest], arguments: dict[str, Any]) -> None:
+    """One MCP session: initialize, initialized, tools/call, with the session id echoed."""
+    init, initialized, call = requests
+    for req in requests:
+        assert (req.method, req.path, req.query) == ("POST", PATH, ())
+        assert req.headers["authorization"] == f"Bearer {KEY}"
+        assert req.headers["content-type"] == "application/json"
+        assert req.headers["accept"] == "application/json, text/event-stream"
+    body = init.json()
+    assert {k: v for k, v in body.items() if k != "id"} == {"jsonrpc": "2.0", "method": "initialize",
+                                                           "params": INIT_PARAMS}  # fmt: skip
+    uuid.UUID(body["id"])
+    assert "mcp-session-id" not in init.headers
+    session = initialized.headers["mcp-session-id"]
+    assert len(session) == 32 and call.headers["mcp-session-id"] == session
+    assert initialized.json() == INITIALIZED
+    body = call.json()
+    assert {k: v for k, v in body.items() if k != "id"} == {
+        "jsonrpc": "2.0", "method": "tools/call", "params": {"name": "web_search_prime", "arguments": arguments}}  # fmt: skip
+    assert body["id"] != init.json()["id"]
+
+
+def enqueue_session(fake: FakeZai, *call_replies: Reply) -> None:
+    """Script one session: initialize (session "s-1"), initialized (202), then the given replies."""
+    init = {"jsonrpc": "2.0", "id": "x", "result": {"protocolVersion": "2025-03-26", "capabilities": {}}}
+    fake.enqueue(zai_reply(init, headers={"Mcp-Session-Id": "s-1"}), Reply(202, b""), *call_replies)
+
+
+# -- the requests ------------------------------------------------------------------------------
+
+
+async def test_session_sequence_when_the_first_shape_is_accepted(env: dict[str, str]) -> None:
+    with FakeZai(api_key=KEY, query_key="query") as fake:
+        response = await run(make_env(env, fake))
+    assert_session(fake.requests, {"query": QUERY, "count": 10})
+    assert response.ok and len(response.sources) == 10 and response.notices == ()
+
+
+async def test_default_call_falls_back_to_search_query(fake: FakeZai, env: dict[str, str]) -> None:
+    response = await run(make_env(env, fake))
+    assert len(fake.requests) == 6
+    assert_session(fake.requests[:3], {"query": QUERY, "count": 10})
+    assert_session(fake.requests[3:], {"search_query": QUERY, "count": 10})
+    assert fake.requests[1].headers["mcp-session-id"] != fake.requests[4].headers["mcp-session-id"]
+    assert response.ok and len(response.sources) == 10
+
+
+async def test_third_shape_adds_the_search_engine(env: dict[str, str]) -> None:
+    with FakeZai(api_key=KEY, require_engine=True) as fake:
+        response = await run(make_env(env, fake))
+    assert len(fake.requests) == 9
+    assert_session(fake.requests[6:], {"search_query": QUERY, "search_engine": "search-prime", "count": 10})
+    assert response.ok
+
+
+@pytest.mark.parametrize(("params", "count", "notices"), [
+    ({"limit": 3}, 3, ()),
+    ({"num_search_results": 7}, 7, ()),
+    ({"limit": 3, "num_search_results": 7}, 7,
+     ("limit=3 not applied separately: Z.AI uses num_search_results=7 as its result count",)),
+    ({"limit": 80}, 50, ("limit=80 exceeds Z.AI's maximum of 50; at most 50 results returned",)),
+])  # fmt: skip
+async def test_counts(fake: FakeZai, env: dict[str, str], params: dict[str, int], count: int,
+                      notices: tuple[str, ...]) -> None:  # fmt: skip
+    response = await run(make_env(env, fake), **params)
+    assert calls(fake) == [{"query": QUERY, "count": count}, {"search_query": QUERY, "count": count}]
+    assert len(response.sources) == count
+    assert response.notices == notices
+
+
+@pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
+async def test_recency_is_not_sent_and_says_so(fake: FakeZai, env: dict[str, str], recency: str) -> None:
+    response = await run(make_env(env, fake), recency=recency, max_tokens=100, temperature=0.5)
+    assert calls(fake)[-1] == {"search_query": QUERY, "count": 10}
+    assert response.notices == (
+        f"recency={recency!r} not applied: Z.AI does not support it",
+        "max_tokens=100 not applied: Z.AI does not support it",
+        "temperature=0.5 not applied: Z.AI does not support it",
+    )
+
+
+# -- the response ------------------------------------------------------------------------------
+
+
+def expected_sources(n: int, query: str = QUERY) -> tuple[SearchSource, ...]:
+    out = []
+    for i in range(1, n + 1):
+        r = zai_result(i, query)
+        out.append(SearchSource(r["title"], r["link"], r["content"], r["publish_date"] or None,
+                                author=r["media"] or None))  # fmt: skip
+    return tuple(out)
+
+
+@pytest.mark.parametrize("sse", [True, False])
+async def test_parses_sources_and_the_raw_answer(env: dict[str, str], sse: bool) -> None:
+    with FakeZai(api_key=KEY, sse=sse) as fake:
+        response = await run(make_env(env, fake), limit=4)
+    assert response.sources == expected_sources(4)
+    assert response.sources[1].author is None and response.sources[1].published_date is None
+    assert response.sources[0] == SearchSource(
+        "Rust 1.90 Release — report 1", "https://news1.example.cn/rust-1.90-release/1.html",
+        "Report 1 on rust 1.90 release: what changed and why it matters.", "2025-09-18", None, "Example News 1")  # fmt: skip
+    assert response.answer == zai_tool_result(QUERY, 4)["content"][0]["text"]  # the quirk: the raw JSON text
+    assert json.loads(response.answer)[0]["link"] == response.sources[0].url
+    assert response.request_id is None and response.auth_mode is None and response.citations == ()
+
+
+async def test_object_payload_gives_the_request_id(env: dict[str, str]) -> None:
+    with FakeZai(api_key=KEY, shape="object") as fake:
+        response = await run(make_env(env, fake), limit=2)
+    assert response.sources == expected_sources(2)
+    assert response.request_id is not None and response.request_id.startswith("req-")
+
+
+async def test_double_encoded_text_is_decoded(env: dict[str, str]) -> None:
+    with FakeZai(api_key=KEY, shape="double") as fake:
+        response = await run(make_env(env, fake), limit=3)
+    assert response.sources == expected_sources(3)
+    assert response.answer is not None and response.answer.startswith('"[{')
+
+
+def test_result_candidates_and_slicing() -> None:
+    item = {"title": "", "url": "https://u.example", "content": "c", "publishedDate": "2025-01-02"}
+    structured = {"result": {"content": [{"type": "text", "text": "see structured"}],
+                             "structuredContent": {"results": [item, {"title": "no url"}], "requestId": "r-9"}}}  # fmt: skip
+    parsed = parse_result(structured, 10)
+    assert parsed.sources == (SearchSource("https://u.example", "https://u.example", "c", "2025-01-02"),)
+    assert (parsed.answer, parsed.request_id) == ("see structured", "r-9")
+    data = {"result": {"content": [], "data": [{"link": f"https://{i}.example"} for i in range(5)]}}
+    assert [s.url for s in parse_result(data, 2).sources] == ["https://0.example", "https://1.example"]
+    plain = parse_result({"result": {"content": [{"type": "text", "text": "no JSON here"}]}}, 5)
+    assert (plain.answer, plain.sources) == ("no JSON here", ())
+
+
+def test_sse_message_after_a_notification_is_the_answer() -> None:
+    body = ('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n'
+            'event: message\ndata: {"jsonrpc":"2.0","id":"1","result":{"content":[]}}\n\n'
+            'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n')  # fmt: skip
+    assert read_message(HttpResponse(200, {}, body.encode())) == {
+        "jsonrpc": "2.0",
+        "id": "1",
+        "result": {"content": []},
+    }
+
+
+@pytest.mark.parametrize("text", ["[]", '{"search_result": []}', json.dumps("[]")])
+async def test_empty_result_set_is_a_204(fake: FakeZai, env: dict[str, str], text: str) -> None:
+    enqueue_session(
+        fake, zai_reply({"jsonrpc": "2.0", "id": "1", "result": {"content": [{"type": "text", "text": text}]}})
+    )
+    response = await run(make_env(env, fake))
+    assert response.error == "Z.AI returned no renderable search content."
+    assert response.attempts[0].status == 204
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("reply", "message", "status"), [
+    (zai_error(401, "1002", f"Authorization Token invalid: {KEY}"),
+     "zai: 401 unauthorized (1002: Authorization Token invalid: [redacted])", 401),
+    (zai_error(403, "1220", "You do not have permission to access web_search_prime"),
+     "zai: 403 forbidden (1220: You do not have permission to access web_search_prime)", 403),
+    (zai_error(429, "1113", "Insufficient balance or no resource package. Please recharge."),
+     "zai: credits exhausted (1113: Insufficient balance or no resource package. Please recharge.)", 429),
+    (zai_error(429, "1302", "High concurrency usage of this API, please reduce concurrency.", {"Retry-After": "5"}),
+     "Z.AI MCP error (429): 1302: High concurrency usage of this API, please reduce concurrency.", 429),
+    (zai_error(402, "1113", "Payment required"), "zai: 402 credits exhausted (1113: Payment required)", 402),
+    (Reply(500, {"error": {"code": "500", "message": "Internal Error"}}), "Z.AI MCP error (500): 500: Internal Error",
+     500),
+    (Reply(502, "<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
+     "Z.AI MCP error (502): <html><body>502 Bad Gateway</body></html>", 502),
+    (Reply(200, "<html>portal</html>", content_type="text/html"), "Failed to parse Z.AI MCP response", 500),
+    (Reply(200, {"success": False, "code": 1001, "msg": "Header中未收到Authorization参数"}),
+     "Z.AI API error (1001): Header中未收到Authorization参数", 401),
+])  # fmt: skip
+async def test_initialize_errors_are_not_retried(fake: FakeZai, env: dict[str, str], reply: Reply, message: str,
+                                                 status: int) -> None:  # fmt: skip
+    fake.enqueue(reply)
+    response = await run(make_env(env, fake))
+    assert response.error == message
+    assert response.attempts[0].status == status
+    assert len(fake.requests) == 1
+    assert KEY not in (response.error or "") + repr(response) + json.dumps(response.to_dict())
+
+
+@pytest.mark.parametrize(("reply", "message", "status"), [
+    (zai_reply({"jsonrpc": "2.0", "id": "1", "error": {"code": -32603, "message": "Internal error"}}),
+     "Z.AI MCP error (-32603): Internal error", 500),
+    (zai_reply({"jsonrpc": "2.0", "id": "1", "result": {"isError": True, "content": [
+        {"type": "text", "text": "MCP error -429: Rate limit reached for requests"}]}}),
+     "Z.AI MCP tool error: MCP error -429: Rate limit reached for requests", 429),
+    (zai_reply({"jsonrpc": "2.0", "id": "1", "result": {"isError": True, "content": [
+        {"type": "text", "text": "MCP error -401: 身份验证失败"}]}}), "Z.AI MCP tool error: MCP error -401: 身份验证失败", 401),
+    (Reply(200, b'event: error\ndata: {"jsonrpc":"2.0","id":"1","error":{"code":-32603,"message":"upstream down"}}\n\n',
+           content_type="text/event-stream"), "Z.AI MCP error (-32603): upstream down", 500),
+    (Reply(200, b'event: message\ndata: {"jsonrpc":"2.0","id":"1","result":{"content":[{"ty\n\n',
+           content_type="text/event-stream"), "Failed to parse Z.AI MCP response", 500),
+    (Reply(200, b"event: message\ndata: \n\n", content_type="text/event-stream"), "Failed to parse Z.AI MCP response",
+     500),
+    (zai_reply({"jsonrpc": "2.0", "id": "1"}), "Failed to parse Z.AI MCP response: no result", 500),
+])  # fmt: skip
+async def test_tool_call_errors_that_are_not_argument_errors(fake: FakeZai, env: dict[str, str], reply: Reply,
+                                                             message: str, status: int) -> None:  # fmt: skip
+    enqueue_session(fake, reply)
+    response = await run(make_env(env, fake))
+    assert response.error == message
+    assert response.attempts[0].status == status
+    assert len(fake.requests) == 3
+
+
+async def test_json_rpc_invalid_params_moves_to_the_next_shape(fake: FakeZai, env: dict[str, str]) -> None:
+    error = {"jsonrpc": "2.0", "id": "1", "error": {"code": -32602, "message": "Invalid params"}}
+    enqueue_session(fake, zai_reply(error))
+    response = await run(make_env(env, fake), limit=2)
+    assert calls(fake) == [{"query": QUERY, "count": 2}, {"search_query": QUERY, "count": 2}]
+    assert response.sources == expected_sources(2)
+
+
+async def test_all_shapes_rejected_gives_the_last_error(env: dict[str, str]) -> None:
+    with FakeZai(api_key=KEY, query_key="q") as fake:
+        response = await run(make_env(env, fake))
+    assert len(fake.requests) == 9
+    assert response.error is not None
+    assert response.error.startswith('Z.AI MCP tool error: MCP error -32602: Invalid arguments for tool '
+                                     'web_search_prime: [{"code": "invalid_type"')  # fmt: skip
+    assert response.attempts[0].status == 400
+
+
+def test_argument_error_rule() -> None:
+    assert is_argument_error(SearchProviderError("zai", "anything", 400))
+    assert is_argument_error(SearchProviderError("zai", "Z.AI MCP error (-1): search_query is required", 404))
+    assert not is_argument_error(SearchProviderError("zai", "zai: 401 unauthorized (1002: Token invalid)", 401))
+    assert not is_argument_error(SearchProviderError("zai", "Z.AI MCP error (500): invalid upstream", 500))
+    assert not is_argument_error(SearchProviderError("zai", "Z.AI MCP error (404): not found", 404))
+
+
+async def test_stream_cut_mid_event_is_an_error_without_partial_answer(fake: FakeZai, env: dict[str, str]) -> None:
+    cut = Reply(200, chunks=[b"event: message\n", b'data: {"jsonrpc":"2.0","id":"1","result":{"content":[{"ty'],
+                content_type="text/event-stream", cut=True)  # fmt: skip
+    enqueue_session(fake, cut)
+    response = await run(make_env(env, fake))
+    assert response.error is not None and response.error.startswith("Z.AI request failed:")
+    assert response.answer is None and response.sources == ()
+    assert len(fake.requests) == 3
+
+
+async def test_cancelling_mid_session_closes_the_connection(fake: FakeZai, env: dict[str, str]) -> None:
+    enqueue_session(fake, Reply(hang=True))
+    async with WebSearch(env=make_env(env, fake), clock=FakeClock()) as ws:
+        task = asyncio.create_task(ws.asearch(QUERY, provider="zai"))
+        for _ in range(200):
+            if len(fake.requests) == 3:
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 1)
+    for _ in range(200):
+        if fake.disconnects:
+            break
+        await asyncio.sleep(0.01)
+    assert fake.disconnects == 1 and len(fake.requests) == 3
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+
+
+# -- credentials and availability ---------------------------------------------------------------
+
+
+def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:
+    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None,
+                           FakeClock())  # fmt: skip
+
+
+async def test_missing_credential_message(config_dir: Path) -> None:
+    with pytest.raises(MissingCredentialError) as err:
+        await PROVIDER.search(SearchParams(QUERY), context(config_dir, {}))
+    assert err.value.message == MISSING
+
+
+async def test_availability(env: dict[str, str], config_dir: Path) -> None:
+    async with WebSearch(env=env) as ws:
+        row = next(r for r in ws.provider_status() if r.id == "zai")
+    assert (row.available, row.reason) == (False, "set ZAI_API_KEY or run `websearch auth set zai`")
+    async with WebSearch(env={**env, "ZAI_API_KEY": KEY}) as ws:
+        assert next(r for r in ws.provider_status() if r.id == "zai").available
+
+
+async def test_stored_credential_is_used(fake: FakeZai, env: dict[str, str], config_dir: Path) -> None:
+    CredentialStore(config_dir / "agent.db").set("zai", "api_key", {"api_key": KEY})
+    response = await run({**env, **fake.env})
+    assert response.ok
+    assert {r.headers["authorization"] for r in fake.requests} == {f"Bearer {KEY}"}
+
+
+async def test_env_key_wins_over_stored(fake: FakeZai, env: dict[str, str], config_dir: Path) -> None:
+    CredentialStore(config_dir / "agent.db").set("zai", "api_key", {"api_key": "stored-key-000000"})
+    await run(make_env(env, fake))
+    assert fake.last.headers["authorization"] == f"Bearer {KEY}"
