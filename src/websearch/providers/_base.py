@@ -11,6 +11,7 @@ import email.utils
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from ..dates import age_seconds, parse_date
@@ -28,12 +29,18 @@ __all__ = [
     "Support",
     "age_seconds",
     "api_error",
+    "as_dict",
+    "as_int",
+    "as_list",
+    "as_str",
     "clamp_count",
     "classify_http_error",
     "json_body",
     "parse_date",
+    "redact_detail",
     "require_key",
     "retry_after_seconds",
+    "status_phrase",
 ]
 
 Support = Literal["native", "approximate"]
@@ -169,3 +176,39 @@ def require_key(
     raise MissingCredentialError(
         provider, f"{label} needs an API key: set {where} or run `websearch auth set {provider}`"
     )
+
+
+# -- reading loosely-typed JSON ----------------------------------------------------------------
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[Any]:
+    """`value` if it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: object) -> str | None:
+    """`value` if it is a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def as_int(value: object) -> int | None:
+    """`value` as an int if it is a JSON number (not a boolean), else None."""
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def redact_detail(response: HttpResponse, text: str, limit: int = 300) -> str:
+    """`text` taken from an error response, folded, cut and with the request's secrets redacted."""
+    return HttpResponse(response.status, {}, text.encode(), secrets=response.secrets).safe_text(limit)
+
+
+def status_phrase(status: int) -> str:
+    """ "Service Unavailable" for 503; for an error whose body says nothing."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "no body"

@@ -25,7 +25,7 @@ from ..oauth import OAuthToken, oauth_token
 from ..prompts import SYSTEM_PROMPT
 from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import Provider, Support, api_error, clamp_count, json_body, require_key
+from ._base import Provider, Support, api_error, as_dict, as_list, clamp_count, json_body, require_key
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -116,10 +116,10 @@ class Anthropic(Provider):
         if parsed.tool_errors and not parsed.sources:
             code = parsed.tool_errors[0]
             raise SearchProviderError(self.id, f"Anthropic web search failed: {code}", _TOOL_STATUS.get(code, 502))
-        usage = _dict(data.get("usage"))
+        usage = as_dict(data.get("usage"))
         sources = parsed.sources[: params.count] if params.count else parsed.sources
         usage_values = (_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
-        searches = _int(_dict(usage.get("server_tool_use")).get("web_search_requests"))
+        searches = _int(as_dict(usage.get("server_tool_use")).get("web_search_requests"))
         return SearchResponse(
             provider=self.id,
             answer=parsed.answer or None,
@@ -157,11 +157,11 @@ def parse_message(data: dict[str, Any]) -> Message:
     """Walk `content[]`. Consecutive text blocks are one passage (Anthropic splits text at each
     citation); passages separated by tool blocks are joined with a blank line."""
     out, passages, current = Message(), [], []
-    for block in (b for b in _list(data.get("content")) if isinstance(b, dict)):
+    for block in (b for b in as_list(data.get("content")) if isinstance(b, dict)):
         kind = block.get("type")
         if kind == "text" and isinstance(block.get("text"), str):
             current.append(block["text"])
-            for cite in (c for c in _list(block.get("citations")) if isinstance(c, dict)):
+            for cite in (c for c in as_list(block.get("citations")) if isinstance(c, dict)):
                 if url := _str(cite.get("url")):
                     out.citations.append(
                         SearchCitation(url, _str(cite.get("title")) or url, _str(cite.get("cited_text")))
@@ -169,13 +169,13 @@ def parse_message(data: dict[str, Any]) -> Message:
             continue
         passages.append("".join(current).strip())
         current = []
-        query = _str(_dict(block.get("input")).get("query"))
+        query = _str(as_dict(block.get("input")).get("query"))
         if kind == "server_tool_use" and str(block.get("name")).endswith("web_search") and query:
             out.queries.append(query)
         content = block.get("content") if kind == "web_search_tool_result" else None
         if isinstance(content, dict) and content.get("type") == "web_search_tool_result_error":
             out.tool_errors.append(str(content.get("error_code") or "unknown"))
-        for item in (i for i in _list(content) if isinstance(i, dict) and i.get("type") == "web_search_result"):
+        for item in (i for i in as_list(content) if isinstance(i, dict) and i.get("type") == "web_search_result"):
             url = _str(item.get("url"))
             if url and all(s.url != url for s in out.sources):
                 title, age = _str(item.get("title")) or url, _str(item.get("page_age"))
@@ -217,7 +217,7 @@ def _base_url(ctx: ProviderContext) -> tuple[str, bool]:
 
 def _error_detail(response: HttpResponse) -> str:
     """`<type>: <message>` from `{"type":"error","error":{...}}`, else the body."""
-    error = _dict(_loads(response)).get("error")
+    error = as_dict(_loads(response)).get("error")
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         detail = f"{error.get('type') or 'error'}: {error['message']}"
         return HttpResponse(response.status, {}, detail.encode(), secrets=response.secrets).safe_text()
@@ -237,14 +237,6 @@ def _int(value: object) -> int | None:
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 PROVIDER: Final = Anthropic()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import SearchProviderError
@@ -23,11 +22,14 @@ from ._base import (
     HttpProvider,
     Support,
     age_seconds,
+    as_list,
+    as_str,
     clamp_count,
     classify_http_error,
     json_body,
     require_key,
     retry_after_seconds,
+    status_phrase,
 )
 
 if TYPE_CHECKING:
@@ -66,7 +68,7 @@ class Brave(HttpProvider):
         web = data.get("web")
         results = web.get("results") if isinstance(web, dict) else None
         now = ctx.clock.now()
-        sources = [_source(r, now) for r in _list(results) if isinstance(r, dict) and _str(r.get("url"))]
+        sources = [_source(r, now) for r in as_list(results) if isinstance(r, dict) and as_str(r.get("url"))]
         request_id = response.headers.get("x-request-id") or response.headers.get("request-id") or None
         return SearchResponse(provider=self.id, sources=tuple(sources[:limit]), request_id=request_id)
 
@@ -85,7 +87,7 @@ def http_error(response: HttpResponse) -> SearchProviderError:
         return SearchProviderError(
             "brave", f"Brave authorization failed ({status} {code}): {detail} Check API key or base URL.", status
         )
-    text = f"{detail} ({code})" if code and detail else response.safe_text() or _reason(status)
+    text = f"{detail} ({code})" if code and detail else response.safe_text() or status_phrase(status)
     message = f"Brave API error ({status}): {text}"
     if status == 429 and retry is not None:
         message += f"; retry after {retry:g} s"
@@ -105,10 +107,10 @@ def _envelope(response: HttpResponse) -> tuple[str | None, str | None]:
         error = data["errors"][0]
     if not isinstance(error, dict):
         return None, None
-    detail = _str(error.get("detail"))
+    detail = as_str(error.get("detail"))
     if detail is not None:
         detail = HttpResponse(response.status, {}, detail.encode(), secrets=response.secrets).safe_text() or None
-    return _str(error.get("code")), detail
+    return as_str(error.get("code")), detail
 
 
 def _retry_after(headers: Mapping[str, str], code: str | None) -> float | None:
@@ -124,18 +126,11 @@ def _retry_after(headers: Mapping[str, str], code: str | None) -> float | None:
     return seconds[-1] if code == "QUOTA_LIMITED" else seconds[0]
 
 
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "no body"
-
-
 def _source(result: dict[str, Any], now: datetime) -> SearchSource:
     url = result["url"]
-    published = _str(result.get("age"))
+    published = as_str(result.get("age"))
     return SearchSource(
-        title=_str(result.get("title")) or url,
+        title=as_str(result.get("title")) or url,
         url=url,
         snippet=_snippet(result),
         published_date=published,
@@ -146,22 +141,14 @@ def _source(result: dict[str, Any], now: datetime) -> SearchSource:
 def _snippet(result: dict[str, Any]) -> str | None:
     """The trimmed description, then each non-empty extra snippet not already present, by line."""
     parts: list[str] = []
-    description = _str(result.get("description"))
+    description = as_str(result.get("description"))
     if description and description.strip():
         parts.append(description.strip())
-    for extra in _list(result.get("extra_snippets")):
+    for extra in as_list(result.get("extra_snippets")):
         text = extra.strip() if isinstance(extra, str) else ""
         if text and text not in parts:
             parts.append(text)
     return "\n".join(parts) or None
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 PROVIDER: Final = Brave()

@@ -28,7 +28,7 @@ from ..prompts import SYSTEM_PROMPT
 from ..sse import SseEvent, aiter_sse
 from ..types import SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import Provider, Support, classify_http_error, retry_after_seconds
+from ._base import Provider, Support, as_dict, as_list, as_str, classify_http_error, retry_after_seconds
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -134,14 +134,14 @@ def parse_events(events: list[SseEvent], params: SearchParams) -> SearchResponse
         if kind == "response.output_text.delta" and isinstance(data.get("delta"), str):
             deltas.append(data["delta"])
         elif kind == "response.output_item.done":
-            _read_item(_dict(data.get("item")), parts, sources)
+            _read_item(as_dict(data.get("item")), parts, sources)
         elif kind in _DONE:
-            done = _dict(data.get("response"))
+            done = as_dict(data.get("response"))
         elif kind == "error":
-            err = _dict(data.get("error")) or data
+            err = as_dict(data.get("error")) or data
             raise SearchProviderError("codex", f"Codex error ({err.get('code')}): {err.get('message')}", 500)
         elif kind == "response.failed":
-            message = _dict(_dict(data.get("response")).get("error")).get("message")
+            message = as_dict(as_dict(data.get("response")).get("error")).get("message")
             raise SearchProviderError("codex", f"Codex request failed: {message}", 500)
     if done is None:
         raise SearchProviderError("codex", "Codex stream ended before the response was complete", 500)
@@ -156,9 +156,9 @@ def parse_events(events: list[SseEvent], params: SearchParams) -> SearchResponse
         provider="codex",
         answer=answer or None,
         sources=tuple(found[:n] if n else found),
-        usage=_usage(_dict(done.get("usage"))),
-        model=_str(done.get("model")),
-        request_id=_str(done.get("id")),
+        usage=_usage(as_dict(done.get("usage"))),
+        model=as_str(done.get("model")),
+        request_id=as_str(done.get("id")),
         auth_mode="oauth",
     )
 
@@ -240,14 +240,14 @@ async def refresh_token(ctx: ProviderContext, token: OAuthToken) -> OAuthToken:
     if not response.ok:
         raise SearchProviderError("codex", f"the token endpoint answered {response.status}: {_envelope(response)[0]}")
     data = _json(response.text())
-    access = _str(data.get("access_token"))
+    access = as_str(data.get("access_token"))
     if access is None:
         raise SearchProviderError("codex", "the token endpoint's answer has no access_token")
     expires_in = _int(data.get("expires_in"))
     expires = ctx.clock.now().timestamp() + expires_in if expires_in is not None else _int(_jwt(access).get("exp"))
-    account = token.account_id or _account_id(access, _str(data.get("id_token")))
+    account = token.account_id or _account_id(access, as_str(data.get("id_token")))
     return OAuthToken(
-        access, _str(data.get("refresh_token")) or token.refresh_token, expires, account, None, token.extra
+        access, as_str(data.get("refresh_token")) or token.refresh_token, expires, account, None, token.extra
     )
 
 
@@ -260,17 +260,17 @@ def import_credentials(home: Path) -> OAuthToken:
         raise ConfigError(f"no Codex login found at {path}: run `codex login` (with ChatGPT) first") from None
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{path} is not readable JSON ({type(exc).__name__})") from None
-    tokens = _dict(data.get("tokens")) if isinstance(data, dict) else {}
-    access, refresh = _str(tokens.get("access_token")), _str(tokens.get("refresh_token"))
+    tokens = as_dict(data.get("tokens")) if isinstance(data, dict) else {}
+    access, refresh = as_str(tokens.get("access_token")), as_str(tokens.get("refresh_token"))
     if access is None or refresh is None:
         raise ConfigError(f"{path} holds no ChatGPT login (tokens.access_token and tokens.refresh_token)")
-    account = _str(tokens.get("account_id")) or _account_id(access, _str(tokens.get("id_token")))
+    account = as_str(tokens.get("account_id")) or _account_id(access, as_str(tokens.get("id_token")))
     return OAuthToken(access, refresh, _int(_jwt(access).get("exp")), account)
 
 
 def _account_id(access: str, id_token: str | None) -> str | None:
     for jwt in (access, id_token or ""):
-        account = _dict(_jwt(jwt).get(_AUTH_CLAIM)).get("chatgpt_account_id")
+        account = as_dict(_jwt(jwt).get(_AUTH_CLAIM)).get("chatgpt_account_id")
         if isinstance(account, str) and account:
             return account
     return None
@@ -293,32 +293,35 @@ def _event(event: SseEvent) -> tuple[str, dict[str, Any]]:
     if event.data.strip() == "[DONE]":
         return "[DONE]", {}
     data = _json(event.data)
-    return _str(data.get("type")) or event.event, data
+    return as_str(data.get("type")) or event.event, data
 
 
 def _read_item(item: dict[str, Any], parts: list[str], sources: dict[str, SearchSource]) -> None:
     if item.get("type") == "message":
-        for part in _list(item.get("content")):
-            if _dict(part).get("type") != "output_text":
+        for part in as_list(item.get("content")):
+            if as_dict(part).get("type") != "output_text":
                 continue
-            if _str(part.get("text")):
+            if as_str(part.get("text")):
                 parts.append(part["text"])
-            for note in _list(part.get("annotations")):
-                url = _str(_dict(note).get("url"))
+            for note in as_list(part.get("annotations")):
+                url = as_str(as_dict(note).get("url"))
                 if note.get("type") == "url_citation" and url and url not in sources:
-                    sources[url] = SearchSource(title=_str(note.get("title")) or url, url=url)
+                    sources[url] = SearchSource(title=as_str(note.get("title")) or url, url=url)
     elif item.get("type") == "reasoning":
         parts.extend(
             s["text"]
-            for s in map(_dict, _list(item.get("summary")))
-            if s.get("type") == "summary_text" and _str(s.get("text"))
+            for s in map(as_dict, as_list(item.get("summary")))
+            if s.get("type") == "summary_text" and as_str(s.get("text"))
         )
 
 
 def _usage(usage: dict[str, Any]) -> SearchUsage | None:
     if not usage:
         return None
-    given, cached = _int(usage.get("input_tokens")), _int(_dict(usage.get("input_tokens_details")).get("cached_tokens"))
+    given, cached = (
+        _int(usage.get("input_tokens")),
+        _int(as_dict(usage.get("input_tokens_details")).get("cached_tokens")),
+    )
     inputs = given - (cached or 0) if given is not None else None
     return SearchUsage(inputs, _int(usage.get("output_tokens")), _int(usage.get("total_tokens")))
 
@@ -326,8 +329,8 @@ def _usage(usage: dict[str, Any]) -> SearchUsage | None:
 def _envelope(response: HttpResponse) -> tuple[str, float | None]:
     """(detail, resets_in_seconds) of `{"error": {...}}` or `{"detail": ...}`, redacted; else the body."""
     data = _json(response.text())
-    error = _dict(data.get("error"))
-    message = _str(error.get("message")) or _str(data.get("detail")) or _str(data.get("error"))
+    error = as_dict(data.get("error"))
+    message = as_str(error.get("message")) or as_str(data.get("detail")) or as_str(data.get("error"))
     resets = error.get("resets_in_seconds")
     text = HttpResponse(response.status, {}, message.encode(), secrets=response.secrets).safe_text() if message else ""
     retry = float(resets) if isinstance(resets, (int, float)) and not isinstance(resets, bool) else None
@@ -354,21 +357,9 @@ def _clean_url(raw: str) -> str | None:
 
 def _json(text: str | bytes) -> dict[str, Any]:
     try:
-        return _dict(json.loads(text))
+        return as_dict(json.loads(text))
     except ValueError:
         return {}
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _int(value: object) -> int | None:

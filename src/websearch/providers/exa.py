@@ -11,7 +11,6 @@ previous one on the same clock; the wait is `ctx.clock.sleep`, so it is cancella
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import itertools
 import json
 import re
@@ -24,7 +23,17 @@ from ..clock import SystemClock
 from ..errors import ConfigError, SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, age_seconds, api_error, clamp_count, classify_http_error, json_body
+from ._base import (
+    HttpProvider,
+    Support,
+    age_seconds,
+    api_error,
+    as_list,
+    clamp_count,
+    classify_http_error,
+    json_body,
+    redact_detail,
+)
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -129,23 +138,27 @@ def parse_mcp_response(response: HttpResponse, params: SearchParams, now: dateti
     error = message.get("error")
     if error is not None:
         detail = error.get("message") if isinstance(error, dict) else error
-        raise SearchProviderError("exa", f"Exa MCP error: {_safe(response, str(detail))}")
+        raise SearchProviderError("exa", f"Exa MCP error: {redact_detail(response, str(detail))}")
     result = message.get("result")
     if not isinstance(result, dict):
         raise SearchProviderError("exa", UNEXPECTED_SHAPE)
-    texts = [b["text"] for b in _list(result.get("content")) if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    texts = [
+        b["text"] for b in as_list(result.get("content")) if isinstance(b, dict) and isinstance(b.get("text"), str)
+    ]
     if result.get("isError"):
-        raise SearchProviderError("exa", f"Exa MCP tool error: {_safe(response, ' '.join(texts)) or 'no detail'}")
+        raise SearchProviderError(
+            "exa", f"Exa MCP tool error: {redact_detail(response, ' '.join(texts)) or 'no detail'}"
+        )
     data = _exa_object(result, texts)
     if data is None:
         data = {"results": _listing("\n".join(texts))}
         if not data["results"]:
-            raise SearchProviderError("exa", f"{UNEXPECTED_SHAPE} {_safe(response, ' '.join(texts))}".rstrip())
+            raise SearchProviderError("exa", f"{UNEXPECTED_SHAPE} {redact_detail(response, ' '.join(texts))}".rstrip())
     return _exa_response(data, params, now, "anonymous")
 
 
 def _exa_response(data: dict[str, Any], params: SearchParams, now: datetime, auth_mode: str) -> SearchResponse:
-    results = [r for r in _list(data.get("results")) if isinstance(r, dict) and _text(r.get("url"))]
+    results = [r for r in as_list(data.get("results")) if isinstance(r, dict) and _text(r.get("url"))]
     if params.count is not None:
         results = results[: clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, "Exa")[0]]
     summaries = [
@@ -164,7 +177,7 @@ def _exa_response(data: dict[str, Any], params: SearchParams, now: datetime, aut
 
 def _source(result: dict[str, Any], now: datetime) -> SearchSource:
     url = str(result["url"]).strip()
-    highlights = tuple(h.strip() for h in _list(result.get("highlights")) if _text(h))
+    highlights = tuple(h.strip() for h in as_list(result.get("highlights")) if _text(h))
     published = _text(result.get("publishedDate"))
     return SearchSource(
         title=_text(result.get("title")) or url,
@@ -185,9 +198,9 @@ def _api_error(response: HttpResponse) -> SearchProviderError:
     message, tag = _text(envelope.get("error")), _text(envelope.get("tag"))
     classified = classify_http_error("exa", response)
     if classified is None and message is not None:
-        return api_error("exa", response, detail=_safe(response, f"{message} ({tag})" if tag else message))
+        return api_error("exa", response, detail=redact_detail(response, f"{message} ({tag})" if tag else message))
     if classified is not None and tag:
-        text = f"{classified.message} ({_safe(response, tag)})"
+        text = f"{classified.message} ({redact_detail(response, tag)})"
         return SearchProviderError("exa", text, classified.status, retry_after=classified.retry_after)
     return classified or api_error("exa", response)
 
@@ -235,16 +248,8 @@ def _loads(text: str) -> Any:
         return None
 
 
-def _safe(response: HttpResponse, text: str) -> str:
-    return dataclasses.replace(response, body=text.encode()).safe_text()
-
-
 def _text(value: object) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 PROVIDER: Final = Exa()

@@ -14,14 +14,13 @@ retry delay only inside the text ("... retry after 12s ..."), which becomes `ret
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, api_error, clamp_count, json_body, require_key
+from ._base import HttpProvider, Support, api_error, clamp_count, json_body, redact_detail, require_key
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -96,7 +95,7 @@ def _envelope_text(data: dict[str, Any], response: HttpResponse) -> str | None:
         parts += [d["message"] for d in details if isinstance(d, dict) and _str(d.get("message"))]
     if not parts:
         return None
-    return dataclasses.replace(response, body=": ".join(parts).encode()).safe_text()
+    return redact_detail(response, ": ".join(parts))
 
 
 def _web_results(data: dict[str, Any]) -> list[Any]:

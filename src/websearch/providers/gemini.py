@@ -50,7 +50,17 @@ from ..prompts import SYSTEM_PROMPT
 from ..sse import SseEvent, aiter_sse
 from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import Provider, Support, classify_http_error, json_body, retry_after_seconds
+from ._base import (
+    Provider,
+    Support,
+    as_dict,
+    as_list,
+    as_str,
+    classify_http_error,
+    json_body,
+    redact_detail,
+    retry_after_seconds,
+)
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -346,31 +356,31 @@ class GeminiStream:
             raise http_error(
                 HttpResponse(code if isinstance(code, int) else 500, {}, body, secrets=self.secrets), self.api
             )
-        blocked = _dict(data.get("promptFeedback")).get("blockReason")
+        blocked = as_dict(data.get("promptFeedback")).get("blockReason")
         if blocked:
             raise SearchProviderError("gemini", f"Gemini blocked the query (blockReason {blocked})", 400)
-        self.request_id = _str(data.get("responseId")) or _str(chunk.get("traceId")) or self.request_id
-        self.model = _str(data.get("modelVersion")) or self.model
+        self.request_id = as_str(data.get("responseId")) or as_str(chunk.get("traceId")) or self.request_id
+        self.model = as_str(data.get("modelVersion")) or self.model
         candidates = data.get("candidates")
-        candidate = _dict(candidates[0]) if isinstance(candidates, list) and candidates else {}
+        candidate = as_dict(candidates[0]) if isinstance(candidates, list) and candidates else {}
         self.finished = self.finished or bool(candidate.get("finishReason"))
-        for part in _list(_dict(candidate.get("content")).get("parts")):
-            if isinstance(part, dict) and _str(part.get("text")) and not part.get("thought"):
+        for part in as_list(as_dict(candidate.get("content")).get("parts")):
+            if isinstance(part, dict) and as_str(part.get("text")) and not part.get("thought"):
                 self.text.append(part["text"])
-        meta = _dict(candidate.get("groundingMetadata"))
-        webs = [_dict(_dict(c).get("web")) for c in _list(meta.get("groundingChunks"))]
+        meta = as_dict(candidate.get("groundingMetadata"))
+        webs = [as_dict(as_dict(c).get("web")) for c in as_list(meta.get("groundingChunks"))]
         for web in webs:
-            url = _str(web.get("uri"))
+            url = as_str(web.get("uri"))
             if url and url not in self.sources:
-                self.sources[url] = SearchSource(title=_str(web.get("title")) or url, url=url)
-        for support in _list(meta.get("groundingSupports")):
-            cited = _str(_dict(_dict(support).get("segment")).get("text"))
-            for i in _list(_dict(support).get("groundingChunkIndices")):
-                url = _str(webs[i].get("uri")) if isinstance(i, int) and 0 <= i < len(webs) else None
+                self.sources[url] = SearchSource(title=as_str(web.get("title")) or url, url=url)
+        for support in as_list(meta.get("groundingSupports")):
+            cited = as_str(as_dict(as_dict(support).get("segment")).get("text"))
+            for i in as_list(as_dict(support).get("groundingChunkIndices")):
+                url = as_str(webs[i].get("uri")) if isinstance(i, int) and 0 <= i < len(webs) else None
                 if url:
-                    self.citations.append(SearchCitation(url, _str(webs[i].get("title")) or url, cited))
-        for query in _list(meta.get("webSearchQueries")):
-            if _str(query) and query not in self.queries:
+                    self.citations.append(SearchCitation(url, as_str(webs[i].get("title")) or url, cited))
+        for query in as_list(meta.get("webSearchQueries")):
+            if as_str(query) and query not in self.queries:
                 self.queries.append(query)
         usage = data.get("usageMetadata")
         if isinstance(usage, dict):
@@ -444,12 +454,12 @@ def _envelope(response: HttpResponse) -> tuple[str | None, str | None, str | Non
     except ValueError:
         return None, None, None
     data = data[0] if isinstance(data, list) and data else data
-    error = _dict(_dict(data).get("error"))
-    message = _str(error.get("message"))
+    error = as_dict(as_dict(data).get("error"))
+    message = as_str(error.get("message"))
     if message:
-        message = dataclasses.replace(response, body=message.encode()).safe_text() or None
-    reasons = [_str(_dict(d).get("reason")) for d in _list(error.get("details"))]
-    return message, _str(error.get("status")), next((r for r in reasons if r), None)
+        message = redact_detail(response, message) or None
+    reasons = [as_str(as_dict(d).get("reason")) for d in as_list(error.get("details"))]
+    return message, as_str(error.get("status")), next((r for r in reasons if r), None)
 
 
 def retry_hint(response: HttpResponse, now: datetime | None = None) -> float | None:
@@ -488,7 +498,7 @@ def _refresher(ctx: ProviderContext, kind: AuthKind) -> Refresh:
                               form=form, secrets=(refresh_token, token.access_token))  # fmt: skip
         response = await ctx.send("gemini", request)
         try:
-            data = _dict(response.json())
+            data = as_dict(response.json())
         except ValueError:
             data = {}
         access, expires_in = data.get("access_token"), data.get("expires_in")
@@ -500,7 +510,7 @@ def _refresher(ctx: ProviderContext, kind: AuthKind) -> Refresh:
             )
         expires_at = ctx.clock.now().timestamp() + expires_in if isinstance(expires_in, (int, float)) else None
         return dataclasses.replace(token, access_token=access, expires_at=expires_at,
-                                   refresh_token=_str(data.get("refresh_token")) or token.refresh_token)  # fmt: skip
+                                   refresh_token=as_str(data.get("refresh_token")) or token.refresh_token)  # fmt: skip
 
     return refresh
 
@@ -516,7 +526,7 @@ def import_credentials(home: Path) -> OAuthToken:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
     except ValueError:
         raise ConfigError(f"{path} is not valid JSON") from None
-    access, refresh, expiry = (_dict(data).get(k) for k in ("access_token", "refresh_token", "expiry_date"))
+    access, refresh, expiry = (as_dict(data).get(k) for k in ("access_token", "refresh_token", "expiry_date"))
     if not isinstance(access, str) or not access:
         raise ConfigError(f"{path} has no access_token: sign in with Google in the Gemini CLI again")
     if refresh is not None and not isinstance(refresh, str):
@@ -524,18 +534,6 @@ def import_credentials(home: Path) -> OAuthToken:
     if expiry is not None and (isinstance(expiry, bool) or not isinstance(expiry, (int, float))):
         raise ConfigError(f"{path} has an expiry_date that is not a number of milliseconds")
     return OAuthToken(access, refresh or None, expiry / 1000 if expiry is not None else None)
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 PROVIDER: Final = Gemini()

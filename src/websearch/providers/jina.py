@@ -12,14 +12,13 @@ https://jina.ai/reader/#apiform
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import quote
 
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, api_error, json_body, require_key
+from ._base import HttpProvider, Support, api_error, as_str, json_body, redact_detail, require_key
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -58,7 +57,7 @@ class Jina(HttpProvider):
         sources = [
             _source(item)
             for item in (items if isinstance(items, list) else [])
-            if isinstance(item, dict) and _str(item.get("url"))
+            if isinstance(item, dict) and as_str(item.get("url"))
         ]
         n = params.count
         return SearchResponse(provider=self.id, sources=tuple(sources[:n] if n else sources))
@@ -72,20 +71,16 @@ def _error_detail(response: HttpResponse) -> str | None:
         return None
     if not isinstance(data, dict):
         return None
-    text = _str(data.get("readableMessage")) or _str(data.get("message"))
-    return dataclasses.replace(response, body=text.encode()).safe_text() if text else None
+    text = as_str(data.get("readableMessage")) or as_str(data.get("message"))
+    return redact_detail(response, text) if text else None
 
 
 def _source(item: dict[str, Any]) -> SearchSource:
     url = item["url"]
-    snippet = _str(item.get("content")) or _str(item.get("description"))
+    snippet = as_str(item.get("content")) or as_str(item.get("description"))
     return SearchSource(
-        title=_str(item.get("title")) or url, url=url, snippet=snippet.strip() or None if snippet else None
+        title=as_str(item.get("title")) or url, url=url, snippet=snippet.strip() or None if snippet else None
     )
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 PROVIDER: Final = Jina()

@@ -25,9 +25,13 @@ from ._base import (
     HttpProvider,
     Support,
     age_seconds,
+    as_dict,
+    as_list,
+    as_str,
     clamp_count,
     classify_http_error,
     json_body,
+    redact_detail,
     require_key,
     retry_after_seconds,
 )
@@ -71,26 +75,26 @@ class Kagi(HttpProvider):
         data = json_body(self.id, response)
         if not isinstance(data, dict):
             raise SearchProviderError(self.id, "Kagi returned JSON that is not an object", response.status)
-        errors = [e for e in _list(data.get("error")) if e]
+        errors = [e for e in as_list(data.get("error")) if e]
         if errors:  # a failure reported inside a 2xx
             code = errors[0].get("code") if isinstance(errors[0], dict) else None
             raise kagi_error(response, _CODE_STATUS.get(code, 502) if isinstance(code, int) else 502, code)
-        results = _dict(data.get("data"))
+        results = as_dict(data.get("data"))
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         now = ctx.clock.now()
         sources = [
             _source(item, tag, now)
             for section, tag in SOURCE_SECTIONS
-            for item in _list(results.get(section))
-            if isinstance(item, dict) and _str(item.get("url"))
+            for item in as_list(results.get(section))
+            if isinstance(item, dict) and as_str(item.get("url"))
         ]
-        meta = _dict(data.get("meta"))
+        meta = as_dict(data.get("meta"))
         return SearchResponse(
             provider=self.id,
             answer=_answer(results),
             sources=tuple(sources[:limit]),
             related_questions=tuple(_related(results)),
-            request_id=_str(meta.get("trace")) or _str(meta.get("id")),
+            request_id=as_str(meta.get("trace")) or as_str(meta.get("id")),
         )
 
 
@@ -128,21 +132,21 @@ def _error_detail(response: HttpResponse) -> str:
     candidates: list[object] = []
     if isinstance(data, dict):
         candidates = [data.get("message"), data.get("detail"), data.get("error")]
-        for item in _list(data.get("error")):
+        for item in as_list(data.get("error")):
             if isinstance(item, dict):
                 candidates += [item.get("message"), item.get("msg")]
     found = next((c for c in candidates if isinstance(c, str) and c.strip()), None)
     if found is None:
         return response.safe_text()
-    return dataclasses.replace(response, body=found.encode()).safe_text()
+    return redact_detail(response, found)
 
 
 def _source(item: dict[str, Any], tag: str, now: datetime) -> SearchSource:
     url = item["url"]
-    published = _str(item.get("time"))
-    snippet = _str(item.get("snippet"))
+    published = as_str(item.get("time"))
+    snippet = as_str(item.get("snippet"))
     return SearchSource(
-        title=tag + (_str(item.get("title")) or url),
+        title=tag + (as_str(item.get("title")) or url),
         url=url,
         snippet=snippet.strip() or None if snippet else None,
         published_date=published,
@@ -153,34 +157,22 @@ def _source(item: dict[str, Any], tag: str, now: datetime) -> SearchSource:
 def _related(results: dict[str, Any]) -> list[str]:
     questions: list[str] = []
     for section in RELATED_SECTIONS:
-        for item in _list(results.get(section)):
+        for item in as_list(results.get(section)):
             if not isinstance(item, dict):
                 continue
-            props = _dict(item.get("props"))
-            text = _str(props.get("question")) or _str(props.get("query")) or _str(item.get("title"))
+            props = as_dict(item.get("props"))
+            text = as_str(props.get("question")) or as_str(props.get("query")) or as_str(item.get("title"))
             if text and text.strip():
                 questions.append(text.strip())
     return questions
 
 
 def _answer(results: dict[str, Any]) -> str | None:
-    direct = _list(results.get("direct_answer"))
+    direct = as_list(results.get("direct_answer"))
     if not direct or not isinstance(direct[0], dict):
         return None
-    text = _str(direct[0].get("snippet")) or _str(direct[0].get("title"))
+    text = as_str(direct[0].get("snippet")) or as_str(direct[0].get("title"))
     return text.strip() or None if text else None
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 PROVIDER: Final = Kagi()

@@ -10,13 +10,22 @@ plain text or JSON (`message` / `detail` / `error` / `error.message`).
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, age_seconds, api_error, clamp_count, json_body, require_key
+from ._base import (
+    HttpProvider,
+    Support,
+    age_seconds,
+    api_error,
+    as_str,
+    clamp_count,
+    json_body,
+    redact_detail,
+    require_key,
+)
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -87,30 +96,26 @@ def error_detail(response: HttpResponse) -> str:
             candidates.append(nested.get("message"))
         for value in candidates:
             if isinstance(value, str) and value.strip():
-                return replace(response, body=value.encode()).safe_text()  # folded, cut, redacted
+                return redact_detail(response, value)  # folded, cut, redacted
     return response.safe_text()
 
 
 def _source(result: object, now: datetime) -> SearchSource | None:
     if not isinstance(result, dict):
         return None
-    url = _str(result.get("url"))
+    url = as_str(result.get("url"))
     if url is None:
         return None
     excerpts = result.get("excerpts")
     texts = [e for e in (excerpts if isinstance(excerpts, list) else []) if isinstance(e, str) and e]
-    published = _str(result.get("publish_date"))
+    published = as_str(result.get("publish_date"))
     return SearchSource(
-        title=_str(result.get("title")) or url,
+        title=as_str(result.get("title")) or url,
         url=url,
         snippet="\n\n".join(texts) or None,
         published_date=published,
         age_seconds=age_seconds(published, now),
     )
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 PROVIDER: Final = Parallel()

@@ -34,7 +34,7 @@ from ..registry import PROVIDERS
 from ..sse import SseEvent, aiter_sse
 from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import Provider, Support, age_seconds, classify_http_error, json_body, retry_after_seconds
+from ._base import Provider, Support, age_seconds, as_list, as_str, classify_http_error, json_body, retry_after_seconds
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -295,7 +295,7 @@ class ChatStream(_Stream):
         if value.get("error"):
             raise self.error(value)
         _collect(self.meta, value)
-        for choice in _list(value.get("choices")):
+        for choice in as_list(value.get("choices")):
             for part in (choice.get("delta"), choice.get("message")) if isinstance(choice, dict) else ():
                 if isinstance(part, dict) and isinstance(part.get("content"), str):
                     self.parts.append(part["content"])
@@ -310,8 +310,8 @@ class ChatStream(_Stream):
         return http_error(HttpResponse(status, {}, json.dumps(value).encode(), secrets=self.secrets))
 
     def build(self, params: SearchParams) -> SearchResponse:
-        results = [r for r in _list(self.meta.get("search_results")) if isinstance(r, dict) and _str(r.get("url"))]
-        urls = [u for u in _list(self.meta.get("citations")) if _str(u)]
+        results = [r for r in as_list(self.meta.get("search_results")) if isinstance(r, dict) and as_str(r.get("url"))]
+        urls = [u for u in as_list(self.meta.get("citations")) if as_str(u)]
         citations: list[SearchCitation] = []
         if urls:
             by_url: dict[str, dict[str, Any]] = {}
@@ -321,13 +321,13 @@ class ChatStream(_Stream):
             citations = [SearchCitation(s.url, s.title) for s in sources]
         else:
             sources = [_source(result, "title", "date", self.now) for result in results]
-        related = (q for q in _list(self.meta.get("related_questions")) if isinstance(q, str) and q.strip())
+        related = (q for q in as_list(self.meta.get("related_questions")) if isinstance(q, str) and q.strip())
         tokens = [_int(self.usage.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")]
         return SearchResponse(
             provider=ID, answer="".join(self.parts) or None, sources=tuple(sources[: params.limit]),
             citations=tuple(citations), related_questions=tuple(related),
-            usage=SearchUsage(*tokens) if any(tokens) else None, model=_str(self.meta.get("model")),
-            request_id=_str(self.meta.get("id")), auth_mode="api_key",
+            usage=SearchUsage(*tokens) if any(tokens) else None, model=as_str(self.meta.get("model")),
+            request_id=as_str(self.meta.get("id")), auth_mode="api_key",
         )  # fmt: skip
 
 
@@ -340,7 +340,7 @@ class AskStream(_Stream):
         self.answer = ""
         self.sources: dict[str, SearchSource] = {}
         self.model: str | None = None
-        self.request_id = _str(request.headers.get("X-Request-ID"))
+        self.request_id = as_str(request.headers.get("X-Request-ID"))
 
     def take(self, value: Any) -> None:
         if not isinstance(value, dict):
@@ -351,13 +351,13 @@ class AskStream(_Stream):
         self.answer = snapshot_answer(snap) or self.answer
         for source in snapshot_sources(snap, self.now):
             self.sources[source.url] = source  # a later entry wins but keeps the first one's place
-        self.model = _str(snap.get("display_model")) or self.model
-        self.request_id = _str(snap.get("uuid")) or self.request_id
+        self.model = as_str(snap.get("display_model")) or self.model
+        self.request_id = as_str(snap.get("uuid")) or self.request_id
         self.done = snap.get("final") is True or snap.get("status") == "COMPLETED"
 
     def error(self, value: Any) -> SearchProviderError:
         data = value if isinstance(value, dict) else {}
-        message = _str(data.get("error_message")) or _str(data.get("error_code")) or str(value)
+        message = as_str(data.get("error_message")) or as_str(data.get("error_code")) or str(value)
         return SearchProviderError(ID, f"Perplexity ask stream error: {self.redact(message)}", 400)
 
     def build(self, params: SearchParams) -> SearchResponse:
@@ -377,8 +377,8 @@ class AskStream(_Stream):
 def merge_snapshot(existing: Mapping[str, Any], incoming: Mapping[str, Any]) -> dict[str, Any]:
     """Top-level fields replaced; blocks merged by `intended_usage`; `sources_list` kept when absent."""
     merged = {**existing, **incoming}
-    old_blocks = _list(existing.get("blocks"))
-    new_blocks = _list(incoming.get("blocks"))
+    old_blocks = as_list(existing.get("blocks"))
+    new_blocks = as_list(incoming.get("blocks"))
     merged["blocks"] = _merge_blocks(old_blocks, new_blocks) if new_blocks else old_blocks
     if merged.get("sources_list") is None and existing.get("sources_list") is not None:
         merged["sources_list"] = existing["sources_list"]
@@ -386,9 +386,9 @@ def merge_snapshot(existing: Mapping[str, Any], incoming: Mapping[str, Any]) -> 
 
 
 def _merge_blocks(existing: list[Any], incoming: list[Any]) -> list[Any]:
-    blocks = {b["intended_usage"]: b for b in existing if isinstance(b, dict) and _str(b.get("intended_usage"))}
+    blocks = {b["intended_usage"]: b for b in existing if isinstance(b, dict) and as_str(b.get("intended_usage"))}
     for block in incoming:
-        usage = _str(block.get("intended_usage")) if isinstance(block, dict) else None
+        usage = as_str(block.get("intended_usage")) if isinstance(block, dict) else None
         if usage is None:
             continue
         prev = blocks.get(usage, {})
@@ -396,38 +396,42 @@ def _merge_blocks(existing: list[Any], incoming: list[Any]) -> list[Any]:
         if isinstance(block.get("markdown_block"), dict):
             old, new = prev.get("markdown_block"), block["markdown_block"]
             markdown = {**old, **new} if isinstance(old, dict) else dict(new)
-            chunks, offset = _list(new.get("chunks")), _int(new.get("chunk_starting_offset")) or 0
+            chunks, offset = as_list(new.get("chunks")), _int(new.get("chunk_starting_offset")) or 0
             if chunks and isinstance(old, dict):
-                markdown["chunks"] = chunks if offset == 0 else _list(old.get("chunks"))[:offset] + chunks
+                markdown["chunks"] = chunks if offset == 0 else as_list(old.get("chunks"))[:offset] + chunks
             blocks[usage]["markdown_block"] = markdown
     return list(blocks.values())
 
 
 def snapshot_answer(snap: Mapping[str, Any]) -> str:
     """The first markdown block's chunks (else answer), then `ask_text`'s, then the `text` payload."""
-    blocks = [b for b in _list(snap.get("blocks")) if isinstance(b, dict) and isinstance(b.get("markdown_block"), dict)]
+    blocks = [
+        b for b in as_list(snap.get("blocks")) if isinstance(b, dict) and isinstance(b.get("markdown_block"), dict)
+    ]
     text = snap.get("text") if isinstance(snap.get("text"), str) else ""
-    if not _list(snap.get("blocks")):
+    if not as_list(snap.get("blocks")):
         return text_answer(text) if text else ""
     for wanted in (lambda u: "markdown" in u, lambda u: u == "ask_text"):
-        block = next((b["markdown_block"] for b in blocks if wanted(_str(b.get("intended_usage")) or "")), None)
-        if block is not None and (found := _chunks(block.get("chunks")) or _str(block.get("answer"))):
+        block = next((b["markdown_block"] for b in blocks if wanted(as_str(b.get("intended_usage")) or "")), None)
+        if block is not None and (found := _chunks(block.get("chunks")) or as_str(block.get("answer"))):
             return found
     return text_answer(text) if text else ""
 
 
 def snapshot_sources(snap: Mapping[str, Any], now: datetime) -> list[SearchSource]:
     """The `web_results` block, else `sources_list`, else the `web_results` of the text payload."""
-    blocks = [b for b in _list(snap.get("blocks")) if isinstance(b, dict) and b.get("intended_usage") == "web_results"]
+    blocks = [
+        b for b in as_list(snap.get("blocks")) if isinstance(b, dict) and b.get("intended_usage") == "web_results"
+    ]
     inner = blocks[0].get("web_result_block") if blocks else None
-    web = _list(inner.get("web_results")) if isinstance(inner, dict) else []
+    web = as_list(inner.get("web_results")) if isinstance(inner, dict) else []
     if web:
-        return [_source(r, "name", "timestamp", now) for r in web if isinstance(r, dict) and _str(r.get("url"))]
-    listed = [r for r in _list(snap.get("sources_list")) if isinstance(r, dict) and _str(r.get("url"))]
+        return [_source(r, "name", "timestamp", now) for r in web if isinstance(r, dict) and as_str(r.get("url"))]
+    listed = [r for r in as_list(snap.get("sources_list")) if isinstance(r, dict) and as_str(r.get("url"))]
     if listed:
         return [_source(r, "title", "date", now) for r in listed]
     payload = _text_payload(snap["text"]) if isinstance(snap.get("text"), str) else None
-    results = [r for r in _list((payload or {}).get("web_results")) if isinstance(r, dict) and _str(r.get("url"))]
+    results = [r for r in as_list((payload or {}).get("web_results")) if isinstance(r, dict) and as_str(r.get("url"))]
     return [_source({**r, "name": r.get("name") or r.get("title")}, "name", "timestamp", now) for r in results]
 
 
@@ -435,15 +439,15 @@ def text_answer(text: str) -> str:
     """The answer of a `text` field: a JSON payload (or a FINAL step holding one), else raw."""
     payload = _text_payload(text)
     if payload is not None:
-        for item in _list(payload.get("structured_answer")):
-            if isinstance(item, dict) and (found := _str(item.get("text")) or _chunks(item.get("chunks"))):
+        for item in as_list(payload.get("structured_answer")):
+            if isinstance(item, dict) and (found := as_str(item.get("text")) or _chunks(item.get("chunks"))):
                 return found
-        if found := _chunks(payload.get("chunks")) or _str(payload.get("answer")):
+        if found := _chunks(payload.get("chunks")) or as_str(payload.get("answer")):
             return found
     steps = _loads(text)
     for step in steps if isinstance(steps, list) else []:
         content = step.get("content") if isinstance(step, dict) else None
-        if isinstance(content, dict) and (found := _str(content.get("answer"))):
+        if isinstance(content, dict) and (found := as_str(content.get("answer"))):
             return found
     return text
 
@@ -454,7 +458,7 @@ def _text_payload(text: str) -> dict[str, Any] | None:
         return parsed
     for step in parsed if isinstance(parsed, list) else []:
         content = step.get("content") if isinstance(step, dict) else None
-        answer = _str(content.get("answer")) if isinstance(content, dict) else None
+        answer = as_str(content.get("answer")) if isinstance(content, dict) else None
         if answer and isinstance(payload := _loads(answer), dict):
             return payload
     return None
@@ -471,7 +475,7 @@ def http_error(response: HttpResponse, prefix: str = "Perplexity API error") -> 
     retry = retry_after_seconds(response.headers)
     data = _loads(response.text())
     error = data.get("error", data.get("detail", data.get("message"))) if isinstance(data, dict) else None
-    detail = _str(error.get("message")) if isinstance(error, dict) else _str(error)
+    detail = as_str(error.get("message")) if isinstance(error, dict) else as_str(error)
     if detail is not None:
         detail = HttpResponse(response.status, {}, detail.encode(), secrets=response.secrets).safe_text()
     message = f"{prefix} ({response.status}): {detail or response.safe_text() or _phrase(response.status)}"
@@ -483,7 +487,7 @@ def http_error(response: HttpResponse, prefix: str = "Perplexity API error") -> 
 def _collect(meta: dict[str, Any], record: Mapping[str, Any]) -> None:
     """Metadata of one event, top level, in `output[]` items (and their `content`), and in `response`."""
     for key in ("id", "model"):
-        if _str(record.get(key)):
+        if as_str(record.get(key)):
             meta[key] = record[key]
     _collect_lists(meta, record)
     response = record.get("response")
@@ -495,20 +499,20 @@ def _collect(meta: dict[str, Any], record: Mapping[str, Any]) -> None:
 
 def _collect_lists(meta: dict[str, Any], record: Mapping[str, Any]) -> None:
     for key in ("citations", "search_results", "results", "related_questions"):
-        if _list(record.get(key)):
+        if as_list(record.get(key)):
             meta["search_results" if key == "results" else key] = record[key]
 
 
 def _walk(output: object) -> list[Mapping[str, Any]]:
-    items = [item for item in _list(output) if isinstance(item, dict)]
+    items = [item for item in as_list(output) if isinstance(item, dict)]
     return [x for item in items for x in (item, *_walk(item.get("content")))]
 
 
 def _source(result: Mapping[str, Any], title_key: str, date_key: str, now: datetime) -> SearchSource:
     url = result["url"]
-    published = _str(result.get(date_key))
+    published = as_str(result.get(date_key))
     return SearchSource(
-        title=_str(result.get(title_key)) or url, url=url, snippet=_str(result.get("snippet")),
+        title=as_str(result.get(title_key)) or url, url=url, snippet=as_str(result.get("snippet")),
         published_date=published, age_seconds=age_seconds(published, now),
     )  # fmt: skip
 
@@ -539,7 +543,7 @@ def _loads(text: str) -> Any:
 
 
 def _chunks(value: object) -> str | None:
-    chunks = _list(value)
+    chunks = as_list(value)
     return "".join(chunks) or None if chunks and all(isinstance(c, str) for c in chunks) else None
 
 
@@ -556,14 +560,6 @@ def _number(value: object) -> float | None:
 
 def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 PROVIDER: Final = Perplexity()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, age_seconds, api_error, clamp_count, json_body
+from ._base import HttpProvider, Support, age_seconds, api_error, as_list, as_str, clamp_count, json_body
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -75,15 +75,17 @@ class SearXNG(HttpProvider):
             raise SearchProviderError(self.id, "SearXNG returned JSON that is not an object", response.status)
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         now = ctx.clock.now()
-        sources = [_source(r, now) for r in _list(data.get("results")) if isinstance(r, dict) and _str(r.get("url"))]
+        sources = [
+            _source(r, now) for r in as_list(data.get("results")) if isinstance(r, dict) and as_str(r.get("url"))
+        ]
         sources = sources[:limit]
-        failed = [e for e in _list(data.get("unresponsive_engines")) if isinstance(e, (list, tuple)) and e]
+        failed = [e for e in as_list(data.get("unresponsive_engines")) if isinstance(e, (list, tuple)) and e]
         if not sources and failed:
             detail = "; ".join(": ".join(str(part) for part in engine[:2]) for engine in failed)
             raise SearchProviderError(
                 self.id, f"SearXNG returned no usable results; upstream engines failed: {detail}", 503
             )
-        suggestions = tuple(s for s in _list(data.get("suggestions")) if isinstance(s, str))
+        suggestions = tuple(s for s in as_list(data.get("suggestions")) if isinstance(s, str))
         return SearchResponse(provider=self.id, sources=tuple(sources), related_questions=suggestions)
 
 
@@ -132,14 +134,6 @@ def _source(result: dict[str, Any], now: datetime) -> SearchSource:
         published,
         age_seconds(published, now) if published else None,
     )
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 PROVIDER: Final = SearXNG()

@@ -8,12 +8,12 @@ kept raw as the published date and no age is computed from it, so renderers show
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, api_error, json_body, require_key
+from ._base import HttpProvider, Support, api_error, as_str, json_body, require_key
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -57,19 +57,15 @@ class Synthetic(HttpProvider):
 def _source(result: object) -> SearchSource | None:
     if not isinstance(result, dict):
         return None
-    url = _str(result.get("url"))
+    url = as_str(result.get("url"))
     if url is None:
         return None
     return SearchSource(
-        title=_str(result.get("title")) or url,
+        title=as_str(result.get("title")) or url,
         url=url,
-        snippet=_str(result.get("text")),
-        published_date=_str(result.get("published")),  # raw; deliberately no age_seconds
+        snippet=as_str(result.get("text")),
+        published_date=as_str(result.get("published")),  # raw; deliberately no age_seconds
     )
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 PROVIDER: Final = Synthetic()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import SearchProviderError
@@ -24,11 +23,13 @@ from ._base import (
     HttpProvider,
     Support,
     age_seconds,
+    as_str,
     clamp_count,
     classify_http_error,
     json_body,
     require_key,
     retry_after_seconds,
+    status_phrase,
 )
 
 if TYPE_CHECKING:
@@ -86,14 +87,14 @@ class Tavily(HttpProvider):
         sources = [
             _source(r, now)
             for r in (results if isinstance(results, list) else [])
-            if isinstance(r, dict) and _str(r.get("url"))
+            if isinstance(r, dict) and as_str(r.get("url"))
         ]
-        answer = _str(data.get("answer"))
+        answer = as_str(data.get("answer"))
         return SearchResponse(
             provider=self.id,
             answer=answer.strip() or None if answer else None,
             sources=tuple(sources[:limit]),
-            request_id=_str(data.get("request_id")),
+            request_id=as_str(data.get("request_id")),
             auth_mode="api_key",
         )
 
@@ -114,7 +115,7 @@ def http_error(response: HttpResponse) -> SearchProviderError:
     text = _message(data) if data is not None else None
     if text is not None:
         text = HttpResponse(status, {}, text.encode(), secrets=response.secrets).safe_text() or None
-    text = text or response.safe_text() or _reason(status)
+    text = text or response.safe_text() or status_phrase(status)
     if status in QUOTA_STATUSES:
         return SearchProviderError(
             "tavily", f"tavily: credits exhausted ({status} {QUOTA_STATUSES[status]}): {text}", status
@@ -144,28 +145,17 @@ def _json_or_none(response: HttpResponse) -> Any:
         return None
 
 
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "no body"
-
-
 def _source(result: dict[str, Any], now: datetime) -> SearchSource:
     url = result["url"]
-    published = _str(result.get("published_date"))
-    content = _str(result.get("content"))
+    published = as_str(result.get("published_date"))
+    content = as_str(result.get("content"))
     return SearchSource(
-        title=_str(result.get("title")) or url,
+        title=as_str(result.get("title")) or url,
         url=url,
         snippet=content.strip() or None if content else None,
         published_date=published,
         age_seconds=age_seconds(published, now),
     )
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 PROVIDER: Final = Tavily()

@@ -17,7 +17,18 @@ from ..errors import SearchProviderError
 from ..prompts import SYSTEM_PROMPT
 from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, clamp_count, classify_http_error, json_body, require_key, retry_after_seconds
+from ._base import (
+    HttpProvider,
+    Support,
+    as_dict,
+    as_list,
+    as_str,
+    clamp_count,
+    classify_http_error,
+    json_body,
+    require_key,
+    retry_after_seconds,
+)
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -74,9 +85,9 @@ class XAI(HttpProvider):
             answer=answer_text(data),
             sources=tuple(sources[:cap]),
             citations=tuple(citations[:cap]),
-            usage=_usage(_dict(data.get("usage"))),
-            model=_str(data.get("model")),
-            request_id=_str(data.get("id")),
+            usage=_usage(as_dict(data.get("usage"))),
+            model=as_str(data.get("model")),
+            request_id=as_str(data.get("id")),
             auth_mode="api_key",
         )
 
@@ -99,37 +110,40 @@ def http_error(response: HttpResponse) -> SearchProviderError:
 
 def answer_text(data: dict[str, Any]) -> str | None:
     """The top-level `output_text`, else the message parts' text joined by newlines."""
-    top = _str(data.get("output_text"))
+    top = as_str(data.get("output_text"))
     if top and top.strip():
         return top.strip()
     texts = [
         text
-        for item in _list(data.get("output"))
-        for part in _list(_dict(item).get("content"))
-        if _dict(part).get("type") in ("output_text", "text")
-        and (text := _str(part.get("output_text") or part.get("text")))
+        for item in as_list(data.get("output"))
+        for part in as_list(as_dict(item).get("content"))
+        if as_dict(part).get("type") in ("output_text", "text")
+        and (text := as_str(part.get("output_text") or part.get("text")))
     ]
     return "\n".join(texts).strip() or None
 
 
 def collect_citations(data: dict[str, Any]) -> tuple[list[SearchSource], list[SearchCitation]]:
     """Sources and citations from every `url_citation`, in the documented order, one per URL."""
-    notes = list(_list(data.get("annotations")))
-    items = [_dict(item) for item in _list(data.get("output"))]
-    notes += [note for item in items for note in _list(item.get("annotations"))]
+    notes = list(as_list(data.get("annotations")))
+    items = [as_dict(item) for item in as_list(data.get("output"))]
+    notes += [note for item in items for note in as_list(item.get("annotations"))]
     notes += [
-        note for item in items for part in _list(item.get("content")) for note in _list(_dict(part).get("annotations"))
+        note
+        for item in items
+        for part in as_list(item.get("content"))
+        for note in as_list(as_dict(part).get("annotations"))
     ]
-    notes += [{"type": "url_citation", "url": url} for url in _list(data.get("citations")) if isinstance(url, str)]
+    notes += [{"type": "url_citation", "url": url} for url in as_list(data.get("citations")) if isinstance(url, str)]
     sources: list[SearchSource] = []
     citations: list[SearchCitation] = []
     seen: set[str] = set()
-    for note in map(_dict, notes):
-        url = (_str(note.get("url")) or "").strip()
+    for note in map(as_dict, notes):
+        url = (as_str(note.get("url")) or "").strip()
         if note.get("type") != "url_citation" or not url or url in seen:
             continue
         seen.add(url)
-        title = (_str(note.get("title")) or "").strip() or url
+        title = (as_str(note.get("title")) or "").strip() or url
         quoted = note.get("cited_text") if note.get("cited_text") is not None else note.get("text")
         cited = quoted.strip() or None if isinstance(quoted, str) else None
         sources.append(SearchSource(title=title, url=url, snippet=cited))
@@ -140,11 +154,11 @@ def collect_citations(data: dict[str, Any]) -> tuple[list[SearchSource], list[Se
 def _envelope(response: HttpResponse) -> str | None:
     """The message of `{"error": {"message": ...}}` or `{"code": ..., "error": "..."}`, redacted."""
     try:
-        data = _dict(response.json())
+        data = as_dict(response.json())
     except ValueError:
         return None
     error = data.get("error")
-    message = _str(_dict(error).get("message")) or _str(error) or _str(data.get("message"))
+    message = as_str(as_dict(error).get("message")) or as_str(error) or as_str(data.get("message"))
     if message is None:
         return None
     return HttpResponse(response.status, {}, message.encode(), secrets=response.secrets).safe_text() or None
@@ -161,18 +175,6 @@ def _usage(usage: dict[str, Any]) -> SearchUsage | None:
         pick("total_tokens", "totalTokens"),
     )
     return SearchUsage(*fields) if any(f is not None for f in fields) else None
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 PROVIDER: Final = XAI()

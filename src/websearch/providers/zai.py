@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from .. import __version__
@@ -25,7 +24,17 @@ from ..errors import ProviderConnectionError, ProviderTimeoutError, SearchProvid
 from ..sse import iter_sse
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import Provider, Support, clamp_count, classify_http_error, require_key, retry_after_seconds
+from ._base import (
+    Provider,
+    Support,
+    as_dict,
+    as_list,
+    clamp_count,
+    classify_http_error,
+    redact_detail,
+    require_key,
+    retry_after_seconds,
+)
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -136,13 +145,15 @@ def parse_result(message: dict[str, Any], count: int) -> SearchResponse:
     result = message.get("result")
     if not isinstance(result, dict):
         raise SearchProviderError("zai", f"{PARSE_FAILED}: no result", 500)
-    texts = [c["text"] for c in _list(result.get("content")) if isinstance(c, dict) and isinstance(c.get("text"), str)]
+    texts = [
+        c["text"] for c in as_list(result.get("content")) if isinstance(c, dict) and isinstance(c.get("text"), str)
+    ]
     candidates = [result, result.get("structuredContent"), result.get("data"), result.get("result")]
     candidates += [_decode(text) for text in texts]
     payload = next((c for c in candidates if isinstance(c, list) or _items(c) is not None), None)
     items = payload if isinstance(payload, list) else _items(payload) or []
     request_id = next(
-        (v for k in ("request_id", "requestId", "id") if isinstance(v := _dict(payload).get(k), str)), None
+        (v for k in ("request_id", "requestId", "id") if isinstance(v := as_dict(payload).get(k), str)), None
     )
     sources = [s for item in items if (s := _source(item)) is not None]
     # the raw text is the answer (usually the result JSON itself), unless it is an empty result set
@@ -154,32 +165,32 @@ def _raise_for_error(message: dict[str, Any], response: HttpResponse) -> None:
     if message.get("success") is False:
         code = message.get("code")
         text = next((v for k in ("msg", "message", "error_message") if isinstance(v := message.get(k), str)), "")
-        raise SearchProviderError("zai", _safe(response, f"Z.AI API error ({code}): {text}"), _status(code))
+        raise SearchProviderError("zai", redact_detail(response, f"Z.AI API error ({code}): {text}"), _status(code))
     error = message.get("error")
     if error:
         code, detail = (error.get("code"), error.get("message")) if isinstance(error, dict) else (None, error)
-        raise SearchProviderError("zai", _safe(response, f"Z.AI MCP error ({code}): {detail}"), _status(code))
-    result = _dict(message.get("result"))
+        raise SearchProviderError("zai", redact_detail(response, f"Z.AI MCP error ({code}): {detail}"), _status(code))
+    result = as_dict(message.get("result"))
     if result.get("isError") is True:
-        text = "\n".join(c["text"] for c in _list(result.get("content")) if isinstance(_dict(c).get("text"), str))
+        text = "\n".join(c["text"] for c in as_list(result.get("content")) if isinstance(as_dict(c).get("text"), str))
         match = _MCP_CODE_RE.search(text)
         status = _status(match.group(1) if match else None)
-        raise SearchProviderError("zai", _safe(response, f"Z.AI MCP tool error: {text or 'no detail'}"), status)
+        raise SearchProviderError("zai", redact_detail(response, f"Z.AI MCP tool error: {text or 'no detail'}"), status)
 
 
 def _http_error(response: HttpResponse) -> SearchProviderError:
     """The shared classification (kept with Z.AI's own detail), else `Z.AI MCP error (<status>): ...`."""
-    data = _dict(_loads(response.text()))
-    error = _dict(data.get("error")) or data
+    data = as_dict(_loads(response.text()))
+    error = as_dict(data.get("error")) or data
     text = next((v for k in ("message", "msg", "error_message") if isinstance(v := error.get(k), str)), None)
-    detail = _safe(response, f"{error.get('code')}: {text}" if text else response.text())
+    detail = redact_detail(response, f"{error.get('code')}: {text}" if text else response.text())
     classified = classify_http_error("zai", response)
     message = f"{classified.message} ({detail})" if classified else f"Z.AI MCP error ({response.status}): {detail}"
     return SearchProviderError("zai", message, response.status, retry_after=retry_after_seconds(response.headers))
 
 
 def _source(item: object) -> SearchSource | None:
-    data = _dict(item)
+    data = as_dict(item)
     url = _str(data.get("link")) or _str(data.get("url"))
     if url is None:
         return None
@@ -203,7 +214,7 @@ def _status(code: object) -> int:
 
 
 def _items(value: object) -> list[Any] | None:
-    data = _dict(value)
+    data = as_dict(value)
     return next((v for k in ("search_result", "results") if isinstance(v := data.get(k), list)), None)
 
 
@@ -219,20 +230,8 @@ def _loads(text: str) -> Any:
         return None
 
 
-def _safe(response: HttpResponse, text: str) -> str:
-    return replace(response, body=text.encode()).safe_text()
-
-
 def _str(value: object) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 PROVIDER: Final = ZAI()

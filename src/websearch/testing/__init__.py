@@ -1,17 +1,86 @@
 """Fake provider servers on 127.0.0.1, shipped for your own tests.
 
+    from websearch import WebSearch
     from websearch.testing import FakeDuckDuckGo
+
     with FakeDuckDuckGo() as fake:
-        client = WebSearch(env={**fake.env})
-        client.search("anything")
+        with WebSearch(env={**fake.env, "WEBSEARCH_CONFIG_DIR": "/tmp/ws"}) as client:
+            client.search("anything")
         assert fake.last.form()[0] == ("q", "anything")
 
 Each fake speaks its provider's real wire format over real HTTP, records every request, and can
-be scripted (`enqueue(Reply(...))`) to fail: error statuses, slow, hung or truncated answers.
+be scripted (`enqueue(Reply(...))`) to fail: error statuses, slow, hung, truncated or cut answers.
+`FAKES` maps every provider id to its fake.
 """
 
-from ._server import FakeServer, RecordedRequest, Reply
-from .duckduckgo import DdgResult, FakeDuckDuckGo
-from .searxng import FakeSearXNG
+from __future__ import annotations
 
-__all__ = ["DdgResult", "FakeDuckDuckGo", "FakeSearXNG", "FakeServer", "RecordedRequest", "Reply"]
+from typing import Final
+
+from ._server import FakeServer, RecordedRequest, Reply
+from .anthropic import FakeAnthropic
+from .brave import FakeBrave
+from .codex import FakeCodex
+from .duckduckgo import DdgResult, FakeDuckDuckGo
+from .exa import FakeExa
+from .firecrawl import FakeFirecrawl
+from .gemini import FakeGemini
+from .jina import FakeJina
+from .kagi import FakeKagi
+from .kimi import FakeKimi
+from .parallel import FakeParallel
+from .perplexity import FakePerplexity
+from .searxng import FakeSearXNG
+from .synthetic import FakeSynthetic
+from .tavily import FakeTavily
+from .tinyfish import FakeTinyFish
+from .xai import FakeXAI
+from .zai import FakeZai
+
+__all__ = [
+    "FAKES",
+    "DdgResult",
+    "FakeAnthropic",
+    "FakeBrave",
+    "FakeCodex",
+    "FakeDuckDuckGo",
+    "FakeExa",
+    "FakeFirecrawl",
+    "FakeGemini",
+    "FakeJina",
+    "FakeKagi",
+    "FakeKimi",
+    "FakeParallel",
+    "FakePerplexity",
+    "FakeSearXNG",
+    "FakeServer",
+    "FakeSynthetic",
+    "FakeTavily",
+    "FakeTinyFish",
+    "FakeXAI",
+    "FakeZai",
+    "RecordedRequest",
+    "Reply",
+]
+
+#: The fake of every provider, in chain order.
+FAKES: Final[dict[str, type[FakeServer]]] = {
+    "perplexity": FakePerplexity,
+    "gemini": FakeGemini,
+    "anthropic": FakeAnthropic,
+    "codex": FakeCodex,
+    "xai": FakeXAI,
+    "zai": FakeZai,
+    "exa": FakeExa,
+    "tinyfish": FakeTinyFish,
+    "jina": FakeJina,
+    "kagi": FakeKagi,
+    "tavily": FakeTavily,
+    "firecrawl": FakeFirecrawl,
+    "brave": FakeBrave,
+    "kimi": FakeKimi,
+    "parallel": FakeParallel,
+    "synthetic": FakeSynthetic,
+    "searxng": FakeSearXNG,
+    "duckduckgo": FakeDuckDuckGo,
+}

@@ -95,6 +95,7 @@ class FakeServer:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.disconnects = 0  # requests whose client went away before the answer was complete
         self._queue: deque[Reply] = deque()
         self._runner: web.AppRunner | None = None
         self._released: asyncio.Event | None = None
@@ -158,6 +159,13 @@ class FakeServer:
     # -- serving -------------------------------------------------------------------------------
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
+        try:
+            return await self._serve(request)
+        except (asyncio.CancelledError, ConnectionResetError):
+            self.disconnects += 1
+            raise
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
         recorded = RecordedRequest(
             request.method,
             request.path,

@@ -10,33 +10,15 @@ usage with `server_tool_use.web_search_requests`, and a `request-id` header. Err
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from aiohttp import web
-
 from ._server import FakeServer, RecordedRequest, Reply
 
-__all__ = ["FakeAnthropic", "TracksDisconnects", "anthropic_error", "anthropic_message", "anthropic_result"]
+__all__ = ["FakeAnthropic", "anthropic_error", "anthropic_message", "anthropic_result"]
 
 PAGE_AGES = ("2 days ago", "April 30, 2025", None, "3 weeks ago", "5 hours ago")
-
-
-class TracksDisconnects(FakeServer):
-    """A fake that counts requests whose client went away before the answer was complete."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.disconnects = 0
-
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
-        try:
-            return await super()._handle(request)
-        except (asyncio.CancelledError, ConnectionResetError):
-            self.disconnects += 1
-            raise
 
 
 def _id(prefix: str, seed: str) -> str:
@@ -91,7 +73,7 @@ def anthropic_error(status: int, kind: str, message: str, headers: Mapping[str, 
     return Reply(status, body, headers={"request-id": request_id, **(headers or {})})
 
 
-class FakeAnthropic(TracksDisconnects):
+class FakeAnthropic(FakeServer):
     """Answers /v1/messages (any path prefix, for gateways) and /v1/oauth/token.
 
     `refresh_tokens` are the refresh tokens the token endpoint accepts; each refresh issues

@@ -8,20 +8,16 @@ Access tokens are JWTs carrying `exp` and the ChatGPT account claim, like the re
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-
-from aiohttp import web
 
 from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
     "CODEX_PATH",
     "TOKEN_PATH",
-    "DisconnectCounter",
     "FakeCodex",
     "codex_events",
     "make_jwt",
@@ -33,21 +29,6 @@ CODEX_PATH = "/backend-api/codex/responses"
 TOKEN_PATH = "/oauth/token"
 AUTH_CLAIM = "https://api.openai.com/auth"
 NOT_SUPPORTED = "The '{model}' model is not supported when using Codex with a ChatGPT account."
-
-
-class DisconnectCounter(FakeServer):
-    """A fake that counts requests whose client went away before the answer was finished."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.disconnects = 0
-
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
-        try:
-            return await super()._handle(request)
-        except (asyncio.CancelledError, ConnectionResetError):
-            self.disconnects += 1
-            raise
 
 
 def make_jwt(claims: Mapping[str, Any]) -> str:
@@ -134,7 +115,7 @@ def stream_reply(events: Iterable[Mapping[str, Any]], **kwargs: Any) -> Reply:
     return Reply(200, chunks=sse_chunks(events), content_type="text/event-stream; charset=utf-8", **kwargs)
 
 
-class FakeCodex(DisconnectCounter):
+class FakeCodex(FakeServer):
     """Serves the Codex responses endpoint and the OAuth token endpoint.
 
     `access_tokens` are accepted (any token when None), `refresh_tokens` may be traded once each

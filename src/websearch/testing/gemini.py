@@ -8,13 +8,10 @@ the last chunk only. Cloud Code wraps each chunk as `{"response": ..., "traceId"
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
-
-from aiohttp import web
 
 from ._server import FakeServer, RecordedRequest, Reply
 
@@ -135,7 +132,6 @@ class FakeGemini(FakeServer):
         self.api_keys, self.access_tokens = set(api_keys), set(access_tokens)
         self.refresh_tokens, self.project = set(refresh_tokens), project
         self.issued = 0
-        self.disconnects = 0
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         path = request.path
@@ -187,10 +183,3 @@ class FakeGemini(FakeServer):
         if not sse:  # without alt=sse the stream is one JSON array
             return Reply(200, [{"response": c, "traceId": TRACE_ID} if wrap else c for c in chunks])
         return stream_reply(chunks, wrap=wrap)
-
-    async def _stream(self, request: web.Request, reply: Reply) -> web.StreamResponse:
-        try:
-            return await super()._stream(request, reply)
-        except (ConnectionResetError, asyncio.CancelledError):
-            self.disconnects += 1
-            raise

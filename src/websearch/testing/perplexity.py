@@ -12,12 +12,9 @@ requests get the `text` payload form. `disconnects` counts streams the client cl
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Collection, Sequence
 from typing import Any
-
-from aiohttp import web
 
 from ._server import FakeServer, RecordedRequest, Reply
 
@@ -138,7 +135,6 @@ class FakePerplexity(FakeServer):
         super().__init__()
         self.api_keys = api_keys
         self.n_results = n_results
-        self.disconnects = 0
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         if request.method != "POST":
@@ -187,10 +183,3 @@ class FakePerplexity(FakeServer):
         if "cookie" in request.headers:
             return Reply(200, chunks=ask_chunks(ANSWER, results, request_id=f"ask-{len(self.requests):04d}"))
         return Reply(200, chunks=anonymous_chunks(ANSWER, results))
-
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
-        try:
-            return await super()._handle(request)
-        except (asyncio.CancelledError, ConnectionResetError):
-            self.disconnects += 1  # the client closed the stream before it ended
-            raise

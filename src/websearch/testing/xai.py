@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._server import RecordedRequest, Reply
-from .codex import DisconnectCounter
+from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = ["RESPONSES_PATH", "FakeXAI", "bad_key_reply", "xai_body", "xai_error"]
 
@@ -72,7 +71,7 @@ def bad_key_reply(key: str) -> Reply:
     return xai_error(400, f"Incorrect API key provided: {masked}. You can obtain an API key from https://console.x.ai.")
 
 
-class FakeXAI(DisconnectCounter):
+class FakeXAI(FakeServer):
     """Answers POST /v1/responses with a cited answer for the posted query; checks the Bearer key."""
 
     provider_id = "xai"

@@ -16,8 +16,7 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from ._server import RecordedRequest, Reply
-from .anthropic import TracksDisconnects
+from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = ["FakeZai", "zai_error", "zai_reply", "zai_result", "zai_tool_result"]
 
@@ -67,7 +66,7 @@ def zai_error(status: int, code: str, message: str, headers: dict[str, str] | No
     return Reply(status, {"error": {"code": code, "message": message}}, headers=headers or {})
 
 
-class FakeZai(TracksDisconnects):
+class FakeZai(FakeServer):
     provider_id = "zai"
 
     def __init__(self, *, api_key: str | None = None, query_key: str = "search_query", sse: bool = True,
