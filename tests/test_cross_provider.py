@@ -1,0 +1,129 @@
+"""Properties that hold across providers: keys never leak, the chain falls through real failures,
+and the summary layout of a keyed provider through the CLI."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from conftest import FakeClock, run_cli
+from websearch import WebSearch, render
+from websearch.credentials import CredentialStore
+from websearch.registry import PROVIDERS
+from websearch.testing import FAKES, FakeBrave, FakeDuckDuckGo, Reply
+
+LEAK = "sk-LEAKCHECK-7f3a9c1e5b2d4f6a"
+KEYED = [p for p in PROVIDERS if p not in ("duckduckgo", "searxng")]
+
+
+def leak_env(provider: str, config_dir: Path) -> dict[str, str]:
+    """Configure `provider` with the recognisable key (an OAuth login for Codex)."""
+    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
+    info = PROVIDERS[provider]
+    if provider == "codex":
+        CredentialStore(config_dir / "agent.db").set(
+            "codex",
+            "oauth",
+            {"access_token": LEAK, "refresh_token": LEAK + "-r", "account_id": "acct", "expires_at": 4e9},
+        )
+    elif provider == "perplexity":
+        env["PERPLEXITY_API_KEY"] = LEAK
+    else:
+        env[info.env_keys[0]] = LEAK
+    return env
+
+
+FAILURES = {
+    "401 echoing the key": Reply(401, {"error": {"message": f"Invalid API key: {LEAK}", "type": "auth"}}),
+    "500 echoing the key in text": Reply(500, f"internal error for key {LEAK}", content_type="text/plain"),
+    "200 that is not JSON": Reply(200, f"<html>{LEAK}</html>", content_type="text/html"),
+    "truncated body": Reply(200, json.dumps({"key": LEAK, "pad": "x" * 5000}).encode(), truncate=True),
+    "hung": Reply(hang=True),
+}
+
+
+@pytest.mark.parametrize("failure", list(FAILURES))
+@pytest.mark.parametrize("provider", KEYED)
+async def test_a_key_never_appears_in_any_output(
+    provider: str, failure: str, config_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with FAKES[provider]() as fake:
+        fake.enqueue(*[FAILURES[failure]] * 12)  # enough for providers that retry or try several shapes
+        env = {**leak_env(provider, config_dir), **fake.env}
+        async with WebSearch(env=env, clock=FakeClock(), timeout=0.5) as ws:
+            response = await ws.asearch("leak check", provider=provider)
+    assert response.error is not None, f"{provider} did not fail on {failure}"
+    captured = "\n".join(
+        [response.error, repr(response), render(response, "json"), render(response, "blocks"), caplog.text]
+        + [repr(a) for a in response.attempts]
+    )
+    assert LEAK not in captured
+    assert LEAK[:-4] not in captured  # not even most of it
+
+
+@pytest.mark.parametrize("provider", ["brave", "tavily", "anthropic", "perplexity", "codex"])
+def test_a_key_never_appears_in_cli_output(provider: str, config_dir: Path) -> None:
+    with FAKES[provider]() as fake:
+        fake.enqueue(*[FAILURES["401 echoing the key"]] * 12)
+        env = {**leak_env(provider, config_dir), **fake.env}
+        for fmt in ("summary", "json"):
+            proc = run_cli(["search", "q", "--provider", provider, "--format", fmt], env)
+            assert proc.returncode == 1
+            assert LEAK not in proc.stdout + proc.stderr
+        listed = run_cli(["auth", "list"], env)
+        assert LEAK not in listed.stdout + listed.stderr
+
+
+def test_chain_falls_through_a_failing_keyed_provider(config_dir: Path) -> None:
+    with FakeBrave() as brave, FakeDuckDuckGo() as ddg:
+        brave.enqueue(Reply(401, {"type": "ErrorResponse", "error": {"code": "UNAUTHORIZED", "detail": "bad"}}))
+        env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), "BRAVE_API_KEY": "brave-key-123456", **brave.env, **ddg.env}
+        proc = run_cli(["search", "q", "--format", "json"], env)
+    assert proc.returncode == 0, proc.stderr
+    response = json.loads(proc.stdout)["response"]
+    assert response["provider"] == "duckduckgo"
+    assert [(a["provider"], a["status"], a["error"]) for a in response["attempts"]] == [
+        ("brave", 401, "Brave authorization failed (401). Check API key or base URL."),
+        ("duckduckgo", None, None),
+    ]
+    assert len(brave.requests) == len(ddg.requests) == 1
+
+
+def test_brave_with_a_stored_key_renders_the_summary_layout(config_dir: Path) -> None:
+    three_days_ago = (datetime.now(UTC) - timedelta(days=3)).strftime("%B %-d, %Y")
+    long_text = "Tokio is an asynchronous runtime for Rust. " * 10
+    body = {
+        "type": "search",
+        "web": {
+            "type": "search",
+            "results": [
+                {"title": "Tokio docs", "url": "https://tokio.rs/tokio/tutorial", "description": long_text.strip(),
+                 "age": three_days_ago},
+                {"title": "async-std", "url": "https://async.rs/", "description": "Async version of std.",
+                 "extra_snippets": ["Stable since 2019."]},
+            ],
+        },
+    }  # fmt: skip
+    run_cli(["auth", "set", "brave"], {"WEBSEARCH_CONFIG_DIR": str(config_dir)}, stdin="brave-stored-key-0001\n")
+    with FakeBrave(valid_keys={"brave-stored-key-0001"}) as brave:
+        brave.enqueue(Reply(200, body, headers={"X-Request-Id": "req-1"}))
+        proc = run_cli(
+            ["search", "tokio", "--provider", "brave"], {"WEBSEARCH_CONFIG_DIR": str(config_dir), **brave.env}
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert brave.last.headers["x-subscription-token"] == "brave-stored-key-0001"
+    snippet = long_text.strip()[:239] + "…"
+    assert proc.stdout == (
+        "[1] Tokio docs (3d ago)\n"
+        "    https://tokio.rs/tokio/tutorial\n"
+        f"    {snippet}\n"
+        "[2] async-std\n"
+        "    https://async.rs/\n"
+        "    Async version of std.\n"
+        "Stable since 2019.\n"
+    )
