@@ -318,3 +318,46 @@ def test_unknown_provider_and_bad_params_raise(base_env: dict[str, str]) -> None
                 ws.search("q", **bad)
         with pytest.raises(InvalidSearchParams, match="query must be a non-empty string"):
             ws.search("   ")
+
+
+async def test_failed_explicit_provider_is_followed_by_the_fallback_tier(
+    script: Callable[..., Scripted], base_env: dict[str, str]
+) -> None:
+    script("brave", SearchProviderError("brave", "Brave API error (500): boom", 500))
+    firecrawl = script("firecrawl", answer("firecrawl"))
+    ddg = script("duckduckgo", answer("duckduckgo"))
+    env = {**base_env, "BRAVE_API_KEY": "x" * 12, "FIRECRAWL_API_KEY": "f" * 12}
+    async with client(env) as ws:
+        response = await ws.asearch("q", provider="brave")
+    assert response.provider == "firecrawl"
+    assert response.fallback == "brave unavailable: Brave API error (500): boom"
+    assert [a.provider for a in response.attempts] == ["brave", "firecrawl"]
+    assert len(firecrawl.calls) == 1
+    assert ddg.calls == []
+    from websearch import render
+
+    assert render(response, "blocks").splitlines()[1] == (
+        "[served by: firecrawl search — brave unavailable: Brave API error (500): boom]"
+    )
+
+
+async def test_fallback_tier_is_skipped_when_unavailable_or_not_explicit(
+    script: Callable[..., Scripted], base_env: dict[str, str], config_dir: Path
+) -> None:
+    script("brave", SearchProviderError("brave", "Brave API error (500): boom", 500))
+    firecrawl = script("firecrawl", SearchProviderError("firecrawl", "Firecrawl API error (502): bad gateway", 502))
+    async with client({**base_env, "BRAVE_API_KEY": "x" * 12}) as ws:  # no Firecrawl key
+        response = await ws.asearch("q", provider="brave")
+    assert response.error == "Brave API error (500): boom"
+    assert firecrawl.calls == []
+    async with client({**base_env, "BRAVE_API_KEY": "x" * 12, "FIRECRAWL_API_KEY": "f" * 12}) as ws:
+        response = await ws.asearch("q", provider="brave")
+    assert response.error == (
+        "All web search providers failed: brave: Brave API error (500): boom; "
+        "firecrawl: Firecrawl API error (502): bad gateway"
+    )
+    (config_dir / "settings.toml").write_text("providers.webSearchFallback = []\n")
+    async with client({**base_env, "BRAVE_API_KEY": "x" * 12, "FIRECRAWL_API_KEY": "f" * 12}) as ws:
+        response = await ws.asearch("q", provider="brave")
+    assert response.error == "Brave API error (500): boom"
+    assert len(firecrawl.calls) == 1

@@ -11,6 +11,7 @@ import asyncio
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Final
 
 from .context import ProviderContext
 from .errors import SearchProviderError
@@ -19,8 +20,10 @@ from .settings import ENV_TWINS
 from .types import SEARCH_PROVIDER_ORDER, Attempt, SearchParams, SearchResponse
 
 __all__ = [
+    "DEFAULT_FALLBACK",
     "NO_PROVIDER_MESSAGE",
     "Failure",
+    "fallback_tier",
     "format_failure",
     "is_available",
     "is_explicitly_available",
@@ -32,6 +35,8 @@ __all__ = [
 log = logging.getLogger("websearch")
 
 NO_PROVIDER_MESSAGE = "No web search provider configured."
+#: `providers.webSearchFallback` when the setting is absent.
+DEFAULT_FALLBACK: Final = ("firecrawl",)
 
 
 # -- availability (declarative: no provider module is imported) --------------------------------
@@ -129,11 +134,26 @@ def _summary(chain_length: int, failures: list[Failure]) -> str:
 # -- the walk ----------------------------------------------------------------------------------
 
 
+#: Parameters every provider honours because the renderer applies them (body length in `blocks`).
+RENDER_SIDE: Final = frozenset({"text_chars"})
+
+
 def _ignored_notices(label: str, supports: Mapping[str, str], params: SearchParams) -> list[str]:
     return [
         f"{name}={value!r} not applied: {label} does not support it"
         for name, value in params.given().items()
-        if name not in supports
+        if name not in supports and name not in RENDER_SIDE
+    ]
+
+
+def fallback_tier(ctx: ProviderContext, explicit: str, excluded: Iterable[str] = ()) -> list[ProviderInfo]:
+    """`providers.webSearchFallback` (default firecrawl): tried after an explicit provider fails."""
+    names = ctx.settings.get("providers.webSearchFallback", list(DEFAULT_FALLBACK))
+    excluded = frozenset(excluded)
+    return [
+        PROVIDERS[name]
+        for name in names
+        if name != explicit and name not in excluded and is_available(PROVIDERS[name], ctx)
     ]
 
 
@@ -145,12 +165,18 @@ async def run_search(
     preferred: str = "auto",
     excluded: Iterable[str] = (),
 ) -> SearchResponse:
-    """Choose the provider list and walk it; never raises for provider failures."""
+    """Choose the provider list and walk it; never raises for provider failures.
+
+    An explicitly chosen provider that fails is followed by the fallback tier; a response it
+    serves says why (`fallback`).
+    """
     notices: list[str] = []
+    tier: list[ProviderInfo] = []
     if provider is not None and provider != "auto":
         info = PROVIDERS[provider]
         if is_explicitly_available(info, ctx):
             chain = [info]
+            tier = fallback_tier(ctx, provider, excluded)
         else:
             chain = resolve_chain(ctx, "auto", excluded)
             notices.append(
@@ -167,6 +193,39 @@ async def run_search(
 
     attempts: list[Attempt] = []
     failures: list[Failure] = []
+    response = await _walk(chain, params, ctx, attempts, failures)
+    fallback = None
+    if response is None and tier:
+        fallback = f"{chain[0].id} unavailable: {format_failure(failures[-1])}"
+        response = await _walk(tier, params, ctx, attempts, failures)
+    if response is not None:
+        notices.extend(ctx.filter_notices(params))
+        notices.extend(response.notices)
+        return replace(
+            response,
+            query=params.query,
+            attempts=tuple(attempts),
+            notices=tuple(notices),
+            fallback=fallback,
+        )
+    walked = chain + tier
+    return SearchResponse(
+        provider=walked[-1].id,
+        query=params.query,
+        attempts=tuple(attempts),
+        notices=tuple(notices),
+        error=_summary(len(walked), failures),
+    )
+
+
+async def _walk(
+    chain: list[ProviderInfo],
+    params: SearchParams,
+    ctx: ProviderContext,
+    attempts: list[Attempt],
+    failures: list[Failure],
+) -> SearchResponse | None:
+    """Try each provider in turn; the first renderable response (with its notices), or None."""
     clock = ctx.clock
     for info in chain:
         started = clock.monotonic()
@@ -186,18 +245,11 @@ async def run_search(
             attempts.append(Attempt(info.id, status, format_failure(failure), _ms(clock.monotonic() - started)))
             continue
         attempts.append(Attempt(info.id, None, None, _ms(clock.monotonic() - started)))
-        notices.extend(impl.param_notices(params, ctx))
+        notices = impl.param_notices(params, ctx)
         notices.extend(_ignored_notices(info.label, impl.supports, params))
         notices.extend(response.notices)
-        return replace(response, provider=info.id, query=params.query, attempts=tuple(attempts), notices=tuple(notices))
-
-    return SearchResponse(
-        provider=chain[-1].id,
-        query=params.query,
-        attempts=tuple(attempts),
-        notices=tuple(notices),
-        error=_summary(len(chain), failures),
-    )
+        return replace(response, provider=info.id, notices=tuple(notices))
+    return None
 
 
 def _ms(seconds: float) -> float:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import ConfigError, InvalidSearchParams
-from .types import RECENCY_VALUES, SEARCH_PROVIDER_ORDER
+from .types import LEGACY_MODES, MODE_VALUES, RECENCY_VALUES, SEARCH_PROVIDER_ORDER
 
 if TYPE_CHECKING:
     from .client import WebSearch
@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+RICH_ARGS = (
+    "mode", "text_chars", "recency_days", "recency_hours", "start_published_date", "end_published_date",
+    "category", "include_domains", "exclude_domains", "summary", "sort_by_date",
+)  # fmt: skip
 #: Providers whose official CLI keeps a login that `websearch auth import` can copy.
 IMPORTABLE = ("codex", "gemini")
 
@@ -73,11 +77,27 @@ def build_parser() -> argparse.ArgumentParser:
                         "'auto' ignores the providers.webSearch preference")  # fmt: skip
     s.add_argument("--exclude", action="append", default=[], choices=SEARCH_PROVIDER_ORDER, metavar="ID",
                    help="never use this provider in the automatic chain (repeatable)")  # fmt: skip
-    s.add_argument("--limit", type=_positive_int, metavar="N", help="maximum number of results")
+    s.add_argument("--limit", "--num-results", type=_positive_int, metavar="N", help="maximum number of results")
     s.add_argument("--recency", choices=RECENCY_VALUES, help="only results from the last day, week, month or year")
     s.add_argument("--num-search-results", type=_positive_int, metavar="N", help="search breadth asked of the provider")
     s.add_argument("--max-tokens", type=_positive_int, metavar="N", help="answer length cap (answer engines)")
     s.add_argument("--temperature", type=_temperature, metavar="F", help="sampling temperature (answer engines)")
+    rich = s.add_argument_group("richer parameters (mcp-web_search-tool.md)")
+    rich.add_argument(
+        "--mode", choices=(*MODE_VALUES, *LEGACY_MODES), help="search mode (Exa types; deep-* synthesize)"
+    )
+    rich.add_argument("--text-chars", type=_positive_int, metavar="N", help="per-result body length (200-8000)")
+    rich.add_argument("--recency-days", metavar="N", help="only results published in the last N days")
+    rich.add_argument("--recency-hours", metavar="N", help="only results published in the last N hours")
+    rich.add_argument("--start-published-date", metavar="DATE", help="ISO date or timestamp lower bound")
+    rich.add_argument("--end-published-date", metavar="DATE", help="ISO date or timestamp upper bound")
+    rich.add_argument("--category", help="news, publication, company, people, financial report, personal site, ...")
+    rich.add_argument("--include-domain", action="append", dest="include_domains", metavar="DOMAIN",
+                      help="only results from this domain (repeatable, at most 20)")  # fmt: skip
+    rich.add_argument("--exclude-domain", action="append", dest="exclude_domains", metavar="DOMAIN",
+                      help="no results from this domain (repeatable, at most 20)")  # fmt: skip
+    rich.add_argument("--summary", action="store_true", default=None, help="per-result summaries instead of text")
+    rich.add_argument("--sort-by-date", action="store_true", default=None, help="newest first (where supported)")
     s.add_argument("--format", choices=("summary", "blocks", "json"), default="summary", help="output layout")
     s.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
                    help="per-request timeout (default: setting http.timeout, else 60)")  # fmt: skip
@@ -130,7 +150,7 @@ def _client(timeout: float | None = None) -> WebSearch:
 def _search(args: argparse.Namespace) -> int:
     import asyncio
 
-    from .render import render
+    from .render import DEFAULT_TEXT_CHARS, render
 
     query = " ".join(args.query)
     if not query.strip():
@@ -142,6 +162,7 @@ def _search(args: argparse.Namespace) -> int:
         "num_search_results": args.num_search_results,
         "max_tokens": args.max_tokens,
         "temperature": args.temperature,
+        **{name: getattr(args, name) for name in RICH_ARGS},
     }
     client = _client(args.timeout)
 
@@ -150,7 +171,7 @@ def _search(args: argparse.Namespace) -> int:
             return await client.asearch(query, provider=args.provider, exclude=args.exclude, **params)
 
     response = asyncio.run(run())
-    text = render(response, args.format)
+    text = render(response, args.format, text_chars=args.text_chars or DEFAULT_TEXT_CHARS)
     if response.error is not None and args.format != "json":
         print(text, file=sys.stderr)
     else:

@@ -114,9 +114,19 @@ class WebSearch:
         parameters raise `InvalidSearchParams`; cancellation raises `asyncio.CancelledError`.
 
         `provider` forces one provider ("auto" walks the automatic chain, ignoring the
-        `providers.webSearch` preference); `exclude` adds ids the automatic chain must skip.
+        `providers.webSearch` preference; a forced provider that fails is followed by the
+        `providers.webSearchFallback` tier); `exclude` adds ids the automatic chain must skip.
+        `params` are the fields of `SearchParams`; `num_results` is accepted for `limit`.
         """
-        search_params = SearchParams(query, **params)
+        if "num_results" in params:  # the MCP tool's name for limit
+            alias = params.pop("num_results")
+            if params.get("limit") is not None and alias is not None and params["limit"] != alias:
+                raise InvalidSearchParams("num_results", "num_results is another name for limit; give one of them")
+            params["limit"] = params.get("limit") if params.get("limit") is not None else alias
+        try:
+            search_params = SearchParams(query, **params)
+        except TypeError as exc:  # an unknown keyword
+            raise InvalidSearchParams("params", f"unknown search parameter: {exc}") from None
         excluded = frozenset(exclude)
         for name in ([provider] if provider and provider != "auto" else []) + sorted(excluded):
             if name not in SEARCH_PROVIDER_ORDER:

@@ -9,13 +9,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from .clock import Clock
 from .credentials import CredentialStore
 from .settings import Settings
+from .types import SearchParams
 from .wire import HttpRequest, HttpResponse
+
+if TYPE_CHECKING:
+    from .filters import Filters
 
 __all__ = ["ProviderContext", "SendsRequests", "base_url_env"]
 
@@ -45,6 +49,24 @@ class ProviderContext:
     transport: SendsRequests | None  # None for availability checks, which never send
     clock: Clock
     api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
+    _filters: dict[int, tuple[SearchParams, Filters, list[str]]] = field(default_factory=dict, repr=False)
+
+    def filters(self, params: SearchParams) -> Filters:
+        """The normalised richer parameters (`websearch.filters`), computed once per search."""
+        return self._resolve(params)[1]
+
+    def filter_notices(self, params: SearchParams) -> list[str]:
+        """What normalising the richer parameters changed or dropped."""
+        return list(self._resolve(params)[2])
+
+    def _resolve(self, params: SearchParams) -> tuple[SearchParams, Filters, list[str]]:
+        cached = self._filters.get(id(params))
+        if cached is None or cached[0] is not params:
+            from .filters import resolve_filters
+
+            cached = (params, *resolve_filters(params, self.clock.now()))
+            self._filters[id(params)] = cached
+        return cached
 
     def endpoint(self, provider_id: str, url: str) -> str:
         """`url` with scheme, host and port replaced by `WEBSEARCH_<ID>_BASE_URL` when set.

@@ -101,7 +101,8 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
     if response.error is not None:
         lines.append(f"Error: {response.error}")
         return "\n".join(lines)
-    lines.append(f"[served by: {response.provider}]")
+    served = f"{response.provider} search — {response.fallback}" if response.fallback else response.provider
+    lines.append(f"[served by: {served}]")
     if response.answer:
         lines += ["", "## Synthesized answer", response.answer.strip()]
         grounding = list(dict.fromkeys(c.url for c in response.citations))

@@ -143,5 +143,12 @@ class Settings:
             unknown = [x for x in excluded if x not in SEARCH_PROVIDER_ORDER]
             if unknown:
                 raise ConfigError(f"setting providers.webSearchExclude names unknown providers: {', '.join(unknown)}")
+        fallback = self._values.get("providers.webSearchFallback")
+        if fallback is not None:
+            if not isinstance(fallback, list) or not all(isinstance(x, str) for x in fallback):
+                raise ConfigError("setting providers.webSearchFallback must be a list of provider ids")
+            unknown = [x for x in fallback if x not in SEARCH_PROVIDER_ORDER]
+            if unknown:
+                raise ConfigError(f"setting providers.webSearchFallback names unknown providers: {', '.join(unknown)}")
         if "http.timeout" in self._values:
             self.get_number("http.timeout", DEFAULT_TIMEOUT)

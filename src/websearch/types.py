@@ -14,9 +14,11 @@ from typing import Any, Final, Literal, get_args
 from .errors import InvalidSearchParams, SearchFailedError
 
 __all__ = [
+    "MODE_VALUES",
     "RECENCY_VALUES",
     "SEARCH_PROVIDER_ORDER",
     "Attempt",
+    "Mode",
     "ProviderId",
     "Recency",
     "SearchCitation",
@@ -28,6 +30,11 @@ __all__ = [
 
 Recency = Literal["day", "week", "month", "year"]
 RECENCY_VALUES: Final[tuple[str, ...]] = get_args(Recency)
+
+Mode = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
+MODE_VALUES: Final[tuple[str, ...]] = get_args(Mode)
+#: Older Exa search types, accepted and searched as `auto` (with a notice).
+LEGACY_MODES: Final = {"neural": "auto", "keyword": "auto"}
 
 ProviderId = Literal[
     "perplexity", "gemini", "anthropic", "codex", "xai", "zai", "exa", "tinyfish", "jina",
@@ -102,6 +109,7 @@ class SearchResponse:
     attempts: tuple[Attempt, ...] = ()
     notices: tuple[str, ...] = ()
     error: str | None = None
+    fallback: str | None = None  # "<provider> unavailable: <reason>" when a fallback-tier provider served
 
     @property
     def ok(self) -> bool:
@@ -138,12 +146,26 @@ def _check_int(name: str, value: object, minimum: int = 1) -> None:
         raise InvalidSearchParams(name, f"{name} must be at least {minimum}, got {value}")
 
 
+def _domains(name: str, value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(d, str) for d in value):
+        raise InvalidSearchParams(name, f"{name} must be a list of domain names, got {value!r}")
+    return tuple(d.strip() for d in value if d.strip())
+
+
 @dataclass(frozen=True, slots=True)
 class SearchParams:
     """What the caller asked for; validated on construction.
 
     `limit` caps the results returned; `num_search_results` is the search breadth asked of the
     provider. Most providers use `num_search_results`, else `limit` (see `count`).
+
+    The richer parameters (mode ... sort_by_date) follow mcp-web_search-tool.md. Date rungs that
+    cannot be used (an unparseable date, a non-positive number of days) are not errors: they fall
+    through the precedence ladder with a notice (see `websearch.filters`).
     """
 
     query: str
@@ -152,6 +174,17 @@ class SearchParams:
     num_search_results: int | None = None
     max_tokens: int | None = None
     temperature: float | None = None
+    mode: str | None = None
+    text_chars: int | None = None
+    recency_days: Any = None
+    recency_hours: Any = None
+    start_published_date: Any = None
+    end_published_date: Any = None
+    category: str | None = None
+    include_domains: tuple[str, ...] | None = None
+    exclude_domains: tuple[str, ...] | None = None
+    summary: bool | None = None
+    sort_by_date: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.query, str) or not self.query.strip():
@@ -169,6 +202,18 @@ class SearchParams:
                 raise InvalidSearchParams("temperature", f"temperature must be a number, got {t!r}")
             if not 0 <= t <= 2:
                 raise InvalidSearchParams("temperature", f"temperature must be between 0 and 2, got {t}")
+        if self.mode is not None and self.mode not in MODE_VALUES and self.mode not in LEGACY_MODES:
+            raise InvalidSearchParams(
+                "mode", f"mode must be one of {', '.join(MODE_VALUES)} (or legacy neural, keyword); got {self.mode!r}"
+            )
+        _check_int("text_chars", self.text_chars)
+        if self.category is not None and (not isinstance(self.category, str) or not self.category.strip()):
+            raise InvalidSearchParams("category", f"category must be a non-empty string, got {self.category!r}")
+        for name in ("summary", "sort_by_date"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), bool):
+                raise InvalidSearchParams(name, f"{name} must be true or false, got {getattr(self, name)!r}")
+        object.__setattr__(self, "include_domains", _domains("include_domains", self.include_domains))
+        object.__setattr__(self, "exclude_domains", _domains("exclude_domains", self.exclude_domains))
 
     @property
     def count(self) -> int | None:
@@ -176,8 +221,20 @@ class SearchParams:
         return self.num_search_results if self.num_search_results is not None else self.limit
 
     def given(self) -> dict[str, Any]:
-        """The optional parameters the caller actually set (query excluded)."""
-        return {name: value for name in _OPTIONAL_PARAMS if (value := getattr(self, name)) is not None}
+        """The optional parameters the caller actually set (query excluded; false switches and
+        empty domain lists count as not set)."""
+        return {
+            name: value
+            for name in _OPTIONAL_PARAMS
+            if (value := getattr(self, name)) is not None and value is not False and value != ()
+        }
+
+    @property
+    def rich(self) -> bool:
+        """True when any parameter beyond web_search.md's is set (richer request shapes apply)."""
+        return any(name in RICH_PARAMS for name in self.given())
 
 
 _OPTIONAL_PARAMS: Final = tuple(f.name for f in dataclasses.fields(SearchParams) if f.name != "query")
+#: The parameters of mcp-web_search-tool.md that web_search.md does not have.
+RICH_PARAMS: Final = frozenset(_OPTIONAL_PARAMS[_OPTIONAL_PARAMS.index("mode") :])

@@ -37,10 +37,12 @@ __all__ = [
     "classify_http_error",
     "json_body",
     "parse_date",
+    "recency_bucket",
     "redact_detail",
     "require_key",
     "retry_after_seconds",
     "status_phrase",
+    "with_site_operators",
 ]
 
 Support = Literal["native", "approximate"]
@@ -212,3 +214,26 @@ def status_phrase(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "no body"
+
+
+# -- richer parameters, approximated -----------------------------------------------------------
+
+_BUCKETS: Final = (("day", 1), ("week", 7), ("month", 31), ("year", 366))
+
+
+def recency_bucket(start: datetime, now: datetime) -> str | None:
+    """The narrowest of day/week/month/year that still covers `start`..`now`, or None when the
+    window is longer than a year (for providers that only know those four windows)."""
+    days = (now - start).total_seconds() / 86400
+    return next((name for name, limit in _BUCKETS if days <= limit), None)
+
+
+def with_site_operators(query: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> str:
+    """`query` with `site:` / `-site:` operators, for providers whose only domain filter is the query."""
+    parts = [query]
+    if len(include) == 1:
+        parts.append(f"site:{include[0]}")
+    elif include:
+        parts.append("(" + " OR ".join(f"site:{d}" for d in include) + ")")
+    parts.extend(f"-site:{d}" for d in exclude)
+    return " ".join(parts)
