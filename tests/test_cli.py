@@ -193,3 +193,34 @@ def test_setting_http_timeout_is_used(ddg: FakeDuckDuckGo, env: dict[str, str], 
     ddg.enqueue(Reply(hang=True))
     proc = run_cli(["search", "q"], env)
     assert proc.stderr == "Error: DuckDuckGo did not answer within 1.5 s\n"
+
+
+def test_ctrl_c_mid_stream_exits_130_quickly(env: dict[str, str]) -> None:
+    from websearch.testing import FakePerplexity
+
+    chunk = b'data: {"id":"r1","model":"sonar-pro","choices":[{"index":0,"delta":{"content":"word "}}]}\n\n'
+    with FakePerplexity() as fake:
+        fake.enqueue(Reply(200, chunks=[chunk] * 600, chunk_delay=0.05, content_type="text/event-stream"))
+        full_env = {
+            "PATH": os.environ["PATH"],
+            "PYTHONPATH": str(TESTS),
+            **env,
+            **fake.env,
+            "PERPLEXITY_API_KEY": "pplx-test-0001",
+        }
+        proc = subprocess.Popen([sys.executable, str(TESTS / "guarded_cli.py"), "search", "q", "--provider", "perplexity"],
+                                env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        deadline = time.monotonic() + 20
+        while not fake.requests and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)  # a few events have streamed
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+        assert time.monotonic() - sent < 1.0
+        deadline = time.monotonic() + 5
+        while not fake.disconnects and time.monotonic() < deadline:
+            time.sleep(0.02)
+    assert proc.returncode == 130
+    assert err == "websearch: interrupted\n"
+    assert fake.disconnects == 1  # the stream was closed, not left running

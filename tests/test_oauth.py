@@ -129,3 +129,25 @@ def test_cli_auth_set_accepts_oauth_json(env: dict[str, str], config_dir: Path) 
         2,
         "websearch: error: an OAuth credential needs a non-empty string access_token\n",
     )
+
+
+async def test_ten_concurrent_codex_searches_refresh_once_and_the_next_process_reuses_it(config_dir: Path) -> None:
+    from websearch.testing import FakeCodex
+
+    CredentialStore(config_dir / "agent.db").set(
+        "codex", "oauth", {"access_token": "expired-access", "refresh_token": "rt-once", "account_id": "acct-7d1f2c3b",
+                           "expires_at": NOW.timestamp() - 10}
+    )  # fmt: skip
+    with FakeCodex(refresh_tokens={"rt-once"}, now=NOW.timestamp()) as fake:
+        env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}
+        async with WebSearch(env=env, clock=FakeClock()) as ws:
+            responses = await asyncio.gather(*(ws.asearch(f"q{i}", provider="codex") for i in range(10)))
+        assert [r.error for r in responses] == [None] * 10
+        assert len(fake.issued) == 1
+        searches = [r for r in fake.requests if r.path.endswith("/responses")]
+        assert {r.headers["authorization"] for r in searches} == {f"Bearer {fake.issued[0]}"}
+        # a new process reads the refreshed login: it searches without refreshing again
+        proc = await asyncio.to_thread(run_cli, ["search", "next", "--provider", "codex"], env)
+        assert proc.returncode == 0, proc.stderr
+        assert len(fake.issued) == 1
+        assert fake.last.headers["authorization"] == f"Bearer {fake.issued[0]}"
