@@ -193,16 +193,19 @@ async def run_search(
 
     attempts: list[Attempt] = []
     failures: list[Failure] = []
-    response = await _walk(chain, params, ctx, attempts, failures)
+    served = await _walk(chain, params, ctx, attempts, failures)
     fallback = None
-    if response is None and tier:
+    if served is None and tier:
         fallback = f"{chain[0].id} unavailable: {format_failure(failures[-1])}"
-        response = await _walk(tier, params, ctx, attempts, failures)
-    if response is not None:
-        notices.extend(ctx.filter_notices(params))
-        notices.extend(response.notices)
+        served = await _walk(tier, params, ctx, attempts, failures)
+    if served is not None:
+        response, provider_notices = served
+        if params.rich:
+            notices.extend(ctx.filter_notices(params))
+        notices.extend(provider_notices)
         return replace(
             response,
+            provider=attempts[-1].provider,
             query=params.query,
             attempts=tuple(attempts),
             notices=tuple(notices),
@@ -224,8 +227,8 @@ async def _walk(
     ctx: ProviderContext,
     attempts: list[Attempt],
     failures: list[Failure],
-) -> SearchResponse | None:
-    """Try each provider in turn; the first renderable response (with its notices), or None."""
+) -> tuple[SearchResponse, list[str]] | None:
+    """Try each provider in turn; the first renderable response and its notices, or None."""
     clock = ctx.clock
     for info in chain:
         started = clock.monotonic()
@@ -248,7 +251,7 @@ async def _walk(
         notices = impl.param_notices(params, ctx)
         notices.extend(_ignored_notices(info.label, impl.supports, params))
         notices.extend(response.notices)
-        return replace(response, provider=info.id, notices=tuple(notices))
+        return response, notices
     return None
 
 
