@@ -92,11 +92,11 @@ def test_blocks_layout() -> None:
             SearchSource("Book", "https://Rust-Lang.github.io/async-book/?utm_source=x&page=2", snippet="Body text.",
                          published_date="2026-11-27T10:00:00Z", highlights=("Body text.", "A highlight.", " ")),
             SearchSource("Same book", "https://rust-lang.github.io/async-book/?page=2&utm_medium=y"),
-            SearchSource("Tokio", "https://tokio.rs", snippet="y" * 50, published_date="last week"),
+            SearchSource("Tokio", "https://tokio.rs", snippet="y" * 250, published_date="last week"),
         ),
         notices=("limit=50 exceeds Exa's maximum of 20; at most 20 results returned",),
     )  # fmt: skip
-    assert render(response, "blocks", text_chars=20) == (
+    assert render(response, "blocks", text_chars=20) == (  # clamped to 200
         "# Web search: rust async\n"
         "[limit=50 exceeds Exa's maximum of 20; at most 20 results returned]\n"
         "[served by: exa]\n"
@@ -104,7 +104,7 @@ def test_blocks_layout() -> None:
         "\n## 1. Book\nURL: https://Rust-Lang.github.io/async-book/?utm_source=x&page=2 · 2026-11-27\n"
         "- A highlight.\nBody text.\n"
         "\n## 2. (duplicate of [1]: https://rust-lang.github.io/async-book/?page=2&utm_medium=y)\n"
-        "\n## 3. Tokio\nURL: https://tokio.rs · last week\n" + "y" * 19 + "…\n"
+        "\n## 3. Tokio\nURL: https://tokio.rs · last week\n" + "y" * 199 + "…\n"
         "\nSources:\n"
         "[1] https://Rust-Lang.github.io/async-book/?utm_source=x&page=2\n"
         "[2] https://rust-lang.github.io/async-book/?page=2&utm_medium=y\n"

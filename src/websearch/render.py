@@ -13,6 +13,7 @@ from typing import Final, Literal, get_args
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .dates import parse_date
+from .filters import TEXT_CHARS_RANGE
 from .types import SearchResponse
 
 __all__ = ["DEFAULT_TEXT_CHARS", "RENDER_FORMATS", "RenderFormat", "format_age", "render", "truncate"]
@@ -95,7 +96,12 @@ def _date_label(published: str | None) -> str | None:
 
 
 def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CHARS) -> str:
-    """One block per result, each with its own title, URL, highlights and text; Sources trailer."""
+    """One block per result, each with its own title, URL, highlights and text; Sources trailer.
+
+    `text_chars` is clamped to 200..8000 as the search clamped it (the search's notices say so).
+    """
+    low, high = TEXT_CHARS_RANGE
+    text_chars = min(high, max(low, text_chars))
     lines = [f"# Web search: {response.query}"]
     lines.extend(f"[{notice}]" for notice in response.notices)
     if response.error is not None:
