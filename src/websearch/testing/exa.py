@@ -1,8 +1,12 @@
 """A fake Exa: POST /search like api.exa.ai and POST /mcp like the public mcp.exa.ai server.
 
 /search speaks Exa's camelCase JSON: `x-api-key` (or a bearer token) required, `numResults`
-1..100 (default 10), `contents.summary` / `text` / `highlights` deciding which fields each result
-carries, and the `{requestId, error, tag}` error envelope. /mcp answers a JSON-RPC `tools/call` of
+1..100 (default 10), `contents.summary` / `text` (cut to `maxCharacters`) / `highlights` deciding
+which fields each result carries, and the `{requestId, error, tag}` error envelope. It refuses
+what Exa refuses: an unknown `type` or `category` (`tweet` is gone), includeDomains together with
+excludeDomains, dates that are not ISO, date filters or excludeDomains with `company` / `people`,
+and `people` includeDomains outside its profile domains (assumed here: `PEOPLE_DOMAINS`). An
+`outputSchema` adds `output` (a synthesized answer and its grounding citations). /mcp answers a JSON-RPC `tools/call` of
 `web_search_exa` as one SSE `message` event, the way Exa's streamable-HTTP server does; the tool
 result is the plain-text `Title:/URL:/Published Date:/Author:/Text:` listing (`mcp_shape="text"`,
 the current server) or the Exa search JSON serialised into the text block (`mcp_shape="json"`).
@@ -13,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, Literal
 
 from ._server import FakeServer, RecordedRequest, Reply
@@ -20,6 +25,7 @@ from ._server import FakeServer, RecordedRequest, Reply
 __all__ = [
     "FakeExa",
     "exa_error",
+    "exa_output",
     "exa_result",
     "exa_search_body",
     "mcp_listing",
@@ -28,6 +34,10 @@ __all__ = [
 ]
 
 SEARCH_TYPES = ("auto", "fast", "instant", "neural", "keyword", "deep-lite", "deep", "deep-reasoning")
+CATEGORIES = (
+    "company", "people", "publication", "research paper", "news", "pdf", "github", "personal site", "financial report",
+)  # fmt: skip
+PEOPLE_DOMAINS = ("linkedin.com",)
 MCP_DEFAULT_RESULTS = 8
 _PUBLISHED = ("2026-11-27T00:00:00.000Z", "2026-10-02T08:30:00.000Z", None, "2025-06-15", None)
 
@@ -38,7 +48,13 @@ def request_id(seed: str) -> str:
 
 
 def exa_result(
-    i: int, query: str, *, summary: bool = True, text: bool = False, highlights: bool = False
+    i: int,
+    query: str,
+    *,
+    summary: bool = True,
+    text: bool = False,
+    highlights: bool = False,
+    max_characters: int | None = None,
 ) -> dict[str, Any]:
     """Result `i` (1-based) as Exa returns it; optional fields vary with `i` as they do upstream."""
     slug = query.lower().replace(" ", "-")
@@ -53,7 +69,7 @@ def exa_result(
         result["author"] = f"Author {i}"
     result["favicon"] = f"https://www.example{i % 4}.com/favicon.ico"
     if text:
-        result["text"] = f"{query} — part {i}. Full page text with details, examples and caveats."
+        result["text"] = f"{query} — part {i}. Full page text with details, examples and caveats."[:max_characters]
     if highlights:
         result["highlights"] = [f"{query} highlight {i}a.", f"{query} highlight {i}b."]
         result["highlightScores"] = [0.5, 0.4]
@@ -62,8 +78,8 @@ def exa_result(
     return result
 
 
-def exa_search_body(query: str, n: int = 10, *, search_type: str = "auto", **contents: bool) -> dict[str, Any]:
-    """A 200 /search body with `n` results (`contents` flags as in `exa_result`)."""
+def exa_search_body(query: str, n: int = 10, *, search_type: str = "auto", **contents: Any) -> dict[str, Any]:
+    """A 200 /search body with `n` results (`contents` options as in `exa_result`)."""
     return {
         "requestId": request_id(f"{query}/{n}"),
         "resolvedSearchType": "neural" if search_type == "auto" else search_type,
@@ -72,6 +88,19 @@ def exa_search_body(query: str, n: int = 10, *, search_type: str = "auto", **con
         "costDollars": {"total": 0.005 + 0.001 * n, "search": {"neural": 0.005}, "contents": {"summary": 0.001 * n}},
         "searchTime": 412.7,
     }
+
+
+def exa_output(query: str, results: list[dict[str, Any]], schema_type: str = "text") -> dict[str, Any]:
+    """The `output` of an `outputSchema` search: an answer (a string, or an object for an object
+    schema) grounded in the first two results."""
+    citations = [{"url": r["url"], "title": r.get("title") or r["url"]} for r in results[:2]]
+    answer = f"{query.capitalize()} is covered by {len(results)} sources; the first two agree."
+    if schema_type == "object":
+        return {
+            "content": {"answer_text": answer},
+            "grounding": [{"field": "answer_text", "citations": citations, "confidence": "high"}],
+        }
+    return {"content": answer, "grounding": [{"field": "content", "citations": citations, "confidence": "high"}]}
 
 
 def exa_error(status: int, tag: str, message: str, *, headers: Mapping[str, str] | None = None) -> Reply:
@@ -112,6 +141,38 @@ def mcp_reply(rpc_id: Any, result: Any = None, *, error: Mapping[str, Any] | Non
     if not sse:
         return Reply(200, message)
     return Reply(200, f"event: message\ndata: {json.dumps(message)}\n\n", content_type="text/event-stream")
+
+
+def _refused_filters(body: dict[str, Any]) -> Reply | None:
+    """Exa's 400 for a category, domain or date filter it does not accept; None when all are fine."""
+    category = body.get("category")
+    if category is not None and category not in CATEGORIES:
+        return exa_error(400, "INVALID_REQUEST_BODY", f"category: Invalid enum value '{category}'")
+    include, exclude = body.get("includeDomains"), body.get("excludeDomains")
+    if include and exclude:
+        return exa_error(400, "INVALID_REQUEST", "includeDomains and excludeDomains cannot be used together")
+    for name in ("startPublishedDate", "endPublishedDate"):
+        value = body.get(name)
+        if value is not None and not _iso(value):
+            return exa_error(400, "INVALID_REQUEST_BODY", f"{name}: Invalid ISO 8601 date {value!r}")
+    if category in ("company", "people"):
+        if body.get("startPublishedDate") or body.get("endPublishedDate") or exclude:
+            message = f"category {category} does not support date filters or excludeDomains"
+            return exa_error(400, "INVALID_REQUEST", message)
+        if category == "people" and include and not set(include) <= set(PEOPLE_DOMAINS):
+            message = f"includeDomains for category people must be among: {', '.join(PEOPLE_DOMAINS)}"
+            return exa_error(400, "INVALID_REQUEST", message)
+    return None
+
+
+def _iso(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 class FakeExa(FakeServer):
@@ -157,9 +218,19 @@ class FakeExa(FakeServer):
         search_type = body.get("type", "auto")
         if search_type not in SEARCH_TYPES:
             return exa_error(400, "INVALID_REQUEST_BODY", f"type: Invalid enum value '{search_type}'")
+        refused = _refused_filters(body)
+        if refused is not None:
+            return refused
         contents = body.get("contents") or {}
-        flags = {name: bool(contents.get(name)) for name in ("summary", "text", "highlights")}
+        flags: dict[str, Any] = {name: bool(contents.get(name)) for name in ("summary", "text", "highlights")}
+        if isinstance(contents.get("text"), dict):
+            flags["max_characters"] = contents["text"].get("maxCharacters")
         reply = exa_search_body(query, min(n, self.available), search_type=search_type, **flags)
+        schema = body.get("outputSchema")
+        if schema is not None:
+            if not isinstance(schema, dict) or schema.get("type") not in ("text", "object"):
+                return exa_error(400, "INVALID_JSON_SCHEMA", "outputSchema.type must be text or object")
+            reply["output"] = exa_output(query, reply["results"], schema["type"])
         return Reply(200, reply)
 
     def _mcp(self, request: RecordedRequest) -> Reply:
