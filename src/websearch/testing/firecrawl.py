@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from ._server import FakeServer, RecordedRequest, Reply
@@ -24,6 +25,9 @@ _KEYS: Final = {
     "ignoreInvalidURLs", "scrapeOptions", "integration", "origin",
 }  # fmt: skip
 _SOURCE_TYPES: Final = {"web", "images", "news"}
+_CATEGORIES: Final = {"github", "research", "pdf"}
+#: Google's `tbs` pieces: relative windows (qdr:h, qdr:d3 ...), a custom range, sort by date.
+_TBS_PART: Final = re.compile(r"qdr:[hdwmy]\d*|cdr:1|cd_(?:min|max):\d{2}/\d{2}/\d{4}|sbd:[01]")
 
 
 def firecrawl_error(message: str, **extra: Any) -> dict[str, Any]:
@@ -40,8 +44,8 @@ def rate_limited(retry_seconds: int = 12) -> dict[str, Any]:
     )
 
 
-def firecrawl_web_result(i: int, query: str) -> dict[str, Any]:
-    """One `data.web[]` item as the v2 API returns it without scraping."""
+def firecrawl_web_result(i: int, query: str, category: str | None = None) -> dict[str, Any]:
+    """One `data.web[]` item as the v2 API returns it without scraping; with `category`, labelled so."""
     slug = query.replace(" ", "-")
     result: dict[str, Any] = {
         "url": f"https://www.example{i % 5}.com/{slug}/{i}",
@@ -49,18 +53,25 @@ def firecrawl_web_result(i: int, query: str) -> dict[str, Any]:
         "description": f"Part {i} on {query}: how it works, trade-offs and worked examples.",
         "position": i,
     }
-    if i % 4 == 2:
+    if category is not None:
+        result["category"] = category
+    elif i % 4 == 2:
         result.update(url=f"https://github.com/example/{slug}-{i}", category="github")
     return result
 
 
 def firecrawl_results_body(
-    query: str, n: int = 10, *, request_id: str | None = "019a8c6e-5d1f-7c3b-9e2a-4f6b8d0c1a2e", **extra: Any
+    query: str,
+    n: int = 10,
+    *,
+    request_id: str | None = "019a8c6e-5d1f-7c3b-9e2a-4f6b8d0c1a2e",
+    category: str | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
-    """A 200 body with `n` web results."""
+    """A 200 body with `n` web results (all labelled `category` when given)."""
     body: dict[str, Any] = {
         "success": True,
-        "data": {"web": [firecrawl_web_result(i, query) for i in range(1, n + 1)]},
+        "data": {"web": [firecrawl_web_result(i, query, category) for i in range(1, n + 1)]},
         "creditsUsed": max(1, n),
     }
     if request_id is not None:
@@ -95,7 +106,9 @@ class FakeFirecrawl(FakeServer):
         kinds = [s["type"] if isinstance(s, dict) else s for s in body.get("sources", ["web"])]
         if "web" not in kinds:  # only the requested source types appear in `data`
             return Reply(200, firecrawl_results_body(body["query"], 0, data={}))
-        return Reply(200, firecrawl_results_body(body["query"], min(body.get("limit", 5), self.available)))
+        categories = [c["type"] if isinstance(c, dict) else c for c in body.get("categories", [])]
+        n = min(body.get("limit", 5), self.available)
+        return Reply(200, firecrawl_results_body(body["query"], n, category=categories[0] if categories else None))
 
 
 def _validate(body: Any) -> dict[str, Any] | None:
@@ -119,7 +132,11 @@ def _validate(body: Any) -> dict[str, Any] | None:
         kind = source.get("type") if isinstance(source, dict) else source
         if kind not in _SOURCE_TYPES:
             return {"code": "invalid_enum_value", "path": ["sources"], "message": f"Invalid source type {kind!r}"}
+    for category in body.get("categories", []):
+        kind = category.get("type") if isinstance(category, dict) else category
+        if kind not in _CATEGORIES:
+            return {"code": "invalid_enum_value", "path": ["categories"], "message": f"Invalid category {kind!r}"}
     tbs = body.get("tbs")
-    if tbs is not None and (not isinstance(tbs, str) or not tbs.startswith(("qdr:", "cdr:", "sbd:"))):
+    if tbs is not None and (not isinstance(tbs, str) or not all(_TBS_PART.fullmatch(p) for p in tbs.split(","))):
         return {"code": "custom", "path": ["tbs"], "message": "Invalid tbs value"}
     return None

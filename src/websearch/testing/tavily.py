@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Collection
 from typing import Any
@@ -19,13 +20,17 @@ __all__ = [
 
 _TIME_RANGES = ("day", "week", "month", "year", "d", "w", "m", "y")
 _DEPTHS = ("basic", "advanced", "fast", "ultra-fast")
+_TOPICS = ("general", "news", "finance")
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def tavily_result(i: int, query: str, *, published_date: str | None = None) -> dict[str, Any]:
+def tavily_result(
+    i: int, query: str, *, published_date: str | None = None, domain: str | None = None
+) -> dict[str, Any]:
     """One `results[]` entry; `published_date` is present only when given (Tavily sends it for news)."""
     result: dict[str, Any] = {
         "title": f"{query.title()} explained ({i})",
-        "url": f"https://docs{i}.example.net/{query.replace(' ', '-')}",
+        "url": f"https://{domain or f'docs{i}.example.net'}/{query.replace(' ', '-')}",
         "content": f"{query.capitalize()} in depth, part {i}: the key facts, a worked example and the caveats. ",
         "score": round(0.9 - i * 0.03, 8),
         "raw_content": None,
@@ -36,16 +41,32 @@ def tavily_result(i: int, query: str, *, published_date: str | None = None) -> d
 
 
 def tavily_results_body(
-    query: str, n: int = 5, *, answer: str | None = None, news: bool = False, request_id: str | None = None
+    query: str,
+    n: int = 5,
+    *,
+    answer: str | None = None,
+    news: bool = False,
+    request_id: str | None = None,
+    domains: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """A 200 body with `n` results; news results carry RFC 2822 `published_date`s."""
+    """A 200 body with `n` results (hosted on `domains` in turn, when given); news results carry
+    RFC 2822 `published_date`s."""
     dates = ("Fri, 27 Nov 2026 09:30:00 GMT", "Sun, 29 Nov 2026 18:00:00 GMT")
+    results = [
+        tavily_result(
+            i,
+            query,
+            published_date=dates[i % 2] if news else None,
+            domain=domains[i % len(domains)] if domains else None,
+        )
+        for i in range(1, n + 1)
+    ]
     return {
         "query": query,
         "follow_up_questions": None,
         "answer": answer,
         "images": [],
-        "results": [tavily_result(i, query, published_date=dates[i % 2] if news else None) for i in range(1, n + 1)],
+        "results": results,
         "response_time": "1.67",
         "request_id": request_id or str(uuid.uuid4()),
     }
@@ -71,7 +92,8 @@ class FakeTavily(FakeServer):
     """Answers POST /search like Tavily: `max_results` results (0..20), an answer when asked.
 
     `valid_keys`, when given, are the only Bearer keys accepted (else 401). With `empty_with_time_range`,
-    a search that carries `time_range` finds nothing, as a narrow window often does.
+    a search that carries `time_range` finds nothing, as a narrow window often does. Results come
+    from `include_domains` when it is given; `topic`, the dates and the domain lists are checked.
     """
 
     provider_id = "tavily"
@@ -98,6 +120,16 @@ class FakeTavily(FakeServer):
             return Reply(400, tavily_error(f"Invalid time_range: {json.dumps(body['time_range'])}."))
         if body.get("search_depth", "basic") not in _DEPTHS:
             return Reply(400, tavily_error("Invalid search_depth."))
+        if body.get("topic", "general") not in _TOPICS:
+            return Reply(400, tavily_error("Invalid topic."))
+        for field in ("start_date", "end_date"):
+            value = body.get(field)
+            if value is not None and (not isinstance(value, str) or not _DATE_RE.fullmatch(value)):
+                return Reply(400, tavily_error(f"Invalid {field}: expected YYYY-MM-DD."))
+        for field in ("include_domains", "exclude_domains"):
+            value = body.get(field, [])
+            if not isinstance(value, list) or not all(isinstance(d, str) for d in value):
+                return Reply(400, tavily_error(f"{field} must be a list of strings."))
         n = body.get("max_results", 5)
         if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 20:
             return Reply(400, tavily_error("max_results must be between 0 and 20."))
@@ -109,4 +141,7 @@ class FakeTavily(FakeServer):
             if body.get("include_answer")
             else None
         )
-        return Reply(200, tavily_results_body(query, n, answer=answer, news=body.get("topic") == "news"))
+        domains = tuple(body.get("include_domains", ()))
+        return Reply(
+            200, tavily_results_body(query, n, answer=answer, news=body.get("topic") == "news", domains=domains)
+        )

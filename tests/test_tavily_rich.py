@@ -1,0 +1,286 @@
+"""Tavily's mapping of the richer parameters (mcp-web_search-tool.md): the exact request body for
+each mode, each rung of the date ladder, each category, the domain lists, and every notice."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conftest import FakeClock
+from websearch import WebSearch, render
+from websearch.testing import Reply
+from websearch.testing.tavily import FakeTavily, tavily_results_body
+from websearch.types import SearchResponse
+
+KEY = "tvly-dev-secret-4b7c2e9d"
+DOMAINS = [f"site{i}.example.org" for i in range(1, 26)]
+
+
+@pytest.fixture
+def tavily() -> Iterator[FakeTavily]:
+    with FakeTavily(valid_keys={KEY}) as fake:
+        yield fake
+
+
+@pytest.fixture
+def tenv(env: dict[str, str], tavily: FakeTavily) -> dict[str, str]:
+    return {**env, **tavily.env, "TAVILY_API_KEY": KEY}
+
+
+async def search(env: dict[str, str], clock: FakeClock, query: str = "bun release", **kwargs: Any) -> SearchResponse:
+    async with WebSearch(env=env, clock=clock) as ws:
+        return await ws.asearch(query, provider="tavily", **kwargs)
+
+
+def body(**extra: Any) -> dict[str, Any]:
+    """The request body: web_search.md's fields, then whatever the richer parameters add."""
+    base: dict[str, Any] = {
+        "query": "bun release",
+        "search_depth": "basic",
+        "max_results": 5,
+        "include_answer": "advanced",
+        "include_raw_content": False,
+    }
+    return {**base, **extra}
+
+
+def assert_in_header(response: SearchResponse) -> None:
+    """Every notice is a `[...]` line of the blocks header, above the `[served by: ...]` line."""
+    lines = render(response, "blocks").splitlines()
+    served = next(i for i, line in enumerate(lines) if line.startswith("[served by: "))
+    assert lines[1:served] == [f"[{n}]" for n in response.notices]
+
+
+# -- mode -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("mode", "depth", "notices"), [
+    ("auto", "basic", ()),
+    ("fast", "fast", ()),
+    ("instant", "ultra-fast", ()),
+    ("deep-lite", "advanced",
+     ("mode=deep-lite approximated: Tavily has no deep-research mode; searched with search_depth=advanced",)),
+    ("deep", "advanced",
+     ("mode=deep approximated: Tavily has no deep-research mode; searched with search_depth=advanced",)),
+    ("deep-reasoning", "advanced",
+     ("mode=deep-reasoning approximated: Tavily has no deep-research mode; searched with search_depth=advanced",)),
+    ("neural", "basic", ("mode=neural is deprecated; searched with mode=auto",)),
+    ("keyword", "basic", ("mode=keyword is deprecated; searched with mode=auto",)),
+])  # fmt: skip
+async def test_mode_is_search_depth(
+    tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock, mode: str, depth: str, notices: tuple[str, ...]
+) -> None:
+    response = await search(tenv, clock, mode=mode)
+    assert tavily.last.json() == body(search_depth=depth)
+    assert list(tavily.last.json()) == list(body())  # the same fields, in the same order
+    assert response.ok and response.notices == notices
+    assert_in_header(response)
+
+
+# -- the date ladder --------------------------------------------------------------------------
+
+LADDER = [
+    ({"start_published_date": "2026-11-01"}, {"start_date": "2026-11-01"}, ()),
+    ({"start_published_date": "2026-11-01", "end_published_date": "2026-11-20"},
+     {"start_date": "2026-11-01", "end_date": "2026-11-20"}, ()),
+    ({"start_published_date": "2026-11-20T08:30:00Z"}, {"start_date": "2026-11-20"},
+     ("start_published_date='2026-11-20T08:30:00Z' approximated: Tavily filters by whole days; "
+      "sent start_date=2026-11-20",)),
+    ({"start_published_date": "2026-11-20T23:30:00-05:00"}, {"start_date": "2026-11-21"},  # UTC day
+     ("start_published_date='2026-11-20T23:30:00-05:00' approximated: Tavily filters by whole days; "
+      "sent start_date=2026-11-21",)),
+    ({"recency_hours": 6}, {"start_date": "2026-11-30"},
+     ("recency_hours=6 approximated: Tavily filters by whole days; sent start_date=2026-11-30",)),
+    ({"recency_hours": "36"}, {"start_date": "2026-11-29"},
+     ("recency_hours='36' approximated: Tavily filters by whole days; sent start_date=2026-11-29",)),
+    ({"recency_days": 7}, {"start_date": "2026-11-23"}, ()),
+    ({"recency_days": 30, "recency": "year"}, {"start_date": "2026-10-31"},
+     ("recency='year' not applied: recency_days takes precedence",)),
+    ({"start_published_date": "yesterday", "recency_days": 3}, {"start_date": "2026-11-27"},
+     ("start_published_date='yesterday' is not an ISO date or timestamp; ignored",)),
+    ({"recency_hours": -2, "recency_days": 2}, {"start_date": "2026-11-28"},
+     ("recency_hours=-2 is not a positive number; ignored",)),
+    ({"start_published_date": "2026-11-01", "recency_hours": 6, "recency_days": 3, "recency": "week"},
+     {"start_date": "2026-11-01"},
+     ("recency_hours=6 not applied: start_published_date takes precedence",
+      "recency_days=3 not applied: start_published_date takes precedence",
+      "recency='week' not applied: start_published_date takes precedence")),
+    ({"start_published_date": "2026-11-20", "end_published_date": "2026-11-10"}, {"start_date": "2026-11-20"},
+     ("end_published_date=2026-11-10 is before the start; end dropped",)),
+    ({"end_published_date": "2026-11-20"}, {"end_date": "2026-11-20"}, ()),
+    ({"end_published_date": "2026-11-29T06:00:00Z", "recency": "week"},
+     {"start_date": "2026-11-23", "end_date": "2026-11-29"},
+     ("recency='week' approximated: with end_published_date it is sent as start_date=2026-11-23",
+      "end_published_date='2026-11-29T06:00:00Z' approximated: Tavily filters by whole days; "
+      "sent end_date=2026-11-29")),
+    ({"end_published_date": "not a date", "recency": "month"}, {"time_range": "month"},
+     ("end_published_date='not a date' is not an ISO date or timestamp; ignored",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kwargs", "fields", "notices"), LADDER)
+async def test_date_ladder(
+    tavily: FakeTavily,
+    tenv: dict[str, str],
+    clock: FakeClock,
+    kwargs: dict[str, Any],
+    fields: dict[str, str],
+    notices: tuple[str, ...],
+) -> None:
+    response = await search(tenv, clock, **kwargs)
+    assert tavily.last.json() == body(**fields)
+    assert len(tavily.requests) == 1
+    assert response.ok and response.notices == notices
+    assert_in_header(response)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"start_published_date": "2026-11-01", "recency": "day"}, {"end_published_date": "2026-11-20"}]
+)
+async def test_explicit_dates_are_never_retried_without(
+    tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock, kwargs: dict[str, Any]
+) -> None:
+    """The empty-result retry drops `time_range` only; a date range the caller set is kept."""
+    tavily.enqueue(Reply(200, tavily_results_body("bun release", 0)))
+    response = await search(tenv, clock, **kwargs)
+    assert len(tavily.requests) == 1 and "time_range" not in tavily.last.json()
+    assert response.error == "Tavily returned no renderable search content."
+
+
+# -- category ---------------------------------------------------------------------------------
+
+NOT_A_TOPIC = "not applied: Tavily does not support it (its topics are news and finance)"
+CATEGORIES = [
+    ("news", {"topic": "news"}, ()),
+    ("News", {"topic": "news"}, ()),
+    ("financial report", {"topic": "finance"}, ()),
+    ("research paper", {}, ("category=research paper was renamed; searched as category=publication",
+                            f"category='publication' {NOT_A_TOPIC}")),
+    ("tweet", {}, ("category=tweet is no longer supported; dropped, the search is unscoped",)),
+    ("github", {}, ("category=github is deprecated; passed through as is", f"category='github' {NOT_A_TOPIC}")),
+    ("pdf", {}, ("category=pdf is deprecated; passed through as is", f"category='pdf' {NOT_A_TOPIC}")),
+    ("personal site", {}, (f"category='personal site' {NOT_A_TOPIC}",)),
+    ("recipes", {}, (f"category='recipes' {NOT_A_TOPIC}",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("category", "fields", "notices"), CATEGORIES)
+async def test_category_is_topic_where_tavily_has_one(
+    tavily: FakeTavily,
+    tenv: dict[str, str],
+    clock: FakeClock,
+    category: str,
+    fields: dict[str, str],
+    notices: tuple[str, ...],
+) -> None:
+    response = await search(tenv, clock, category=category)
+    assert tavily.last.json() == body(**fields)
+    assert response.ok and response.notices == notices
+    assert_in_header(response)
+
+
+async def test_news_results_carry_dates(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(tenv, clock, category="news", recency="week")
+    assert tavily.last.json() == body(topic="news", time_range="week")
+    assert all(s.published_date for s in response.sources)
+
+
+@pytest.mark.parametrize("category", ["company", "people"])
+async def test_entity_categories_drop_dates_and_exclusions(
+    tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock, category: str
+) -> None:
+    response = await search(
+        tenv, clock, category=category, recency_days=7, exclude_domains=["x.com"], include_domains=["y.com"]
+    )
+    assert tavily.last.json() == body(include_domains=["y.com"])
+    assert response.notices == (
+        f"category={category} does not allow date filters or exclude_domains; dropped",
+        f"category={category!r} {NOT_A_TOPIC}",
+    )
+
+
+# -- domains, and what Tavily does not support -------------------------------------------------
+
+
+async def test_domain_lists_are_native(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(tenv, clock, include_domains=["bun.com", "github.com"], exclude_domains="reddit.com")
+    assert tavily.last.json() == body(include_domains=["bun.com", "github.com"], exclude_domains=["reddit.com"])
+    assert response.notices == ()
+    assert {s.url.split("/")[2] for s in response.sources} == {"bun.com", "github.com"}
+
+
+async def test_domain_lists_over_twenty_are_capped(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(tenv, clock, include_domains=DOMAINS, exclude_domains=DOMAINS[::-1])
+    assert tavily.last.json() == body(include_domains=DOMAINS[:20], exclude_domains=DOMAINS[::-1][:20])
+    assert response.notices == (
+        "exclude_domains has 25 entries; only the first 20 were used",
+        "include_domains has 25 entries; only the first 20 were used",
+    )
+    assert_in_header(response)
+
+
+async def test_summary_and_sort_are_not_supported(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(tenv, clock, summary=True, sort_by_date=True, text_chars=5000)
+    assert tavily.last.json() == body()  # text_chars is the renderer's; Tavily's content stays a snippet
+    assert response.notices == (
+        "summary=True not applied: Tavily does not support it",
+        "sort_by_date=True not applied: Tavily does not support it",
+    )
+
+
+async def test_false_switches_and_empty_lists_are_not_given(
+    tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search(tenv, clock, summary=False, sort_by_date=False, include_domains=[], exclude_domains=())
+    assert tavily.last.json() == body()
+    assert response.notices == ()
+
+
+async def test_every_parameter_at_once(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(
+        tenv,
+        clock,
+        recency="month",
+        limit=3,
+        num_search_results=4,
+        max_tokens=100,
+        temperature=0.5,
+        mode="deep",
+        text_chars=100,
+        recency_days=3,
+        recency_hours=12,
+        start_published_date="2026-11-02T10:00:00Z",
+        end_published_date="2026-11-28",
+        category="news",
+        include_domains=DOMAINS,
+        exclude_domains=["spam.example"],
+        summary=True,
+        sort_by_date=True,
+    )
+    assert tavily.last.json() == body(
+        search_depth="advanced",
+        max_results=4,
+        topic="news",
+        start_date="2026-11-02",
+        end_date="2026-11-28",
+        include_domains=DOMAINS[:20],
+        exclude_domains=["spam.example"],
+    )
+    assert response.notices == (
+        "text_chars=100 clamped to 200 (allowed 200-8000)",
+        "recency_hours=12 not applied: start_published_date takes precedence",
+        "recency_days=3 not applied: start_published_date takes precedence",
+        "include_domains has 25 entries; only the first 20 were used",
+        "limit=3 not applied separately: Tavily uses num_search_results=4 as its result count",
+        "mode=deep approximated: Tavily has no deep-research mode; searched with search_depth=advanced",
+        "recency='month' not applied: start_published_date takes precedence",
+        "start_published_date='2026-11-02T10:00:00Z' approximated: Tavily filters by whole days; "
+        "sent start_date=2026-11-02",
+        "max_tokens=100 not applied: Tavily does not support it",
+        "temperature=0.5 not applied: Tavily does not support it",
+        "summary=True not applied: Tavily does not support it",
+        "sort_by_date=True not applied: Tavily does not support it",
+    )
+    assert_in_header(response)
