@@ -51,6 +51,16 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 65535, got {value}")
+    return value
+
+
 def _temperature(text: str) -> float:
     try:
         value = float(text)
@@ -105,6 +115,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("providers", help="list the providers in chain order and whether each is available")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
+    m = commands.add_parser("mcp", help="serve the web_search tool over MCP (stdio, or streamable HTTP with --http)",
+                            description="Serve the web_search tool to MCP clients. Needs the mcp extra: "
+                                        "pip install 'websearch[mcp]'. Output layout: setting mcp.format "
+                                        "(blocks or summary; default blocks).")  # fmt: skip
+    m.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    m.add_argument("--host", default="127.0.0.1", help="interface for --http (default 127.0.0.1; no authentication)")
+    m.add_argument("--port", type=_port, default=8000, help="port for --http (default 8000)")
+
+    sc = commands.add_parser("schema", help="print the web_search tool's JSON schema for an agent framework")
+    sc.add_argument("--format", choices=("mcp", "openai", "anthropic"), default="mcp",
+                    help="envelope: an MCP tools/list entry, an OpenAI function or an Anthropic tool")  # fmt: skip
+    sc.add_argument("--available", action="store_true",
+                    help="list only the providers available on this machine in the provider enum "
+                         "(default: auto and all eighteen)")  # fmt: skip
+
     a = commands.add_parser("auth", help="manage stored API keys in agent.db")
     auth = a.add_subparsers(dest="auth_command", metavar="ACTION", required=True)
     auth_set = auth.add_parser(
@@ -132,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _search(args)
         if args.command == "providers":
             return _providers(args)
+        if args.command == "mcp":
+            return _mcp(args)
+        if args.command == "schema":
+            return _schema(args)
         return _auth(args)
     except KeyboardInterrupt:
         print("websearch: interrupted", file=sys.stderr)
@@ -193,6 +222,31 @@ def _providers(args: argparse.Namespace) -> int:
         marks = "".join((" [preferred]" if row.preferred else "", " [excluded]" if row.excluded else ""))
         detail = "" if row.available else f"  ({row.reason})"
         print(f"{i:2}. {row.id:<{width}}  {row.label:<11} {state}{marks}{detail}")
+    return EXIT_OK
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    import asyncio
+
+    try:
+        from . import mcp_server
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] not in ("mcp", "mcp_types", "uvicorn"):
+            raise
+        print("websearch: error: the MCP server needs the mcp extra: pip install 'websearch[mcp]'", file=sys.stderr)
+        return EXIT_USAGE
+    if args.http:
+        asyncio.run(mcp_server.serve_http(args.host, args.port))
+    else:
+        asyncio.run(mcp_server.serve_stdio())
+    return EXIT_OK
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from .tool import offered_providers, tool_definition
+
+    providers = offered_providers(_client().provider_status()) if args.available else SEARCH_PROVIDER_ORDER
+    print(json.dumps(tool_definition(args.format, providers), indent=2, ensure_ascii=False))
     return EXIT_OK
 
 
