@@ -444,3 +444,27 @@ def test_cli_summary_layout(fake: FakeAnthropic, env: dict[str, str]) -> None:
     assert "## Citations" in lines and "2 citations" in lines
     assert lines[-2:] == ["Search queries: 1", f"- {QUERY}"]
     assert KEY not in proc.stdout + proc.stderr
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+TOOL = {"type": "web_search_20250305", "name": "web_search"}
+
+
+@pytest.mark.parametrize(("params", "tool", "notices"), [
+    ({"include_domains": ["bun.sh", "github.com"]}, {**TOOL, "allowed_domains": ["bun.sh", "github.com"]}, ()),
+    ({"exclude_domains": ["w3schools.com"]}, {**TOOL, "blocked_domains": ["w3schools.com"]}, ()),
+    ({"include_domains": ["bun.sh"], "exclude_domains": ["x.com"]}, {**TOOL, "allowed_domains": ["bun.sh"]}, ()),
+    ({"include_domains": ["github.com"], "exclude_domains": ["gist.github.com", "x.com"]},
+     {**TOOL, "allowed_domains": ["github.com"]},
+     ("exclude_domains=('gist.github.com', 'x.com') not applied to gist.github.com: Anthropic's web_search takes "
+      "allowed_domains or blocked_domains, not both (the others are outside the allowed ones)",)),
+    ({"recency_days": 3, "exclude_domains": ["x.com"]}, {**TOOL, "blocked_domains": ["x.com"]},
+     ("recency_days=3 not applied: Anthropic does not support it",)),
+])  # fmt: skip
+async def test_richer_domains_are_the_tools_domain_lists(
+    fake: FakeAnthropic, env: dict[str, str], params: dict[str, Any], tool: dict[str, Any], notices: tuple[str, ...]
+) -> None:
+    response = await run(make_env(env, fake), **params)
+    assert fake.last.json() == {**BODY, "tools": [tool]}
+    assert response.ok and response.notices == notices

@@ -332,3 +332,55 @@ async def test_key_never_leaks_from_error_paths(
     assert response.error
     for text in (response.error, repr(response.attempts), repr(response), str(response.to_dict())):
         assert KEY not in text
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+DAYS = "applied as whole days (freshness={}): Brave's freshness takes dates only"
+
+
+@pytest.mark.parametrize(("kwargs", "freshness", "notices"), [
+    ({"recency_days": 3}, "2026-11-27to2026-11-30", ()),
+    ({"recency_hours": 6}, "2026-11-30to2026-11-30",
+     ("recency_hours=6 " + DAYS.format("2026-11-30to2026-11-30"),)),
+    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"}, "2026-01-15to2026-02-01", ()),
+    ({"start_published_date": "2026-03-01T10:30:00Z", "end_published_date": "2026-04-01T08:00:00+02:00"},
+     "2026-03-01to2026-04-01",
+     ("start_published_date='2026-03-01T10:30:00Z' " + DAYS.format("2026-03-01to2026-04-01"),
+      "end_published_date='2026-04-01T08:00:00+02:00' " + DAYS.format("2026-03-01to2026-04-01"))),
+    ({"recency": "week", "recency_days": 3}, "2026-11-27to2026-11-30",
+     ("recency='week' not applied: recency_days takes precedence",)),
+    ({"recency": "week", "end_published_date": "2026-11-29"}, "2026-11-23to2026-11-29", ()),
+    ({"recency": "day", "include_domains": ["docs.rs"]}, "pd",
+     ("include_domains=('docs.rs',) applied as site: operators in the query: Brave has no domain filter",)),
+    ({"end_published_date": "2026-11-29"}, None,
+     ("end_published_date='2026-11-29' not applied: Brave's freshness range needs a start (give a start date, "
+      "recency_days, recency_hours or recency)",)),
+])  # fmt: skip
+async def test_richer_date_window_is_a_freshness_range(
+    brave: FakeBrave,
+    benv: dict[str, str],
+    clock: FakeClock,
+    kwargs: dict[str, object],
+    freshness: str | None,
+    notices: tuple[str, ...],
+) -> None:
+    response = await search(benv, clock, **kwargs)
+    assert response.ok and response.notices == notices
+    assert dict(brave.last.query).get("freshness") == freshness
+
+
+async def test_richer_domains_are_site_operators(brave: FakeBrave, benv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(
+        benv, clock, include_domains=["tokio.rs", "docs.rs"], exclude_domains=["reddit.com"], mode="fast"
+    )
+    assert brave.last.query == (
+        ("q", "rust async (site:tokio.rs OR site:docs.rs) -site:reddit.com"),
+        ("count", "10"),
+        ("extra_snippets", "true"),
+    )
+    assert response.notices == (
+        "include_domains=('tokio.rs', 'docs.rs') applied as site: operators in the query: Brave has no domain filter",
+        "exclude_domains=('reddit.com',) applied as -site: operators in the query: Brave has no domain filter",
+        "mode='fast' not applied: Brave does not support it",
+    )

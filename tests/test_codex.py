@@ -533,3 +533,19 @@ def test_cli_auth_import_codex_then_search(env: dict[str, str], codex: FakeCodex
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("Tokio is the most used async runtime.\n\n## Sources\n3 sources\n[1] Guide 1\n")
     assert ACCESS not in out.stdout + out.stderr
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+
+async def test_richer_include_domains_are_the_tools_allowed_domains(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search(cenv, clock, include_domains=["python.org", "peps.python.org"], exclude_domains=["x.com"])
+    tool = {
+        "type": "web_search",
+        "search_context_size": "high",
+        "filters": {"allowed_domains": ["python.org", "peps.python.org"]},
+    }
+    assert codex.last.json() == {**expected_body(), "tools": [tool]}
+    assert response.ok and response.notices == ("exclude_domains=('x.com',) not applied: OpenAI does not support it",)

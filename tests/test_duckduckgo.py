@@ -185,3 +185,38 @@ async def test_sync_api(ddg: FakeDuckDuckGo, env: dict[str, str], tmp_path: Path
         response = ws.search("sync query", limit=2)
     assert len(response.sources) == 2
     assert ddg.last.form()[0] == ("q", "sync query")
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+ONLY = "DuckDuckGo only filters by the past day, week, month or year"
+
+
+@pytest.mark.parametrize(("kwargs", "df", "notices"), [
+    ({"recency_hours": 20}, "d", (f"recency_hours=20 approximated as df=d (the past day): {ONLY}",)),
+    ({"recency_days": 3}, "w", (f"recency_days=3 approximated as df=w (the past week): {ONLY}",)),
+    ({"recency_days": 20, "recency": "day"}, "m",
+     ("recency='day' not applied: recency_days takes precedence",
+      f"recency_days=20 approximated as df=m (the past month): {ONLY}")),
+    ({"start_published_date": "2026-02-01"}, "y",
+     (f"start_published_date='2026-02-01' approximated as df=y (the past year): {ONLY}",)),
+    ({"start_published_date": "2020-02-01"}, None,
+     ("start_published_date='2020-02-01' not applied: the window is longer than DuckDuckGo's longest (a year)",)),
+])  # fmt: skip
+async def test_richer_dates_are_the_narrowest_df(
+    ddg: FakeDuckDuckGo, env: dict[str, str], kwargs: dict[str, object], df: str | None, notices: tuple[str, ...]
+) -> None:
+    async with client(env) as ws:
+        response = await ws.asearch("q", provider="duckduckgo", **kwargs)
+    assert response.ok and response.notices == notices
+    assert ddg.last.form() == [("q", "q"), ("kl", "us-en"), *([("df", df)] * bool(df)), ("b", "")]
+
+
+async def test_richer_domains_are_site_operators(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    async with client(env) as ws:
+        response = await ws.asearch("q", provider="duckduckgo", include_domains=["a.org"], exclude_domains=["b.org"])
+    assert ddg.last.form() == [("q", "q site:a.org -site:b.org"), ("kl", "us-en"), ("b", "")]
+    assert response.notices == (
+        "include_domains=('a.org',) applied as site: operators in the query: DuckDuckGo has no domain filter",
+        "exclude_domains=('b.org',) applied as -site: operators in the query: DuckDuckGo has no domain filter",
+    )

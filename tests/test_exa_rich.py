@@ -16,7 +16,7 @@ from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
 from websearch.providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
-from websearch.render import render
+from websearch.rendering import render
 from websearch.settings import Settings
 from websearch.testing import FakeFirecrawl, Reply
 from websearch.testing.exa import FakeExa, exa_search_body

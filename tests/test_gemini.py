@@ -758,3 +758,43 @@ def test_cli_import_then_search(gemini: FakeGemini, env: dict[str, str], config_
     assert f"Search queries: 2\n- {Q}\n- {Q} latest" in out
     assert [r.path for r in gemini.requests] == ["/v1internal:loadCodeAssist", CC_PATH]
     assert ACCESS not in proc.stdout + proc.stderr
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kwargs", "window", "notices"), [
+    ({"recency_hours": 6}, {"startTime": "2026-11-30T06:00:00Z", "endTime": "2026-11-30T12:00:00Z"}, ()),
+    ({"recency_days": 2}, {"startTime": "2026-11-28T12:00:00Z", "endTime": "2026-11-30T12:00:00Z"}, ()),
+    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01T09:30:00+01:00"},
+     {"startTime": "2026-01-15T00:00:00Z", "endTime": "2026-02-01T08:30:00Z"}, ()),
+    ({"end_published_date": "2026-02-01"}, None,
+     ("end_published_date='2026-02-01' not applied: Gemini's time range needs a start (give a start date, "
+      "recency_days or recency_hours)",)),
+    ({"recency": "day", "include_domains": ["uefa.com"]}, None,
+     ("recency='day' not applied: Gemini does not support it",
+      "include_domains=('uefa.com',) not applied: Gemini does not support it")),
+])  # fmt: skip
+async def test_richer_dates_are_the_time_range_filter(
+    gemini: FakeGemini,
+    genv: dict[str, str],
+    clock: FakeClock,
+    kwargs: dict[str, Any],
+    window: dict[str, str] | None,
+    notices: tuple[str, ...],
+) -> None:
+    response = await search(genv, clock, **kwargs)
+    assert response.ok and response.notices == notices
+    tool = {"googleSearch": {"timeRangeFilter": window} if window else {}}
+    assert gemini.last.json() == inner_body(tools=[tool])
+
+
+async def test_richer_dates_are_not_applied_through_cloud_code(
+    gemini: FakeGemini, oenv: dict[str, str], config_dir: Path, clock: FakeClock
+) -> None:
+    store_login(config_dir, "google-gemini-cli")
+    response = await search(oenv, clock, recency_days=3, end_published_date="2026-11-29")
+    assert response.ok and response.auth_mode == "oauth"
+    assert gemini.last.path == CC_PATH and gemini.last.json()["request"]["tools"] == [{"googleSearch": {}}]
+    cloud = "not applied: Gemini through Cloud Code (OAuth) has no time range filter"
+    assert response.notices == (f"recency_days=3 {cloud}", f"end_published_date='2026-11-29' {cloud}")

@@ -283,3 +283,31 @@ async def test_explicit_key_wins_over_env(jina: FakeJina, jenv: dict[str, str], 
     async with WebSearch(env=jenv, clock=clock, api_keys={"jina": "jina_explicit_key_99"}) as ws:
         await ws.asearch("q", provider="jina")
     assert jina.last.headers["authorization"] == "Bearer jina_explicit_key_99"
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+
+async def test_richer_include_domains_are_site_filters(jina: FakeJina, jenv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(jenv, clock, include_domains=["tokio.rs", "docs.rs"], recency_days=3)
+    req = jina.last
+    assert (req.path, req.query) == ("/rust async book", (("site", "tokio.rs"), ("site", "docs.rs")))
+    assert response.ok and response.notices == ("recency_days=3 not applied: Jina does not support it",)
+
+
+async def test_richer_exclude_domains_are_site_operators(
+    jina: FakeJina, jenv: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search(jenv, clock, include_domains=["docs.rs"], exclude_domains=["spam.rs", "ads.rs"])
+    req = jina.last
+    assert (req.path, req.query) == ("/rust async book -site:spam.rs -site:ads.rs", (("site", "docs.rs"),))
+    assert response.notices == (
+        "exclude_domains=('spam.rs', 'ads.rs') applied as -site: operators in the query: Jina can only restrict "
+        "to sites, not exclude them",
+    )
+
+
+def test_richer_request_url_and_params(clock: FakeClock, config_dir: Path) -> None:
+    params = SearchParams("a b", include_domains=("x.io",), exclude_domains=("y.io",))
+    request = PROVIDER.build_request(params, ctx({"JINA_API_KEY": KEY}, clock, config_dir))
+    assert (request.url, request.params) == ("https://s.jina.ai/a%20b%20-site%3Ay.io", (("site", "x.io"),))

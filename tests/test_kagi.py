@@ -331,3 +331,49 @@ async def test_resolution_order_explicit_then_env_then_store(env: dict[str, str]
 def test_the_key_is_handed_to_the_transport_for_redaction(clock: FakeClock, config_dir: Path) -> None:
     request = PROVIDER.build_request(SearchParams("q"), ctx({"KAGI_API_KEY": KEY}, clock, config_dir))
     assert (request.method, request.url, request.secrets) == ("POST", "https://kagi.com/api/v1/search", (KEY,))
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+WHOLE = "applied as whole days (filters.{}={}): Kagi's date filters take dates only"
+
+
+@pytest.mark.parametrize(("kwargs", "filters", "notices"), [
+    ({"recency_days": 3}, {"after": "2026-11-27"}, ()),
+    ({"recency_hours": 6}, {"after": "2026-11-30"}, ("recency_hours=6 " + WHOLE.format("after", "2026-11-30"),)),
+    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"},
+     {"after": "2026-01-15", "before": "2026-02-01"}, ()),
+    ({"start_published_date": "2026-03-01T10:30:00Z", "end_published_date": "2026-04-01T23:30:00-05:00"},
+     {"after": "2026-03-01", "before": "2026-04-02"},
+     ("start_published_date='2026-03-01T10:30:00Z' " + WHOLE.format("after", "2026-03-01"),
+      "end_published_date='2026-04-01T23:30:00-05:00' " + WHOLE.format("before", "2026-04-02"))),
+    ({"recency": "month", "recency_hours": 30}, {"after": "2026-11-29"},
+     ("recency='month' not applied: recency_hours takes precedence",
+      "recency_hours=30 " + WHOLE.format("after", "2026-11-29"))),
+    ({"recency": "month", "end_published_date": "2026-11-20"}, {"after": "2026-10-30", "before": "2026-11-20"}, ()),
+    ({"end_published_date": "2026-11-20"}, {"before": "2026-11-20"}, ()),
+])  # fmt: skip
+async def test_richer_dates_are_filters(
+    kagi: FakeKagi,
+    kenv: dict[str, str],
+    clock: FakeClock,
+    kwargs: dict[str, Any],
+    filters: dict[str, str],
+    notices: tuple[str, ...],
+) -> None:
+    response = await search(kenv, clock, **kwargs)
+    assert response.ok and response.notices == notices
+    assert kagi.last.json() == {"query": "rust async", "workflow": "search", "limit": 10, "filters": filters}
+
+
+async def test_richer_domains_are_site_operators(kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock) -> None:
+    response = await search(kenv, clock, include_domains=["tokio.rs"], exclude_domains=["a.com", "b.com"])
+    assert kagi.last.json() == {
+        "query": "rust async site:tokio.rs -site:a.com -site:b.com",
+        "workflow": "search",
+        "limit": 10,
+    }
+    assert response.notices == (
+        "include_domains=('tokio.rs',) applied as site: operators in the query: Kagi has no domain filter",
+        "exclude_domains=('a.com', 'b.com') applied as -site: operators in the query: Kagi has no domain filter",
+    )

@@ -322,3 +322,17 @@ async def test_fake_answers_like_the_service_without_auth(kimi: FakeKimi) -> Non
         await transport.aclose()
     assert answer.status == 401
     assert answer.json() == kimi_error("Invalid Authentication", "invalid_authentication_error")
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+
+async def test_richer_domains_are_site_operators(kimi: FakeKimi, env: dict[str, str]) -> None:
+    response = await run(make_env(env, kimi), include_domains=["rust-lang.org"], exclude_domains=["x.cn"],
+                         recency_days=3)  # fmt: skip
+    assert kimi.last.json() == {**BODY, "text_query": f"{QUERY} site:rust-lang.org -site:x.cn"}
+    assert response.notices == (
+        "include_domains=('rust-lang.org',) applied as site: operators in the query: Kimi has no domain filter",
+        "exclude_domains=('x.cn',) applied as -site: operators in the query: Kimi has no domain filter",
+        "recency_days=3 not applied: Kimi does not support it",
+    )

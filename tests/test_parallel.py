@@ -275,3 +275,28 @@ def test_error_detail_prefers_message_then_detail_then_error() -> None:
     assert detail({"error": {"message": "em"}}) == "em"
     assert detail({"detail": [{"msg": "x"}]}) == '{"detail": [{"msg": "x"}]}'
     assert error_detail(HttpResponse(500, {}, b"plain text")) == "plain text"
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("params", "policy", "notices"), [
+    ({"include_domains": ["bun.sh"], "exclude_domains": ["x.com", "y.com"]},
+     {"include_domains": ["bun.sh"], "exclude_domains": ["x.com", "y.com"]}, ()),
+    ({"recency_days": 3}, {"after_date": "2026-11-27"}, ()),
+    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"}, {"after_date": "2026-01-15"},
+     ("end_published_date='2026-02-01' not applied: Parallel does not support it",)),
+    ({"recency_hours": 30, "recency": "day"}, {"after_date": "2026-11-29"},
+     ("recency_hours=30 applied as whole days (source_policy.after_date=2026-11-29): Parallel's after_date is a date",
+      "recency='day' not applied: Parallel does not support it")),
+])  # fmt: skip
+async def test_richer_parameters_are_the_source_policy(
+    parallel: FakeParallel,
+    env: dict[str, str],
+    params: dict[str, Any],
+    policy: dict[str, Any],
+    notices: tuple[str, ...],
+) -> None:
+    response = await run(make_env(env, parallel), **params)
+    assert parallel.last.json() == {**BODY, "source_policy": policy}
+    assert response.ok and response.notices == notices

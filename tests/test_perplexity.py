@@ -833,3 +833,63 @@ def test_cli_summary_layout(pplx: FakePerplexity, env: dict[str, str]) -> None:
     )
     assert "Search queries:" not in proc.stdout  # Perplexity reports none (spec: answer, sources, citations, usage...)
     assert pplx.last.json()["num_search_results"] == 20
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+WHOLE_DAYS = "applied as whole days: Perplexity's date filters take dates only"
+
+
+@pytest.mark.parametrize(("kwargs", "changes", "notices"), [
+    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"},
+     {"search_after_date_filter": "01/15/2026", "search_before_date_filter": "02/01/2026"}, ()),
+    ({"recency": "week", "recency_days": 3}, {"search_after_date_filter": "11/27/2026"},
+     ("recency='week' not applied: recency_days takes precedence",)),
+    ({"recency": "week", "end_published_date": "2026-11-29"},
+     {"search_after_date_filter": "11/23/2026", "search_before_date_filter": "11/29/2026"}, ()),
+    ({"recency_hours": 6}, {"search_after_date_filter": "11/30/2026"}, (f"recency_hours=6 {WHOLE_DAYS}",)),
+    ({"end_published_date": "2026-11-29T18:00:00Z"}, {"search_before_date_filter": "11/29/2026"},
+     (f"end_published_date='2026-11-29T18:00:00Z' {WHOLE_DAYS}",)),
+    ({"include_domains": ["docs.rs"], "exclude_domains": ["spam.org"]}, {"search_domain_filter": ["docs.rs"]}, ()),
+    ({"exclude_domains": ["spam.org", "ads.org"]}, {"search_domain_filter": ["-spam.org", "-ads.org"]}, ()),
+    ({"include_domains": ["rust-lang.org"], "exclude_domains": ["forum.rust-lang.org", "x.org"]},
+     {"search_domain_filter": ["rust-lang.org"]},
+     ("exclude_domains=('forum.rust-lang.org', 'x.org') not applied to forum.rust-lang.org: Perplexity's "
+      "search_domain_filter cannot mix allowed and denied domains (the others are outside the allowed ones)",)),
+    ({"category": "research paper"}, {"search_mode": "academic"},
+     ("category=research paper was renamed; searched as category=publication",
+      "category='research paper' approximated as search_mode=academic")),
+    ({"category": "financial report"}, {"search_mode": "sec"},
+     ("category='financial report' approximated as search_mode=sec",)),
+    ({"category": "news"}, {},
+     ("category='news' not applied: Perplexity's search modes only cover publication (academic) and financial "
+      "report (sec)",)),
+])  # fmt: skip
+async def test_richer_api_request(
+    pplx: FakePerplexity,
+    keyed: dict[str, str],
+    clock: FakeClock,
+    kwargs: dict[str, Any],
+    changes: dict[str, Any],
+    notices: tuple[str, ...],
+) -> None:
+    response = await search(keyed, clock, **kwargs)
+    assert response.ok and response.notices == notices
+    assert pplx.last.json() == chat_body(**changes)
+
+
+async def test_richer_parameters_are_not_applied_in_ask_mode(
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
+) -> None:
+    response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock, recency="day", recency_days=3,
+                            include_domains=["docs.rs"], category="news")  # fmt: skip
+    assert response.ok and response.auth_mode == "oauth"
+    params = pplx.last.json()["params"]
+    assert params["search_recency_filter"] == "day"
+    assert not {"search_domain_filter", "search_after_date_filter", "search_mode"} & set(params)
+    ask = "not applied: Perplexity's ask endpoint (used with PERPLEXITY_COOKIES) does not support it"
+    assert response.notices == (
+        f"recency_days=3 {ask}",
+        f"category='news' {ask}",
+        f"include_domains=('docs.rs',) {ask}",
+    )

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from websearch import Attempt, SearchCitation, SearchResponse, SearchSource, SearchUsage, render
-from websearch.render import canonical_url, format_age, truncate
+from websearch.rendering import canonical_url, format_age, truncate
 
 LONG = "x" * 300
 
@@ -96,19 +96,22 @@ def test_blocks_layout() -> None:
         ),
         notices=("limit=50 exceeds Exa's maximum of 20; at most 20 results returned",),
     )  # fmt: skip
-    assert render(response, "blocks", text_chars=20) == (  # clamped to 200
-        "# Web search: rust async\n"
-        "[limit=50 exceeds Exa's maximum of 20; at most 20 results returned]\n"
-        "[served by: exa]\n"
-        "\n## Synthesized answer\nAsync Rust uses futures.\nGrounding: https://a.example/1\n"
-        "\n## 1. Book\nURL: https://Rust-Lang.github.io/async-book/?utm_source=x&page=2 · 2026-11-27\n"
-        "- A highlight.\nBody text.\n"
-        "\n## 2. (duplicate of [1]: https://rust-lang.github.io/async-book/?page=2&utm_medium=y)\n"
-        "\n## 3. Tokio\nURL: https://tokio.rs · last week\n" + "y" * 199 + "…\n"
-        "\nSources:\n"
-        "[1] https://Rust-Lang.github.io/async-book/?utm_source=x&page=2\n"
-        "[2] https://rust-lang.github.io/async-book/?page=2&utm_medium=y\n"
-        "[3] https://tokio.rs"
+    assert (
+        render(response, "blocks", text_chars=20)
+        == (  # clamped to 200
+            "# Web search: rust async\n"
+            "[limit=50 exceeds Exa's maximum of 20; at most 20 results returned]\n"
+            "[served by: exa]\n"
+            "\n## Synthesized answer\nAsync Rust uses futures.\nGrounding: https://a.example/1\n"
+            "\n## 1. Book\nURL: https://Rust-Lang.github.io/async-book/?utm_source=x&page=2 · 2026-11-27\n"
+            "- A highlight.\nBody text.\n"
+            "\n## 2. (duplicate of [1]: https://rust-lang.github.io/async-book/?page=2&utm_medium=y)\n"
+            "\n## 3. Tokio\nURL: https://tokio.rs · last week\n" + "y" * 199 + "…\n"
+            "\nSources:\n"
+            "[1] https://Rust-Lang.github.io/async-book/?utm_source=x&page=2\n"
+            "[2] https://rust-lang.github.io/async-book/?page=2&utm_medium=y\n"
+            "[3] https://tokio.rs"
+        )
     )
 
 
@@ -158,6 +161,14 @@ def test_json_failure() -> None:
     payload = json.loads(render(SearchResponse("none", query="q", error="No web search provider configured."), "json"))
     assert payload["error"] == "No web search provider configured."
     assert payload["text"] == "Error: No web search provider configured."
+
+
+def test_render_stays_the_function_after_the_module_is_imported() -> None:
+    import websearch
+    import websearch.rendering
+
+    assert callable(websearch.render)
+    assert websearch.render(SearchResponse("x", error="e")) == "Error: e"
 
 
 def test_unknown_format() -> None:

@@ -184,3 +184,42 @@ async def test_unavailable_without_endpoint(config_dir: Path) -> None:
         status = {s.id: s for s in ws.provider_status()}
     assert not status["searxng"].available
     assert status["searxng"].reason == "set searxng.endpoint in settings.toml or SEARXNG_ENDPOINT"
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+APPROX = "approximated as time_range={}: SearXNG only filters by the past day, month or year"
+
+
+@pytest.mark.parametrize(("kwargs", "time_range", "notices"), [
+    ({"recency_hours": 6}, "day", ("recency_hours=6 " + APPROX.format("day"),)),
+    ({"recency_days": 3}, "month", ("recency_days=3 " + APPROX.format("month"),)),
+    ({"recency_days": 45}, "year", ("recency_days=45 " + APPROX.format("year"),)),
+    ({"start_published_date": "2026-11-01", "recency": "week"}, "month",
+     ("recency='week' not applied: start_published_date takes precedence",
+      "start_published_date='2026-11-01' " + APPROX.format("month"))),
+    ({"start_published_date": "2024-01-01"}, None,
+     ("start_published_date='2024-01-01' not applied: the window is longer than SearXNG's longest time_range (year)",)),
+    ({"end_published_date": "2026-11-01", "recency": "day"}, "day",
+     ("end_published_date='2026-11-01' not applied: SearXNG does not support it",)),
+])  # fmt: skip
+async def test_richer_dates_are_the_narrowest_time_range(
+    searx: FakeSearXNG, config_dir: Path, kwargs: dict[str, object], time_range: str | None, notices: tuple[str, ...]
+) -> None:
+    response = await run(make_env(config_dir, searx), **kwargs)
+    assert response.ok and response.notices == notices
+    assert searx.last.query == (
+        ("q", "rust async"),
+        ("format", "json"),
+        *([("time_range", time_range)] * bool(time_range)),
+    )
+
+
+async def test_richer_domains_are_site_operators(searx: FakeSearXNG, config_dir: Path) -> None:
+    response = await run(make_env(config_dir, searx), include_domains=["a.org", "b.org"], exclude_domains=["c.org"])
+    assert searx.last.query == (("q", "rust async (site:a.org OR site:b.org) -site:c.org"), ("format", "json"))
+    tail = "in the query: SearXNG has no domain filter (most of its engines honour the operators)"
+    assert response.notices == (
+        f"include_domains=('a.org', 'b.org') applied as site: operators {tail}",
+        f"exclude_domains=('c.org',) applied as -site: operators {tail}",
+    )

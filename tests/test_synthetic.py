@@ -239,3 +239,17 @@ async def test_key_echoed_in_an_error_body_is_redacted(synthetic: FakeSynthetic,
     response = await run(make_env(env, synthetic))
     assert response.error == 'Synthetic API error (500): {"error": "token [redacted] rejected by upstream"}'
     assert_no_key(response)
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+
+async def test_richer_parameters_are_not_sent_and_each_is_disclosed(
+    synthetic: FakeSynthetic, env: dict[str, str]
+) -> None:
+    response = await run(make_env(env, synthetic), include_domains=["python.org"], recency_days=3)
+    assert_request(synthetic)  # still just {"query": ...}
+    assert response.ok and response.notices == (
+        "recency_days=3 not applied: Synthetic does not support it",
+        "include_domains=('python.org',) not applied: Synthetic does not support it",
+    )

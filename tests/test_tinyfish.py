@@ -350,3 +350,40 @@ async def test_auto_chain_uses_it_before_duckduckgo(tf: FakeTinyFish, tf_env: di
 def _available(env: dict[str, str]) -> bool:
     with WebSearch(env=env) as ws:
         return next(s.available for s in ws.provider_status() if s.id == "tinyfish")
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kwargs", "minutes", "notices"), [
+    ({"recency_hours": 6}, "360", ()),
+    ({"recency_days": 2.5}, "3600", ()),
+    ({"start_published_date": "2026-11-30T10:00:30Z"}, "120", ()),
+    ({"recency": "year", "recency_hours": 1}, "60", ("recency='year' not applied: recency_hours takes precedence",)),
+    ({"recency": "day", "end_published_date": "2026-11-29"}, "1440",
+     ("end_published_date='2026-11-29' not applied: TinyFish does not support it",)),
+])  # fmt: skip
+async def test_richer_dates_are_recency_minutes(
+    tf: FakeTinyFish,
+    tf_env: dict[str, str],
+    clock: FakeClock,
+    kwargs: dict[str, Any],
+    minutes: str,
+    notices: tuple[str, ...],
+) -> None:
+    response = await search(tf_env, clock, **kwargs)
+    assert response.ok and response.notices == notices
+    assert tf.last.query == (("query", Q), ("recency_minutes", minutes), ("num_results", "10"), ("page", "0"))
+
+
+async def test_richer_domains_are_site_operators(tf: FakeTinyFish, tf_env: dict[str, str], clock: FakeClock) -> None:
+    response = await search(tf_env, clock, include_domains=["a.io", "b.io"], exclude_domains=["c.io"])
+    assert tf.last.query == (
+        ("query", f"{Q} (site:a.io OR site:b.io) -site:c.io"),
+        ("num_results", "10"),
+        ("page", "0"),
+    )
+    assert response.notices == (
+        "include_domains=('a.io', 'b.io') applied as site: operators in the query: TinyFish has no domain filter",
+        "exclude_domains=('c.io',) applied as -site: operators in the query: TinyFish has no domain filter",
+    )

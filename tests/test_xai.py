@@ -300,3 +300,33 @@ def test_cli_summary(env: dict[str, str], xai: FakeXAI) -> None:
         "    https://news.example1.com/1\n    Quoted passage 1.\n\n## Citations\n1 citation\n"
     )
     assert KEY not in proc.stdout + proc.stderr
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("params", "tool", "notices"), [
+    ({"include_domains": ["x.ai"], "exclude_domains": ["reddit.com"]},
+     {"type": "web_search", "allowed_domains": ["x.ai"]}, ()),
+    ({"exclude_domains": ["reddit.com"]}, {"type": "web_search", "excluded_domains": ["reddit.com"]}, ()),
+    ({"include_domains": [f"d{i}.com" for i in range(7)]},
+     {"type": "web_search", "allowed_domains": [f"d{i}.com" for i in range(5)]},
+     ("include_domains has 7 entries; xAI's web_search takes at most 5, only d0.com, d1.com, d2.com, d3.com, "
+      "d4.com were used",)),
+    ({"include_domains": ["x.ai"], "exclude_domains": ["docs.x.ai"], "recency_days": 2},
+     {"type": "web_search", "allowed_domains": ["x.ai"]},
+     ("exclude_domains=('docs.x.ai',) not applied to docs.x.ai: xAI's web_search takes allowed_domains or "
+      "excluded_domains, not both (the others are outside the allowed ones)",
+      "recency_days=2 not applied: xAI does not support it")),
+])  # fmt: skip
+async def test_richer_domains_are_the_tools_domain_lists(
+    xai: FakeXAI,
+    xenv: dict[str, str],
+    clock: FakeClock,
+    params: dict[str, Any],
+    tool: dict[str, Any],
+    notices: tuple[str, ...],
+) -> None:
+    response = await search(xenv, clock, **params)
+    assert xai.last.json() == {**expected_body(), "tools": [tool]}
+    assert response.ok and response.notices == notices

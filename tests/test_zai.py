@@ -351,3 +351,32 @@ async def test_env_key_wins_over_stored(fake: FakeZai, env: dict[str, str], conf
     CredentialStore(config_dir / "agent.db").set("zai", "api_key", {"api_key": "stored-key-000000"})
     await run(make_env(env, fake))
     assert fake.last.headers["authorization"] == f"Bearer {KEY}"
+
+
+# -- the richer parameters --------------------------------------------------------------------
+
+APPROX = "approximated as search_recency_filter={}: Z.AI only filters by the past day, week, month or year"
+
+
+@pytest.mark.parametrize(("params", "extra", "notices"), [
+    ({"include_domains": ["rust-lang.org"]}, {"search_domain_filter": "rust-lang.org"}, ()),
+    ({"include_domains": ["a.org", "b.org"]}, {},
+     ("include_domains=('a.org', 'b.org') not applied: Z.AI's search_domain_filter takes a single domain",)),
+    ({"recency_hours": 5}, {"search_recency_filter": "oneDay"}, (f"recency_hours=5 {APPROX.format('oneDay')}",)),
+    ({"recency_days": 20}, {"search_recency_filter": "oneMonth"}, (f"recency_days=20 {APPROX.format('oneMonth')}",)),
+    ({"start_published_date": "2025-01-01", "exclude_domains": ["x.org"]}, {},
+     ("start_published_date='2025-01-01' not applied: the window is longer than Z.AI's longest recency filter "
+      "(a year)", "exclude_domains=('x.org',) not applied: Z.AI does not support it")),
+    ({"recency": "week"}, {}, ("recency='week' not applied: Z.AI does not support it",)),
+])  # fmt: skip
+async def test_richer_parameters_are_tool_arguments(
+    env: dict[str, str], params: dict[str, Any], extra: dict[str, Any], notices: tuple[str, ...]
+) -> None:
+    with FakeZai(api_key=KEY, require_engine=True) as fake:
+        response = await run(make_env(env, fake), **params)
+    assert calls(fake) == [
+        {"query": QUERY, "count": 10, **extra},
+        {"search_query": QUERY, "count": 10, **extra},
+        {"search_query": QUERY, "search_engine": "search-prime", "count": 10, **extra},
+    ]
+    assert response.ok and response.notices == notices

@@ -39,7 +39,7 @@ from .types import (
 
 if TYPE_CHECKING:
     from .client import WebSearch, asearch, search
-    from .render import render
+    from .rendering import render
 
 __version__ = "0.1.0"
 
@@ -68,7 +68,7 @@ __all__ = [
     "search",
 ]
 
-_LAZY = {"WebSearch": "client", "asearch": "client", "search": "client", "render": "render"}
+_LAZY = {"WebSearch": "client", "asearch": "client", "search": "client", "render": "rendering"}
 
 
 def __getattr__(name: str) -> Any:

@@ -179,7 +179,7 @@ def _client(timeout: float | None = None) -> WebSearch:
 def _search(args: argparse.Namespace) -> int:
     import asyncio
 
-    from .render import DEFAULT_TEXT_CHARS, render
+    from .rendering import DEFAULT_TEXT_CHARS, render
 
     query = " ".join(args.query)
     if not query.strip():

@@ -21,7 +21,7 @@ from mcp.server import Server, ServerRequestContext
 from . import __version__
 from .client import WebSearch
 from .errors import ConfigError, InvalidSearchParams, WebSearchError
-from .render import render
+from .rendering import render
 from .tool import TOOL_NAME, description, failure_text, input_schema, offered_providers, parse_arguments
 from .types import SearchResponse
 

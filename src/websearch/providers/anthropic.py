@@ -8,7 +8,9 @@ at console.anthropic.com when expired). The official host takes `X-Api-Key`; ANT
 transparently redirects the official request (X-Api-Key kept) and wins over both; OAuth tokens
 (`sk-ant-oat…`) are always Bearer, with Claude Code's betas. The reply is one JSON message:
 `server_tool_use` blocks give the search queries, `web_search_tool_result` blocks the sources
-(relative `page_age` read as an age), text blocks the answer and its citations.
+(relative `page_age` read as an age), text blocks the answer and its citations. The tool's own
+`allowed_domains` / `blocked_domains` carry the domain lists; they cannot be combined, so with both
+the allow list is sent (it already leaves out every excluded domain outside it).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ class Anthropic(Provider):
         "num_search_results": "approximate",
         "max_tokens": "native",
         "temperature": "native",
+        "include_domains": "native",
+        "exclude_domains": "native",
     }
 
     async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
@@ -83,11 +87,12 @@ class Anthropic(Provider):
             headers |= {"User-Agent": CLAUDE_CODE_UA, "x-app": "cli", "x-client-request-id": str(uuid.uuid4())}
         system: list[dict[str, Any]] = [{"type": "text", "text": t} for t in OAUTH_SYSTEM if oauth]
         system.append({"type": "text", "text": SYSTEM_PROMPT, "cache_control": {"type": "ephemeral"}})
+        f = ctx.filters(params)
         body: dict[str, Any] = {
             "model": (ctx.env.get("ANTHROPIC_SEARCH_MODEL") or "").strip() or DEFAULT_MODEL,
             "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
             "messages": [{"role": "user", "content": params.query}],
-            "tools": [dict(TOOL)],
+            "tools": [_tool(f.include_domains, f.exclude_domains)],
             "system": system,
         }
         if params.temperature is not None:
@@ -100,6 +105,14 @@ class Anthropic(Provider):
         if (n := params.count) is not None:
             name = "num_search_results" if params.num_search_results is not None else "limit"
             notices.append(f"{name}={n} applied locally: {_LOCAL.format(n)}")
+        f = ctx.filters(params)
+        inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in f.include_domains)]
+        if f.include_domains and inside:
+            notices.append(
+                f"exclude_domains={params.exclude_domains!r} not applied to {', '.join(inside)}: Anthropic's "
+                "web_search takes allowed_domains or blocked_domains, not both (the others are outside the "
+                "allowed ones)"
+            )
         return notices
 
     def parse_response(
@@ -205,6 +218,15 @@ async def refresh_token(ctx: ProviderContext, token: OAuthToken) -> OAuthToken:
     expires_in = data.get("expires_in")
     expires = ctx.clock.now().timestamp() + expires_in if isinstance(expires_in, (int, float)) else None
     return OAuthToken(data["access_token"], _str(data.get("refresh_token")) or refresh, expires, extra=token.extra)
+
+
+def _tool(include: tuple[str, ...], exclude: tuple[str, ...]) -> dict[str, Any]:
+    """The web_search tool, with the allow list, else the block list."""
+    if include:
+        return {**TOOL, "allowed_domains": list(include)}
+    if exclude:
+        return {**TOOL, "blocked_domains": list(exclude)}
+    return dict(TOOL)
 
 
 def _base_url(ctx: ProviderContext) -> tuple[str, bool]:

@@ -1,7 +1,10 @@
 """Brave: the Brave Search API's web vertical, keyed by `BRAVE_API_KEY` or a stored credential.
 
 GET https://api.search.brave.com/res/v1/web/search?q=...&count=N&extra_snippets=true[&freshness=pd|pw|pm|py]
-with the key in `X-Subscription-Token`. Each web result's trimmed description is followed by its
+with the key in `X-Subscription-Token`. The richer parameters: a date window (the ladder's start,
+else `recency`'s, up to `end_published_date`, else today) is the range
+`freshness=YYYY-MM-DDtoYYYY-MM-DD` (whole days); Brave has no domain filter, so domains become
+`site:` / `-site:` operators in `q`. Each web result's trimmed description is followed by its
 distinct extra snippets, one per line; Brave's `age` ("January 15, 2025", or "2 days ago", which
 stays raw without an age) is the published date. Brave reports a bad key as 422
 `SUBSCRIPTION_TOKEN_INVALID` and tells quota (`QUOTA_LIMITED`) from rate limit (`RATE_LIMITED`)
@@ -12,10 +15,11 @@ form. Retry hints come from `Retry-After`, else from the matching `X-RateLimit-R
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import SearchProviderError
+from ..filters import recency_start
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
 from ._base import (
@@ -30,6 +34,7 @@ from ._base import (
     require_key,
     retry_after_seconds,
     status_phrase,
+    with_site_operators,
 )
 
 if TYPE_CHECKING:
@@ -44,19 +49,54 @@ FRESHNESS: Final = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 
 class Brave(HttpProvider):
     id = "brave"
-    supports: ClassVar[dict[str, Support]] = {"recency": "native", "limit": "native", "num_search_results": "native"}
+    supports: ClassVar[dict[str, Support]] = {
+        "recency": "native",
+        "limit": "native",
+        "num_search_results": "native",
+        "recency_days": "native",
+        "recency_hours": "approximate",
+        "start_published_date": "native",
+        "end_published_date": "native",
+        "include_domains": "approximate",
+        "exclude_domains": "approximate",
+    }
 
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
         key = require_key(ctx, self.id, ENV_KEYS)
         count = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
-        query = [("q", params.query), ("count", str(count)), ("extra_snippets", "true")]
-        if params.recency:
+        f = ctx.filters(params)
+        q = with_site_operators(params.query, f.include_domains, f.exclude_domains)
+        query = [("q", q), ("count", str(count)), ("extra_snippets", "true")]
+        window = date_window(params, ctx)
+        if window is not None:
+            query.append(("freshness", f"{window[0]}to{window[1]}"))
+        elif params.recency:
             query.append(("freshness", FRESHNESS[params.recency]))
         headers = {"Accept": "application/json", "X-Subscription-Token": key}
         return HttpRequest("GET", ctx.endpoint(self.id, URL), headers=headers, params=query, secrets=(key,))
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        f = ctx.filters(params)
+        window = date_window(params, ctx)
+        if f.start_source is not None and params.recency:
+            notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+        if window is None and f.end is not None:
+            notices.append(
+                f"end_published_date={params.end_published_date!r} not applied: Brave's freshness range needs a "
+                "start (give a start date, recency_days, recency_hours or recency)"
+            )
+        elif window is not None:
+            whole = f"applied as whole days (freshness={window[0]}to{window[1]}): Brave's freshness takes dates only"
+            if f.start_has_time and f.start_source is not None:
+                notices.append(f"{f.start_source}={getattr(params, f.start_source)!r} {whole}")
+            if f.end_has_time:
+                notices.append(f"end_published_date={params.end_published_date!r} {whole}")
+        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
+            if getattr(f, name):
+                value = getattr(params, name)
+                notices.append(f"{name}={value!r} applied as {op} operators in the query: Brave has no domain filter")
+        return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
@@ -71,6 +111,17 @@ class Brave(HttpProvider):
         sources = [_source(r, now) for r in as_list(results) if isinstance(r, dict) and as_str(r.get("url"))]
         request_id = response.headers.get("x-request-id") or response.headers.get("request-id") or None
         return SearchResponse(provider=self.id, sources=tuple(sources[:limit]), request_id=request_id)
+
+
+def date_window(params: SearchParams, ctx: ProviderContext) -> tuple[date, date] | None:
+    """The (start, end) days of `freshness` when the ladder or `end_published_date` asks for a
+    window: the ladder's start, else `recency`'s; the end date, else today. None otherwise."""
+    f = ctx.filters(params)
+    now = ctx.clock.now()
+    start = f.start or (recency_start(params.recency, now) if f.end is not None else None)
+    if start is None:
+        return None
+    return start.date(), (f.end or now).date()
 
 
 def http_error(response: HttpResponse) -> SearchProviderError:

@@ -7,6 +7,7 @@ refreshed at https://auth.openai.com/oauth/token first. The backend insists on `
 order, moving on only when a 400 says the model is not supported for ChatGPT accounts
 (`PI_CODEX_WEB_SEARCH_MODEL` pins one). Sources are the `url_citation` annotations, else links
 scraped from the answer. An answer that is only "see attached image" is not an answer.
+`include_domains` is the tool's `filters.allowed_domains`; the tool has no block list or dates.
 """
 
 from __future__ import annotations
@@ -61,7 +62,11 @@ _CLOSERS: Final = {")": "(", "]": "[", "}": "{"}
 
 class Codex(Provider):
     id = "codex"
-    supports: ClassVar[dict[str, Support]] = {"limit": "approximate", "num_search_results": "approximate"}
+    supports: ClassVar[dict[str, Support]] = {
+        "limit": "approximate",
+        "num_search_results": "approximate",
+        "include_domains": "native",
+    }
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
         return count_notices(params)
@@ -113,11 +118,18 @@ def build_request(
         "stream": True,
         "store": False,
         "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": params.query}]}],
-        "tools": [{"type": "web_search", "search_context_size": "high"}],
+        "tools": [_tool(ctx.filters(params).include_domains)],
         "tool_choice": {"type": "web_search"},
         "instructions": SYSTEM_PROMPT,
     }
     return HttpRequest("POST", ctx.endpoint("codex", URL), headers=headers, json=body, secrets=(access_token,))
+
+
+def _tool(include: tuple[str, ...]) -> dict[str, Any]:
+    tool: dict[str, Any] = {"type": "web_search", "search_context_size": "high"}
+    if include:
+        tool["filters"] = {"allowed_domains": list(include)}
+    return tool
 
 
 def parse_events(events: list[SseEvent], params: SearchParams) -> SearchResponse:

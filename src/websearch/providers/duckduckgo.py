@@ -5,7 +5,9 @@ headers; the result page is parsed with selectolax (Lexbor). Results are the `di
 blocks: title and href from the first `a.result__a`, snippet from the first `.result__snippet`;
 `//duckduckgo.com/l/?uddg=<target>` redirects are unwrapped. Ads are dropped (their links go
 through `duckduckgo.com/y.js`). The bot challenge (`anomaly-modal` / `anomaly.js`, served with
-200 or 202) is an error, never "no results".
+200 or 202) is an error, never "no results". The richer parameters are approximated: the ladder's
+start (which wins over `recency`) becomes the narrowest `df` window (day, week, month, year)
+covering it, and domains `site:` / `-site:` operators in `q`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,15 @@ from yarl import URL as _YarlURL
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, clamp_count, classify_http_error, retry_after_seconds
+from ._base import (
+    HttpProvider,
+    Support,
+    clamp_count,
+    classify_http_error,
+    recency_bucket,
+    retry_after_seconds,
+    with_site_operators,
+)
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -59,17 +69,48 @@ _AD_PREFIX: Final = "https://duckduckgo.com/y.js"
 
 class DuckDuckGo(HttpProvider):
     id = "duckduckgo"
-    supports: ClassVar[dict[str, Support]] = {"recency": "native", "limit": "native", "num_search_results": "native"}
+    supports: ClassVar[dict[str, Support]] = {
+        "recency": "native",
+        "limit": "native",
+        "num_search_results": "native",
+        "recency_days": "approximate",
+        "recency_hours": "approximate",
+        "start_published_date": "approximate",
+        "include_domains": "approximate",
+        "exclude_domains": "approximate",
+    }
 
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        form = [("q", params.query), ("kl", "us-en")]
-        if params.recency in _DF:
-            form.append(("df", _DF[params.recency]))
+        f = ctx.filters(params)
+        form = [("q", with_site_operators(params.query, f.include_domains, f.exclude_domains)), ("kl", "us-en")]
+        window = ladder_window(params, ctx) if f.start is not None else params.recency
+        if window in _DF:
+            form.append(("df", _DF[window]))
         form.append(("b", ""))
         return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=HEADERS, form=form)
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        f = ctx.filters(params)
+        if f.start_source is not None:
+            rung = f"{f.start_source}={getattr(params, f.start_source)!r}"
+            if params.recency:
+                notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+            window = ladder_window(params, ctx)
+            if window is None:
+                notices.append(f"{rung} not applied: the window is longer than DuckDuckGo's longest (a year)")
+            else:
+                notices.append(
+                    f"{rung} approximated as df={_DF[window]} (the past {window}): DuckDuckGo only filters by the "
+                    "past day, week, month or year"
+                )
+        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
+            if getattr(f, name):
+                value = getattr(params, name)
+                notices.append(
+                    f"{name}={value!r} applied as {op} operators in the query: DuckDuckGo has no domain filter"
+                )
+        return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         body = response.body
@@ -79,6 +120,12 @@ class DuckDuckGo(HttpProvider):
             raise classify_http_error(self.id, response) or _html_error(response)
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         return SearchResponse(provider=self.id, sources=tuple(parse_results(body, limit)))
+
+
+def ladder_window(params: SearchParams, ctx: ProviderContext) -> str | None:
+    """The narrowest of day/week/month/year covering the ladder's start .. now, or None."""
+    start = ctx.filters(params).start
+    return recency_bucket(start, ctx.clock.now()) if start is not None else None
 
 
 def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSource]:

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from ..clock import SystemClock
 from ..errors import ConfigError, SearchProviderError
 from ..filters import Filters, recency_start
-from ..render import DEFAULT_TEXT_CHARS
+from ..rendering import DEFAULT_TEXT_CHARS
 from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
 from ._base import (

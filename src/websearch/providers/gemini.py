@@ -19,7 +19,9 @@ single try), waiting the server's hint (`retry-after-ms`, `Retry-After`, RetryIn
 The stream has no terminator: it is complete once a candidate carries `finishReason`. Chunks (wrapped
 in `response` by Cloud Code) add answer text, grounding chunks (sources, deduped by URI, kept as
 Google's redirect URLs), supports (citations, not deduped), `webSearchQueries`, usage and the model.
-Recency is not sent; `limit` / `num_search_results` cut the sources locally.
+Recency is not sent; `limit` / `num_search_results` cut the sources locally. The richer date
+parameters are the search tool's `timeRangeFilter` {startTime, endTime} (the ladder's start, up to
+the end date or now), which only the Developer API takes: through Cloud Code a notice says so.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import sys
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
@@ -126,6 +128,10 @@ class Gemini(Provider):
         "num_search_results": "native",
         "max_tokens": "native",
         "temperature": "native",
+        "recency_days": "native",
+        "recency_hours": "native",
+        "start_published_date": "native",
+        "end_published_date": "native",
     }
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
@@ -190,7 +196,8 @@ class Gemini(Provider):
                 outcome = await self._exchange(params, ctx, request, auth, model)
                 hint = None
                 if isinstance(outcome, SearchResponse):
-                    return outcome
+                    notices = (*time_range_notices(params, ctx, auth), *outcome.notices)
+                    return dataclasses.replace(outcome, notices=notices)
                 if isinstance(outcome, HttpResponse):
                     error = http_error(outcome, api, ctx.clock.now())
                     if auth.kind != "api_key" and _auth_rejected(outcome):
@@ -268,14 +275,41 @@ def search_model(ctx: ProviderContext) -> str:
     return model or DEFAULT_MODEL
 
 
-def request_body(params: SearchParams, auth: GeminiAuth, model: str, request_id: str) -> dict[str, Any]:
-    """The Developer API body, or the Cloud Code envelope around it."""
+def time_range(params: SearchParams, ctx: ProviderContext) -> dict[str, str] | None:
+    """`timeRangeFilter` for the ladder's start (RFC 3339, UTC) up to the end date, else now."""
+    f = ctx.filters(params)
+    if f.start is None:
+        return None
+    end = f.end or ctx.clock.now()
+    return {"startTime": f"{f.start:%Y-%m-%dT%H:%M:%SZ}", "endTime": f"{end.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"}
+
+
+def time_range_notices(params: SearchParams, ctx: ProviderContext, auth: GeminiAuth) -> list[str]:
+    """The date parameters Gemini could not apply: all of them through Cloud Code; an end alone."""
+    given = params.given()
+    dated = [n for n in ("recency_days", "recency_hours", "start_published_date", "end_published_date") if n in given]
+    if auth.kind != "api_key":
+        return [f"{n}={given[n]!r} not applied: Gemini through Cloud Code (OAuth) has no time range filter"
+                for n in dated]  # fmt: skip
+    f = ctx.filters(params)
+    if f.start is None and f.end is not None:
+        return [f"end_published_date={params.end_published_date!r} not applied: Gemini's time range needs a start "
+                "(give a start date, recency_days or recency_hours)"]  # fmt: skip
+    return []
+
+
+def request_body(
+    params: SearchParams, auth: GeminiAuth, model: str, request_id: str, window: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The Developer API body (with `window` as the search tool's `timeRangeFilter`), or the Cloud
+    Code envelope around it."""
     system: dict[str, Any] = {"parts": [{"text": SYSTEM_PROMPT}]}
     if auth.kind == "antigravity":
         system = {"role": "user", "parts": [{"text": ANTIGRAVITY_SYSTEM}, {"text": SYSTEM_PROMPT}]}
+    search: dict[str, Any] = {"timeRangeFilter": window} if window and auth.kind == "api_key" else {}
     inner: dict[str, Any] = {
         "contents": [{"role": "user", "parts": [{"text": params.query}]}],
-        "tools": [{"googleSearch": {}}],
+        "tools": [{"googleSearch": search}],
         "systemInstruction": system,
     }
     config: dict[str, float] = {}
@@ -298,8 +332,8 @@ def build_requests(params: SearchParams, ctx: ProviderContext, auth: GeminiAuth,
     if auth.kind == "api_key":
         url = ctx.endpoint("gemini", DEVELOPER_URL.format(model=model))
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream", "x-goog-api-key": auth.secret}
-        return [HttpRequest("POST", url, headers=headers, json=request_body(params, auth, model, ""),
-                            secrets=(auth.secret,))]  # fmt: skip
+        body = request_body(params, auth, model, "", time_range(params, ctx))
+        return [HttpRequest("POST", url, headers=headers, json=body, secrets=(auth.secret,))]
     endpoints: tuple[str, ...] = ANTIGRAVITY_ENDPOINTS
     request_id = f"agent-{uuid.uuid4()}"
     if auth.kind == "gemini-cli":

@@ -2,8 +2,10 @@
 
 GET https://s.jina.ai/<query, encoded like encodeURIComponent> with `Authorization: Bearer <key>`
 and `Accept: application/json` (without it Jina answers markdown). Nothing else is sent: no count,
-no recency, no token caps. The answer is `{"data": [{title, url, description, content}]}`; the
-sources are sliced locally to `num_search_results`, else `limit`, when one is given.
+no recency, no token caps. The richer parameters: `include_domains` is Jina's own `?site=` filter
+(repeated per domain); `exclude_domains` has no filter and becomes `-site:` operators in the query.
+The answer is `{"data": [{title, url, description, content}]}`; the sources are sliced locally to
+`num_search_results`, else `limit`, when one is given.
 
 Errors come as `{"code", "name", "status", "message", "readableMessage"}` (e.g. 401
 AuthenticationRequiredError, 402 InsufficientBalanceError, 429 RateLimitTriggeredError).
@@ -18,7 +20,7 @@ from urllib.parse import quote
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, api_error, as_str, json_body, redact_detail, require_key
+from ._base import HttpProvider, Support, api_error, as_str, json_body, redact_detail, require_key, with_site_operators
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -31,21 +33,35 @@ _URI_COMPONENT_SAFE: Final = "!*'()"
 
 class Jina(HttpProvider):
     id = "jina"
-    supports: ClassVar[dict[str, Support]] = {"limit": "native", "num_search_results": "native"}
+    supports: ClassVar[dict[str, Support]] = {
+        "limit": "native",
+        "num_search_results": "native",
+        "include_domains": "native",
+        "exclude_domains": "approximate",
+    }
 
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
         key = require_key(ctx, self.id, ENV_KEYS, self.info.credential_ids)
-        url = ctx.endpoint(self.id, URL + quote(params.query, safe=_URI_COMPONENT_SAFE))
+        f = ctx.filters(params)
+        query = with_site_operators(params.query, (), f.exclude_domains)
+        url = ctx.endpoint(self.id, URL + quote(query, safe=_URI_COMPONENT_SAFE))
         headers = {"Accept": "application/json", "Authorization": f"Bearer {key}"}
-        return HttpRequest("GET", url, headers=headers, secrets=(key,))
+        sites = tuple(("site", domain) for domain in f.include_domains)
+        return HttpRequest("GET", url, headers=headers, params=sites, secrets=(key,))
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        notices: list[str] = []
         if params.num_search_results is not None and params.limit not in (None, params.num_search_results):
-            return [
+            notices.append(
                 f"limit={params.limit} not applied separately: Jina uses num_search_results="
                 f"{params.num_search_results} as its result count"
-            ]
-        return []
+            )
+        if ctx.filters(params).exclude_domains:
+            notices.append(
+                f"exclude_domains={params.exclude_domains!r} applied as -site: operators in the query: Jina can "
+                "only restrict to sites, not exclude them"
+            )
+        return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:

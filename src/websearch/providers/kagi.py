@@ -1,10 +1,13 @@
 """Kagi: the v1 Search API (beta access), reached with KAGI_API_KEY or a stored `kagi` credential.
 
 POST https://kagi.com/api/v1/search with `Authorization: Bearer <key>` and the JSON body
-`{query, workflow: "search", limit, filters?: {after}}`; `recency` becomes `filters.after`, a UTC
-`YYYY-MM-DD` date one day, week, month or year before now. The answer is a set of typed arrays:
-`search`, `video`, `news` and `infobox` become sources (the last three tagged in the title),
-`adjacent_question` and `related_search` become related questions, `direct_answer` the answer.
+`{query, workflow: "search", limit, filters?: {after, before}}`; `recency` becomes `filters.after`, a
+UTC `YYYY-MM-DD` date one day, week, month or year before now. The richer parameters: the ladder's
+start (which wins over `recency`) is `filters.after` and `end_published_date` is `filters.before`,
+as whole days; Kagi has no domain filter, so domains become `site:` / `-site:` operators in the
+query. The answer is a set of typed arrays: `search`, `video`, `news` and `infobox` become sources
+(the last three tagged in the title), `adjacent_question` and `related_search` become related
+questions, `direct_answer` the answer.
 
 Kagi reports failures as `{"error": [{"code", "message" | "msg"}]}`, also inside a 200 (legacy
 numeric codes: 2 unauthorized, 100 no billing information, 101 insufficient credit); those are
@@ -34,6 +37,7 @@ from ._base import (
     redact_detail,
     require_key,
     retry_after_seconds,
+    with_site_operators,
 )
 
 if TYPE_CHECKING:
@@ -52,22 +56,58 @@ _CODE_STATUS: Final = {0: 500, 1: 400, 2: 401, 100: 402, 101: 402}
 
 class Kagi(HttpProvider):
     id = "kagi"
-    supports: ClassVar[dict[str, Support]] = {"recency": "native", "limit": "native", "num_search_results": "native"}
+    supports: ClassVar[dict[str, Support]] = {
+        "recency": "native",
+        "limit": "native",
+        "num_search_results": "native",
+        "recency_days": "native",
+        "recency_hours": "approximate",
+        "start_published_date": "native",
+        "end_published_date": "native",
+        "include_domains": "approximate",
+        "exclude_domains": "approximate",
+    }
 
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
         key = require_key(ctx, self.id, ENV_KEYS, self.info.credential_ids)
+        f = ctx.filters(params)
         body: dict[str, Any] = {
-            "query": params.query,
+            "query": with_site_operators(params.query, f.include_domains, f.exclude_domains),
             "workflow": "search",
             "limit": clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0],
         }
-        if params.recency:
-            body["filters"] = {"after": after_date(params.recency, ctx.clock.now()).isoformat()}
+        filters: dict[str, str] = {}
+        if f.start is not None:
+            filters["after"] = f.start.date().isoformat()
+        elif params.recency:
+            filters["after"] = after_date(params.recency, ctx.clock.now()).isoformat()
+        if f.end is not None:
+            filters["before"] = f.end.date().isoformat()
+        if filters:
+            body["filters"] = filters
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json"}
         return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        f = ctx.filters(params)
+        if f.start_source is not None and params.recency:
+            notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+        if f.start_source is not None and f.start is not None and f.start_has_time:
+            notices.append(
+                f"{f.start_source}={getattr(params, f.start_source)!r} applied as whole days "
+                f"(filters.after={f.start.date()}): Kagi's date filters take dates only"
+            )
+        if f.end is not None and f.end_has_time:
+            notices.append(
+                f"end_published_date={params.end_published_date!r} applied as whole days "
+                f"(filters.before={f.end.date()}): Kagi's date filters take dates only"
+            )
+        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
+            if getattr(f, name):
+                value = getattr(params, name)
+                notices.append(f"{name}={value!r} applied as {op} operators in the query: Kagi has no domain filter")
+        return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:

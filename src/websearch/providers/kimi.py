@@ -6,7 +6,8 @@ https://api.kimi.com/coding/v1/search (`WEBSEARCH_KIMI_BASE_URL` still redirects
 port of whichever is used). The key is the first of MOONSHOT_SEARCH_API_KEY, KIMI_SEARCH_API_KEY,
 MOONSHOT_API_KEY, KIMI_API_KEY (whitespace trimmed), else a stored credential under `kimi`,
 `moonshot` or `kimi-code`. Every field of `search_results[]` is trimmed; `site_name` is the author.
-The request id comes from the `x-request-id` or `x-msh-request-id` response header.
+The request id comes from the `x-request-id` or `x-msh-request-id` response header. The service has
+no domain filter, so domains become `site:` / `-site:` operators in `text_query`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ._base import (
     json_body,
     require_key,
     retry_after_seconds,
+    with_site_operators,
 )
 
 if TYPE_CHECKING:
@@ -45,13 +47,19 @@ _REQUEST_ID_HEADERS: Final = ("x-request-id", "x-msh-request-id")
 
 class Kimi(HttpProvider):
     id = "kimi"
-    supports: ClassVar[dict[str, Support]] = {"limit": "native", "num_search_results": "native"}
+    supports: ClassVar[dict[str, Support]] = {
+        "limit": "native",
+        "num_search_results": "native",
+        "include_domains": "approximate",
+        "exclude_domains": "approximate",
+    }
 
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
         key = _api_key(ctx)
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+        f = ctx.filters(params)
         body = {
-            "text_query": params.query,
+            "text_query": with_site_operators(params.query, f.include_domains, f.exclude_domains),
             "limit": limit,
             "enable_page_crawling": False,
             "timeout_seconds": TIMEOUT_SECONDS,
@@ -64,7 +72,13 @@ class Kimi(HttpProvider):
         return HttpRequest("POST", ctx.endpoint(self.id, search_url(ctx)), headers=headers, json=body, secrets=(key,))
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        f = ctx.filters(params)
+        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
+            if getattr(f, name):
+                value = getattr(params, name)
+                notices.append(f"{name}={value!r} applied as {op} operators in the query: Kimi has no domain filter")
+        return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:

@@ -5,12 +5,13 @@ POST https://api.parallel.ai/v1beta/search with `x-api-key` and the beta header
 single entry of `search_queries`, `mode: "fast"` and excerpts capped at 10 000 characters per
 result. No count or recency is sent: results are cut locally to 1..40 (default 10). A result's
 excerpts, joined by blank lines, are its snippet; `search_id` is the request id. Errors may be
-plain text or JSON (`message` / `detail` / `error` / `error.message`).
+plain text or JSON (`message` / `detail` / `error` / `error.message`). The richer parameters go in
+`source_policy`: `include_domains`, `exclude_domains` and `after_date` (the ladder's start, a date).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
@@ -44,16 +45,34 @@ INVALID_PAYLOAD: Final = "Parallel search returned an invalid response payload."
 
 class Parallel(HttpProvider):
     id = "parallel"
-    supports: ClassVar[dict[str, Support]] = {"limit": "native", "num_search_results": "native"}
+    supports: ClassVar[dict[str, Support]] = {
+        "limit": "native",
+        "num_search_results": "native",
+        "recency_days": "native",
+        "recency_hours": "approximate",
+        "start_published_date": "native",
+        "include_domains": "native",
+        "exclude_domains": "native",
+    }
 
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
         key = require_key(ctx, self.id, ENV_KEYS)
-        body = {
+        body: dict[str, Any] = {
             "objective": params.query,
             "search_queries": [params.query],
             "mode": MODE,
             "excerpts": {"max_chars_per_result": MAX_CHARS_PER_RESULT},
         }
+        f = ctx.filters(params)
+        policy: dict[str, Any] = {}
+        if f.include_domains:
+            policy["include_domains"] = list(f.include_domains)
+        if f.exclude_domains:
+            policy["exclude_domains"] = list(f.exclude_domains)
+        if f.start is not None:
+            policy["after_date"] = f.start.date().isoformat()
+        if policy:
+            body["source_policy"] = policy
         headers = {
             "Accept": "application/json",
             "Content-Type": "application/json",
@@ -63,7 +82,14 @@ class Parallel(HttpProvider):
         return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        f = ctx.filters(params)
+        if f.start_source is not None and f.start is not None and f.start_has_time:
+            notices.append(
+                f"{f.start_source}={getattr(params, f.start_source)!r} applied as whole days "
+                f"(source_policy.after_date={f.start.date()}): Parallel's after_date is a date"
+            )
+        return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:

@@ -13,6 +13,12 @@ Auth methods, in this order; when one fails the next is tried (its failure becom
 5. Anonymous ask, only when none of the above is configured, which the chain allows only when
    Perplexity is chosen explicitly. `limit` slices the sources; `num_search_results` is the API's
    search breadth. The Responses mode (`PI_PERPLEXITY_RESPONSES`) is not implemented.
+
+The richer parameters, in the API modes only (the ask endpoint has no slot for them: notices say
+so): the date window is `search_after_date_filter` / `search_before_date_filter` (`%m/%d/%Y`, in
+place of `search_recency_filter`), domains are `search_domain_filter` (an allow list, else `-`
+prefixed denials: the two cannot be mixed), and `category` publication / financial report picks
+`search_mode` academic / sec.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from ..chain import is_available
 from ..errors import MissingCredentialError, SearchProviderError
+from ..filters import recency_start
 from ..prompts import SYSTEM_PROMPT
 from ..registry import PROVIDERS
 from ..sse import SseEvent, aiter_sse
@@ -62,7 +69,12 @@ APP_HEADERS: Final = {
     "X-App-ApiVersion": ASK_VERSION,
     "X-Perplexity-Request-Reason": "submit",
 }
-ASK_IGNORED: Final = ("num_search_results", "max_tokens", "temperature")
+#: What the API modes honour and the ask endpoint does not.
+ASK_IGNORED: Final = ("num_search_results", "max_tokens", "temperature", "recency_days", "recency_hours",
+                      "start_published_date", "end_published_date", "category", "include_domains",
+                      "exclude_domains")  # fmt: skip
+#: `category` values with a Perplexity `search_mode` of their own.
+SEARCH_MODES: Final = {"publication": "academic", "financial report": "sec"}
 
 AuthKind = Literal["cookies", "session", "api_key", "openrouter", "anonymous"]
 AUTH_NAMES: Final[Mapping[str, str]] = {
@@ -87,9 +99,13 @@ class Auth:
 
 class Perplexity(Provider):
     id = ID
-    supports: ClassVar[dict[str, Support]] = dict.fromkeys(
-        ("recency", "limit", "num_search_results", "max_tokens", "temperature"), "native"
-    )
+    supports: ClassVar[dict[str, Support]] = {
+        **dict.fromkeys(("recency", "limit", "num_search_results", "max_tokens", "temperature"), "native"),
+        **dict.fromkeys(("recency_days", "start_published_date", "end_published_date"), "native"),
+        **dict.fromkeys(("include_domains", "exclude_domains"), "native"),
+        "recency_hours": "approximate",
+        "category": "approximate",
+    }
 
     async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         failed: list[tuple[Auth, SearchProviderError]] = []
@@ -111,6 +127,7 @@ class Perplexity(Provider):
     ) -> SearchResponse:
         chat = auth.kind in ("api_key", "openrouter")
         request = build_chat_request(params, ctx, auth) if chat else build_ask_request(params, ctx, auth)
+        notices = chat_notices(params, ctx) if chat else []
         request = replace(request, secrets=secrets)
         stream = _open(auth, request, ctx.clock.now())
         async with ctx.stream(self.id, request) as (head, lines):
@@ -124,7 +141,8 @@ class Perplexity(Provider):
                 async for event in aiter_sse(lines):
                     if stream.feed(event):
                         break  # leaving the block closes the connection
-        return stream.result(params)
+        response = stream.result(params)
+        return replace(response, notices=(*notices, *response.notices)) if notices else response
 
 
 def auth_methods(ctx: ProviderContext) -> list[Auth]:
@@ -177,7 +195,8 @@ def build_chat_request(params: SearchParams, ctx: ProviderContext, auth: Auth) -
         "language_preference": "en",
         "return_related_questions": True,
     }
-    if params.recency:
+    body.update(_rich_fields(params, ctx))
+    if params.recency and not any(k.endswith("_date_filter") for k in body):
         body["search_recency_filter"] = params.recency
     headers = {
         "Authorization": f"Bearer {auth.secret}",
@@ -186,6 +205,60 @@ def build_chat_request(params: SearchParams, ctx: ProviderContext, auth: Auth) -
     }
     url = ctx.endpoint(ID, OPENROUTER_URL if openrouter else API_URL)
     return HttpRequest("POST", url, headers=headers, json=body, secrets=auth.secrets)
+
+
+def _date_window(params: SearchParams, ctx: ProviderContext) -> tuple[datetime | None, datetime | None]:
+    """(after, before) when the ladder or an end date asks for one; `recency` starts a window that
+    has only an end."""
+    f = ctx.filters(params)
+    start = f.start or (recency_start(params.recency, ctx.clock.now()) if f.end is not None else None)
+    return start, f.end
+
+
+def _rich_fields(params: SearchParams, ctx: ProviderContext) -> dict[str, Any]:
+    """The chat body's fields for the richer parameters (none when they are not given)."""
+    f = ctx.filters(params)
+    fields: dict[str, Any] = {}
+    after, before = _date_window(params, ctx)
+    if after is not None:
+        fields["search_after_date_filter"] = after.strftime("%m/%d/%Y")
+    if before is not None:
+        fields["search_before_date_filter"] = before.strftime("%m/%d/%Y")
+    if f.include_domains:
+        fields["search_domain_filter"] = list(f.include_domains)
+    elif f.exclude_domains:
+        fields["search_domain_filter"] = [f"-{domain}" for domain in f.exclude_domains]
+    if f.category in SEARCH_MODES:
+        fields["search_mode"] = SEARCH_MODES[f.category]
+    return fields
+
+
+def chat_notices(params: SearchParams, ctx: ProviderContext) -> list[str]:
+    """How the API modes approximated the richer parameters."""
+    f = ctx.filters(params)
+    notices: list[str] = []
+    if f.start_source is not None and params.recency:
+        notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+    after, before = _date_window(params, ctx)
+    whole = "applied as whole days: Perplexity's date filters take dates only"
+    if after is not None and f.start_source is not None and f.start_has_time:
+        notices.append(f"{f.start_source}={getattr(params, f.start_source)!r} {whole}")
+    if before is not None and f.end_has_time:
+        notices.append(f"end_published_date={params.end_published_date!r} {whole}")
+    inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in f.include_domains)]
+    if f.include_domains and inside:
+        notices.append(
+            f"exclude_domains={params.exclude_domains!r} not applied to {', '.join(inside)}: Perplexity's "
+            "search_domain_filter cannot mix allowed and denied domains (the others are outside the allowed ones)"
+        )
+    if f.category in SEARCH_MODES:
+        notices.append(f"category={params.category!r} approximated as search_mode={SEARCH_MODES[f.category]}")
+    elif f.category is not None:
+        notices.append(
+            f"category={params.category!r} not applied: Perplexity's search modes only cover publication "
+            "(academic) and financial report (sec)"
+        )
+    return notices
 
 
 def build_ask_request(params: SearchParams, ctx: ProviderContext, auth: Auth) -> HttpRequest:

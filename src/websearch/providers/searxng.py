@@ -3,6 +3,9 @@
 GET <endpoint>/search?q=...&format=json, with Basic auth (validated per RFC 7617) or a bearer
 token. SearXNG has no `week` time range, so `week` is widened to `month` (with a notice). An
 instance whose settings.yml lacks `json` in `search.formats` answers 403: the error says so.
+The richer parameters are approximated: the ladder's start (which wins over `recency`) becomes the
+narrowest `time_range` covering it (none past a year), and domains `site:` / `-site:` operators in
+`q`, which most engines honour.
 """
 
 from __future__ import annotations
@@ -15,7 +18,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, age_seconds, api_error, as_list, as_str, clamp_count, json_body
+from ._base import (
+    HttpProvider,
+    Support,
+    age_seconds,
+    api_error,
+    as_list,
+    as_str,
+    clamp_count,
+    json_body,
+    recency_bucket,
+    with_site_operators,
+)
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -38,6 +52,11 @@ class SearXNG(HttpProvider):
         "recency": "approximate",
         "limit": "native",
         "num_search_results": "native",
+        "recency_days": "approximate",
+        "recency_hours": "approximate",
+        "start_published_date": "approximate",
+        "include_domains": "approximate",
+        "exclude_domains": "approximate",
     }
 
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
@@ -49,10 +68,14 @@ class SearXNG(HttpProvider):
         auth = _authorization(ctx)
         if auth is not None:
             headers["Authorization"], secrets = auth
-        query = [("q", params.query), ("format", "json")]
+        f = ctx.filters(params)
+        query = [("q", with_site_operators(params.query, f.include_domains, f.exclude_domains)), ("format", "json")]
         if params.count:
             query.append(("pageno", "1"))
-        if params.recency:
+        if f.start is not None:
+            if time_range := ladder_time_range(params, ctx):
+                query.append(("time_range", time_range))
+        elif params.recency:
             query.append(("time_range", _TIME_RANGE[params.recency]))
         for key in ("categories", "language"):
             value = ctx.settings.get_str(f"searxng.{key}")
@@ -63,8 +86,27 @@ class SearXNG(HttpProvider):
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
         notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        if params.recency == "week":
+        f = ctx.filters(params)
+        if f.start_source is not None:
+            rung = f"{f.start_source}={getattr(params, f.start_source)!r}"
+            if params.recency:
+                notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+            time_range = ladder_time_range(params, ctx)
+            if time_range is None:
+                notices.append(f"{rung} not applied: the window is longer than SearXNG's longest time_range (year)")
+            else:
+                notices.append(
+                    f"{rung} approximated as time_range={time_range}: SearXNG only filters by the past day, "
+                    "month or year"
+                )
+        elif params.recency == "week":
             notices.append("recency='week' widened to 'month': SearXNG has no week time range")
+        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
+            if getattr(f, name):
+                notices.append(
+                    f"{name}={getattr(params, name)!r} applied as {op} operators in the query: SearXNG has no "
+                    "domain filter (most of its engines honour the operators)"
+                )
         return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
@@ -87,6 +129,13 @@ class SearXNG(HttpProvider):
             )
         suggestions = tuple(s for s in as_list(data.get("suggestions")) if isinstance(s, str))
         return SearchResponse(provider=self.id, sources=tuple(sources), related_questions=suggestions)
+
+
+def ladder_time_range(params: SearchParams, ctx: ProviderContext) -> str | None:
+    """The narrowest `time_range` covering the ladder's start .. now (`week` widened to `month`)."""
+    start = ctx.filters(params).start
+    bucket = recency_bucket(start, ctx.clock.now()) if start is not None else None
+    return _TIME_RANGE[bucket] if bucket else None
 
 
 def _authorization(ctx: ProviderContext) -> tuple[str, tuple[str, ...]] | None:

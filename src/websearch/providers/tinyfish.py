@@ -4,18 +4,20 @@ The count N (`num_search_results`, else `limit`) is clamped to 1..20, default 10
 for `num_results = min(N, 10)`, and pages `page=0, 1, ...` (at most up to page 10) are fetched
 until N URL-bearing results are in hand or a page comes back with fewer raw results than it was
 asked for; the results are then cut to N. An error on any page fails the search. Recency is
-`recency_minutes` (a day is 1440 minutes). Results carry no dates; `site_name` is the author and
-the title's fallback.
+`recency_minutes` (a day is 1440 minutes); the ladder's start (which wins over `recency`) is the
+minutes from it to now. TinyFish has no domain filter, so domains become `site:` / `-site:`
+operators in the query. Results carry no dates; `site_name` is the author and the title's fallback.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, api_error, clamp_count, json_body, require_key
+from ._base import HttpProvider, Support, api_error, clamp_count, json_body, require_key, with_site_operators
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -30,20 +32,43 @@ RECENCY_MINUTES: Final = {"day": 1440, "week": 10080, "month": 43200, "year": 52
 
 class TinyFish(HttpProvider):
     id = "tinyfish"
-    supports: ClassVar[dict[str, Support]] = {"recency": "native", "limit": "native", "num_search_results": "native"}
+    supports: ClassVar[dict[str, Support]] = {
+        "recency": "native",
+        "limit": "native",
+        "num_search_results": "native",
+        "recency_days": "native",
+        "recency_hours": "native",
+        "start_published_date": "native",
+        "include_domains": "approximate",
+        "exclude_domains": "approximate",
+    }
 
     def build_request(self, params: SearchParams, ctx: ProviderContext, page: int = 0) -> HttpRequest:
         """The request for one page (0-based)."""
         key = require_key(ctx, self.id, self.info.env_keys, self.info.credential_ids)
-        query = [("query", params.query)]
-        if params.recency:
+        f = ctx.filters(params)
+        query = [("query", with_site_operators(params.query, f.include_domains, f.exclude_domains))]
+        if f.start is not None:
+            minutes = math.ceil((ctx.clock.now() - f.start).total_seconds() / 60)
+            query.append(("recency_minutes", str(max(1, minutes))))
+        elif params.recency:
             query.append(("recency_minutes", str(RECENCY_MINUTES[params.recency])))
         query += [("num_results", str(self.page_size(params))), ("page", str(page))]
         headers = {"Accept": "application/json", "X-API-Key": key}
         return HttpRequest("GET", ctx.endpoint(self.id, URL), headers=headers, params=query, secrets=(key,))
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        f = ctx.filters(params)
+        if f.start_source is not None and params.recency:
+            notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
+            if getattr(f, name):
+                value = getattr(params, name)
+                notices.append(
+                    f"{name}={value!r} applied as {op} operators in the query: TinyFish has no domain filter"
+                )
+        return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         """One page's URL-bearing results (`search` pages and cuts to N)."""

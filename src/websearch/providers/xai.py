@@ -6,6 +6,8 @@ no `search_parameters`: that was the retired Live Search API (now 410 Gone), so 
 sent and the count is only a local cap (default 10, max 30) on sources and citations, because xAI
 lists every URL it met. `url_citation` annotations are read top level first, then per output
 item, then per content part, then the bare top-level `citations` URLs, deduplicated by URL.
+Domains go on the tool as `allowed_domains`, else `excluded_domains` (at most 5 each, and not both:
+the allow list already leaves out every excluded domain outside it).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ ENV_KEYS: Final = ("XAI_API_KEY",)
 MODEL: Final = "grok-4.3"
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 30
+MAX_DOMAINS: Final = 5  # per list, on the web_search tool
 _BAD_KEY_RE: Final = re.compile(r"incorrect api key|invalid api key|api key.*(?:invalid|incorrect)", re.IGNORECASE)
 
 
@@ -48,14 +51,17 @@ class XAI(HttpProvider):
         "num_search_results": "approximate",
         "max_tokens": "native",
         "temperature": "native",
+        "include_domains": "native",
+        "exclude_domains": "native",
     }
 
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
         key = require_key(ctx, self.id, ENV_KEYS, self.info.credential_ids)
+        f = ctx.filters(params)
         body: dict[str, Any] = {
             "model": MODEL,
             "input": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": params.query}],
-            "tools": [{"type": "web_search"}],
+            "tools": [_tool(f.include_domains, f.exclude_domains)],
         }
         if params.max_tokens is not None:
             body["max_output_tokens"] = params.max_tokens
@@ -68,9 +74,9 @@ class XAI(HttpProvider):
         clamp = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
         name = "num_search_results" if params.num_search_results is not None else "limit"
         if params.count is None:
-            return clamp
+            return [*clamp, *domain_notices(params, ctx)]
         sent = f"{name}={params.count} not sent upstream: xAI's web_search tool has no result-count parameter; "
-        return [sent + "applied locally as a cap on sources and citations", *clamp]
+        return [sent + "applied locally as a cap on sources and citations", *clamp, *domain_notices(params, ctx)]
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
@@ -90,6 +96,34 @@ class XAI(HttpProvider):
             request_id=as_str(data.get("id")),
             auth_mode="api_key",
         )
+
+
+def _tool(include: tuple[str, ...], exclude: tuple[str, ...]) -> dict[str, Any]:
+    """The web_search tool, with the allow list, else the exclusion list (5 entries at most)."""
+    if include:
+        return {"type": "web_search", "allowed_domains": list(include[:MAX_DOMAINS])}
+    if exclude:
+        return {"type": "web_search", "excluded_domains": list(exclude[:MAX_DOMAINS])}
+    return {"type": "web_search"}
+
+
+def domain_notices(params: SearchParams, ctx: ProviderContext) -> list[str]:
+    """What the tool's 5-entry lists (and their exclusivity) left out."""
+    f = ctx.filters(params)
+    notices: list[str] = []
+    sent = "include_domains" if f.include_domains else "exclude_domains"
+    domains = getattr(f, sent)
+    if len(domains) > MAX_DOMAINS:
+        notices.append(f"{sent} has {len(domains)} entries; xAI's web_search takes at most {MAX_DOMAINS}, only "
+                       f"{', '.join(domains[:MAX_DOMAINS])} were used")  # fmt: skip
+    allowed = f.include_domains[:MAX_DOMAINS]
+    inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in allowed)]
+    if allowed and inside:
+        notices.append(
+            f"exclude_domains={params.exclude_domains!r} not applied to {', '.join(inside)}: xAI's web_search "
+            "takes allowed_domains or excluded_domains, not both (the others are outside the allowed ones)"
+        )
+    return notices
 
 
 def http_error(response: HttpResponse) -> SearchProviderError:

@@ -9,7 +9,9 @@ error: `{query, count}`, `{search_query, count}`, `{search_query, search_engine:
 count}`. Errors come as HTTP statuses with Zhipu's `{"error": {"code", "message"}}`, flat
 `{"success": false, "code", "msg"}` objects, JSON-RPC `error` objects or `isError` tool results.
 The answer is the tool's raw text (usually the result JSON itself); sources come from its
-`search_result`/`results` array (`link` → url, `media` → author).
+`search_result`/`results` array (`link` → url, `media` → author). The richer parameters: one
+include domain is `search_domain_filter` (it takes a single domain), and the ladder's start becomes
+the narrowest `search_recency_filter` (oneDay, oneWeek, oneMonth, oneYear) covering it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from ._base import (
     as_list,
     clamp_count,
     classify_http_error,
+    recency_bucket,
     redact_detail,
     require_key,
     retry_after_seconds,
@@ -49,19 +52,27 @@ PARSE_FAILED: Final = "Failed to parse Z.AI MCP response"
 _ARGUMENT_RE: Final = re.compile(r"invalid|argument|search_query|query", re.IGNORECASE)
 _MCP_CODE_RE: Final = re.compile(r"MCP error\s*(-?\d+)")
 _SSE_RE: Final = re.compile(r"^data:", re.MULTILINE)
+_RECENCY: Final = {"day": "oneDay", "week": "oneWeek", "month": "oneMonth", "year": "oneYear"}
 _STATUS: Final = {1000: 401, 1001: 401, 1002: 401, 1003: 401, 1004: 401, 1113: 402, 1220: 403, 1302: 429,
                   1303: 429, 1304: 429, 1305: 429, -32601: 404, -32603: 500}  # fmt: skip
 
 
 class ZAI(Provider):
     id = "zai"
-    supports: ClassVar[dict[str, Support]] = {"limit": "native", "num_search_results": "native"}
+    supports: ClassVar[dict[str, Support]] = {
+        "limit": "native",
+        "num_search_results": "native",
+        "recency_days": "approximate",
+        "recency_hours": "approximate",
+        "start_published_date": "approximate",
+        "include_domains": "native",
+    }
 
     async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         key = require_key(ctx, self.id, ENV_KEYS)
         count = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         error: SearchProviderError | None = None
-        for arguments in argument_variants(params.query, count):
+        for arguments in argument_variants(params.query, count, filter_arguments(params, ctx)):
             try:
                 return await self._session(ctx, key, arguments, count)
             except SearchProviderError as exc:
@@ -72,7 +83,20 @@ class ZAI(Provider):
         raise error
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
+        f = ctx.filters(params)
+        if f.start_source is not None:
+            rung = f"{f.start_source}={getattr(params, f.start_source)!r}"
+            recency = filter_arguments(params, ctx).get("search_recency_filter")
+            if recency is None:
+                notices.append(f"{rung} not applied: the window is longer than Z.AI's longest recency filter (a year)")
+            else:
+                notices.append(f"{rung} approximated as search_recency_filter={recency}: Z.AI only filters by the "
+                               "past day, week, month or year")  # fmt: skip
+        if len(f.include_domains) > 1:
+            notices.append(f"include_domains={params.include_domains!r} not applied: Z.AI's search_domain_filter "
+                           "takes a single domain")  # fmt: skip
+        return notices
 
     async def _session(self, ctx: ProviderContext, key: str, arguments: dict[str, Any], count: int) -> SearchResponse:
         """initialize → notifications/initialized → tools/call, echoing the session id."""
@@ -86,13 +110,25 @@ class ZAI(Provider):
         return parse_result(read_message(await ctx.send(self.id, build_request(ctx, key, message, session))), count)
 
 
-def argument_variants(query: str, count: int) -> list[dict[str, Any]]:
-    """The argument shapes of `web_search_prime`, in the order they are tried."""
+def argument_variants(query: str, count: int, extra: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The argument shapes of `web_search_prime`, in the order they are tried (`extra`: the filters)."""
     return [
-        {"query": query, "count": count},
-        {"search_query": query, "count": count},
-        {"search_query": query, "search_engine": "search-prime", "count": count},
+        {"query": query, "count": count, **(extra or {})},
+        {"search_query": query, "count": count, **(extra or {})},
+        {"search_query": query, "search_engine": "search-prime", "count": count, **(extra or {})},
     ]
+
+
+def filter_arguments(params: SearchParams, ctx: ProviderContext) -> dict[str, Any]:
+    """`search_domain_filter` (one include domain) and `search_recency_filter` (the ladder's start)."""
+    f = ctx.filters(params)
+    extra: dict[str, Any] = {}
+    if len(f.include_domains) == 1:
+        extra["search_domain_filter"] = f.include_domains[0]
+    bucket = recency_bucket(f.start, ctx.clock.now()) if f.start is not None else None
+    if bucket is not None:
+        extra["search_recency_filter"] = _RECENCY[bucket]
+    return extra
 
 
 def is_argument_error(exc: SearchProviderError) -> bool:

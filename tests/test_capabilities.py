@@ -1,0 +1,147 @@
+"""The capability table: generated from the providers' declarations, committed as docs/parameters.md,
+and true: every parameter a provider does not honour natively yields a notice."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FakeClock
+from websearch import WebSearch
+from websearch.capabilities import PARAMETERS, capability_table, main, render_markdown
+from websearch.credentials import CredentialStore
+from websearch.registry import PROVIDERS
+from websearch.testing import FAKES
+from websearch.types import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
+
+DOC = Path(__file__).parent.parent / "docs" / "parameters.md"
+KEY = "test-key-capabilities-0123456789"
+
+#: A valid value for every parameter (a news search: no category drops anything).
+EVERY: dict[str, Any] = {
+    "recency": "week",
+    "limit": 4,
+    "num_search_results": 5,
+    "max_tokens": 600,
+    "temperature": 0.3,
+    "mode": "fast",
+    "text_chars": 1500,
+    "recency_days": 3,
+    "recency_hours": 12,
+    "start_published_date": "2026-11-01",
+    "end_published_date": "2026-11-29",
+    "category": "news",
+    "include_domains": ["example.com"],
+    "exclude_domains": ["spam.example.org"],
+    "summary": True,
+    "sort_by_date": True,
+}
+#: Values a provider honours only approximately, where EVERY's value maps exactly (Tavily maps
+#: mode=fast and category=news natively but approximates deep modes and has no pdf topic).
+APPROXIMATED: dict[tuple[str, str], Any] = {("tavily", "mode"): "deep", ("tavily", "category"): "pdf"}
+TABLE = capability_table()
+NOT_NATIVE = [(p, param, s) for p, param, s in TABLE if s != "native"]
+FAKE_OPTIONS: dict[str, dict[str, Any]] = {"gemini": {"api_keys": {KEY}}}
+ACCOUNT = "acct-7d1f2c3b"  # the Codex fake's ChatGPT account
+
+
+def configure(provider: str, config_dir: Path, fake_env: dict[str, str]) -> dict[str, str]:
+    """The provider's key in its env var (Perplexity's API key; Codex a stored OAuth login)."""
+    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake_env}
+    if provider == "codex":
+        login = {"access_token": KEY, "refresh_token": KEY + "-r", "account_id": ACCOUNT, "expires_at": 4e9}
+        CredentialStore(config_dir / "agent.db").set("codex", "oauth", login)
+    elif provider == "perplexity":
+        env["PERPLEXITY_API_KEY"] = KEY
+    elif provider == "searxng":
+        env["SEARXNG_ENDPOINT"] = "https://searx.example.org"
+    elif PROVIDERS[provider].env_keys:
+        env[PROVIDERS[provider].env_keys[0]] = KEY
+    return env
+
+
+async def search(provider: str, config_dir: Path, **params: Any) -> SearchResponse:
+    with FAKES[provider](**FAKE_OPTIONS.get(provider, {})) as fake:
+        env = configure(provider, config_dir, fake.env)
+        async with WebSearch(env=env, clock=FakeClock()) as ws:
+            response = await ws.asearch("rust async runtime", provider=provider, **params)
+    assert response.ok, response.error
+    assert response.provider == provider and response.fallback is None
+    return response
+
+
+def not_applied(provider: str, param: str, value: object) -> str:
+    """The chain's notice for a parameter the provider does not support."""
+    given = SearchParams("q", **{param: value}).given()[param]  # the normalised value (lists become tuples)
+    return f"{param}={given!r} not applied: {PROVIDERS[provider].label} does not support it"
+
+
+def mentions(notices: tuple[str, ...], param: str) -> bool:
+    return any(re.search(rf"(?<!\w){param}(?!\w)", notice) for notice in notices)
+
+
+# -- the generated page -----------------------------------------------------------------------
+
+
+def test_the_table_covers_every_provider_and_parameter() -> None:
+    assert set(PARAMETERS) == set(EVERY) and "query" not in PARAMETERS
+    assert [(p, param) for p, param, _ in TABLE] == [(p, q) for p in SEARCH_PROVIDER_ORDER for q in PARAMETERS]
+    assert {s for _, _, s in TABLE} <= {"native", "approximate", "no"}
+    assert all(s == "native" for _, param, s in TABLE if param == "text_chars")  # the renderer applies it
+
+
+def test_docs_parameters_md_is_the_generated_page() -> None:
+    assert DOC.read_text(encoding="utf-8") == render_markdown(), (
+        "docs/parameters.md is out of date: run `python -m websearch.capabilities docs/parameters.md`"
+    )
+
+
+def test_the_page_shows_each_declaration(tmp_path: Path) -> None:
+    page = render_markdown()
+    base, rich = page.split("## Richer parameters")
+    marks = {"native": "✓", "approximate": "≈", "no": "✗"}
+    for provider in SEARCH_PROVIDER_ORDER:
+        declared = [marks[s] for p, _, s in TABLE if p == provider]
+        cells = [
+            line.strip("| ").split(" | ")[1:]
+            for part in (base, rich)
+            for line in part.splitlines()
+            if line.startswith(f"| `{provider}`")
+        ]
+        assert cells[0] + cells[1] == declared, provider
+    assert "| `codex` (OpenAI) |" in page and "| `zai` |" in page
+    main([str(tmp_path / "out.md")])
+    assert (tmp_path / "out.md").read_bytes() == page.encode()
+
+
+# -- the declarations are true ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", SEARCH_PROVIDER_ORDER)
+async def test_every_parameter_set_yields_a_notice_for_each_not_honoured(provider: str, config_dir: Path) -> None:
+    response = await search(provider, config_dir, **EVERY)
+    for p, param, support in TABLE:
+        if p != provider:
+            continue
+        chain_notice = not_applied(provider, param, EVERY[param])
+        if support == "no":
+            assert chain_notice in response.notices, (param, response.notices)
+        else:
+            # native, or approximate (honoured for some values, approximated with a notice for
+            # others: each provider's own tests pin which values get which notice)
+            assert chain_notice not in response.notices, (param, response.notices)
+
+
+@pytest.mark.parametrize(("provider", "param", "support"), NOT_NATIVE, ids=[f"{p}-{q}" for p, q, _ in NOT_NATIVE])
+async def test_each_parameter_alone_yields_its_notice(
+    provider: str, param: str, support: str, config_dir: Path
+) -> None:
+    value = APPROXIMATED.get((provider, param), EVERY[param])
+    response = await search(provider, config_dir, **{param: value})
+    if support == "no":
+        assert not_applied(provider, param, value) in response.notices, response.notices
+    else:
+        assert mentions(response.notices, param), response.notices
