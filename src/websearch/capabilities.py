@@ -12,21 +12,20 @@ A test fails when the committed page differs from what this prints.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Final, Literal
 
 from .chain import RENDER_SIDE
 from .registry import PROVIDERS, load_provider
-from .types import RICH_PARAMS, SEARCH_PROVIDER_ORDER, SearchParams
+from .types import PARAM_NAMES, RICH_PARAMS, SEARCH_PROVIDER_ORDER
 
 __all__ = ["PARAMETERS", "Capability", "capability_table", "main", "render_markdown"]
 
 Capability = Literal["native", "approximate", "no"]
 
 #: Every parameter of `SearchParams` but the query, in declaration order.
-PARAMETERS: Final[tuple[str, ...]] = tuple(f.name for f in dataclasses.fields(SearchParams) if f.name != "query")
+PARAMETERS: Final[tuple[str, ...]] = PARAM_NAMES
 _MARK: Final = {"native": "✓", "approximate": "≈", "no": "✗"}
 
 

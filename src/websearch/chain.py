@@ -171,12 +171,12 @@ async def run_search(
     serves says why (`fallback`).
     """
     notices: list[str] = []
-    tier: list[ProviderInfo] = []
+    explicit = False
     if provider is not None and provider != "auto":
         info = PROVIDERS[provider]
-        if is_explicitly_available(info, ctx):
+        explicit = is_explicitly_available(info, ctx)
+        if explicit:
             chain = [info]
-            tier = fallback_tier(ctx, provider, excluded)
         else:
             chain = resolve_chain(ctx, "auto", excluded)
             notices.append(
@@ -195,13 +195,13 @@ async def run_search(
     failures: list[Failure] = []
     served = await _walk(chain, params, ctx, attempts, failures)
     fallback = None
-    if served is None and tier:
+    tier = fallback_tier(ctx, chain[0].id, excluded) if served is None and explicit else []
+    if tier:
         fallback = f"{chain[0].id} unavailable: {format_failure(failures[-1])}"
         served = await _walk(tier, params, ctx, attempts, failures)
     if served is not None:
         response, provider_notices = served
-        if params.rich:
-            notices.extend(ctx.filter_notices(params))
+        notices.extend(ctx.filter_notices(params))
         notices.extend(provider_notices)
         return replace(
             response,

@@ -53,11 +53,13 @@ class ProviderContext:
 
     def filters(self, params: SearchParams) -> Filters:
         """The normalised richer parameters (`websearch.filters`), computed once per search."""
+        if not params.rich:
+            return _no_filters()
         return self._resolve(params)[1]
 
     def filter_notices(self, params: SearchParams) -> list[str]:
         """What normalising the richer parameters changed or dropped."""
-        return list(self._resolve(params)[2])
+        return list(self._resolve(params)[2]) if params.rich else []
 
     def _resolve(self, params: SearchParams) -> tuple[SearchParams, Filters, list[str]]:
         cached = self._filters.get(id(params))
@@ -115,3 +117,15 @@ class ProviderContext:
         if self.transport is None:
             raise RuntimeError("this ProviderContext has no transport")
         return self.transport
+
+
+_NO_FILTERS: list[Filters] = []
+
+
+def _no_filters() -> Filters:
+    """The shared empty `Filters` of a call without richer parameters."""
+    if not _NO_FILTERS:
+        from .filters import Filters
+
+        _NO_FILTERS.append(Filters())
+    return _NO_FILTERS[0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
 from .errors import InvalidSearchParams, SearchFailedError
@@ -185,6 +185,7 @@ class SearchParams:
     exclude_domains: tuple[str, ...] | None = None
     summary: bool | None = None
     sort_by_date: bool | None = None
+    _rich: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.query, str) or not self.query.strip():
@@ -214,6 +215,7 @@ class SearchParams:
                 raise InvalidSearchParams(name, f"{name} must be true or false, got {getattr(self, name)!r}")
         object.__setattr__(self, "include_domains", _domains("include_domains", self.include_domains))
         object.__setattr__(self, "exclude_domains", _domains("exclude_domains", self.exclude_domains))
+        object.__setattr__(self, "_rich", any(name in RICH_PARAMS for name in self.given()))
 
     @property
     def count(self) -> int | None:
@@ -232,9 +234,11 @@ class SearchParams:
     @property
     def rich(self) -> bool:
         """True when any parameter beyond web_search.md's is set (richer request shapes apply)."""
-        return any(name in RICH_PARAMS for name in self.given())
+        return self._rich
 
 
-_OPTIONAL_PARAMS: Final = tuple(f.name for f in dataclasses.fields(SearchParams) if f.name != "query")
+#: Every optional search parameter, in declaration order.
+PARAM_NAMES: Final = tuple(f.name for f in dataclasses.fields(SearchParams) if f.init and f.name != "query")
+_OPTIONAL_PARAMS: Final = PARAM_NAMES
 #: The parameters of mcp-web_search-tool.md that web_search.md does not have.
 RICH_PARAMS: Final = frozenset(_OPTIONAL_PARAMS[_OPTIONAL_PARAMS.index("mode") :])
