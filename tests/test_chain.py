@@ -361,3 +361,33 @@ async def test_fallback_tier_is_skipped_when_unavailable_or_not_explicit(
         response = await ws.asearch("q", provider="brave")
     assert response.error == "Brave API error (500): boom"
     assert len(firecrawl.calls) == 1
+
+
+async def test_served_response_keeps_every_field_the_provider_set(
+    script: Callable[..., Scripted], base_env: dict[str, str]
+) -> None:
+    from websearch import SearchCitation, SearchUsage
+
+    full = SearchResponse(
+        "duckduckgo", "ignored", "answer", (SearchSource("t", "https://u"),), (SearchCitation("https://c", "c"),),
+        ("related?",), ("query",), SearchUsage(1, 2, 3, 4), "model-x", "req-1", "api_key", (), ("own notice",),
+    )  # fmt: skip
+    script("duckduckgo", full)
+    async with client(base_env) as ws:
+        response = await ws.asearch("the query", provider="duckduckgo", limit=1)
+    import dataclasses
+
+    kept = ("answer", "sources", "citations", "related_questions", "search_queries", "usage", "model", "request_id",
+            "auth_mode")  # fmt: skip
+    assert {k: getattr(response, k) for k in kept} == {k: getattr(full, k) for k in kept}
+    assert (response.provider, response.query, response.error, response.fallback) == (
+        "duckduckgo",
+        "the query",
+        None,
+        None,
+    )
+    assert response.notices == ("own notice",)
+    assert [f.name for f in dataclasses.fields(SearchResponse)] == [
+        "provider", "query", "answer", "sources", "citations", "related_questions", "search_queries", "usage", "model",
+        "request_id", "auth_mode", "attempts", "notices", "error", "fallback",
+    ]  # fmt: skip

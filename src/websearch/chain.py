@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 from .context import ProviderContext
@@ -203,13 +203,22 @@ async def run_search(
         response, provider_notices = served
         notices.extend(ctx.filter_notices(params))
         notices.extend(provider_notices)
-        return replace(
-            response,
-            provider=attempts[-1].provider,
-            query=params.query,
-            attempts=tuple(attempts),
-            notices=tuple(notices),
-            fallback=fallback,
+        return SearchResponse(  # positional, in field order (cheaper than dataclasses.replace)
+            attempts[-1].provider,
+            params.query,
+            response.answer,
+            response.sources,
+            response.citations,
+            response.related_questions,
+            response.search_queries,
+            response.usage,
+            response.model,
+            response.request_id,
+            response.auth_mode,
+            tuple(attempts),
+            tuple(notices),
+            None,
+            fallback,
         )
     walked = chain + tier
     return SearchResponse(

@@ -185,7 +185,7 @@ class SearchParams:
     exclude_domains: tuple[str, ...] | None = None
     summary: bool | None = None
     sort_by_date: bool | None = None
-    _rich: bool = field(default=False, init=False, repr=False, compare=False)
+    _given: tuple[tuple[str, Any], ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.query, str) or not self.query.strip():
@@ -213,9 +213,16 @@ class SearchParams:
         for name in ("summary", "sort_by_date"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), bool):
                 raise InvalidSearchParams(name, f"{name} must be true or false, got {getattr(self, name)!r}")
-        object.__setattr__(self, "include_domains", _domains("include_domains", self.include_domains))
-        object.__setattr__(self, "exclude_domains", _domains("exclude_domains", self.exclude_domains))
-        object.__setattr__(self, "_rich", any(name in RICH_PARAMS for name in self.given()))
+        if self.include_domains is not None:
+            object.__setattr__(self, "include_domains", _domains("include_domains", self.include_domains))
+        if self.exclude_domains is not None:
+            object.__setattr__(self, "exclude_domains", _domains("exclude_domains", self.exclude_domains))
+        given = tuple(
+            (name, value)
+            for name in _OPTIONAL_PARAMS
+            if (value := getattr(self, name)) is not None and value is not False and value != ()
+        )
+        object.__setattr__(self, "_given", given)
 
     @property
     def count(self) -> int | None:
@@ -225,16 +232,12 @@ class SearchParams:
     def given(self) -> dict[str, Any]:
         """The optional parameters the caller actually set (query excluded; false switches and
         empty domain lists count as not set)."""
-        return {
-            name: value
-            for name in _OPTIONAL_PARAMS
-            if (value := getattr(self, name)) is not None and value is not False and value != ()
-        }
+        return dict(self._given)
 
     @property
     def rich(self) -> bool:
         """True when any parameter beyond web_search.md's is set (richer request shapes apply)."""
-        return self._rich
+        return any(name in RICH_PARAMS for name, _ in self._given)
 
 
 #: Every optional search parameter, in declaration order.
