@@ -133,14 +133,15 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSou
 
     One pass over the parsed tree's links in document order: each `a.result__a` opens a result,
     the first `.result__snippet` after it is its snippet. Walking the `<a>` elements is 5x
-    cheaper than a CSS query; a page with snippets that are not links gets the CSS query. Text
+    cheaper than a CSS query; when a result lacks a link snippet and the page has snippets that
+    may be `<div>`/`<span>`, the CSS query runs instead. Text
     is the nodes' text with tags as spaces and whitespace folded, as the spec's rules do.
     """
     part = _results_part(html)
     tree = LexborHTMLParser(part)
-    found, snippets = _walk(tree.tags("a"))
-    if part.count(b"result__snippet") > snippets:  # some snippets are <div>/<span>
-        found, _ = _walk(tree.css(_SELECTOR))
+    found = _walk(tree.tags("a"))
+    if any(snippet is None for _, _, snippet in found) and b"result__snippet" in part:
+        found = _walk(tree.css(_SELECTOR))  # some snippets are <div>/<span>, not links
     sources: list[SearchSource] = []
     seen: set[str] = set()
     for title, href, snippet in found:
@@ -154,20 +155,32 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSou
     return sources
 
 
-def _walk(nodes: Iterable[Any]) -> tuple[list[tuple[str, str | None, str | None]], int]:
-    """(title, href, snippet) per title link, and how many snippet elements were seen."""
+def _walk(nodes: Iterable[Any]) -> list[tuple[str, str | None, str | None]]:
+    """(title, href, snippet) per title link, in document order."""
     found: list[tuple[str, str | None, str | None]] = []
-    snippets = 0
     for node in nodes:
         classes = f" {node.attrs.get('class') or ''} "
         if " result__a " in classes and node.tag == "a":
-            found.append((" ".join(node.text(deep=True, separator=" ").split()), node.attrs.get("href"), None))
-        elif " result__snippet " in classes:
-            snippets += 1
-            if found and found[-1][2] is None:
-                title, href, _ = found[-1]
-                found[-1] = (title, href, " ".join(node.text(deep=True, separator=" ").split()))
-    return found, snippets
+            found.append((_text(node), node.attrs.get("href"), None))
+        elif " result__snippet " in classes and found and found[-1][2] is None:
+            title, href, _ = found[-1]
+            found[-1] = (title, href, _text(node))
+    return found
+
+
+def _text(node: Any) -> str:
+    """The node's text, tags read as spaces, whitespace folded (the spec's decoding rule).
+
+    Equal to `" ".join(text.split())`, but a printable string (whose only whitespace is plain
+    spaces) is folded with C-speed replaces: splitting every snippet into words cost more than
+    parsing the links.
+    """
+    text: str = node.text(deep=True, separator=" ")
+    if not text.isprintable():
+        return " ".join(text.split())
+    while "  " in text:
+        text = text.replace("  ", " ")
+    return text.strip(" ")
 
 
 def _results_part(html: bytes | str) -> bytes:
