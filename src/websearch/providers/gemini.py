@@ -6,16 +6,12 @@ Credentials, in order: a key passed to the client; an OAuth login stored under `
 * Developer API: POST https://generativelanguage.googleapis.com/v1beta/models/<model>:streamGenerateContent?alt=sse
   with `x-goog-api-key`. The body is `contents`, `tools: [{googleSearch: {}}]`, `systemInstruction`
   and, only when max_tokens or temperature is given, `generationConfig`.
-* Cloud Code (OAuth): POST <endpoint>/v1internal:streamGenerateContent?alt=sse with a Bearer token and
-  that request wrapped as `{project, model, request, userAgent, requestId}`. Gemini CLI logins use
-  cloudcode-pa; Antigravity logins (id `google-antigravity`, or `"client": "antigravity"` in the login
-  JSON) try daily-cloudcode-pa, then its sandbox. A Gemini CLI login without `project_id` (the CLI's
-  own file has none) learns it from `loadCodeAssist` and keeps it. Expired tokens are refreshed at
-  https://oauth2.googleapis.com/token; a 401, 403 or "invalid auth" 400 forces one refresh and one retry.
+* Cloud Code (OAuth): the same request wrapped for a Gemini CLI or Antigravity login, with its
+  endpoints, token refresh and project lookup, lives in `_gemini_oauth`; a 401, 403 or "invalid
+  auth" 400 forces one refresh and one retry.
 
-Retries: 408, 429, 5xx and failed connections; 3 retries on the last endpoint (an earlier one gets a
-single try), waiting the server's hint (`retry-after-ms`, `Retry-After`, RetryInfo `retryDelay`,
-"Please retry in 12s") or 1, 2, 4 s, all inside a 5-minute budget on the injected clock.
+Retries (408, 429, 5xx, failed connections; the server's delay hints inside a 5-minute budget on the
+injected clock) and Google's error envelope live in `_gemini_retry`.
 The stream has no terminator: it is complete once a candidate carries `finishReason`. Chunks (wrapped
 in `response` by Cloud Code) add answer text, grounding chunks (sources, deduped by URI, kept as
 Google's redirect URLs), supports (citations, not deduped), `webSearchQueries`, usage and the model.
@@ -28,97 +24,70 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import platform
-import random
-import re
-import string
-import sys
-import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+from datetime import UTC
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from ..errors import (
-    ConfigError,
-    MissingCredentialError,
-    ProviderConnectionError,
-    ProviderTimeoutError,
-    SearchProviderError,
-)
-from ..oauth import OAuthToken, Refresh, oauth_token
+from ..errors import MissingCredentialError, ProviderConnectionError, ProviderTimeoutError, SearchProviderError
+from ..oauth import oauth_token
 from ..prompts import SYSTEM_PROMPT
 from ..sse import SseEvent, aiter_sse
 from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import (
-    Provider,
-    Support,
-    as_dict,
-    as_list,
-    as_str,
-    classify_http_error,
-    json_body,
-    redact_detail,
-    retry_after_seconds,
+from ._base import Provider, Support, as_dict, as_list, as_str
+from ._gemini_oauth import (
+    ANTIGRAVITY_CLIENT,
+    ANTIGRAVITY_ENDPOINTS,
+    ANTIGRAVITY_SYSTEM,
+    ANTIGRAVITY_USER_AGENT,
+    CLIENT_METADATA,
+    GEMINI_CLI_CLIENT,
+    GEMINI_CLI_USER_AGENT,
+    AuthKind,
+    GeminiAuth,
+    cloud_body,
+    cloud_requests,
+    cloud_route,
+    discover_project,
+    import_credentials,
+    refreshed,
+    refresher,
 )
+from ._gemini_retry import AuthRejected, Outcome, http_error, retry_hint, send_with_retries
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
 
+__all__ = [
+    "ANTIGRAVITY_CLIENT",
+    "ANTIGRAVITY_ENDPOINTS",
+    "ANTIGRAVITY_SYSTEM",
+    "ANTIGRAVITY_USER_AGENT",
+    "CLIENT_METADATA",
+    "GEMINI_CLI_CLIENT",
+    "GEMINI_CLI_USER_AGENT",
+    "NO_CREDENTIALS",
+    "PROVIDER",
+    "Gemini",
+    "GeminiAuth",
+    "GeminiStream",
+    "build_requests",
+    "http_error",
+    "import_credentials",
+    "parse_events",
+    "request_body",
+    "retry_hint",
+]
+
 DEVELOPER_URL: Final = "https://generativelanguage.googleapis.com/v1beta/models/{model}:streamGenerateContent?alt=sse"
-GEMINI_CLI_ENDPOINT: Final = "https://cloudcode-pa.googleapis.com"
-ANTIGRAVITY_ENDPOINTS: Final = (
-    "https://daily-cloudcode-pa.googleapis.com",
-    "https://daily-cloudcode-pa.sandbox.googleapis.com",
-)
-STREAM_PATH: Final = "/v1internal:streamGenerateContent?alt=sse"
-LOAD_PATH: Final = "/v1internal:loadCodeAssist"
-TOKEN_URL: Final = "https://oauth2.googleapis.com/token"
 ENV_KEYS: Final = ("GEMINI_API_KEY",)
 LOGIN_IDS: Final = ("gemini", "google-gemini-cli", "google-antigravity")
 DEFAULT_MODEL: Final = "gemini-2.5-flash"
-MAX_RETRIES: Final = 3
-BASE_DELAY: Final = 1.0  # seconds, doubled on each retry
-RATE_LIMIT_BUDGET: Final = 300.0  # seconds of waiting per search, on the injected clock
-#: The public "installed app" OAuth clients of the Gemini CLI and Antigravity (RFC 8252: not secrets).
-GEMINI_CLI_CLIENT: Final = ("681255809395-oo8ft2oprdrnp9e3aqf6av3hmdib135j.apps.googleusercontent.com",
-                            "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")  # fmt: skip
-ANTIGRAVITY_CLIENT: Final = ("1071006060591-tmhssin2h21lcre235vtolojh4g403ep.apps.googleusercontent.com",
-                             "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")  # fmt: skip
-ANTIGRAVITY_SYSTEM: Final = (
-    "You are Antigravity, a powerful agentic AI coding assistant designed by the Google Deepmind team working on "
-    "Advanced Agentic Coding.You are pair programming with a USER to solve their coding task. The task may require "
-    "creating a new codebase, modifying or debugging an existing codebase, or simply answering a question."
-    "**Absolute paths only****Proactiveness**"
-)
-CLIENT_METADATA: Final = "ideType=IDE_UNSPECIFIED,platform=PLATFORM_UNSPECIFIED,pluginType=GEMINI"
-_ARCH: Final = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64", "i386": "ia32", "i686": "ia32"}
-_NODE_ARCH: Final = _ARCH.get(platform.machine().lower(), platform.machine().lower())  # what Node's process.arch says
-GEMINI_CLI_USER_AGENT: Final = f"GeminiCLI/0.46.0/gemini-3.1-pro-preview ({sys.platform}; {_NODE_ARCH}; terminal)"
-ANTIGRAVITY_USER_AGENT: Final = "antigravity/hub/2.1.4 {}/{}".format(
-    "windows" if sys.platform == "win32" else sys.platform, {"x64": "amd64", "ia32": "386"}.get(_NODE_ARCH, _NODE_ARCH)
-)
-_HINT_RE: Final = re.compile(r'(?:Please retry in |"retryDelay":\s*")(\d+(?:\.\d+)?)(ms|s)\b', re.IGNORECASE)
-_INVALID_AUTH_RE: Final = re.compile(r"UNAUTHENTICATED|invalid (?:auth|credential)", re.IGNORECASE)
 NO_CREDENTIALS: Final = (
     "Gemini needs a login or an API key: set GEMINI_API_KEY, run `websearch auth set gemini` (a key, or an OAuth "
     "JSON with project_id), or `websearch auth import gemini` to reuse the Gemini CLI's Google login"
 )
-
-AuthKind = Literal["api_key", "gemini-cli", "antigravity"]
-
-
-@dataclass(frozen=True, slots=True)
-class GeminiAuth:
-    """How one search authenticates: a Developer API key, or a Cloud Code login and its project."""
-
-    kind: AuthKind
-    secret: str = field(repr=False)
-    project_id: str | None = None
-    credential_id: str | None = None
-    token: OAuthToken | None = None
 
 
 class Gemini(Provider):
@@ -147,13 +116,13 @@ class Gemini(Provider):
         auth = await self.authenticate(ctx)
         try:
             return await self._send(params, ctx, auth, model)
-        except _AuthRejected as rejected:
+        except AuthRejected as rejected:
             if auth.token is None or not auth.token.refresh_token:
                 raise rejected.error from None
-        auth = await self._refreshed(ctx, auth)
+        auth = await refreshed(ctx, auth)
         try:
             return await self._send(params, ctx, auth, model)
-        except _AuthRejected as rejected:
+        except AuthRejected as rejected:
             raise rejected.error from None
 
     async def authenticate(self, ctx: ProviderContext) -> GeminiAuth:
@@ -167,10 +136,10 @@ class Gemini(Provider):
                 continue
             antigravity = cred_id == "google-antigravity" or cred.data.get("client") == "antigravity"
             kind: AuthKind = "antigravity" if antigravity else "gemini-cli"
-            token = await oauth_token(ctx, self.id, _refresher(ctx, kind), credential_id=cred_id)
+            token = await oauth_token(ctx, self.id, refresher(ctx, kind), credential_id=cred_id)
             project = token.project_id
             if not project and kind == "gemini-cli":
-                project = await self._discover_project(ctx, token, cred_id)
+                project = await discover_project(ctx, token, cred_id)
             if not project:
                 raise SearchProviderError(self.id, f"the Gemini login `{cred_id}` has no project_id; store it again "
                                                    f"with one: `websearch auth set gemini`")  # fmt: skip
@@ -186,41 +155,14 @@ class Gemini(Provider):
     async def _send(self, params: SearchParams, ctx: ProviderContext, auth: GeminiAuth, model: str) -> SearchResponse:
         """Try each endpoint in order with retries; the first 2xx stream is the answer."""
         requests = build_requests(params, ctx, auth, model)
-        api = _api(auth)
-        started = ctx.clock.monotonic()
-        error: SearchProviderError | None = None
-        for index, request in enumerate(requests):
-            last = index == len(requests) - 1
-            tries = MAX_RETRIES + 1 if last else 1
-            for attempt in range(tries):
-                outcome = await self._exchange(params, ctx, request, auth, model)
-                hint = None
-                if isinstance(outcome, SearchResponse):
-                    notices = (*time_range_notices(params, ctx, auth), *outcome.notices)
-                    return dataclasses.replace(outcome, notices=notices)
-                if isinstance(outcome, HttpResponse):
-                    error = http_error(outcome, api, ctx.clock.now())
-                    if auth.kind != "api_key" and _auth_rejected(outcome):
-                        raise _AuthRejected(error)
-                    if not _retryable(outcome.status):
-                        raise error
-                    hint = retry_hint(outcome, ctx.clock.now())
-                else:  # no response at all: a refused or reset connection, or a timeout
-                    error = outcome
-                    if isinstance(outcome, ProviderTimeoutError) and last:
-                        raise outcome  # a 60 s silence is not retried (an earlier endpoint moves on)
-                if attempt + 1 >= tries:
-                    break  # on to the next endpoint, or out of retries
-                delay = hint if hint is not None else BASE_DELAY * 2**attempt
-                if ctx.clock.monotonic() - started + delay > RATE_LIMIT_BUDGET:
-                    raise error
-                await ctx.clock.sleep(delay)
-        assert error is not None
-        raise error
+        exchange = partial(self._exchange, params, ctx, auth=auth, model=model)
+        response = await send_with_retries(ctx, requests, exchange, _api(auth), oauth=auth.kind != "api_key")
+        notices = (*time_range_notices(params, ctx, auth), *response.notices)
+        return dataclasses.replace(response, notices=notices)
 
     async def _exchange(
         self, params: SearchParams, ctx: ProviderContext, request: HttpRequest, auth: GeminiAuth, model: str
-    ) -> SearchResponse | HttpResponse | SearchProviderError:
+    ) -> Outcome:
         """One request: the answer (2xx), the whole error response, or the failure that left no
         response. Failures after a 2xx head (a stream cut off) raise: they are never retried."""
         opened = False
@@ -237,33 +179,6 @@ class Gemini(Provider):
             if opened:
                 raise
             return exc
-
-    async def _refreshed(self, ctx: ProviderContext, auth: GeminiAuth) -> GeminiAuth:
-        """The login refreshed once although it had not expired (the server rejected it)."""
-        assert auth.credential_id is not None and auth.token is not None and auth.kind != "api_key"
-        stored = ctx.credentials.get(auth.credential_id)
-        if stored is not None and stored.data.get("access_token") == auth.token.access_token:
-            # mark it expired, so that oauth_token refreshes it under its lock (once, however many ask)
-            ctx.credentials.set(auth.credential_id, "oauth", {**stored.data, "expires_at": 0})
-        token = await oauth_token(ctx, self.id, _refresher(ctx, auth.kind), credential_id=auth.credential_id)
-        return dataclasses.replace(auth, secret=token.access_token, token=token)
-
-    async def _discover_project(self, ctx: ProviderContext, token: OAuthToken, cred_id: str) -> str | None:
-        """The account's Cloud Code project, as the Gemini CLI finds it; stored with the login."""
-        metadata = {"ideType": "IDE_UNSPECIFIED", "platform": "PLATFORM_UNSPECIFIED", "pluginType": "GEMINI"}
-        headers = {**_cloud_headers("gemini-cli", token.access_token), "Accept": "application/json"}
-        url = ctx.endpoint(self.id, GEMINI_CLI_ENDPOINT + LOAD_PATH)
-        request = HttpRequest("POST", url, headers=headers, json={"metadata": metadata}, secrets=(token.access_token,))
-        response = await ctx.send(self.id, request)
-        if not response.ok:
-            raise http_error(response, "Cloud Code API", ctx.clock.now())
-        data = json_body(self.id, response)
-        project = data.get("cloudaicompanionProject") if isinstance(data, dict) else None
-        project = project.get("id") if isinstance(project, dict) else project
-        if not isinstance(project, str) or not project:
-            return None
-        ctx.credentials.set(cred_id, "oauth", {**token.to_dict(), "project_id": project})
-        return project
 
 
 # -- the request ------------------------------------------------------------------------------
@@ -319,12 +234,7 @@ def request_body(
         config["temperature"] = params.temperature
     if config:
         inner["generationConfig"] = config
-    if auth.kind == "api_key":
-        return inner
-    body: dict[str, Any] = {"project": auth.project_id, "model": model, "request": inner}
-    if auth.kind == "antigravity":
-        return {**body, "requestType": "agent", "userAgent": "antigravity", "requestId": request_id}
-    return {**body, "userAgent": "pi-coding-agent", "requestId": request_id}
+    return inner if auth.kind == "api_key" else cloud_body(inner, auth, model, request_id)
 
 
 def build_requests(params: SearchParams, ctx: ProviderContext, auth: GeminiAuth, model: str) -> list[HttpRequest]:
@@ -334,22 +244,8 @@ def build_requests(params: SearchParams, ctx: ProviderContext, auth: GeminiAuth,
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream", "x-goog-api-key": auth.secret}
         body = request_body(params, auth, model, "", time_range(params, ctx))
         return [HttpRequest("POST", url, headers=headers, json=body, secrets=(auth.secret,))]
-    endpoints: tuple[str, ...] = ANTIGRAVITY_ENDPOINTS
-    request_id = f"agent-{uuid.uuid4()}"
-    if auth.kind == "gemini-cli":
-        suffix = "".join(random.choices(string.ascii_lowercase + string.digits, k=9))
-        endpoints, request_id = (GEMINI_CLI_ENDPOINT,), f"pi-{int(ctx.clock.now().timestamp() * 1000)}-{suffix}"
-    body = request_body(params, auth, model, request_id)
-    headers = _cloud_headers(auth.kind, auth.secret)
-    return [HttpRequest("POST", ctx.endpoint("gemini", endpoint + STREAM_PATH), headers=headers, json=body,
-                        secrets=(auth.secret,)) for endpoint in endpoints]  # fmt: skip
-
-
-def _cloud_headers(kind: AuthKind, token: str) -> dict[str, str]:
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json", "Accept": "text/event-stream"}
-    if kind == "antigravity":
-        return {**headers, "User-Agent": ANTIGRAVITY_USER_AGENT}
-    return {**headers, "User-Agent": GEMINI_CLI_USER_AGENT, "Client-Metadata": CLIENT_METADATA}
+    endpoints, request_id = cloud_route(ctx, auth.kind)
+    return cloud_requests(ctx, auth, endpoints, request_body(params, auth, model, request_id))
 
 
 def _api(auth: GeminiAuth) -> str:
@@ -450,124 +346,6 @@ def parse_events(events: Iterable[SseEvent], params: SearchParams, model: str = 
     for event in events:
         stream.feed(event)
     return stream.result(params)
-
-
-# -- errors and retries -----------------------------------------------------------------------
-
-
-class _AuthRejected(Exception):
-    """Cloud Code refused the login: worth one forced refresh."""
-
-    def __init__(self, error: SearchProviderError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
-def http_error(response: HttpResponse, api: str, now: datetime | None = None) -> SearchProviderError:
-    """A non-2xx answer (or an error chunk): the shared classification, else Google's envelope."""
-    message, status_name, reason = _envelope(response)
-    retry = retry_hint(response, now)
-    shared = classify_http_error("gemini", response)
-    if shared is not None:
-        shared.retry_after = retry
-        return shared
-    status = response.status
-    if reason == "API_KEY_INVALID":
-        return SearchProviderError(
-            "gemini", f"Gemini authorization failed ({status} API_KEY_INVALID): {message} Check GEMINI_API_KEY "
-            "or base URL.", status)  # fmt: skip
-    detail = f"{message} ({status_name})" if message and status_name else message or response.safe_text()
-    return SearchProviderError("gemini", f"Gemini {api} error ({status}): {detail or 'empty body'}", status,
-                               retry_after=retry)  # fmt: skip
-
-
-def _envelope(response: HttpResponse) -> tuple[str | None, str | None, str | None]:
-    """(message, status, ErrorInfo reason) of `{"error": {...}}` (Cloud Code may wrap it in a list)."""
-    try:
-        data = response.json()
-    except ValueError:
-        return None, None, None
-    data = data[0] if isinstance(data, list) and data else data
-    error = as_dict(as_dict(data).get("error"))
-    message = as_str(error.get("message"))
-    if message:
-        message = redact_detail(response, message) or None
-    reasons = [as_str(as_dict(d).get("reason")) for d in as_list(error.get("details"))]
-    return message, as_str(error.get("status")), next((r for r in reasons if r), None)
-
-
-def retry_hint(response: HttpResponse, now: datetime | None = None) -> float | None:
-    """Seconds the server asks us to wait: headers first, else the longest hint in the body."""
-    millis = response.headers.get("retry-after-ms", "")
-    if millis.replace(".", "", 1).isdigit():
-        return float(millis) / 1000
-    after = retry_after_seconds(response.headers, now)
-    if after is not None:
-        return after
-    hints = [float(value) / (1000 if unit.lower() == "ms" else 1) for value, unit in _HINT_RE.findall(response.text())]
-    return max(hints) if hints else None
-
-
-def _retryable(status: int) -> bool:
-    return status in (408, 429) or status >= 500
-
-
-def _auth_rejected(response: HttpResponse) -> bool:
-    status = response.status
-    return status in (401, 403) or (status == 400 and bool(_INVALID_AUTH_RE.search(response.text())))
-
-
-# -- OAuth ------------------------------------------------------------------------------------
-
-
-def _refresher(ctx: ProviderContext, kind: AuthKind) -> Refresh:
-    """Refresh a login at Google's token endpoint, with the OAuth client that issued it."""
-
-    async def refresh(token: OAuthToken) -> OAuthToken:
-        client_id, client_secret = ANTIGRAVITY_CLIENT if kind == "antigravity" else GEMINI_CLI_CLIENT
-        refresh_token = token.refresh_token or ""
-        form = [("client_id", client_id), ("client_secret", client_secret), ("refresh_token", refresh_token),
-                ("grant_type", "refresh_token")]  # fmt: skip
-        request = HttpRequest("POST", ctx.endpoint("gemini", TOKEN_URL), headers={"Accept": "application/json"},
-                              form=form, secrets=(refresh_token, token.access_token))  # fmt: skip
-        response = await ctx.send("gemini", request)
-        try:
-            data = as_dict(response.json())
-        except ValueError:
-            data = {}
-        access, expires_in = data.get("access_token"), data.get("expires_in")
-        if not response.ok or not isinstance(access, str) or not access:
-            detail = ": ".join(str(data[k]) for k in ("error", "error_description") if data.get(k))
-            detail = detail or response.safe_text() or "no body"
-            raise SearchProviderError(
-                "gemini", f"the token endpoint answered {response.status}: {detail}", response.status
-            )
-        expires_at = ctx.clock.now().timestamp() + expires_in if isinstance(expires_in, (int, float)) else None
-        return dataclasses.replace(token, access_token=access, expires_at=expires_at,
-                                   refresh_token=as_str(data.get("refresh_token")) or token.refresh_token)  # fmt: skip
-
-    return refresh
-
-
-def import_credentials(home: Path) -> OAuthToken:
-    """The Gemini CLI's Google login (`~/.gemini/oauth_creds.json`) as an OAuth credential."""
-    path = home / ".gemini" / "oauth_creds.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"no Gemini CLI login at {path}: run `gemini` and sign in with Google first") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
-    except ValueError:
-        raise ConfigError(f"{path} is not valid JSON") from None
-    access, refresh, expiry = (as_dict(data).get(k) for k in ("access_token", "refresh_token", "expiry_date"))
-    if not isinstance(access, str) or not access:
-        raise ConfigError(f"{path} has no access_token: sign in with Google in the Gemini CLI again")
-    if refresh is not None and not isinstance(refresh, str):
-        raise ConfigError(f"{path} has a refresh_token that is not a string")
-    if expiry is not None and (isinstance(expiry, bool) or not isinstance(expiry, (int, float))):
-        raise ConfigError(f"{path} has an expiry_date that is not a number of milliseconds")
-    return OAuthToken(access, refresh or None, expiry / 1000 if expiry is not None else None)
 
 
 PROVIDER: Final = Gemini()
