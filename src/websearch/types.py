@@ -44,9 +44,13 @@ ProviderId = Literal[
 SEARCH_PROVIDER_ORDER: Final[tuple[str, ...]] = get_args(ProviderId)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SearchSource:
-    """One result: where it is, what it says, and when it was published."""
+    """One result: where it is, what it says, and when it was published.
+
+    Not frozen on purpose: providers build dozens per search and a frozen dataclass costs five
+    times as much to construct. Treat it as a value all the same.
+    """
 
     title: str
     url: str
@@ -57,7 +61,7 @@ class SearchSource:
     highlights: tuple[str, ...] = ()  # short extracts, shown by the `blocks` renderer
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SearchCitation:
     """A passage of the answer attributed to a URL (answer engines only)."""
 

@@ -159,13 +159,20 @@ def _walk(nodes: Iterable[Any]) -> list[tuple[str, str | None, str | None]]:
     """(title, href, snippet) per title link, in document order."""
     found: list[tuple[str, str | None, str | None]] = []
     for node in nodes:
-        classes = f" {node.attrs.get('class') or ''} "
-        if " result__a " in classes and node.tag == "a":
+        classes = node.attrs.get("class")
+        if not classes:  # icon and plain links
+            continue
+        if _has_class(classes, "result__a") and node.tag == "a":
             found.append((_text(node), node.attrs.get("href"), None))
-        elif " result__snippet " in classes and found and found[-1][2] is None:
+        elif _has_class(classes, "result__snippet") and found and found[-1][2] is None:
             title, href, _ = found[-1]
             found[-1] = (title, href, _text(node))
     return found
+
+
+def _has_class(classes: str, name: str) -> bool:
+    """`name` is one of the space-separated tokens of a class attribute."""
+    return classes == name or (name in classes and name in classes.split())
 
 
 def _text(node: Any) -> str:
@@ -184,11 +191,10 @@ def _text(node: Any) -> str:
 
 
 def _results_part(html: bytes | str) -> bytes:
-    """The results container up to the pager: the header, search form and footer hold no results."""
+    """From the results container on: the header and search form hold no results."""
     page = html.encode() if isinstance(html, str) else html
-    start = max(page.find(b'<div id="links"'), 0)
-    end = page.find(b'<div class="nav-link"', start)
-    return page[start : end if end > 0 else None]
+    start = page.find(b'<div id="links"')
+    return page[start:] if start > 0 else page
 
 
 def unwrap_href(href: str) -> str | None:
