@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
@@ -194,6 +195,9 @@ class SearchParams:
     def __post_init__(self) -> None:
         if not isinstance(self.query, str) or not self.query.strip():
             raise InvalidSearchParams("query", "query must be a non-empty string")
+        values = _param_values(self)
+        if values.count(None) == len(values):  # the common plain call: nothing else to check
+            return
         if self.recency is not None and self.recency not in RECENCY_VALUES:
             raise InvalidSearchParams(
                 "recency", f"recency must be one of {', '.join(RECENCY_VALUES)}; got {self.recency!r}"
@@ -223,8 +227,8 @@ class SearchParams:
             object.__setattr__(self, "exclude_domains", _domains("exclude_domains", self.exclude_domains))
         given = tuple(
             (name, value)
-            for name in _OPTIONAL_PARAMS
-            if (value := getattr(self, name)) is not None and value is not False and value != ()
+            for name, value in zip(_OPTIONAL_PARAMS, _param_values(self), strict=True)
+            if value is not None and value is not False and value != ()
         )
         object.__setattr__(self, "_given", given)
 
@@ -247,5 +251,6 @@ class SearchParams:
 #: Every optional search parameter, in declaration order.
 PARAM_NAMES: Final = tuple(f.name for f in dataclasses.fields(SearchParams) if f.init and f.name != "query")
 _OPTIONAL_PARAMS: Final = PARAM_NAMES
+_param_values: Final = operator.attrgetter(*PARAM_NAMES)
 #: The parameters of mcp-web_search-tool.md that web_search.md does not have.
 RICH_PARAMS: Final = frozenset(_OPTIONAL_PARAMS[_OPTIONAL_PARAMS.index("mode") :])

@@ -156,8 +156,8 @@ class Tavily(HttpProvider):
         results = data.get("results")
         sources = [
             _source(r, now)
-            for r in (results if isinstance(results, list) else [])
-            if isinstance(r, dict) and as_str(r.get("url"))
+            for r in (results if isinstance(results, list) else ())
+            if isinstance(r, dict) and isinstance(url := r.get("url"), str) and url
         ]
         answer = as_str(data.get("answer"))
         return SearchResponse(
@@ -229,15 +229,17 @@ def _json_or_none(response: HttpResponse) -> Any:
 
 
 def _source(result: dict[str, Any], now: datetime) -> SearchSource:
-    url = result["url"]
-    published = as_str(result.get("published_date"))
-    content = as_str(result.get("content"))
+    url: str = result["url"]
+    title, content, published = result.get("title"), result.get("content"), result.get("published_date")
+    if not isinstance(published, str) or not published:
+        published = None
+    snippet = content.strip() if isinstance(content, str) else ""
     return SearchSource(
-        title=as_str(result.get("title")) or url,
-        url=url,
-        snippet=content.strip() or None if content else None,
-        published_date=published,
-        age_seconds=age_seconds(published, now),
+        title if isinstance(title, str) and title else url,
+        url,
+        snippet or None,
+        published,
+        age_seconds(published, now) if published else None,
     )
 
 
