@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 from ..dates import age_seconds, parse_date
 from ..errors import MissingCredentialError, SearchProviderError
 from ..registry import PROVIDERS, ProviderInfo
-from ..types import SearchParams, SearchResponse
+from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ __all__ = [
     "clamp_count",
     "classify_http_error",
     "json_body",
+    "make_source",
     "parse_date",
     "recency_bucket",
     "redact_detail",
@@ -181,6 +182,21 @@ def require_key(
 
 
 # -- reading loosely-typed JSON ----------------------------------------------------------------
+
+
+def make_source(url: str, title: object, text: object, published: object, now: datetime) -> SearchSource:
+    """A result from loosely-typed JSON values: the title falls back to the URL, the text is
+    trimmed (blank becomes None), a non-string or empty date is dropped, the age comes from `now`.
+    Written for the hot path: providers build dozens of these per search."""
+    date = published if isinstance(published, str) and published else None
+    snippet = text.strip() if isinstance(text, str) else ""
+    return SearchSource(
+        title if isinstance(title, str) and title else url,
+        url,
+        snippet or None,
+        date,
+        age_seconds(date, now) if date else None,
+    )
 
 
 def as_dict(value: object) -> dict[str, Any]:

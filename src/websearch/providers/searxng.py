@@ -21,12 +21,12 @@ from ..wire import HttpRequest, HttpResponse
 from ._base import (
     HttpProvider,
     Support,
-    age_seconds,
     api_error,
     as_list,
     as_str,
     clamp_count,
     json_body,
+    make_source,
     recency_bucket,
     with_site_operators,
 )
@@ -169,20 +169,8 @@ def _http_error(response: HttpResponse) -> SearchProviderError:
 
 
 def _source(result: dict[str, Any], now: datetime) -> SearchSource:
-    url: str = result["url"]
-    title = result.get("title")
-    content = result.get("content")
     published = result.get("publishedDate") or result.get("published_date")
-    if not isinstance(published, str):
-        published = None
-    snippet = content.strip() if isinstance(content, str) else ""
-    return SearchSource(
-        title if isinstance(title, str) and title else url,
-        url,
-        snippet or None,
-        published,
-        age_seconds(published, now) if published else None,
-    )
+    return make_source(result["url"], result.get("title"), result.get("content"), published, now)
 
 
 PROVIDER: Final = SearXNG()

@@ -36,11 +36,11 @@ from ..wire import HttpRequest, HttpResponse
 from ._base import (
     HttpProvider,
     Support,
-    age_seconds,
     as_str,
     clamp_count,
     classify_http_error,
     json_body,
+    make_source,
     require_key,
     retry_after_seconds,
     status_phrase,
@@ -229,18 +229,7 @@ def _json_or_none(response: HttpResponse) -> Any:
 
 
 def _source(result: dict[str, Any], now: datetime) -> SearchSource:
-    url: str = result["url"]
-    title, content, published = result.get("title"), result.get("content"), result.get("published_date")
-    if not isinstance(published, str) or not published:
-        published = None
-    snippet = content.strip() if isinstance(content, str) else ""
-    return SearchSource(
-        title if isinstance(title, str) and title else url,
-        url,
-        snippet or None,
-        published,
-        age_seconds(published, now) if published else None,
-    )
+    return make_source(result["url"], result.get("title"), result.get("content"), result.get("published_date"), now)
 
 
 PROVIDER: Final = Tavily()
