@@ -127,18 +127,17 @@ class WebSearch:
             search_params = SearchParams(query, **params)
         except TypeError as exc:  # an unknown keyword
             raise InvalidSearchParams("params", f"unknown search parameter: {exc}") from None
-        excluded = frozenset(exclude)
-        for name in ([provider] if provider and provider != "auto" else []) + sorted(excluded):
-            if name not in SEARCH_PROVIDER_ORDER:
-                raise InvalidSearchParams(
-                    "provider", f"unknown provider {name!r}; use auto or one of: {', '.join(SEARCH_PROVIDER_ORDER)}"
-                )
+        excluded = self.settings.excluded_providers
+        if exclude:
+            excluded = excluded | frozenset(_known_provider(name) for name in exclude)
+        if provider is not None and provider != "auto":
+            _known_provider(provider)
         return await run_search(
             search_params,
             self._context(),
             provider=provider,
             preferred=self.settings.preferred_provider,
-            excluded=self.settings.excluded_providers | excluded,
+            excluded=excluded,
         )
 
     async def aclose(self) -> None:
@@ -189,6 +188,14 @@ class WebSearch:
             thread.start()
             self._loop, self._thread = loop, thread
         return self._loop
+
+
+def _known_provider(name: str) -> str:
+    if name not in PROVIDERS:
+        raise InvalidSearchParams(
+            "provider", f"unknown provider {name!r}; use auto or one of: {', '.join(SEARCH_PROVIDER_ORDER)}"
+        )
+    return name
 
 
 async def asearch(query: str, **params: Any) -> SearchResponse:
