@@ -193,11 +193,20 @@ async def test_explicit_unavailable_falls_back_with_a_notice(
     )
 
 
-async def test_unimplemented_provider_is_registered_but_unavailable(base_env: dict[str, str]) -> None:
-    async with client(base_env) as ws:
-        rows = ws.provider_status()
-    assert [r.id for r in rows] == list(SEARCH_PROVIDER_ORDER)
-    assert {r.id for r in rows if r.available} >= {"duckduckgo"}
+async def test_unimplemented_provider_is_registered_but_unavailable(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info = registry.PROVIDERS["brave"]
+    monkeypatch.setitem(registry.PROVIDERS, "brave", dataclasses.replace(info, implemented=False))  # type: ignore[arg-type]
+    monkeypatch.delitem(registry._loaded, "brave", raising=False)
+    async with client({**env, "BRAVE_API_KEY": "x" * 12}) as ws:  # env: the DuckDuckGo fake answers
+        rows = {r.id: r for r in ws.provider_status()}
+        response = await ws.asearch("q", provider="brave")
+    assert list(rows) == list(SEARCH_PROVIDER_ORDER)
+    assert (rows["brave"].available, rows["brave"].reason) == (False, "not implemented yet")
+    assert response.notices[0].startswith("provider brave was requested but is not available (not implemented yet)")
+    with pytest.raises(LookupError, match="Brave is not implemented yet"):
+        registry.load_provider("brave")
 
 
 async def test_unrenderable_response_is_204_and_advances(
