@@ -6,7 +6,7 @@ builds an HTTP client or calls `time.time()` itself.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -49,7 +49,7 @@ class ProviderContext:
     transport: SendsRequests | None  # None for availability checks, which never send
     clock: Clock
     api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
-    _filters: dict[int, tuple[SearchParams, Filters, list[str]]] = field(default_factory=dict, repr=False)
+    _filters: dict[int, tuple[SearchParams, Filters, list[str]]] | None = field(default=None, repr=False)
 
     def filters(self, params: SearchParams) -> Filters:
         """The normalised richer parameters (`websearch.filters`), computed once per search."""
@@ -62,6 +62,8 @@ class ProviderContext:
         return list(self._resolve(params)[2]) if params.rich else []
 
     def _resolve(self, params: SearchParams) -> tuple[SearchParams, Filters, list[str]]:
+        if self._filters is None:
+            self._filters = {}
         cached = self._filters.get(id(params))
         if cached is None or cached[0] is not params:
             from .filters import resolve_filters
@@ -100,9 +102,9 @@ class ProviderContext:
                     return cred.api_key
         return None
 
-    async def send(self, provider_id: str, request: HttpRequest) -> HttpResponse:
-        """Send a request and read the whole response."""
-        return await self._transport().send(provider_id, request)
+    def send(self, provider_id: str, request: HttpRequest) -> Awaitable[HttpResponse]:
+        """Send a request and read the whole response (the transport's coroutine, not a wrapper)."""
+        return self._transport().send(provider_id, request)
 
     def stream(
         self, provider_id: str, request: HttpRequest

@@ -114,11 +114,21 @@ class Transport:
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
         """Send `request` and read the whole body; any wire failure raises SearchProviderError."""
-        resp = await self._open(provider, request)
         try:
-            body = await self._read_body(provider, request, resp)
-        finally:
-            resp.release()
+            url, kwargs = self._request_args(request)
+            resp = await self._get_session().request(request.method, url, **kwargs)
+            try:
+                declared = resp.content_length
+                if declared is None:
+                    body = await self._read_chunked(provider, resp)
+                elif declared > self.max_body_bytes:
+                    raise self._too_large(provider, resp.status)
+                else:
+                    body = await resp.read()
+            finally:
+                resp.release()
+        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
+            raise self._translate(provider, request, exc) from None
         return HttpResponse(resp.status, _headers(resp), body, str(resp.url), request.secrets)
 
     @asynccontextmanager
@@ -131,7 +141,11 @@ class Transport:
         connection unless the body was read to its end, which is how a cancelled stream is torn
         down. Errors raised by the caller inside the block pass through untouched.
         """
-        resp = await self._open(provider, request)
+        try:
+            url, kwargs = self._request_args(request)
+            resp = await self._get_session().request(request.method, url, **kwargs)
+        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
+            raise self._translate(provider, request, exc) from None
         try:
             head = HttpResponse(resp.status, _headers(resp), b"", str(resp.url), request.secrets)
             yield head, self._lines(provider, request, resp)
@@ -140,8 +154,9 @@ class Transport:
 
     # -- internals -----------------------------------------------------------------------------
 
-    async def _open(self, provider: str, request: HttpRequest) -> aiohttp.ClientResponse:
-        """Send the request and read the response head."""
+    def _request_args(self, request: HttpRequest) -> tuple[URL, dict[str, Any]]:
+        """The URL (parsed once, for the proxy decision and for aiohttp) and aiohttp's arguments."""
+        url = URL(request.url)
         kwargs: dict[str, Any] = {"headers": request.headers, "allow_redirects": True}
         if request.params:
             kwargs["params"] = request.params
@@ -151,36 +166,25 @@ class Transport:
             kwargs["data"] = list(request.form)
         if request.timeout is not None:
             kwargs["timeout"] = aiohttp.ClientTimeout(total=request.timeout)
-        try:
-            url = URL(request.url)
-            proxy, proxy_headers = self._proxies.for_url(url)
-            if proxy is not None:
-                kwargs["proxy"] = proxy
-                if proxy_headers and url.scheme == "http":  # absolute-form request: the header rides on it
-                    kwargs["headers"] = {**request.headers, **proxy_headers}
-                elif proxy_headers:  # https: the header goes on the CONNECT
-                    kwargs["proxy_headers"] = proxy_headers
-            return await self._get_session().request(request.method, request.url, **kwargs)
-        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
-            raise self._translate(provider, request, exc) from None
+        proxy, proxy_headers = self._proxies.for_url(url)
+        if proxy is not None:
+            kwargs["proxy"] = proxy
+            if proxy_headers and url.scheme == "http":  # absolute-form request: the header rides on it
+                kwargs["headers"] = {**request.headers, **proxy_headers}
+            elif proxy_headers:  # https: the header goes on the CONNECT
+                kwargs["proxy_headers"] = proxy_headers
+        return url, kwargs
 
-    async def _read_body(self, provider: str, request: HttpRequest, resp: aiohttp.ClientResponse) -> bytes:
-        declared = resp.content_length
-        try:
-            if declared is not None:
-                if declared > self.max_body_bytes:
-                    raise self._too_large(provider, resp.status)
-                return await resp.read()
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in resp.content.iter_chunked(_CHUNK):
-                size += len(chunk)
-                if size > self.max_body_bytes:
-                    raise self._too_large(provider, resp.status)
-                chunks.append(chunk)
-            return b"".join(chunks)
-        except (TimeoutError, aiohttp.ClientError) as exc:
-            raise self._translate(provider, request, exc) from None
+    async def _read_chunked(self, provider: str, resp: aiohttp.ClientResponse) -> bytes:
+        """A body without Content-Length, read up to the cap."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.content.iter_chunked(_CHUNK):
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise self._too_large(provider, resp.status)
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     async def _lines(self, provider: str, request: HttpRequest, resp: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
         try:
