@@ -159,11 +159,12 @@ def _walk(nodes: Iterable[Any]) -> list[tuple[str, str | None, str | None]]:
     """(title, href, snippet) per title link, in document order."""
     found: list[tuple[str, str | None, str | None]] = []
     for node in nodes:
-        classes = node.attrs.get("class")
+        attrs = node.attrs
+        classes = attrs.get("class")
         if not classes:  # icon and plain links
             continue
         if _has_class(classes, "result__a") and node.tag == "a":
-            found.append((_text(node), node.attrs.get("href"), None))
+            found.append((_text(node), attrs.get("href"), None))
         elif _has_class(classes, "result__snippet") and found and found[-1][2] is None:
             title, href, _ = found[-1]
             found[-1] = (title, href, _text(node))
