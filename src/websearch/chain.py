@@ -43,7 +43,10 @@ DEFAULT_FALLBACK: Final = ("firecrawl",)
 
 
 def _disabled(info: ProviderInfo, ctx: ProviderContext) -> bool:
-    return any(not ctx.settings.get_bool(key, True) for key in info.disabled_by)
+    for key in info.disabled_by:  # loops, not any(<generator>): this runs on every search
+        if not ctx.settings.get_bool(key, True):
+            return True
+    return False
 
 
 def is_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
@@ -52,10 +55,13 @@ def is_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
         return False
     if info.keyless or info.id in ctx.api_keys:
         return True
-    if any(ctx.env.get(name) for name in info.env_keys):
-        return True
-    if any(ctx.settings.get(key) for key in info.settings_keys):
-        return True
+    env = ctx.env
+    for name in info.env_keys:
+        if env.get(name):
+            return True
+    for key in info.settings_keys:
+        if ctx.settings.get(key):
+            return True
     return bool(info.credential_ids) and not ctx.credentials.ids().isdisjoint(info.credential_ids)
 
 

@@ -191,6 +191,7 @@ class SearchParams:
     summary: bool | None = None
     sort_by_date: bool | None = None
     _given: tuple[tuple[str, Any], ...] = field(default=(), init=False, repr=False, compare=False)
+    _rich: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.query, str) or not self.query.strip():
@@ -231,6 +232,7 @@ class SearchParams:
             if value is not None and value is not False and value != ()
         )
         object.__setattr__(self, "_given", given)
+        object.__setattr__(self, "_rich", any(name in RICH_PARAMS for name, _ in given))
 
     @property
     def count(self) -> int | None:
@@ -245,7 +247,7 @@ class SearchParams:
     @property
     def rich(self) -> bool:
         """True when any parameter beyond web_search.md's is set (richer request shapes apply)."""
-        return any(name in RICH_PARAMS for name, _ in self._given)
+        return self._rich
 
 
 #: Every optional search parameter, in declaration order.
