@@ -43,7 +43,7 @@ DEFAULT_FALLBACK: Final = ("firecrawl",)
 
 
 def _disabled(info: ProviderInfo, ctx: ProviderContext) -> bool:
-    for key in info.disabled_by:  # loops, not any(<generator>): this runs on every search
+    for key in info.disabled_by:  # noqa: SIM110 - a loop, not any(<generator>): it runs on every search
         if not ctx.settings.get_bool(key, True):
             return True
     return False
