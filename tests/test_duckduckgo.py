@@ -135,6 +135,7 @@ def test_unwrap_href_rules() -> None:
     assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2Fx&amp;rut=1") == "https://a.com/x"
     assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2Fx%2By&rut=1") == "https://a.com/x+y"
     assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2Fa+b") == "https://a.com/a+b"
+    assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2Fx#frag") == "https://a.com/x#frag"
     assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2F%C3%A9") == "https://a.com/é"
     assert unwrap_href("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.com%2F%E9") is None  # invalid UTF-8
     assert unwrap_href("//example.com/p") == "https://example.com/p"

@@ -232,7 +232,7 @@ ERRORS = [
     (Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
      "Firecrawl API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>", 502),
     (Reply(200, "<html>maintenance</html>", content_type="text/html"), "Firecrawl returned a body that is not JSON", 200),
-    (Reply(200, firecrawl_error("Search engine returned no response")), "Firecrawl search failed: Search engine returned no response", 200),
+    (Reply(200, firecrawl_error("Search engine returned no response")), "Firecrawl search failed: Search engine returned no response", 502),
     (Reply(200, [1, 2]), "Firecrawl returned JSON that is not an object", 200),
 ]  # fmt: skip
 

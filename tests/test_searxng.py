@@ -223,3 +223,9 @@ async def test_richer_domains_are_site_operators(searx: FakeSearXNG, config_dir:
         f"include_domains=('a.org', 'b.org') applied as site: operators {tail}",
         f"exclude_domains=('c.org',) applied as -site: operators {tail}",
     )
+
+
+async def test_an_empty_error_body_says_the_status(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.enqueue(Reply(502, b""))
+    response = await run(make_env(config_dir, searx))
+    assert response.error == "SearXNG API error (502): Bad Gateway"

@@ -114,3 +114,20 @@ def test_secret_resolution_order(tmp_path: Path) -> None:
     ws2 = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path)})
     assert ws2._context(with_transport=False).secret("brave", ("BRAVE_API_KEY",)) == "from-db-123456"
     assert ws2._context(with_transport=False).secret("kagi", ("KAGI_API_KEY",)) is None
+
+
+def test_reads_are_cached_until_the_file_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "agent.db"
+    store = CredentialStore(path)
+    store.set("brave", "api_key", {"api_key": "first-key-123456"})
+    assert store.get("brave").api_key == "first-key-123456"  # type: ignore[union-attr]
+    opened: list[int] = []
+    real_connect = store._connect
+    monkeypatch.setattr(store, "_connect", lambda: opened.append(1) or real_connect())
+    for _ in range(5):
+        assert store.get("brave").api_key == "first-key-123456"  # type: ignore[union-attr]
+        assert store.get("tavily") is None
+    assert opened == []  # answered from memory: no SQLite on the event loop
+    CredentialStore(path).set("brave", "api_key", {"api_key": "second-key-abcdef"})  # another writer
+    assert store.get("brave").api_key == "second-key-abcdef"  # type: ignore[union-attr]
+    assert store.get("brave", fresh=True).api_key == "second-key-abcdef"  # type: ignore[union-attr]

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from .availability import is_available, is_explicitly_available, unavailable_reason
 from .context import ProviderContext
 from .errors import SearchProviderError
 from .registry import PROVIDERS, ProviderInfo, load_provider
-from .settings import ENV_TWINS
 from .types import SEARCH_PROVIDER_ORDER, Attempt, SearchParams, SearchResponse
 
 __all__ = [
@@ -37,55 +37,6 @@ log = logging.getLogger("websearch")
 NO_PROVIDER_MESSAGE = "No web search provider configured."
 #: `providers.webSearchFallback` when the setting is absent.
 DEFAULT_FALLBACK: Final = ("firecrawl",)
-
-
-# -- availability (declarative: no provider module is imported) --------------------------------
-
-
-def _disabled(info: ProviderInfo, ctx: ProviderContext) -> bool:
-    for key in info.disabled_by:  # noqa: SIM110 - a loop, not any(<generator>): it runs on every search
-        if not ctx.settings.get_bool(key, True):
-            return True
-    return False
-
-
-def is_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
-    """May the automatic chain use this provider? Cheap: env, settings, stored credential ids."""
-    if not info.implemented or _disabled(info, ctx):
-        return False
-    if info.keyless or info.id in ctx.api_keys:
-        return True
-    env = ctx.env
-    for name in info.env_keys:
-        if env.get(name):
-            return True
-    for key in info.settings_keys:
-        if ctx.settings.get(key):
-            return True
-    return bool(info.credential_ids) and not ctx.credentials.ids().isdisjoint(info.credential_ids)
-
-
-def is_explicitly_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
-    """May this provider run when chosen explicitly (preferred or `provider=`)?"""
-    if info.implemented and info.explicit_keyless and not _disabled(info, ctx):
-        return True
-    return is_available(info, ctx)
-
-
-def unavailable_reason(info: ProviderInfo, ctx: ProviderContext) -> str:
-    """What would make the provider available, for `websearch providers` and notices."""
-    if not info.implemented:
-        return "not implemented yet"
-    off = [key for key in info.disabled_by if not ctx.settings.get_bool(key, True)]
-    if off:
-        return f"disabled by the setting {' and '.join(off)}"
-    ways = [f"set {name}" for name in info.env_keys]
-    for key in info.settings_keys:
-        twin = ENV_TWINS.get(key)
-        ways.append(f"set {key} in settings.toml" + (f" or {twin}" if twin else ""))
-    if info.credential_ids:
-        ways.append(f"run `websearch auth set {info.credential_ids[0]}`")
-    return " or ".join(ways) if ways else "not configured"
 
 
 def resolve_chain(ctx: ProviderContext, preferred: str = "auto", excluded: Iterable[str] = ()) -> list[ProviderInfo]:

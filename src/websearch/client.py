@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Self
 
-from .chain import is_available, run_search, unavailable_reason
+from .availability import is_available, unavailable_reason
+from .chain import run_search
 from .clock import Clock, SystemClock
 from .context import ProviderContext, SendsRequests
 from .credentials import CredentialStore

@@ -58,7 +58,9 @@ class CredentialStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._ids_cache: tuple[tuple[int, int], frozenset[str]] | None = None
+        self._ids_cache: tuple[tuple[int, ...], frozenset[str]] | None = None
+        self._records: dict[str, Credential | None] = {}
+        self._records_stamp: tuple[int, ...] | None = None
 
     def __repr__(self) -> str:
         return f"CredentialStore({str(self.path)!r})"
@@ -77,14 +79,24 @@ class CredentialStore:
         self._ids_cache = (stamp, ids)
         return ids
 
-    def get(self, provider: str) -> Credential | None:
-        if self._stamp() is None:
+    def get(self, provider: str, *, fresh: bool = False) -> Credential | None:
+        """The stored credential, or None. Answers from memory until the file changes, so that
+        providers can ask on every search without opening SQLite on the event loop; `fresh`
+        reads the file regardless (for a token refresh taken under a lock)."""
+        if fresh:
+            self._forget()
+        stamp = self._stamp()
+        if stamp is None or provider not in self.ids():
             return None
-        with self._connect() as db:
-            row = db.execute(
-                "SELECT provider, kind, data, updated_at FROM credentials WHERE provider = ?", (provider,)
-            ).fetchone()
-        return None if row is None else self._credential(row)
+        if self._records_stamp != stamp:
+            self._records, self._records_stamp = {}, stamp
+        if provider not in self._records:
+            with self._connect() as db:
+                row = db.execute(
+                    "SELECT provider, kind, data, updated_at FROM credentials WHERE provider = ?", (provider,)
+                ).fetchone()
+            self._records[provider] = None if row is None else self._credential(row)
+        return self._records[provider]
 
     def list(self) -> list[Credential]:
         if self._stamp() is None:
@@ -98,6 +110,7 @@ class CredentialStore:
     def set(self, provider: str, kind: CredentialKind, data: Mapping[str, Any]) -> Credential:
         """Store (or replace) the credential for `provider`."""
         cred = Credential(provider, kind, dict(data), time.time())
+        self._forget()
         self._create()
         with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
@@ -118,20 +131,25 @@ class CredentialStore:
             db.execute("BEGIN IMMEDIATE")
             deleted: int = db.execute("DELETE FROM credentials WHERE provider = ?", (provider,)).rowcount
             db.execute("COMMIT")
+        self._forget()
         return deleted > 0
 
     # -- plumbing ------------------------------------------------------------------------------
 
-    def _stamp(self) -> tuple[int, int] | None:
+    def _stamp(self) -> tuple[int, ...] | None:
+        """What changes when another process writes: mtime and size of the file and its WAL."""
         try:
-            main = os.stat(self.path).st_mtime_ns
+            main = os.stat(self.path)
         except FileNotFoundError:
             return None
         try:
-            wal = os.stat(f"{self.path}-wal").st_mtime_ns
+            wal = os.stat(f"{self.path}-wal")
         except FileNotFoundError:
-            wal = 0
-        return (main, wal)
+            return (main.st_mtime_ns, main.st_size, 0, 0)
+        return (main.st_mtime_ns, main.st_size, wal.st_mtime_ns, wal.st_size)
+
+    def _forget(self) -> None:
+        self._ids_cache, self._records, self._records_stamp = None, {}, None
 
     def _create(self) -> None:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -84,8 +84,8 @@ Refresh = Callable[[OAuthToken], Awaitable[OAuthToken]]
 _locks: dict[tuple[int, str], asyncio.Lock] = {}
 
 
-def _stored(ctx: ProviderContext, provider: str, credential_id: str) -> OAuthToken | None:
-    cred = ctx.credentials.get(credential_id)
+def _stored(ctx: ProviderContext, provider: str, credential_id: str, *, fresh: bool = False) -> OAuthToken | None:
+    cred = ctx.credentials.get(credential_id, fresh=fresh)
     if cred is None or cred.kind != "oauth":
         return None
     return OAuthToken.from_dict(cred.data)
@@ -109,7 +109,7 @@ async def oauth_token(
     key = (id(asyncio.get_running_loop()), f"{ctx.credentials.path}:{cred_id}")
     lock = _locks.setdefault(key, asyncio.Lock())
     async with lock, _file_lock(ctx.credentials.path):
-        token = _stored(ctx, provider, cred_id) or token
+        token = _stored(ctx, provider, cred_id, fresh=True) or token
         if not token.expires_soon(ctx.clock.now().timestamp()):
             return token  # someone refreshed while we waited
         if not token.refresh_token:

@@ -148,7 +148,7 @@ def api_error(provider: str, response: HttpResponse, *, detail: str | None = Non
     if error is not None:
         return error
     if detail is None:
-        detail = response.safe_text()
+        detail = response.safe_text() or status_phrase(response.status)
     label = PROVIDERS[provider].label
     return SearchProviderError(
         provider,

@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from datetime import datetime
-from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import SearchProviderError
 from ..sse import SseEvent
 from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import age_seconds, as_list, as_str, classify_http_error, retry_after_seconds
+from ._base import age_seconds, as_list, as_str, classify_http_error, redact_detail, retry_after_seconds, status_phrase
 
 if TYPE_CHECKING:
     from .perplexity import Auth
@@ -139,8 +138,8 @@ def http_error(response: HttpResponse, prefix: str = "Perplexity API error") -> 
     error = data.get("error", data.get("detail", data.get("message"))) if isinstance(data, dict) else None
     detail = as_str(error.get("message")) if isinstance(error, dict) else as_str(error)
     if detail is not None:
-        detail = HttpResponse(response.status, {}, detail.encode(), secrets=response.secrets).safe_text()
-    message = f"{prefix} ({response.status}): {detail or response.safe_text() or _phrase(response.status)}"
+        detail = redact_detail(response, detail)
+    message = f"{prefix} ({response.status}): {detail or response.safe_text() or status_phrase(response.status)}"
     if retry is not None:
         message += f"; retry after {retry:g} s"
     return SearchProviderError(ID, message, response.status, retry_after=retry)
@@ -186,13 +185,6 @@ def json_or_none(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return None
-
-
-def _phrase(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "no body"
 
 
 def int_or_none(value: object) -> int | None:

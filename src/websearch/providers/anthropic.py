@@ -27,7 +27,7 @@ from ..oauth import OAuthToken, oauth_token
 from ..prompts import SYSTEM_PROMPT
 from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import Provider, Support, api_error, as_dict, as_list, clamp_count, json_body, require_key
+from ._base import Provider, Support, api_error, as_dict, as_list, clamp_count, json_body, redact_detail, require_key
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -242,7 +242,7 @@ def _error_detail(response: HttpResponse) -> str:
     error = as_dict(_loads(response)).get("error")
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         detail = f"{error.get('type') or 'error'}: {error['message']}"
-        return HttpResponse(response.status, {}, detail.encode(), secrets=response.secrets).safe_text()
+        return redact_detail(response, detail)
     return response.safe_text()
 
 

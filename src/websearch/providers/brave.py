@@ -31,6 +31,7 @@ from ._base import (
     clamp_count,
     classify_http_error,
     json_body,
+    redact_detail,
     require_key,
     retry_after_seconds,
     status_phrase,
@@ -160,7 +161,7 @@ def _envelope(response: HttpResponse) -> tuple[str | None, str | None]:
         return None, None
     detail = as_str(error.get("detail"))
     if detail is not None:
-        detail = HttpResponse(response.status, {}, detail.encode(), secrets=response.secrets).safe_text() or None
+        detail = redact_detail(response, detail) or None
     return as_str(error.get("code")), detail
 
 

@@ -29,7 +29,7 @@ from ..prompts import SYSTEM_PROMPT
 from ..sse import SseEvent, aiter_sse
 from ..types import SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import Provider, Support, as_dict, as_list, as_str, classify_http_error, retry_after_seconds
+from ._base import Provider, Support, as_dict, as_list, as_str, classify_http_error, redact_detail, retry_after_seconds
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -344,7 +344,7 @@ def _envelope(response: HttpResponse) -> tuple[str, float | None]:
     error = as_dict(data.get("error"))
     message = as_str(error.get("message")) or as_str(data.get("detail")) or as_str(data.get("error"))
     resets = error.get("resets_in_seconds")
-    text = HttpResponse(response.status, {}, message.encode(), secrets=response.secrets).safe_text() if message else ""
+    text = redact_detail(response, message) if message else ""
     retry = float(resets) if isinstance(resets, (int, float)) and not isinstance(resets, bool) else None
     return text or response.safe_text() or "empty body", retry
 

@@ -207,7 +207,8 @@ def unwrap_href(href: str) -> str | None:
     stop = href.find("&", at) if at > 0 else -1
     encoded = href[at + 5 : stop if stop >= 0 else None] if at > 0 else ""
     if encoded:
-        if "+" not in encoded:  # yarl's C unquoter is 10x faster, but reads "+" as a space
+        if "+" not in encoded and "#" not in encoded:  # yarl's C unquoter is 10x faster, but reads
+            # "+" as a space and "#" as the start of a fragment
             decoded = _YarlURL("http://x/?uddg=" + encoded).query.get("uddg", "")
             if "%" not in decoded and "\ufffd" not in decoded:
                 return decoded

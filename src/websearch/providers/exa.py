@@ -185,9 +185,9 @@ class Exa(HttpProvider):
             raise
 
 
-def search_body(query: str, num_results: int, *, search_type: str = "auto") -> dict[str, Any]:
+def search_body(query: str, num_results: int) -> dict[str, Any]:
     """The /search body (camelCase) of a call with only web_search.md's parameters."""
-    return {"query": query, "numResults": num_results, "type": search_type, "contents": {"summary": {"query": query}}}
+    return {"query": query, "numResults": num_results, "type": "auto", "contents": {"summary": {"query": query}}}
 
 
 def rich_body(query: str, num_results: int, filters: Filters, dates: dict[str, str]) -> dict[str, Any]:

@@ -115,7 +115,7 @@ class Firecrawl(HttpProvider):
             raise SearchProviderError(self.id, "Firecrawl returned JSON that is not an object", response.status)
         if data.get("success") is False:  # a failure envelope served with 2xx
             reason = _envelope_text(data, response) or "no reason given"
-            raise SearchProviderError(self.id, f"Firecrawl search failed: {reason}", response.status)
+            raise SearchProviderError(self.id, f"Firecrawl search failed: {reason}", 502)
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         sources = [s for s in map(_source, _web_results(data)) if s is not None][:limit]
         warning = _str(data.get("warning"))

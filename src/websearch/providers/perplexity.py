@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
-from ..chain import is_available
+from ..availability import is_available
 from ..errors import MissingCredentialError, SearchProviderError
 from ..filters import recency_start
 from ..prompts import SYSTEM_PROMPT

@@ -41,6 +41,7 @@ from ._base import (
     classify_http_error,
     json_body,
     make_source,
+    redact_detail,
     require_key,
     retry_after_seconds,
     status_phrase,
@@ -197,7 +198,7 @@ def http_error(response: HttpResponse) -> SearchProviderError:
     status = response.status
     text = _message(data) if data is not None else None
     if text is not None:
-        text = HttpResponse(status, {}, text.encode(), secrets=response.secrets).safe_text() or None
+        text = redact_detail(response, text) or None
     text = text or response.safe_text() or status_phrase(status)
     if status in QUOTA_STATUSES:
         return SearchProviderError(

@@ -28,6 +28,7 @@ from ._base import (
     clamp_count,
     classify_http_error,
     json_body,
+    redact_detail,
     require_key,
     retry_after_seconds,
 )
@@ -195,7 +196,7 @@ def _envelope(response: HttpResponse) -> str | None:
     message = as_str(as_dict(error).get("message")) or as_str(error) or as_str(data.get("message"))
     if message is None:
         return None
-    return HttpResponse(response.status, {}, message.encode(), secrets=response.secrets).safe_text() or None
+    return redact_detail(response, message) or None
 
 
 def _usage(usage: dict[str, Any]) -> SearchUsage | None:

@@ -37,6 +37,7 @@ from ._base import (
     redact_detail,
     require_key,
     retry_after_seconds,
+    status_phrase,
 )
 
 if TYPE_CHECKING:
@@ -219,7 +220,9 @@ def _http_error(response: HttpResponse) -> SearchProviderError:
     data = as_dict(_loads(response.text()))
     error = as_dict(data.get("error")) or data
     text = next((v for k in ("message", "msg", "error_message") if isinstance(v := error.get(k), str)), None)
-    detail = redact_detail(response, f"{error.get('code')}: {text}" if text else response.text())
+    code = error.get("code")
+    text = f"{code}: {text}" if text and code is not None else text or response.text() or status_phrase(response.status)
+    detail = redact_detail(response, text)
     classified = classify_http_error("zai", response)
     message = f"{classified.message} ({detail})" if classified else f"Z.AI MCP error ({response.status}): {detail}"
     return SearchProviderError("zai", message, response.status, retry_after=retry_after_seconds(response.headers))
