@@ -134,3 +134,14 @@ def test_richer_parameter_helpers() -> None:
         "year",
         None,
     ]
+
+
+def test_huge_date_values_fall_through_instead_of_failing() -> None:
+    f, notices = resolve(recency_days=1e6, recency_hours=1e300)
+    assert f.start is None
+    assert notices == [
+        "recency_hours=1e+300 reaches before any date; ignored",
+        "recency_days=1000000.0 reaches before any date; ignored",
+    ]
+    f, notices = resolve(start_published_date="0001-01-01T00:00:00+01:00")
+    assert (f.start, len(notices)) == (None, 1)

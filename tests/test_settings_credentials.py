@@ -131,3 +131,38 @@ def test_reads_are_cached_until_the_file_changes(tmp_path: Path, monkeypatch: py
     CredentialStore(path).set("brave", "api_key", {"api_key": "second-key-abcdef"})  # another writer
     assert store.get("brave").api_key == "second-key-abcdef"  # type: ignore[union-attr]
     assert store.get("brave", fresh=True).api_key == "second-key-abcdef"  # type: ignore[union-attr]
+
+
+def test_errors_pickle_with_their_fields() -> None:
+    import pickle
+
+    from websearch import InvalidSearchParams, MissingCredentialError, SearchFailedError, SearchProviderError
+
+    err = pickle.loads(pickle.dumps(SearchProviderError("brave", "Brave API error (429)", 429, retry_after=3, hint="h")))
+    assert (type(err), err.provider, err.message, err.status, err.retry_after, err.hint) == (
+        SearchProviderError, "brave", "Brave API error (429)", 429, 3, "h"
+    )
+    assert type(pickle.loads(pickle.dumps(MissingCredentialError("exa", "m")))) is MissingCredentialError
+    assert pickle.loads(pickle.dumps(InvalidSearchParams("limit", "bad"))).param == "limit"
+    assert pickle.loads(pickle.dumps(SearchFailedError("all failed", "none"))).provider == "none"
+
+
+def test_a_damaged_store_fails_no_search(tmp_path: Path) -> None:
+    from websearch.testing import FakeDuckDuckGo
+
+    (tmp_path / "agent.db").write_bytes(b"this is not a database" * 100)
+    with FakeDuckDuckGo() as ddg, WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}) as ws:
+        response = ws.search("q")
+        assert response.ok, response.error
+        assert not {s.id: s for s in ws.provider_status()}["brave"].available
+
+
+def test_bad_boolean_settings_fail_when_read(tmp_path: Path) -> None:
+    (tmp_path / "settings.toml").write_text('exa.enabled = "maybe"\n')
+    with pytest.raises(ConfigError, match="exa.enabled must be true or false"):
+        Settings.load(tmp_path, {})
+
+
+def test_context_repr_shows_no_environment(tmp_path: Path) -> None:
+    ws = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "brave-secret-in-env-123"})
+    assert "brave-secret-in-env-123" not in repr(ws._context(with_transport=False))

@@ -91,3 +91,63 @@ async def test_one_pooled_session_is_reused(tmp_path: Path) -> None:
             assert connector is not None
             assert sum(len(v) for v in connector._conns.values()) == 1  # one keep-alive connection, reused
         assert ws._transport._session is None  # type: ignore[union-attr]
+
+
+class RedirectingFake(FakeServer):
+    """Answers the first request with a redirect to `target` (another origin, or the same)."""
+
+    provider_id = "brave"
+
+    def __init__(self, target: str) -> None:
+        super().__init__()
+        self.target = target
+
+    def default_reply(self, request: RecordedRequest) -> Reply:
+        if request.path == "/res/v1/web/search":
+            return Reply(302, b"", headers={"Location": self.target})
+        return Reply(200, {"web": {"results": [{"title": "T", "url": "https://t.example"}]}})
+
+
+async def test_a_redirect_to_another_origin_loses_the_key(tmp_path: Path) -> None:
+    with FakeProxy() as elsewhere:
+        with RedirectingFake(f"{elsewhere.base_url}/stolen") as brave:
+            env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "brave-secret-xyz-123", **brave.env}
+            async with WebSearch(env=env) as ws:
+                await ws.asearch("q", provider="brave")
+        assert elsewhere.requests, "the redirect was not followed"
+        assert all("brave-secret-xyz-123" not in v for v in elsewhere.last.headers.values())
+        assert "x-subscription-token" not in elsewhere.last.headers
+
+
+async def test_a_redirect_on_the_same_origin_keeps_the_key(tmp_path: Path) -> None:
+    with RedirectingFake("/moved") as brave:
+        env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "brave-secret-xyz-123", **brave.env}
+        async with WebSearch(env=env) as ws:
+            response = await ws.asearch("q", provider="brave")
+        assert response.ok, response.error
+        assert brave.last.path == "/moved"
+        assert brave.last.headers["x-subscription-token"] == "brave-secret-xyz-123"
+
+
+def test_a_client_works_across_event_loops(tmp_path: Path) -> None:
+    import asyncio
+
+    with FakeDuckDuckGo() as ddg:
+        ws = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env})
+        first = asyncio.run(ws.asearch("one"))
+        second = asyncio.run(ws.asearch("two"))
+        third = ws.search("three")
+        ws.close()
+    assert [r.ok for r in (first, second, third)] == [True, True, True]
+
+
+async def test_compressed_bodies_count_toward_the_cap(tmp_path: Path) -> None:
+    import gzip
+
+    with FakeDuckDuckGo() as ddg:
+        huge = gzip.compress(b"<html>" + b"a" * (10 * 1024 * 1024))
+        ddg.enqueue(Reply(200, huge, headers={"Content-Encoding": "gzip"}, content_type="text/html"))
+        async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}) as ws:
+            response = await ws.asearch("q")
+    assert len(huge) < 100_000
+    assert response.error == "DuckDuckGo sent a response larger than 8 MB; refused"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .errors import ConfigError
 from .registry import ProviderInfo
 from .settings import ENV_TWINS
 
@@ -38,7 +39,12 @@ def is_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
     for key in info.settings_keys:
         if ctx.settings.get(key):
             return True
-    return bool(info.credential_ids) and not ctx.credentials.ids().isdisjoint(info.credential_ids)
+    if not info.credential_ids:
+        return False
+    try:
+        return not ctx.credentials.ids().isdisjoint(info.credential_ids)
+    except ConfigError:  # a damaged agent.db makes no provider available, and fails no search
+        return False
 
 
 def is_explicitly_available(info: ProviderInfo, ctx: ProviderContext) -> bool:

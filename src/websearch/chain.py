@@ -203,6 +203,7 @@ async def _walk(
             response = await impl.search(params, ctx)
             if not response.has_renderable_content():
                 raise SearchProviderError(info.id, f"{info.label} returned no renderable search content.", 204)
+            notices = impl.param_notices(params, ctx)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -214,7 +215,6 @@ async def _walk(
             attempts.append(Attempt(info.id, status, format_failure(failure), _ms(clock.monotonic() - started)))
             continue
         attempts.append(Attempt(info.id, None, None, _ms(clock.monotonic() - started)))
-        notices = impl.param_notices(params, ctx)
         notices.extend(_ignored_notices(info.label, impl.supports, params))
         notices.extend(response.notices)
         return response, notices

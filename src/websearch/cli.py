@@ -149,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (the console script's entry point)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     _utf8_stdio()

@@ -41,6 +41,7 @@ class ProviderStatus:
     excluded: bool
 
     def to_dict(self) -> dict[str, Any]:
+        """The row as a JSON-ready dict."""
         return asdict(self)
 
 
@@ -73,12 +74,13 @@ class WebSearch:
         self.clock: Clock = clock or SystemClock()
         self.timeout = timeout if timeout is not None else self.settings.http_timeout
         if self.timeout <= 0:
-            raise InvalidSearchParams("timeout", f"timeout must be positive, got {self.timeout}")
+            raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout}")
         self._api_keys = dict(api_keys or {})
         self._transport = transport
         self._owns_transport = transport is None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._loop_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"WebSearch(config={self.settings.path}, timeout={self.timeout:g})"
@@ -130,7 +132,8 @@ class WebSearch:
             raise InvalidSearchParams("params", f"unknown search parameter: {exc}") from None
         excluded = self.settings.excluded_providers
         if exclude:
-            excluded = excluded | frozenset(_known_provider(name) for name in exclude)
+            names = [exclude] if isinstance(exclude, str) else exclude
+            excluded = excluded | frozenset(_known_provider(name) for name in names)
         if provider is not None and provider != "auto":
             _known_provider(provider)
         return await run_search(
@@ -183,12 +186,13 @@ class WebSearch:
         self.close()
 
     def _private_loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None:
-            loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="websearch-loop", daemon=True)
-            thread.start()
-            self._loop, self._thread = loop, thread
-        return self._loop
+        with self._loop_lock:  # several threads may make their first search at once
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="websearch-loop", daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
 
 
 def _known_provider(name: str) -> str:

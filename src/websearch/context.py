@@ -43,7 +43,7 @@ def base_url_env(provider_id: str) -> str:
 class ProviderContext:
     """The injected world of one client. `api_keys` are explicit keys passed by the caller."""
 
-    env: Mapping[str, str]
+    env: Mapping[str, str] = field(repr=False)  # holds every key of the environment
     settings: Settings
     credentials: CredentialStore
     transport: SendsRequests | None  # None for availability checks, which never send

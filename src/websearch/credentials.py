@@ -41,6 +41,7 @@ class Credential:
 
     @property
     def api_key(self) -> str | None:
+        """The key to send: the API key, or an OAuth record's access token."""
         value = self.data.get("api_key") if self.kind == "api_key" else self.data.get("access_token")
         return value if isinstance(value, str) else None
 
@@ -99,6 +100,7 @@ class CredentialStore:
         return self._records[provider]
 
     def list(self) -> list[Credential]:
+        """Every stored credential, ordered by provider id."""
         if self._stamp() is None:
             return []
         with self._connect() as db:

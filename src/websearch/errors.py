@@ -18,6 +18,8 @@ every credential it was handed before an error leaves it.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ConfigError",
     "InvalidSearchParams",
@@ -42,6 +44,9 @@ class InvalidSearchParams(WebSearchError, ValueError):
         self.param = param
         self.message = message
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.param, self.message))
+
 
 class ConfigError(WebSearchError):
     """The settings file or a stored credential cannot be used as it is."""
@@ -54,6 +59,9 @@ class SearchFailedError(WebSearchError):
         super().__init__(message)
         self.message = message
         self.provider = provider
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.provider))
 
 
 class SearchProviderError(WebSearchError):
@@ -84,6 +92,9 @@ class SearchProviderError(WebSearchError):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(provider={self.provider!r}, message={self.message!r}, status={self.status!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable across process pools, fields and all
+        return (_rebuild, (type(self), self.provider, self.message, self.status, self.retry_after, self.hint))
+
 
 class MissingCredentialError(SearchProviderError):
     """The provider needs a key or token that is not configured."""
@@ -95,3 +106,14 @@ class ProviderTimeoutError(SearchProviderError):
 
 class ProviderConnectionError(SearchProviderError):
     """The connection could not be made or broke before the response was complete."""
+
+
+def _rebuild(
+    cls: type[SearchProviderError],
+    provider: str,
+    message: str,
+    status: int | None,
+    retry: float | None,
+    hint: str | None,
+) -> SearchProviderError:
+    return cls(provider, message, status, retry_after=retry, hint=hint)

@@ -149,7 +149,10 @@ def _ladder(
         elif chosen is not None:
             notices.append(f"{name}={raw!r} not applied: {chosen[1]} takes precedence")
         else:
-            chosen = (now - timedelta(seconds=amount * seconds), name, name == "recency_hours")
+            try:
+                chosen = (now - timedelta(seconds=amount * seconds), name, name == "recency_hours")
+            except (OverflowError, ValueError):  # reaches before year 1
+                notices.append(f"{name}={raw!r} reaches before any date; ignored")
     if chosen is None:
         return None, None, False
     return chosen
@@ -172,7 +175,10 @@ def _parse(value: object) -> tuple[datetime, bool] | None:
     when = parse_date(value)
     if when is None:
         return None
-    return when.astimezone(UTC), len(value.strip()) > 10
+    try:
+        return when.astimezone(UTC), len(value.strip()) > 10
+    except (OverflowError, ValueError):  # e.g. 0001-01-01 in a zone east of UTC
+        return None
 
 
 def _category(category: str | None, notices: list[str]) -> str | None:

@@ -12,7 +12,8 @@ tool error result (`isError`) naming the argument and what it allows.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any, Final
 
 import mcp_types as types
@@ -134,11 +135,21 @@ def build_server(client: WebSearch) -> Server[Any]:
     )
 
 
+@asynccontextmanager
+async def _own_client(client: WebSearch | None) -> AsyncIterator[WebSearch]:
+    """The caller's client (left open: it is theirs to close), or a new one closed at the end."""
+    if client is not None:
+        yield client
+        return
+    async with WebSearch() as own:
+        yield own
+
+
 async def serve_stdio(client: WebSearch | None = None) -> None:
     """Serve over stdin/stdout until the client closes stdin."""
     from mcp.server.stdio import stdio_server
 
-    async with client or WebSearch() as ws:
+    async with _own_client(client) as ws:
         server = build_server(ws)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -152,7 +163,7 @@ async def serve_http(host: str = "127.0.0.1", port: int = DEFAULT_HTTP_PORT, cli
     """
     import uvicorn
 
-    async with client or WebSearch() as ws:
+    async with _own_client(client) as ws:
         app = build_server(ws).streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
         shown = f"[{host}]" if ":" in host else host

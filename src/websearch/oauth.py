@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ class OAuthToken:
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON shape stored in agent.db (unset fields left out)."""
         out: dict[str, Any] = {
             "access_token": self.access_token,
             "refresh_token": self.refresh_token,
@@ -76,12 +78,14 @@ class OAuthToken:
         return {k: v for k, v in out.items() if v is not None}
 
     def expires_soon(self, now: float, margin: float = EXPIRY_MARGIN) -> bool:
+        """True when the token expires within `margin` seconds of `now` (unix seconds)."""
         return self.expires_at is not None and self.expires_at - margin <= now
 
 
 Refresh = Callable[[OAuthToken], Awaitable[OAuthToken]]
 
-_locks: dict[tuple[int, str], asyncio.Lock] = {}
+#: One lock per (event loop, credential): an asyncio lock belongs to one loop.
+_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = weakref.WeakKeyDictionary()
 
 
 def _stored(ctx: ProviderContext, provider: str, credential_id: str, *, fresh: bool = False) -> OAuthToken | None:
@@ -106,8 +110,8 @@ async def oauth_token(
         )
     if not token.expires_soon(ctx.clock.now().timestamp()):
         return token
-    key = (id(asyncio.get_running_loop()), f"{ctx.credentials.path}:{cred_id}")
-    lock = _locks.setdefault(key, asyncio.Lock())
+    per_loop = _locks.setdefault(asyncio.get_running_loop(), {})
+    lock = per_loop.setdefault(f"{ctx.credentials.path}:{cred_id}", asyncio.Lock())
     async with lock, _file_lock(ctx.credentials.path):
         token = _stored(ctx, provider, cred_id, fresh=True) or token
         if not token.expires_soon(ctx.clock.now().timestamp()):

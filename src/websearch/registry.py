@@ -17,7 +17,7 @@ from .types import SEARCH_PROVIDER_ORDER
 if TYPE_CHECKING:
     from .providers._base import Provider
 
-__all__ = ["PROVIDERS", "ProviderInfo", "get_info", "load_provider"]
+__all__ = ["PROVIDERS", "ProviderInfo", "load_provider"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,7 @@ class ProviderInfo:
 
     @property
     def module(self) -> str:
+        """The provider module's import path."""
         return f"websearch.providers.{self.id}"
 
 
@@ -43,8 +44,6 @@ def _row(id: str, label: str, *env: str, **kw: object) -> ProviderInfo:
     kw.setdefault("credential_ids", (id,))
     return ProviderInfo(id, label, tuple(env), **kw)  # type: ignore[arg-type]
 
-
-_TODO: Final = {"implemented": False}
 
 PROVIDERS: Final[Mapping[str, ProviderInfo]] = {
     p.id: p
@@ -89,11 +88,6 @@ PROVIDERS: Final[Mapping[str, ProviderInfo]] = {
 assert tuple(PROVIDERS) == SEARCH_PROVIDER_ORDER, "registry order must match SEARCH_PROVIDER_ORDER"
 
 _loaded: dict[str, Provider] = {}
-
-
-def get_info(provider_id: str) -> ProviderInfo:
-    """The registry row for an id; KeyError for an unknown id."""
-    return PROVIDERS[provider_id]
 
 
 def load_provider(provider_id: str) -> Provider:

@@ -32,6 +32,10 @@ ENV_TWINS: Final[Mapping[str, str]] = {
 }
 
 
+#: Boolean settings, checked when the file is read so that a bad value fails early, not mid-search.
+BOOL_SETTINGS: Final = ("exa.enabled", "exa.enableSearch")
+
+
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where settings.toml and agent.db live."""
     env = os.environ if env is None else env
@@ -89,11 +93,12 @@ class Settings:
         twin = ENV_TWINS.get(key)
         if twin is not None:
             value = self._env.get(twin)
-            if value is not None:
+            if value is not None:  # set, even empty: an empty SearXNG Basic password is valid
                 return value
         return self._values.get(key, default)
 
     def get_str(self, key: str) -> str | None:
+        """A string setting, or None; ConfigError if it is set to something else."""
         value = self.get(key)
         if value is None:
             return None
@@ -102,6 +107,7 @@ class Settings:
         return value
 
     def get_bool(self, key: str, default: bool) -> bool:
+        """A boolean setting (true/false, or "true"/"false"/"1"/"0" from the environment)."""
         value = self.get(key, default)
         if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
             return value.lower() in ("true", "1")
@@ -110,6 +116,7 @@ class Settings:
         return value
 
     def get_number(self, key: str, default: float) -> float:
+        """A positive number setting; ConfigError otherwise."""
         value = self.get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
             raise ConfigError(f"setting {key} must be a positive number, got {value!r}")
@@ -150,5 +157,12 @@ class Settings:
             unknown = [x for x in fallback if x not in SEARCH_PROVIDER_ORDER]
             if unknown:
                 raise ConfigError(f"setting providers.webSearchFallback names unknown providers: {', '.join(unknown)}")
+        for key in BOOL_SETTINGS:
+            if key in self._values:
+                self.get_bool(key, True)
+        if "exa.searchDelayMs" in self._values:
+            delay = self._values["exa.searchDelayMs"]
+            if isinstance(delay, bool) or not isinstance(delay, (int, float)):
+                raise ConfigError(f"setting exa.searchDelayMs must be a number of milliseconds, got {delay!r}")
         if "http.timeout" in self._values:
             self.get_number("http.timeout", DEFAULT_TIMEOUT)

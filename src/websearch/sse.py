@@ -7,10 +7,15 @@ the stream discarded (a stream cut off mid-event therefore never yields half an 
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
+from typing import Final
 
 __all__ = ["SseEvent", "aiter_sse", "iter_sse"]
+
+#: SSE lines end at CR LF, CR or LF only (str.splitlines would also split at U+2028 and others).
+_LINE_RE: Final = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +37,8 @@ class _Decoder:
         line = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
         line = line.rstrip("\r\n")
         if not line:
-            if not self.data and not self.event:
+            if not self.data:  # WHATWG: an event with no data lines is not dispatched
+                self.event = ""
                 return None
             event = SseEvent(self.event or "message", "\n".join(self.data), self.id)
             self.event, self.data = "", []
@@ -63,5 +69,5 @@ async def aiter_sse(lines: AsyncIterator[bytes]) -> AsyncIterator[SseEvent]:
 def iter_sse(text: str | Iterable[str]) -> list[SseEvent]:
     """Events from a whole stream body (for pure parser tests)."""
     decoder = _Decoder()
-    lines = text.splitlines(keepends=True) if isinstance(text, str) else text
+    lines = _LINE_RE.findall(text) if isinstance(text, str) else text
     return [event for raw in lines if (event := decoder.feed(raw)) is not None]

@@ -7,6 +7,7 @@ request carried, so no other module needs to know aiohttp's exception tree.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -27,6 +28,9 @@ __all__ = ["MAX_BODY_BYTES", "Transport", "redact"]
 #: Larger bodies are refused: no search answer is this big, and parsing one would stall the loop.
 MAX_BODY_BYTES: Final = 8 * 1024 * 1024
 _CHUNK: Final = 64 * 1024
+MAX_REDIRECTS: Final = 5
+_REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
+_SECRET_HEADERS: Final = frozenset({"authorization", "cookie", "proxy-authorization"})
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:
@@ -95,15 +99,18 @@ class Transport:
         self.max_connections = max_connections
         self._proxies = _Proxies(os.environ if env is None else env)
         self._session: aiohttp.ClientSession | None = None
+        self._session_loop: asyncio.AbstractEventLoop | None = None
 
     def _get_session(self) -> aiohttp.ClientSession:
+        """The pooled session of the running loop (a session cannot outlive or change its loop)."""
         session = self._session
-        if session is None or session.closed:
+        loop = asyncio.get_running_loop()
+        if session is None or session.closed or self._session_loop is not loop:
             session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.max_connections),
                 timeout=aiohttp.ClientTimeout(total=self.timeout),
             )
-            self._session = session
+            self._session, self._session_loop = session, loop
         return session
 
     async def aclose(self) -> None:
@@ -117,9 +124,11 @@ class Transport:
         try:
             url, kwargs = self._request_args(request)
             resp = await self._get_session().request(request.method, url, **kwargs)
+            if resp.status in _REDIRECT_STATUSES:
+                resp = await self._follow(provider, request, url, kwargs, resp)
             try:
                 declared = resp.content_length
-                if declared is None:
+                if declared is None or "content-encoding" in resp.headers:  # count decoded bytes
                     body = await self._read_chunked(provider, resp)
                 elif declared > self.max_body_bytes:
                     raise self._too_large(provider, resp.status)
@@ -144,6 +153,8 @@ class Transport:
         try:
             url, kwargs = self._request_args(request)
             resp = await self._get_session().request(request.method, url, **kwargs)
+            if resp.status in _REDIRECT_STATUSES:
+                resp = await self._follow(provider, request, url, kwargs, resp)
         except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
             raise self._translate(provider, request, exc) from None
         try:
@@ -155,9 +166,13 @@ class Transport:
     # -- internals -----------------------------------------------------------------------------
 
     def _request_args(self, request: HttpRequest) -> tuple[URL, dict[str, Any]]:
-        """The URL (parsed once, for the proxy decision and for aiohttp) and aiohttp's arguments."""
+        """The URL (parsed once, for the proxy decision and for aiohttp) and aiohttp's arguments.
+
+        Redirects are followed by `_follow`, not by aiohttp: aiohttp would carry API-key headers
+        such as `X-Subscription-Token` to whatever host a redirect names.
+        """
         url = URL(request.url)
-        kwargs: dict[str, Any] = {"headers": request.headers, "allow_redirects": True}
+        kwargs: dict[str, Any] = {"headers": request.headers, "allow_redirects": False}
         if request.params:
             kwargs["params"] = request.params
         if request.json is not None:
@@ -166,14 +181,46 @@ class Transport:
             kwargs["data"] = list(request.form)
         if request.timeout is not None:
             kwargs["timeout"] = aiohttp.ClientTimeout(total=request.timeout)
+        self._proxy_args(url, kwargs)
+        return url, kwargs
+
+    def _proxy_args(self, url: URL, kwargs: dict[str, Any]) -> None:
+        kwargs.pop("proxy", None)
+        kwargs.pop("proxy_headers", None)
         proxy, proxy_headers = self._proxies.for_url(url)
         if proxy is not None:
             kwargs["proxy"] = proxy
             if proxy_headers and url.scheme == "http":  # absolute-form request: the header rides on it
-                kwargs["headers"] = {**request.headers, **proxy_headers}
+                kwargs["headers"] = {**kwargs["headers"], **proxy_headers}
             elif proxy_headers:  # https: the header goes on the CONNECT
                 kwargs["proxy_headers"] = proxy_headers
-        return url, kwargs
+
+    async def _follow(
+        self, provider: str, request: HttpRequest, url: URL, kwargs: dict[str, Any], resp: aiohttp.ClientResponse
+    ) -> aiohttp.ClientResponse:
+        """Follow a redirect chain by hand; a hop to another origin loses every secret-bearing header."""
+        method = request.method
+        for _ in range(MAX_REDIRECTS):
+            location = resp.headers.get("Location")
+            if resp.status not in _REDIRECT_STATUSES or not location:
+                return resp
+            status = resp.status
+            resp.release()
+            target = url.join(URL(location))
+            if target.origin() != url.origin():
+                kwargs["headers"] = {
+                    k: v for k, v in kwargs["headers"].items() if not _carries_secret(k, v, request.secrets)
+                }
+            if status == 303 or (status in (301, 302) and method == "POST"):
+                method = "GET"
+                kwargs.pop("json", None)
+                kwargs.pop("data", None)
+            kwargs.pop("params", None)  # they are part of the Location already
+            self._proxy_args(target, kwargs)
+            url = target
+            resp = await self._get_session().request(method, url, **kwargs)
+        resp.release()
+        raise ProviderConnectionError(provider, f"{_label(provider)} request failed: too many redirects")
 
     async def _read_chunked(self, provider: str, resp: aiohttp.ClientResponse) -> bytes:
         """A body without Content-Length, read up to the cap."""
@@ -230,6 +277,10 @@ class Transport:
         else:
             what = f"{type(exc).__name__}: {exc}"
         return ProviderConnectionError(provider, redact(f"{label} request failed: {what}", request.secrets))
+
+
+def _carries_secret(name: str, value: str, secrets: tuple[str, ...]) -> bool:
+    return name.lower() in _SECRET_HEADERS or any(len(s) >= 4 and s in value for s in secrets)
 
 
 def _headers(resp: aiohttp.ClientResponse) -> dict[str, str]:

@@ -228,7 +228,7 @@ class SearchParams:
             object.__setattr__(self, "exclude_domains", _domains("exclude_domains", self.exclude_domains))
         given = tuple(
             (name, value)
-            for name, value in zip(_OPTIONAL_PARAMS, _param_values(self), strict=True)
+            for name, value in zip(PARAM_NAMES, _param_values(self), strict=True)
             if value is not None and value is not False and value != ()
         )
         object.__setattr__(self, "_given", given)
@@ -252,7 +252,6 @@ class SearchParams:
 
 #: Every optional search parameter, in declaration order.
 PARAM_NAMES: Final = tuple(f.name for f in dataclasses.fields(SearchParams) if f.init and f.name != "query")
-_OPTIONAL_PARAMS: Final = PARAM_NAMES
 _param_values: Final = operator.attrgetter(*PARAM_NAMES)
 #: The parameters of mcp-web_search-tool.md that web_search.md does not have.
-RICH_PARAMS: Final = frozenset(_OPTIONAL_PARAMS[_OPTIONAL_PARAMS.index("mode") :])
+RICH_PARAMS: Final = frozenset(PARAM_NAMES[PARAM_NAMES.index("mode") :])

@@ -40,9 +40,11 @@ class HttpResponse:
 
     @property
     def ok(self) -> bool:
+        """A 2xx status."""
         return 200 <= self.status < 300
 
     def text(self) -> str:
+        """The body decoded as UTF-8 (undecodable bytes replaced)."""
         return self.body.decode("utf-8", errors="replace")
 
     def safe_text(self, limit: int = 300) -> str:

@@ -8,6 +8,7 @@ natively or approximately; anything else it is handed becomes an "ignored" notic
 from __future__ import annotations
 
 import email.utils
+import math
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -58,10 +59,12 @@ class Provider:
 
     @property
     def info(self) -> ProviderInfo:
+        """This provider's registry row."""
         return PROVIDERS[self.id]
 
     @property
     def label(self) -> str:
+        """The display name ("Brave", "OpenAI", ...)."""
         return self.info.label
 
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
@@ -69,6 +72,7 @@ class Provider:
         return []
 
     async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        """Run one search; raise a SearchProviderError (never return an error response)."""
         raise NotImplementedError
 
 
@@ -76,9 +80,11 @@ class HttpProvider(Provider):
     """A provider that needs one request and one complete response."""
 
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
+        """The request for `params` (pure: no I/O)."""
         raise NotImplementedError
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        """The response parsed, or a SearchProviderError for an error status or body (pure)."""
         raise NotImplementedError
 
     async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
@@ -215,8 +221,10 @@ def as_str(value: object) -> str | None:
 
 
 def as_int(value: object) -> int | None:
-    """`value` as an int if it is a JSON number (not a boolean), else None."""
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """`value` as an int if it is a finite JSON number (not a boolean), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value) if math.isfinite(value) else None
 
 
 def redact_detail(response: HttpResponse, text: str, limit: int = 300) -> str:

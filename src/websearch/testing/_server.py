@@ -21,8 +21,6 @@ from aiohttp import web
 
 __all__ = ["FakeServer", "RecordedRequest", "Reply"]
 
-logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)
-
 
 @dataclass(frozen=True, slots=True)
 class Reply:
@@ -127,7 +125,9 @@ class FakeServer:
     # -- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> Self:
-        asyncio.run_coroutine_threadsafe(self._start(), _LoopThread.get()).result(10)
+        """Bind to 127.0.0.1 on a free port and serve (once; starting again is a no-op)."""
+        if self._runner is None:
+            asyncio.run_coroutine_threadsafe(self._start(), _LoopThread.get()).result(10)
         return self
 
     def stop(self) -> None:
@@ -142,6 +142,8 @@ class FakeServer:
 
     async def _start(self) -> None:
         self._released = asyncio.Event()
+        # aiohttp logs every connection a test cuts on purpose; the fakes' own server stays quiet
+        logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
