@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock
-from websearch import WebSearch
+from websearch import ConfigError, WebSearch
 from websearch.credentials import CredentialStore
 from websearch.errors import SearchProviderError
 from websearch.providers.exa import UNEXPECTED_SHAPE, parse_api_response, parse_mcp_response
@@ -684,6 +684,6 @@ async def test_bad_delay_setting_is_reported(
     exa: FakeExa, keyed: dict[str, str], clock: FakeClock, config_dir: Path
 ) -> None:
     settings(config_dir, '[exa]\nsearchDelayMs = "fast"\n')
-    response = await search(keyed, clock)
-    assert response.error == "setting exa.searchDelayMs must be a number of milliseconds, got 'fast'"
+    with pytest.raises(ConfigError, match=r"setting exa.searchDelayMs must be a number of milliseconds, got 'fast'"):
+        await search(keyed, clock)  # reported when the settings are read, before any search
     assert exa.requests == []

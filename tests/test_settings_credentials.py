@@ -138,9 +138,16 @@ def test_errors_pickle_with_their_fields() -> None:
 
     from websearch import InvalidSearchParams, MissingCredentialError, SearchFailedError, SearchProviderError
 
-    err = pickle.loads(pickle.dumps(SearchProviderError("brave", "Brave API error (429)", 429, retry_after=3, hint="h")))
+    err = pickle.loads(
+        pickle.dumps(SearchProviderError("brave", "Brave API error (429)", 429, retry_after=3, hint="h"))
+    )
     assert (type(err), err.provider, err.message, err.status, err.retry_after, err.hint) == (
-        SearchProviderError, "brave", "Brave API error (429)", 429, 3, "h"
+        SearchProviderError,
+        "brave",
+        "Brave API error (429)",
+        429,
+        3,
+        "h",
     )
     assert type(pickle.loads(pickle.dumps(MissingCredentialError("exa", "m")))) is MissingCredentialError
     assert pickle.loads(pickle.dumps(InvalidSearchParams("limit", "bad"))).param == "limit"
