@@ -166,7 +166,7 @@ def test_a_damaged_store_fails_no_search(tmp_path: Path) -> None:
 
 def test_bad_boolean_settings_fail_when_read(tmp_path: Path) -> None:
     (tmp_path / "settings.toml").write_text('exa.enabled = "maybe"\n')
-    with pytest.raises(ConfigError, match="exa.enabled must be true or false"):
+    with pytest.raises(ConfigError, match=r"exa\.enabled must be true or false"):
         Settings.load(tmp_path, {})
 
 
