@@ -49,7 +49,7 @@ class ProviderContext:
     transport: SendsRequests | None  # None for availability checks, which never send
     clock: Clock
     api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
-    _filters: dict[int, tuple[SearchParams, Filters, list[str]]] | None = field(default=None, repr=False)
+    _filters: tuple[SearchParams, Filters, list[str]] | None = field(default=None, repr=False)
 
     def filters(self, params: SearchParams) -> Filters:
         """The normalised richer parameters (`websearch.filters`), computed once per search."""
@@ -62,14 +62,12 @@ class ProviderContext:
         return list(self._resolve(params)[2]) if params.rich else []
 
     def _resolve(self, params: SearchParams) -> tuple[SearchParams, Filters, list[str]]:
-        if self._filters is None:
-            self._filters = {}
-        cached = self._filters.get(id(params))
+        """One slot: a context serves one search, so it sees one `SearchParams`."""
+        cached = self._filters
         if cached is None or cached[0] is not params:
             from .filters import resolve_filters
 
-            cached = (params, *resolve_filters(params, self.clock.now()))
-            self._filters[id(params)] = cached
+            cached = self._filters = (params, *resolve_filters(params, self.clock.now()))
         return cached
 
     def endpoint(self, provider_id: str, url: str) -> str:

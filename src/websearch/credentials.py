@@ -1,8 +1,9 @@
 """agent.db: the SQLite credential store, one row per provider id.
 
-The file is created with mode 0600 in a 0700 directory (SQLite gives its WAL and journal files
-the database file's mode), runs in WAL mode with a busy timeout so that two processes can write
-at once, and is only created when something is stored: reading a missing store finds nothing.
+The file is created with mode 0600 (SQLite gives its WAL and journal files the database file's
+mode), in a directory created 0700 when it does not exist yet. It runs in WAL mode with a busy
+timeout so that two processes can write at once, and is only created when something is stored:
+reading a missing store finds nothing.
 Secrets never appear in a repr; `Credential.masked()` shows at most the last four characters.
 """
 
