@@ -23,6 +23,7 @@ from ..wire import HttpRequest, HttpResponse
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
+    from ..filters import Filters
 
 __all__ = [
     "HttpProvider",
@@ -43,6 +44,7 @@ __all__ = [
     "redact_detail",
     "require_key",
     "retry_after_seconds",
+    "site_operator_notices",
     "status_phrase",
     "with_site_operators",
 ]
@@ -250,6 +252,15 @@ def recency_bucket(start: datetime, now: datetime) -> str | None:
     window is longer than a year (for providers that only know those four windows)."""
     days = (now - start).total_seconds() / 86400
     return next((name for name, limit in _BUCKETS if days <= limit), None)
+
+
+def site_operator_notices(params: SearchParams, filters: Filters, label: str, why: str = "") -> list[str]:
+    """The notices of `with_site_operators`: domains applied as query operators, not a filter."""
+    return [
+        f"{name}={getattr(params, name)!r} applied as {op} operators in the query: {label} has no domain filter{why}"
+        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:"))
+        if getattr(filters, name)
+    ]
 
 
 def with_site_operators(query: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> str:

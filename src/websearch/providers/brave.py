@@ -34,6 +34,7 @@ from ._base import (
     redact_detail,
     require_key,
     retry_after_seconds,
+    site_operator_notices,
     status_phrase,
     with_site_operators,
 )
@@ -93,10 +94,7 @@ class Brave(HttpProvider):
                 notices.append(f"{f.start_source}={getattr(params, f.start_source)!r} {whole}")
             if f.end_has_time:
                 notices.append(f"end_published_date={params.end_published_date!r} {whole}")
-        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
-            if getattr(f, name):
-                value = getattr(params, name)
-                notices.append(f"{name}={value!r} applied as {op} operators in the query: Brave has no domain filter")
+        notices.extend(site_operator_notices(params, f, self.label))
         return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:

@@ -29,6 +29,7 @@ from ._base import (
     classify_http_error,
     recency_bucket,
     retry_after_seconds,
+    site_operator_notices,
     with_site_operators,
 )
 
@@ -104,12 +105,7 @@ class DuckDuckGo(HttpProvider):
                     f"{rung} approximated as df={_DF[window]} (the past {window}): DuckDuckGo only filters by the "
                     "past day, week, month or year"
                 )
-        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
-            if getattr(f, name):
-                value = getattr(params, name)
-                notices.append(
-                    f"{name}={value!r} applied as {op} operators in the query: DuckDuckGo has no domain filter"
-                )
+        notices.extend(site_operator_notices(params, f, self.label))
         return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:

@@ -37,6 +37,7 @@ from ._base import (
     redact_detail,
     require_key,
     retry_after_seconds,
+    site_operator_notices,
     with_site_operators,
 )
 
@@ -103,10 +104,7 @@ class Kagi(HttpProvider):
                 f"end_published_date={params.end_published_date!r} applied as whole days "
                 f"(filters.before={f.end.date()}): Kagi's date filters take dates only"
             )
-        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
-            if getattr(f, name):
-                value = getattr(params, name)
-                notices.append(f"{name}={value!r} applied as {op} operators in the query: Kagi has no domain filter")
+        notices.extend(site_operator_notices(params, f, self.label))
         return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:

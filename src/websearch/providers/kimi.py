@@ -27,6 +27,7 @@ from ._base import (
     json_body,
     require_key,
     retry_after_seconds,
+    site_operator_notices,
     with_site_operators,
 )
 
@@ -74,10 +75,7 @@ class Kimi(HttpProvider):
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
         notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
         f = ctx.filters(params)
-        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
-            if getattr(f, name):
-                value = getattr(params, name)
-                notices.append(f"{name}={value!r} applied as {op} operators in the query: Kimi has no domain filter")
+        notices.extend(site_operator_notices(params, f, self.label))
         return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:

@@ -28,6 +28,7 @@ from ._base import (
     json_body,
     make_source,
     recency_bucket,
+    site_operator_notices,
     with_site_operators,
 )
 
@@ -101,12 +102,7 @@ class SearXNG(HttpProvider):
                 )
         elif params.recency == "week":
             notices.append("recency='week' widened to 'month': SearXNG has no week time range")
-        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
-            if getattr(f, name):
-                notices.append(
-                    f"{name}={getattr(params, name)!r} applied as {op} operators in the query: SearXNG has no "
-                    "domain filter (most of its engines honour the operators)"
-                )
+        notices.extend(site_operator_notices(params, f, self.label, " (most of its engines honour the operators)"))
         return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:

@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, api_error, clamp_count, json_body, require_key, with_site_operators
+from ._base import (
+    HttpProvider,
+    Support,
+    api_error,
+    clamp_count,
+    json_body,
+    require_key,
+    site_operator_notices,
+    with_site_operators,
+)
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -62,12 +71,7 @@ class TinyFish(HttpProvider):
         f = ctx.filters(params)
         if f.start_source is not None and params.recency:
             notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
-        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:")):
-            if getattr(f, name):
-                value = getattr(params, name)
-                notices.append(
-                    f"{name}={value!r} applied as {op} operators in the query: TinyFish has no domain filter"
-                )
+        notices.extend(site_operator_notices(params, f, self.label))
         return notices
 
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
