@@ -150,75 +150,63 @@ async def run_search(
 
     attempts: list[Attempt] = []
     failures: list[Failure] = []
-    served = await _walk(chain, params, ctx, attempts, failures)
-    fallback = None
-    tier = fallback_tier(ctx, chain[0].id, excluded) if served is None and explicit else []
-    if tier:
+    walked = chain
+    fallback: str | None = None
+    clock = ctx.clock
+    while True:  # the chain, then (after a failed explicit provider) the fallback tier
+        for info in walked:  # inline rather than a helper coroutine: one frame less per search
+            started = clock.monotonic()
+            try:
+                impl = load_provider(info.id)
+                response = await impl.search(params, ctx)
+                if not response.has_renderable_content():
+                    raise SearchProviderError(info.id, f"{info.label} returned no renderable search content.", 204)
+                provider_notices = impl.param_notices(params, ctx)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not isinstance(exc, SearchProviderError):
+                    log.debug("provider %s raised", info.id, exc_info=True)
+                failure = Failure(info.id, exc)
+                failures.append(failure)
+                status = exc.status if isinstance(exc, SearchProviderError) else None
+                attempts.append(Attempt(info.id, status, format_failure(failure), _ms(clock.monotonic() - started)))
+                continue
+            attempts.append(Attempt(info.id, None, None, _ms(clock.monotonic() - started)))
+            notices.extend(ctx.filter_notices(params))
+            notices.extend(provider_notices)
+            notices.extend(_ignored_notices(info.label, impl.supports, params))
+            notices.extend(response.notices)
+            return SearchResponse(  # positional, in field order (cheaper than dataclasses.replace)
+                info.id,
+                params.query,
+                response.answer,
+                response.sources,
+                response.citations,
+                response.related_questions,
+                response.search_queries,
+                response.usage,
+                response.model,
+                response.request_id,
+                response.auth_mode,
+                tuple(attempts),
+                tuple(notices),
+                None,
+                fallback,
+            )
+        tier = fallback_tier(ctx, chain[0].id, excluded) if explicit and fallback is None else []
+        if not tier:
+            break
         fallback = f"{chain[0].id} unavailable: {format_failure(failures[-1])}"
-        served = await _walk(tier, params, ctx, attempts, failures)
-    if served is not None:
-        response, provider_notices = served
-        notices.extend(ctx.filter_notices(params))
-        notices.extend(provider_notices)
-        return SearchResponse(  # positional, in field order (cheaper than dataclasses.replace)
-            attempts[-1].provider,
-            params.query,
-            response.answer,
-            response.sources,
-            response.citations,
-            response.related_questions,
-            response.search_queries,
-            response.usage,
-            response.model,
-            response.request_id,
-            response.auth_mode,
-            tuple(attempts),
-            tuple(notices),
-            None,
-            fallback,
-        )
-    walked = chain + tier
+        walked = tier
+    tried = chain + walked if fallback is not None else chain
     return SearchResponse(
-        provider=walked[-1].id,
+        provider=tried[-1].id,
         query=params.query,
         attempts=tuple(attempts),
         notices=tuple(notices),
-        error=_summary(len(walked), failures),
+        error=_summary(len(tried), failures),
     )
-
-
-async def _walk(
-    chain: list[ProviderInfo],
-    params: SearchParams,
-    ctx: ProviderContext,
-    attempts: list[Attempt],
-    failures: list[Failure],
-) -> tuple[SearchResponse, list[str]] | None:
-    """Try each provider in turn; the first renderable response and its notices, or None."""
-    clock = ctx.clock
-    for info in chain:
-        started = clock.monotonic()
-        try:
-            impl = load_provider(info.id)
-            response = await impl.search(params, ctx)
-            if not response.has_renderable_content():
-                raise SearchProviderError(info.id, f"{info.label} returned no renderable search content.", 204)
-            notices = impl.param_notices(params, ctx)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            if not isinstance(exc, SearchProviderError):
-                log.debug("provider %s raised", info.id, exc_info=True)
-            status = exc.status if isinstance(exc, SearchProviderError) else None
-            failure = Failure(info.id, exc)
-            failures.append(failure)
-            attempts.append(Attempt(info.id, status, format_failure(failure), _ms(clock.monotonic() - started)))
-            continue
-        attempts.append(Attempt(info.id, None, None, _ms(clock.monotonic() - started)))
-        notices.extend(_ignored_notices(info.label, impl.supports, params))
-        notices.extend(response.notices)
-        return response, notices
-    return None
 
 
 def _ms(seconds: float) -> float:
