@@ -6,6 +6,7 @@ builds an HTTP client or calls `time.time()` itself.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -34,9 +35,18 @@ class SendsRequests(Protocol):
     ) -> AbstractAsyncContextManager[tuple[HttpResponse, AsyncIterator[bytes]]]: ...
 
 
+@functools.cache
 def base_url_env(provider_id: str) -> str:
     """The variable that redirects every endpoint of a provider: `WEBSEARCH_<ID>_BASE_URL`."""
     return f"WEBSEARCH_{provider_id.upper()}_BASE_URL"
+
+
+@functools.lru_cache(maxsize=256)
+def _redirect(base_url: str, url: str) -> str:
+    """`url` moved onto `base_url` (pure and asked on every search, so cached)."""
+    base = urlsplit(base_url)
+    real = urlsplit(url)
+    return urlunsplit((base.scheme, base.netloc, base.path + real.path, real.query, real.fragment))
 
 
 @dataclass(slots=True)
@@ -76,11 +86,7 @@ class ProviderContext:
         The real path is kept; a path in the override is put in front of it (for gateways).
         """
         override = self.env.get(base_url_env(provider_id))
-        if not override:
-            return url
-        base = urlsplit(override.rstrip("/"))
-        real = urlsplit(url)
-        return urlunsplit((base.scheme, base.netloc, base.path + real.path, real.query, real.fragment))
+        return _redirect(override.rstrip("/"), url) if override else url
 
     def secret(
         self, provider_id: str, env_keys: tuple[str, ...] = (), credential_ids: tuple[str, ...] = ()

@@ -8,6 +8,7 @@ natively or approximately; anything else it is handed becomes an "ignored" notic
 from __future__ import annotations
 
 import email.utils
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -64,7 +65,7 @@ class Provider:
         """This provider's registry row."""
         return PROVIDERS[self.id]
 
-    @property
+    @functools.cached_property
     def label(self) -> str:
         """The display name ("Brave", "OpenAI", ...)."""
         return self.info.label
