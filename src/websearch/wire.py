@@ -57,4 +57,8 @@ class HttpResponse:
 
     def json(self) -> Any:
         """The body as JSON; raises ValueError when it is not."""
-        return json.loads(self.body)
+        try:
+            text = self.body.decode("utf-8")  # what RFC 8259 requires, and cheaper than sniffing
+        except UnicodeDecodeError:
+            return json.loads(self.body)  # UTF-16/32 with a BOM, or not JSON at all
+        return json.loads(text[1:] if text.startswith("\ufeff") else text)

@@ -26,12 +26,12 @@ The empty-result retry applies to `time_range` only: explicit dates are never dr
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import date
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import SearchProviderError
 from ..filters import Filters, recency_start
-from ..types import SearchParams, SearchResponse, SearchSource
+from ..types import SearchParams, SearchResponse
 from ..wire import HttpRequest, HttpResponse
 from ._base import (
     HttpProvider,
@@ -90,7 +90,7 @@ class Tavily(HttpProvider):
         }
         if f.category in _TOPICS:
             body["topic"] = _TOPICS[f.category]
-        recency, start, end = _window(params, f, ctx.clock.now())
+        recency, start, end = _window(params, f, ctx)
         if recency and time_range:
             body["time_range"] = recency
         if start is not None:
@@ -111,7 +111,7 @@ class Tavily(HttpProvider):
             notices.append(
                 f"mode={f.mode} approximated: Tavily has no deep-research mode; searched with search_depth=advanced"
             )
-        _, start, end = _window(params, f, ctx.clock.now())
+        _, start, end = _window(params, f, ctx)
         if params.recency and f.start_source is not None:
             notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
         elif params.recency and start is not None:
@@ -136,7 +136,7 @@ class Tavily(HttpProvider):
 
     async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         response = self.parse_response(await ctx.send(self.id, self.build_request(params, ctx)), params, ctx)
-        if not _window(params, ctx.filters(params), ctx.clock.now())[0] or response.answer or response.sources:
+        if not _window(params, ctx.filters(params), ctx)[0] or response.answer or response.sources:
             return response
         retry = await ctx.send(self.id, self.build_request(params, ctx, time_range=False))
         response = self.parse_response(retry, params, ctx)
@@ -156,7 +156,7 @@ class Tavily(HttpProvider):
         now = ctx.clock.now()
         results = data.get("results")
         sources = [
-            _source(r, now)
+            make_source(url, r.get("title"), r.get("content"), r.get("published_date"), now)
             for r in (results if isinstance(results, list) else ())
             if isinstance(r, dict) and isinstance(url := r.get("url"), str) and url
         ]
@@ -170,14 +170,14 @@ class Tavily(HttpProvider):
         )
 
 
-def _window(params: SearchParams, f: Filters, now: datetime) -> tuple[str | None, date | None, date | None]:
+def _window(params: SearchParams, f: Filters, ctx: ProviderContext) -> tuple[str | None, date | None, date | None]:
     """(time_range, start_date, end_date): the ladder's dates when it has any, else `recency`.
 
     Only a date range can carry an end, so an end with only `recency` turns the window into a start.
     """
     start = f.start
     if start is None and f.end is not None:
-        start = recency_start(params.recency, now)
+        start = recency_start(params.recency, ctx.clock.now())
     if start is None and f.end is None:
         return params.recency, None, None
     return None, start.date() if start else None, f.end.date() if f.end else None
@@ -227,10 +227,6 @@ def _json_or_none(response: HttpResponse) -> Any:
         return response.json()
     except ValueError:
         return None
-
-
-def _source(result: dict[str, Any], now: datetime) -> SearchSource:
-    return make_source(result["url"], result.get("title"), result.get("content"), result.get("published_date"), now)
 
 
 PROVIDER: Final = Tavily()
