@@ -1,7 +1,9 @@
 """The request and response values that providers build and parse, free of any HTTP library.
 
 Providers turn `SearchParams` into an `HttpRequest` and an `HttpResponse` into a
-`SearchResponse` as pure functions; only `transport.py` moves bytes.
+`SearchResponse` as pure functions; only `transport.py` moves bytes. Both are plain slots
+dataclasses (one of each per request: a frozen one costs several times as much to build); treat
+them as values.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 __all__ = ["HttpRequest", "HttpResponse"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HttpRequest:
     """One outbound request. `secrets` are values the transport redacts from any error text."""
 
@@ -28,7 +30,7 @@ class HttpRequest:
     timeout: float | None = None  # overrides the client's per-request timeout
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HttpResponse:
     """A complete response: status, headers (lower-case names) and the body bytes."""
 
