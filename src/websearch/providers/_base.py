@@ -39,9 +39,12 @@ __all__ = [
     "clamp_count",
     "classify_http_error",
     "json_body",
+    "ladder_bucket",
+    "ladder_bucket_notices",
     "make_source",
     "parse_date",
     "recency_bucket",
+    "recency_overridden",
     "redact_detail",
     "require_key",
     "retry_after_seconds",
@@ -253,6 +256,35 @@ def recency_bucket(start: datetime, now: datetime) -> str | None:
     window is longer than a year (for providers that only know those four windows)."""
     days = (now - start).total_seconds() / 86400
     return next((name for name, limit in _BUCKETS if days <= limit), None)
+
+
+def ladder_bucket(params: SearchParams, ctx: ProviderContext) -> str | None:
+    """The narrowest of day/week/month/year covering the date ladder's start .. now, or None."""
+    start = ctx.filters(params).start
+    return recency_bucket(start, ctx.clock.now()) if start is not None else None
+
+
+def recency_overridden(params: SearchParams, filters: Filters) -> list[str]:
+    """The notice that `recency` lost to a date-ladder rung, when both were given."""
+    if params.recency and filters.start_source is not None:
+        return [f"recency={params.recency!r} not applied: {filters.start_source} takes precedence"]
+    return []
+
+
+def ladder_bucket_notices(
+    params: SearchParams, filters: Filters, applied: str | None, longest: str, only: str
+) -> list[str]:
+    """The notices of a ladder start mapped onto a provider's coarse windows: `recency` overridden,
+    then "approximated as <applied>: <only>", or "not applied" when even `longest` is too short."""
+    if filters.start_source is None:
+        return []
+    notices = recency_overridden(params, filters)
+    rung = f"{filters.start_source}={getattr(params, filters.start_source)!r}"
+    if applied is None:
+        notices.append(f"{rung} not applied: the window is longer than {longest}")
+    else:
+        notices.append(f"{rung} approximated as {applied}: {only}")
+    return notices
 
 
 def site_operator_notices(params: SearchParams, filters: Filters, label: str, why: str = "") -> list[str]:

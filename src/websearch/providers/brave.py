@@ -31,6 +31,7 @@ from ._base import (
     clamp_count,
     classify_http_error,
     json_body,
+    recency_overridden,
     redact_detail,
     require_key,
     retry_after_seconds,
@@ -81,8 +82,7 @@ class Brave(HttpProvider):
         notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
         f = ctx.filters(params)
         window = date_window(params, ctx)
-        if f.start_source is not None and params.recency:
-            notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+        notices.extend(recency_overridden(params, f))
         if window is None and f.end is not None:
             notices.append(
                 f"end_published_date={params.end_published_date!r} not applied: Brave's freshness range needs a "

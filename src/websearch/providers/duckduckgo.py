@@ -27,7 +27,8 @@ from ._base import (
     Support,
     clamp_count,
     classify_http_error,
-    recency_bucket,
+    ladder_bucket,
+    ladder_bucket_notices,
     retry_after_seconds,
     site_operator_notices,
     with_site_operators,
@@ -84,7 +85,7 @@ class DuckDuckGo(HttpProvider):
     def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
         f = ctx.filters(params)
         form = [("q", with_site_operators(params.query, f.include_domains, f.exclude_domains)), ("kl", "us-en")]
-        window = ladder_window(params, ctx) if f.start is not None else params.recency
+        window = ladder_bucket(params, ctx) if f.start is not None else params.recency
         if window in _DF:
             form.append(("df", _DF[window]))
         form.append(("b", ""))
@@ -93,18 +94,10 @@ class DuckDuckGo(HttpProvider):
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
         notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
         f = ctx.filters(params)
-        if f.start_source is not None:
-            rung = f"{f.start_source}={getattr(params, f.start_source)!r}"
-            if params.recency:
-                notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
-            window = ladder_window(params, ctx)
-            if window is None:
-                notices.append(f"{rung} not applied: the window is longer than DuckDuckGo's longest (a year)")
-            else:
-                notices.append(
-                    f"{rung} approximated as df={_DF[window]} (the past {window}): DuckDuckGo only filters by the "
-                    "past day, week, month or year"
-                )
+        window = ladder_bucket(params, ctx)
+        applied = f"df={_DF[window]} (the past {window})" if window else None
+        only = "DuckDuckGo only filters by the past day, week, month or year"
+        notices.extend(ladder_bucket_notices(params, f, applied, "DuckDuckGo's longest (a year)", only))
         notices.extend(site_operator_notices(params, f, self.label))
         return notices
 
@@ -116,12 +109,6 @@ class DuckDuckGo(HttpProvider):
             raise classify_http_error(self.id, response) or _html_error(response)
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         return SearchResponse(provider=self.id, sources=tuple(parse_results(body, limit)))
-
-
-def ladder_window(params: SearchParams, ctx: ProviderContext) -> str | None:
-    """The narrowest of day/week/month/year covering the ladder's start .. now, or None."""
-    start = ctx.filters(params).start
-    return recency_bucket(start, ctx.clock.now()) if start is not None else None
 
 
 def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSource]:

@@ -34,6 +34,7 @@ from ._base import (
     clamp_count,
     classify_http_error,
     json_body,
+    recency_overridden,
     redact_detail,
     require_key,
     retry_after_seconds,
@@ -92,8 +93,7 @@ class Kagi(HttpProvider):
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
         notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
         f = ctx.filters(params)
-        if f.start_source is not None and params.recency:
-            notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+        notices.extend(recency_overridden(params, f))
         if f.start_source is not None and f.start is not None and f.start_has_time:
             notices.append(
                 f"{f.start_source}={getattr(params, f.start_source)!r} applied as whole days "

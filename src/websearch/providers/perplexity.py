@@ -41,7 +41,7 @@ from ..registry import PROVIDERS
 from ..sse import SseEvent, aiter_sse
 from ..types import SearchParams, SearchResponse
 from ..wire import HttpRequest
-from ._base import Provider, Support, json_body
+from ._base import Provider, Support, json_body, recency_overridden
 from ._perplexity_api import AUTH_NAMES, ID, ChatStream, EventStream, http_error
 from ._perplexity_ask import (
     APP_USER_AGENT,
@@ -245,9 +245,7 @@ def _rich_fields(params: SearchParams, ctx: ProviderContext) -> dict[str, Any]:
 def chat_notices(params: SearchParams, ctx: ProviderContext) -> list[str]:
     """How the API modes approximated the richer parameters."""
     f = ctx.filters(params)
-    notices: list[str] = []
-    if f.start_source is not None and params.recency:
-        notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+    notices = recency_overridden(params, f)
     after, before = _date_window(params, ctx)
     whole = "applied as whole days: Perplexity's date filters take dates only"
     if after is not None and f.start_source is not None and f.start_has_time:

@@ -26,8 +26,9 @@ from ._base import (
     as_str,
     clamp_count,
     json_body,
+    ladder_bucket,
+    ladder_bucket_notices,
     make_source,
-    recency_bucket,
     site_operator_notices,
     with_site_operators,
 )
@@ -89,17 +90,11 @@ class SearXNG(HttpProvider):
         notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
         f = ctx.filters(params)
         if f.start_source is not None:
-            rung = f"{f.start_source}={getattr(params, f.start_source)!r}"
-            if params.recency:
-                notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
             time_range = ladder_time_range(params, ctx)
-            if time_range is None:
-                notices.append(f"{rung} not applied: the window is longer than SearXNG's longest time_range (year)")
-            else:
-                notices.append(
-                    f"{rung} approximated as time_range={time_range}: SearXNG only filters by the past day, "
-                    "month or year"
-                )
+            applied = f"time_range={time_range}" if time_range else None
+            only = "SearXNG only filters by the past day, month or year"
+            longest = "SearXNG's longest time_range (year)"
+            notices.extend(ladder_bucket_notices(params, f, applied, longest, only))
         elif params.recency == "week":
             notices.append("recency='week' widened to 'month': SearXNG has no week time range")
         notices.extend(site_operator_notices(params, f, self.label, " (most of its engines honour the operators)"))
@@ -129,8 +124,7 @@ class SearXNG(HttpProvider):
 
 def ladder_time_range(params: SearchParams, ctx: ProviderContext) -> str | None:
     """The narrowest `time_range` covering the ladder's start .. now (`week` widened to `month`)."""
-    start = ctx.filters(params).start
-    bucket = recency_bucket(start, ctx.clock.now()) if start is not None else None
+    bucket = ladder_bucket(params, ctx)
     return _TIME_RANGE[bucket] if bucket else None
 
 

@@ -23,6 +23,7 @@ from ._base import (
     api_error,
     clamp_count,
     json_body,
+    recency_overridden,
     require_key,
     site_operator_notices,
     with_site_operators,
@@ -69,8 +70,7 @@ class TinyFish(HttpProvider):
     def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
         notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
         f = ctx.filters(params)
-        if f.start_source is not None and params.recency:
-            notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
+        notices.extend(recency_overridden(params, f))
         notices.extend(site_operator_notices(params, f, self.label))
         return notices
 
