@@ -79,6 +79,20 @@ def env(config_dir: Path, ddg: FakeDuckDuckGo) -> dict[str, str]:
     return {"WEBSEARCH_CONFIG_DIR": str(config_dir), **ddg.env}
 
 
+def provider_context(
+    config_dir: Path, env: Mapping[str, str], clock: FakeClock | None = None, transport: Any = None
+) -> Any:
+    """A ProviderContext over `env` and `config_dir` (settings.toml, agent.db), for calling a
+    provider's pure functions directly; no transport unless one is given."""
+    from websearch.context import ProviderContext
+    from websearch.credentials import CredentialStore
+    from websearch.settings import Settings
+
+    return ProviderContext(
+        env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), transport, clock or FakeClock()
+    )
+
+
 def run_cli(
     args: list[str], env: Mapping[str, str], *, timeout: float = 30, stdin: str | None = None, **kwargs: Any
 ) -> subprocess.CompletedProcess[str]:

@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, run_cli
+from conftest import NOW, FakeClock, provider_context, run_cli
 from websearch import SearchResponse, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
 from websearch.errors import MissingCredentialError, SearchProviderError
 from websearch.prompts import SYSTEM_PROMPT
 from websearch.providers.anthropic import PROVIDER, parse_message, parse_page_age
-from websearch.settings import Settings
 from websearch.testing import Reply
 from websearch.testing.anthropic import FakeAnthropic, anthropic_error, anthropic_message
 from websearch.types import SearchCitation, SearchParams, SearchSource, SearchUsage
@@ -59,8 +58,7 @@ async def run(env: dict[str, str], query: str = QUERY, **params: Any) -> SearchR
 
 
 def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:
-    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None,
-                           FakeClock())  # fmt: skip
+    return provider_context(config_dir, env)
 
 
 def assert_no_secret(response: SearchResponse, *secrets: str) -> None:

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, provider_context
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
 from websearch.errors import MissingCredentialError
 from websearch.providers.brave import PROVIDER, http_error
-from websearch.settings import Settings
 from websearch.testing import Reply
 from websearch.testing.brave import (
     FakeBrave,
@@ -49,7 +48,7 @@ async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
-    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, clock)
+    return provider_context(config_dir, env, clock=clock)
 
 
 # -- the request ------------------------------------------------------------------------------

@@ -11,13 +11,11 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, run_cli
+from conftest import FakeClock, provider_context, run_cli
 from websearch import WebSearch
 from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
 from websearch.providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
 from websearch.rendering import render
-from websearch.settings import Settings
 from websearch.testing import FakeFirecrawl, Reply
 from websearch.testing.exa import FakeExa, exa_search_body
 from websearch.types import SearchCitation, SearchParams, SearchResponse
@@ -110,7 +108,7 @@ async def test_mode_is_the_search_type(
 
 
 def context(config_dir: Path, clock: FakeClock, transport: object, env: dict[str, str]) -> ProviderContext:
-    return ProviderContext(env, Settings({}, env), CredentialStore(config_dir / "agent.db"), transport, clock)  # type: ignore[arg-type]
+    return provider_context(config_dir, env, clock=clock, transport=transport)
 
 
 @pytest.mark.parametrize(

@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, provider_context
 from websearch import MissingCredentialError, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
 from websearch.providers.firecrawl import PROVIDER, http_error
-from websearch.settings import Settings
 from websearch.testing import Reply
 from websearch.testing.firecrawl import (
     INSUFFICIENT_CREDITS,
@@ -48,7 +47,7 @@ async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
-    return ProviderContext(env, Settings({}, env), CredentialStore(config_dir / "agent.db"), None, clock)
+    return provider_context(config_dir, env, clock=clock)
 
 
 # -- the request -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, run_cli
+from conftest import NOW, FakeClock, provider_context, run_cli
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -37,7 +37,6 @@ from websearch.providers.gemini import (
     parse_events,
     retry_hint,
 )
-from websearch.settings import Settings
 from websearch.sse import iter_sse
 from websearch.testing import Reply
 from websearch.testing.gemini import (
@@ -96,7 +95,7 @@ def store_login(config_dir: Path, cred_id: str = "gemini", **fields: Any) -> Cre
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
-    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, clock)
+    return provider_context(config_dir, env, clock=clock)
 
 
 def inner_body(query: str = Q, **extra: Any) -> dict[str, Any]:

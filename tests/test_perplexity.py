@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, run_cli
+from conftest import NOW, FakeClock, provider_context, run_cli
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -33,7 +33,6 @@ from websearch.providers.perplexity import (
     snapshot_sources,
     text_answer,
 )
-from websearch.settings import Settings
 from websearch.sse import iter_sse
 from websearch.testing import Reply
 from websearch.testing.perplexity import (
@@ -96,7 +95,7 @@ async def search(env: dict[str, str], clock: FakeClock, query: str = QUERY, **kw
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
-    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, clock)
+    return provider_context(config_dir, env, clock=clock)
 
 
 def chat_body(**changes: Any) -> dict[str, Any]:

@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, provider_context
 from websearch import SearchResponse, SearchSource, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
 from websearch.errors import MissingCredentialError, SearchProviderError
 from websearch.providers.synthetic import PROVIDER
-from websearch.settings import Settings
 from websearch.testing import Reply
 from websearch.testing.synthetic import FakeSynthetic
 from websearch.types import SearchParams
@@ -42,9 +41,7 @@ async def run(env: dict[str, str], **params: Any) -> SearchResponse:
 
 
 def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:
-    return ProviderContext(
-        env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, FakeClock()
-    )
+    return provider_context(config_dir, env)
 
 
 def assert_no_key(response: SearchResponse) -> None:

@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, provider_context
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
 from websearch.errors import MissingCredentialError
 from websearch.providers.tavily import PROVIDER, http_error
-from websearch.settings import Settings
 from websearch.testing import Reply
 from websearch.testing.tavily import FakeTavily, tavily_error, tavily_results_body, usage_limit_reply
 from websearch.types import Attempt, SearchParams, SearchResponse, SearchSource
@@ -41,7 +40,7 @@ async def search(env: dict[str, str], clock: FakeClock, query: str = "bun releas
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
-    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None, clock)
+    return provider_context(config_dir, env, clock=clock)
 
 
 def body(max_results: int = 5, query: str = "bun release", **extra: Any) -> dict[str, Any]:

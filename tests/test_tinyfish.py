@@ -8,12 +8,11 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, provider_context
 from websearch import MissingCredentialError, SearchParams, SearchProviderError, SearchResponse, SearchSource, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
 from websearch.providers.tinyfish import PROVIDER, page_results
-from websearch.settings import Settings
 from websearch.testing import Reply
 from websearch.testing.tinyfish import FakeTinyFish, tinyfish_page_body, tinyfish_result
 from websearch.types import Attempt
@@ -41,7 +40,7 @@ async def search(env: dict[str, str], clock: FakeClock, query: str = Q, **kw: An
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
-    return ProviderContext(env, Settings({}, env), CredentialStore(config_dir / "agent.db"), None, clock)
+    return provider_context(config_dir, env, clock=clock)
 
 
 def pages(tf: FakeTinyFish) -> list[tuple[tuple[str, str], ...]]:

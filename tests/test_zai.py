@@ -11,13 +11,12 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, provider_context
 from websearch import SearchResponse, WebSearch, __version__
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
 from websearch.errors import MissingCredentialError, SearchProviderError
 from websearch.providers.zai import PROVIDER, is_argument_error, parse_result, read_message
-from websearch.settings import Settings
 from websearch.testing import RecordedRequest, Reply
 from websearch.testing.zai import FakeZai, zai_error, zai_reply, zai_result, zai_tool_result
 from websearch.types import SearchParams, SearchSource
@@ -322,8 +321,7 @@ async def test_cancelling_mid_session_closes_the_connection(fake: FakeZai, env: 
 
 
 def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:
-    return ProviderContext(env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), None,
-                           FakeClock())  # fmt: skip
+    return provider_context(config_dir, env)
 
 
 async def test_missing_credential_message(config_dir: Path) -> None:
