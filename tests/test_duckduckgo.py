@@ -176,6 +176,22 @@ def test_empty_uddg_is_not_a_url() -> None:
     )
 
 
+def test_retained_trees_are_bounded() -> None:
+    """Two recent pages are kept so lexbor's heap is reused; never more, never a large one."""
+    from websearch.providers import duckduckgo
+
+    page = results_page("q", sample_results("q", 3)).encode()
+    for _ in range(5):
+        assert len(parse_results(page)) == 3
+    assert len(duckduckgo._RECENT_TREES) == 2
+    assert all(part.startswith(b'<div id="links"') for part, _ in duckduckgo._RECENT_TREES)
+    kept = list(duckduckgo._RECENT_TREES)
+    big = results_page("q", sample_results("q", 3) * 200).encode()
+    assert len(big) > duckduckgo._RETAIN_MAX
+    assert len(parse_results(big)) == 3  # duplicates dropped
+    assert list(duckduckgo._RECENT_TREES) == kept
+
+
 def test_fixture_page_is_realistic_size() -> None:
     page = results_page("rust async book", sample_results("rust async book", 30))
     assert 40_000 < len(page) < 60_000
