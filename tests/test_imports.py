@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("aiohttp", "pydantic", "selectolax", "yarl", "websearch.providers.", "websearch.transport")
+HEAVY = ("aiohttp", "orjson", "pydantic", "selectolax", "yarl", "websearch.providers.", "websearch.transport")
 
 
 def loaded_modules(code: str, env_dir: Path) -> set[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -16,6 +17,7 @@ from typing import Any, Final
 from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
 
 import aiohttp
+import orjson
 from yarl import URL
 
 from .errors import ProviderConnectionError, ProviderTimeoutError, SearchProviderError
@@ -39,6 +41,15 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "[redacted]")
     return text
+
+
+def json_text(value: Any) -> str:
+    """A request body as JSON text. orjson writes it about ten times faster than the json module;
+    what orjson refuses (keys that are not strings, integers beyond 64 bits) the json module writes."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(value)
 
 
 def _label(provider: str) -> str:
@@ -109,6 +120,7 @@ class Transport:
             session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.max_connections),
                 timeout=aiohttp.ClientTimeout(total=self.timeout),
+                json_serialize=json_text,
             )
             self._session, self._session_loop = session, loop
         return session

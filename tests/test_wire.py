@@ -1,0 +1,53 @@
+"""JSON in and out of the wire values: orjson first, the json module for what orjson refuses."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from websearch.transport import json_text
+from websearch.wire import HttpResponse
+
+
+def body(data: bytes) -> HttpResponse:
+    return HttpResponse(200, {"content-type": "application/json"}, data)
+
+
+def test_plain_json_is_decoded() -> None:
+    assert body(b'{"a": [1, 2.5, "\xc3\xa9", null, true]}').json() == {"a": [1, 2.5, "é", None, True]}
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ('\ufeff{"a": 1}'.encode(), {"a": 1}),  # a UTF-8 byte order mark
+        ('{"a": "é"}'.encode("utf-16"), {"a": "é"}),  # UTF-16 with its BOM
+        ('{"a": "é"}'.encode("utf-32"), {"a": "é"}),
+        (b'"\\ud800"', "\ud800"),  # a lone surrogate escape
+    ],
+)
+def test_what_orjson_refuses_the_json_module_still_reads(data: bytes, expected: object) -> None:
+    assert body(data).json() == expected
+
+
+def test_nan_and_infinity_are_read_as_the_json_module_reads_them() -> None:
+    value = body(b'{"a": NaN, "b": Infinity, "c": 1e400}').json()
+    assert math.isnan(value["a"]) and value["b"] == math.inf and value["c"] == math.inf
+
+
+@pytest.mark.parametrize("data", [b"", b"not json", b'{"a": ', b"\xff\xfe\x00"])
+def test_not_json_is_a_value_error(data: bytes) -> None:
+    with pytest.raises(ValueError, match=r"Expecting value|can't decode"):  # json_body's contract
+        body(data).json()
+
+
+def test_request_json_is_compact_utf8_text() -> None:
+    text = json_text({"query": "café", "max_results": 5, "include_raw_content": False, "domains": ("a.com",)})
+    assert text == '{"query":"café","max_results":5,"include_raw_content":false,"domains":["a.com"]}'
+
+
+@pytest.mark.parametrize("value", [{1: "a"}, {"n": 2**70}])
+def test_what_orjson_cannot_write_the_json_module_writes(value: object) -> None:
+    assert json.loads(json_text(value)) == json.loads(json.dumps(value))
