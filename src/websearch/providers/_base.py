@@ -179,6 +179,15 @@ def json_body(provider: str, response: HttpResponse) -> Any:
         raise SearchProviderError(provider, f"{label} returned a body that is not JSON", response.status) from None
 
 
+def json_object(provider: str, response: HttpResponse, label: str | None = None) -> dict[str, Any]:
+    """The body as a JSON object, or a provider error that says it was not JSON or not an object."""
+    data = json_body(provider, response)
+    if not isinstance(data, dict):
+        name = label or PROVIDERS[provider].label
+        raise SearchProviderError(provider, f"{name} returned JSON that is not an object", response.status)
+    return data
+
+
 def require_key(
     ctx: ProviderContext, provider: str, env_keys: tuple[str, ...], credential_ids: tuple[str, ...] = ()
 ) -> str:

@@ -27,7 +27,7 @@ from ..oauth import OAuthToken, oauth_token
 from ..prompts import SYSTEM_PROMPT
 from ..types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from ..wire import HttpRequest, HttpResponse
-from ._base import Provider, Support, api_error, as_dict, as_list, clamp_count, json_body, redact_detail, require_key
+from ._base import Provider, Support, api_error, as_dict, as_list, clamp_count, json_object, redact_detail, require_key
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -120,9 +120,7 @@ class Anthropic(Provider):
     ) -> SearchResponse:
         if not response.ok:
             raise api_error(self.id, response, detail=_error_detail(response))
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "Anthropic returned JSON that is not an object", response.status)
+        data = json_object(self.id, response)
         if data.get("type") == "error":
             raise SearchProviderError(self.id, f"Anthropic API error: {_error_detail(response)}", response.status)
         parsed = parse_message(data)

@@ -30,7 +30,7 @@ from ._base import (
     as_str,
     clamp_count,
     classify_http_error,
-    json_body,
+    json_object,
     recency_overridden,
     redact_detail,
     require_key,
@@ -100,9 +100,7 @@ class Brave(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise http_error(response)
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "Brave returned JSON that is not an object", response.status)
+        data = json_object(self.id, response)
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         web = data.get("web")
         results = web.get("results") if isinstance(web, dict) else None

@@ -40,7 +40,7 @@ from ._base import (
     as_list,
     clamp_count,
     classify_http_error,
-    json_body,
+    json_object,
     redact_detail,
 )
 
@@ -266,9 +266,7 @@ def parse_api_response(response: HttpResponse, params: SearchParams, now: dateti
     """A REST /search response: results, the three-summary answer, requestId; errors classified."""
     if not response.ok:
         raise _api_error(response)
-    data = json_body("exa", response)
-    if not isinstance(data, dict):
-        raise SearchProviderError("exa", "Exa returned JSON that is not an object", response.status)
+    data = json_object("exa", response)
     return _exa_response(data, params, now, "api_key")
 
 

@@ -40,7 +40,7 @@ from ._base import (
     Support,
     api_error,
     clamp_count,
-    json_body,
+    json_object,
     redact_detail,
     require_key,
     with_site_operators,
@@ -110,9 +110,7 @@ class Firecrawl(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise http_error(response)
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "Firecrawl returned JSON that is not an object", response.status)
+        data = json_object(self.id, response)
         if data.get("success") is False:  # a failure envelope served with 2xx
             reason = _envelope_text(data, response) or "no reason given"
             raise SearchProviderError(self.id, f"Firecrawl search failed: {reason}", 502)

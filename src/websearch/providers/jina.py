@@ -17,10 +17,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import quote
 
-from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, api_error, as_str, json_body, redact_detail, require_key, with_site_operators
+from ._base import (
+    HttpProvider,
+    Support,
+    api_error,
+    as_str,
+    json_object,
+    redact_detail,
+    require_key,
+    with_site_operators,
+)
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -66,9 +74,7 @@ class Jina(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise api_error(self.id, response, detail=_error_detail(response) or response.safe_text() or "empty body")
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "Jina returned JSON that is not an object", response.status)
+        data = json_object(self.id, response)
         items = data.get("data")
         sources = [
             _source(item)

@@ -33,7 +33,7 @@ from ._base import (
     as_str,
     clamp_count,
     classify_http_error,
-    json_body,
+    json_object,
     recency_overridden,
     redact_detail,
     require_key,
@@ -110,9 +110,7 @@ class Kagi(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise kagi_error(response, response.status)
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "Kagi returned JSON that is not an object", response.status)
+        data = json_object(self.id, response)
         errors = [e for e in as_list(data.get("error")) if e]
         if errors:  # a failure reported inside a 2xx
             code = errors[0].get("code") if isinstance(errors[0], dict) else None

@@ -24,7 +24,7 @@ from ._base import (
     age_seconds,
     clamp_count,
     classify_http_error,
-    json_body,
+    json_object,
     require_key,
     retry_after_seconds,
     site_operator_notices,
@@ -81,9 +81,7 @@ class Kimi(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise _http_error(response)
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "Kimi search returned JSON that is not an object", response.status)
+        data = json_object(self.id, response, "Kimi search")
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         now = ctx.clock.now()
         results = data.get("search_results")

@@ -25,7 +25,7 @@ from ._base import (
     as_list,
     as_str,
     clamp_count,
-    json_body,
+    json_object,
     ladder_bucket,
     ladder_bucket_notices,
     make_source,
@@ -103,9 +103,7 @@ class SearXNG(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise _http_error(response)
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "SearXNG returned JSON that is not an object", response.status)
+        data = json_object(self.id, response)
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         now = ctx.clock.now()
         sources = [

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Final
 
-from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, api_error, as_str, json_body, require_key
+from ._base import HttpProvider, Support, api_error, as_str, json_object, require_key
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
@@ -45,9 +44,7 @@ class Synthetic(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise api_error(self.id, response)
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "Synthetic returned JSON that is not an object", response.status)
+        data = json_object(self.id, response)
         results = data.get("results")
         sources = [s for r in (results if isinstance(results, list) else []) if (s := _source(r)) is not None]
         n = params.count

@@ -39,7 +39,7 @@ from ._base import (
     as_str,
     clamp_count,
     classify_http_error,
-    json_body,
+    json_object,
     make_source,
     redact_detail,
     require_key,
@@ -149,9 +149,7 @@ class Tavily(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise http_error(response)
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "Tavily returned JSON that is not an object", response.status)
+        data = json_object(self.id, response)
         limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         now = ctx.clock.now()
         results = data.get("results")

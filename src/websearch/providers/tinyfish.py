@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from ..errors import SearchProviderError
 from ..types import SearchParams, SearchResponse, SearchSource
 from ..wire import HttpRequest, HttpResponse
 from ._base import (
@@ -22,7 +21,7 @@ from ._base import (
     Support,
     api_error,
     clamp_count,
-    json_body,
+    json_object,
     recency_overridden,
     require_key,
     site_operator_notices,
@@ -102,9 +101,7 @@ def page_results(response: HttpResponse) -> list[Any]:
     """The raw `results` of one page; a non-2xx answer or a malformed body raises."""
     if not response.ok:
         raise api_error("tinyfish", response)
-    data = json_body("tinyfish", response)
-    if not isinstance(data, dict):
-        raise SearchProviderError("tinyfish", "TinyFish returned JSON that is not an object", response.status)
+    data = json_object("tinyfish", response)
     results = data.get("results")
     return results if isinstance(results, list) else []
 

@@ -27,7 +27,7 @@ from ._base import (
     as_str,
     clamp_count,
     classify_http_error,
-    json_body,
+    json_object,
     redact_detail,
     require_key,
     retry_after_seconds,
@@ -82,9 +82,7 @@ class XAI(HttpProvider):
     def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         if not response.ok:
             raise http_error(response)
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, "xAI returned JSON that is not an object", response.status)
+        data = json_object(self.id, response)
         cap = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
         sources, citations = collect_citations(data)
         return SearchResponse(
