@@ -450,6 +450,11 @@ async def test_a_session_about_to_expire_is_skipped(
     assert response.ok
     assert pplx.requests[0].path == (ASK_PATH if used else "/chat/completions")
     assert response.auth_mode == ("oauth" if used else "api_key")
+    expired = (
+        "the stored Perplexity session has expired; searched with the API key instead "
+        "(log in again with `websearch auth set perplexity`)"
+    )
+    assert (expired in response.notices) is not used  # a skipped session is never silent
 
 
 async def test_an_expired_session_alone_says_log_in_again(

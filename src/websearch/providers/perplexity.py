@@ -56,6 +56,7 @@ from ._perplexity_ask import (
 
 if TYPE_CHECKING:
     from ..context import ProviderContext
+    from ..credentials import Credential
 
 __all__ = [
     "APP_USER_AGENT",
@@ -119,6 +120,7 @@ class Perplexity(Provider):
     async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
         failed: list[tuple[Auth, SearchProviderError]] = []
         methods = auth_methods(ctx)
+        expired = _session_expired(ctx.credentials.get(ID), ctx.clock.now())
         secrets = tuple(dict.fromkeys(s for m in methods for s in m.secrets))  # every method's, in every error
         for auth in methods:
             try:
@@ -128,6 +130,9 @@ class Perplexity(Provider):
                 continue
             notes = [f"Perplexity with {AUTH_NAMES[a.kind]} failed: {e.message}; fell through to the next auth method"
                      for a, e in failed]  # fmt: skip
+            if expired:
+                notes.insert(0, f"the stored Perplexity session has expired; searched with {AUTH_NAMES[auth.kind]} "
+                                f"instead (log in again with `websearch auth set {ID}`)")  # fmt: skip
             return replace(response, notices=(*notes, *response.notices))
         raise failed[-1][1]
 
@@ -160,12 +165,9 @@ def auth_methods(ctx: ProviderContext) -> list[Auth]:
     if cookies := ctx.env.get(COOKIES_ENV, "").strip():
         methods.append(Auth("cookies", cookies))
     stored = ctx.credentials.get(ID)
-    expired = False
-    if stored is not None and stored.kind == "oauth" and stored.api_key:
-        expiry = _number(stored.data.get("expires_at")) or _jwt_expiry(stored.api_key)
-        expired = expiry is not None and expiry - SESSION_MARGIN <= ctx.clock.now().timestamp()
-        if not expired:
-            methods.append(Auth("session", stored.api_key))
+    expired = _session_expired(stored, ctx.clock.now())
+    if stored is not None and stored.kind == "oauth" and stored.api_key and not expired:
+        methods.append(Auth("session", stored.api_key))
     key = ctx.api_keys.get(ID) or next((ctx.env[name] for name in ENV_KEYS if ctx.env.get(name)), None)
     if not key and stored is not None and stored.kind == "api_key":
         key = stored.api_key
@@ -181,6 +183,14 @@ def auth_methods(ctx: ProviderContext) -> list[Auth]:
     if expired:
         raise MissingCredentialError(ID, f"Perplexity session expired; log in again: {ways}")
     raise MissingCredentialError(ID, f"Perplexity needs a login or an API key: {ways}")
+
+
+def _session_expired(stored: Credential | None, now: datetime) -> bool:
+    """A stored login session past its `expires_at` (or JWT `exp`), or within the margin of it."""
+    if stored is None or stored.kind != "oauth" or not stored.api_key:
+        return False
+    expiry = _number(stored.data.get("expires_at")) or _jwt_expiry(stored.api_key)
+    return expiry is not None and expiry - SESSION_MARGIN <= now.timestamp()
 
 
 # -- requests ----------------------------------------------------------------------------------
