@@ -13,12 +13,16 @@ from typing import Any
 import pytest
 
 import netguard
-from websearch.testing import FakeDuckDuckGo, FakeSearXNG
+from websearch import WebSearch
+from websearch.testing import FakeDuckDuckGo, FakeExa, FakeFirecrawl, FakeSearXNG, FakeTavily
+from websearch.types import SearchResponse
 
 netguard.install()
 
 TESTS = Path(__file__).parent
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+TAVILY_KEY = "tvly-dev-secret-4b7c2e9d"
+FIRECRAWL_KEY = "fc-3f9a1c7e5b2d4a6c8e0f"
 
 
 @pytest.fixture(autouse=True)
@@ -71,6 +75,42 @@ def ddg() -> Iterator[FakeDuckDuckGo]:
 def searx() -> Iterator[FakeSearXNG]:
     with FakeSearXNG() as fake:
         yield fake
+
+
+@pytest.fixture
+def exa() -> Iterator[FakeExa]:
+    with FakeExa() as fake:
+        yield fake
+
+
+@pytest.fixture
+def tavily() -> Iterator[FakeTavily]:
+    with FakeTavily(valid_keys={TAVILY_KEY}) as fake:
+        yield fake
+
+
+@pytest.fixture
+def tenv(env: dict[str, str], tavily: FakeTavily) -> dict[str, str]:
+    return {**env, **tavily.env, "TAVILY_API_KEY": TAVILY_KEY}
+
+
+@pytest.fixture
+def fc() -> Iterator[FakeFirecrawl]:
+    with FakeFirecrawl() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fc_env(env: dict[str, str], fc: FakeFirecrawl) -> dict[str, str]:
+    return {**env, **fc.env, "FIRECRAWL_API_KEY": FIRECRAWL_KEY}
+
+
+async def search_once(
+    provider: str, env: Mapping[str, str], query: str, clock: FakeClock | None = None, **params: Any
+) -> SearchResponse:
+    """One search through a fresh client (closed afterwards), with `provider` chosen explicitly."""
+    async with WebSearch(env=env, clock=clock or FakeClock()) as ws:
+        return await ws.asearch(query, provider=provider, **params)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, provider_context, run_cli
+from conftest import NOW, FakeClock, provider_context, run_cli, search_once
 from websearch import SearchResponse, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -53,8 +53,7 @@ def make_env(env: dict[str, str], fake: FakeAnthropic, **extra: str) -> dict[str
 
 
 async def run(env: dict[str, str], query: str = QUERY, **params: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=FakeClock()) as ws:
-        return await ws.asearch(query, provider="anthropic", **params)
+    return await search_once("anthropic", env, query, **params)
 
 
 def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:

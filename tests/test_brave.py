@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock, provider_context
+from conftest import FakeClock, provider_context, search_once
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -43,8 +43,7 @@ def benv(env: dict[str, str], brave: FakeBrave) -> dict[str, str]:
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async", **kwargs: object) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="brave", **kwargs)  # type: ignore[arg-type]
+    return await search_once("brave", env, query, clock, **kwargs)
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:

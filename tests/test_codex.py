@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, run_cli
+from conftest import NOW, FakeClock, run_cli, search_once
 from websearch import WebSearch
 from websearch.credentials import CredentialStore
 from websearch.errors import ConfigError, SearchProviderError
@@ -58,8 +58,7 @@ def cenv(env: dict[str, str], codex: FakeCodex, config_dir: Path) -> dict[str, s
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async", **kwargs: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="codex", **kwargs)
+    return await search_once("codex", env, query, clock, **kwargs)
 
 
 def expected_body(query: str = "rust async", model: str = "gpt-5.5") -> dict[str, Any]:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock
+from conftest import NOW, FakeClock, search_once
 from websearch import ConfigError, WebSearch
 from websearch.credentials import CredentialStore
 from websearch.errors import SearchProviderError
@@ -22,12 +21,6 @@ from websearch.wire import HttpResponse
 
 KEY = "exa-test-key-7c1e9a44d2"
 AUTH_FAILED = "Exa authorization failed ({}). Check API key or base URL."
-
-
-@pytest.fixture
-def exa() -> Iterator[FakeExa]:
-    with FakeExa() as fake:
-        yield fake
 
 
 @pytest.fixture
@@ -45,8 +38,7 @@ def client(env: dict[str, str], clock: FakeClock, **kwargs: Any) -> WebSearch:
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async", **params: Any) -> SearchResponse:
-    async with client(env, clock) as ws:
-        return await ws.asearch(query, provider="exa", **params)
+    return await search_once("exa", env, query, clock, **params)
 
 
 def api_body(query: str, n: int) -> dict[str, Any]:

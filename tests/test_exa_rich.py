@@ -4,14 +4,13 @@ modes (synthesized answer, grounding, timeout) and every notice in the `blocks` 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context, run_cli
+from conftest import FakeClock, provider_context, run_cli, search_once
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
@@ -27,12 +26,6 @@ KEYLESS_MCP = "not applied: Exa's keyless MCP search does not support it (set EX
 
 
 @pytest.fixture
-def exa() -> Iterator[FakeExa]:
-    with FakeExa() as fake:
-        yield fake
-
-
-@pytest.fixture
 def keyed(env: dict[str, str], exa: FakeExa) -> dict[str, str]:
     return {**env, **exa.env, "EXA_API_KEY": KEY}
 
@@ -43,8 +36,7 @@ def keyless(env: dict[str, str], exa: FakeExa) -> dict[str, str]:
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = Q, **params: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        response = await ws.asearch(query, provider="exa", **params)
+    response = await search_once("exa", env, query, clock, **params)
     assert_notices_in_header(response)
     return response
 

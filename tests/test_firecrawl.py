@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context
+from conftest import FIRECRAWL_KEY, FakeClock, provider_context, search_once
 from websearch import MissingCredentialError, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -25,25 +24,13 @@ from websearch.testing.firecrawl import (
 from websearch.types import Attempt
 from websearch.wire import HttpResponse
 
-KEY = "fc-3f9a1c7e5b2d4a6c8e0f"
+KEY = FIRECRAWL_KEY
 MISSING = "Firecrawl needs an API key: set FIRECRAWL_API_KEY or run `websearch auth set firecrawl`"
 AUTH_FAILED = "Firecrawl authorization failed ({}). Check API key or base URL."
 
 
-@pytest.fixture
-def fc() -> Iterator[FakeFirecrawl]:
-    with FakeFirecrawl() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fc_env(env: dict[str, str], fc: FakeFirecrawl) -> dict[str, str]:
-    return {**env, **fc.env, "FIRECRAWL_API_KEY": KEY}
-
-
 async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async book", **kw: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="firecrawl", **kw)
+    return await search_once("firecrawl", env, query, clock, **kw)
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:

@@ -8,31 +8,19 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, run_cli
+from conftest import FIRECRAWL_KEY, FakeClock, run_cli, search_once
 from websearch import WebSearch, render
 from websearch.testing import FakeBrave, Reply
 from websearch.testing.firecrawl import FakeFirecrawl
 from websearch.types import SearchResponse
 
-KEY = "fc-3f9a1c7e5b2d4a6c8e0f"
+KEY = FIRECRAWL_KEY
 QUERY = "rust async book"
 DOMAINS = [f"site{i}.example.org" for i in range(1, 26)]
 
 
-@pytest.fixture
-def fc() -> Iterator[FakeFirecrawl]:
-    with FakeFirecrawl() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fc_env(env: dict[str, str], fc: FakeFirecrawl) -> dict[str, str]:
-    return {**env, **fc.env, "FIRECRAWL_API_KEY": KEY}
-
-
 async def search(env: dict[str, str], clock: FakeClock, **kwargs: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(QUERY, provider="firecrawl", **kwargs)
+    return await search_once("firecrawl", env, QUERY, clock, **kwargs)
 
 
 def body(query: str = QUERY, **extra: Any) -> dict[str, Any]:

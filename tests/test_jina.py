@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, search_once
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -37,8 +37,7 @@ def jenv(env: dict[str, str], jina: FakeJina) -> dict[str, str]:
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async book", **kw: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="jina", **kw)
+    return await search_once("jina", env, query, clock, **kw)
 
 
 def ctx(env: dict[str, str], clock: FakeClock, config_dir: Path) -> ProviderContext:

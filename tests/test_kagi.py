@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, search_once
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -39,8 +39,7 @@ def kenv(env: dict[str, str], kagi: FakeKagi) -> dict[str, str]:
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async", **kw: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="kagi", **kw)
+    return await search_once("kagi", env, query, clock, **kw)
 
 
 def ctx(env: dict[str, str], clock: FakeClock, config_dir: Path) -> ProviderContext:

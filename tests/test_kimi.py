@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, provider_context
+from conftest import NOW, FakeClock, provider_context, search_once
 from websearch import SearchResponse, SearchSource, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -42,8 +42,7 @@ def make_env(env: dict[str, str], fake: FakeKimi, **extra: str) -> dict[str, str
 
 
 async def run(env: dict[str, str], query: str = QUERY, **params: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=FakeClock()) as ws:
-        return await ws.asearch(query, provider="kimi", **params)
+    return await search_once("kimi", env, query, **params)
 
 
 def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context
+from conftest import FakeClock, provider_context, search_once
 from websearch import SearchResponse, SearchSource, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -42,8 +42,7 @@ def make_env(env: dict[str, str], fake: FakeParallel) -> dict[str, str]:
 
 
 async def run(env: dict[str, str], **params: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=FakeClock()) as ws:
-        return await ws.asearch(QUERY, provider="parallel", **params)
+    return await search_once("parallel", env, QUERY, **params)
 
 
 def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, provider_context, run_cli
+from conftest import NOW, FakeClock, provider_context, run_cli, search_once
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -90,8 +90,7 @@ def store_session(config_dir: Path, token: str = SESSION, **extra: Any) -> None:
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = QUERY, **kwargs: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="perplexity", **kwargs)
+    return await search_once("perplexity", env, query, clock, **kwargs)
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock
+from conftest import search_once
 from websearch import SearchSource, WebSearch
 from websearch.testing import FakeSearXNG, Reply
 from websearch.testing.searxng import json_disabled_page, searxng_results_body
@@ -23,8 +23,7 @@ def make_env(config_dir: Path, searx: FakeSearXNG, **extra: str) -> dict[str, st
 
 
 async def run(env: dict[str, str], **params: object):  # type: ignore[no-untyped-def]
-    async with WebSearch(env=env, clock=FakeClock()) as ws:
-        return await ws.asearch("rust async", provider="searxng", **params)  # type: ignore[arg-type]
+    return await search_once("searxng", env, "rust async", **params)
 
 
 async def test_default_request(searx: FakeSearXNG, config_dir: Path) -> None:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context
+from conftest import TAVILY_KEY, FakeClock, provider_context, search_once
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -20,23 +19,11 @@ from websearch.testing.tavily import FakeTavily, tavily_error, tavily_results_bo
 from websearch.types import Attempt, SearchParams, SearchResponse, SearchSource
 from websearch.wire import HttpResponse
 
-KEY = "tvly-dev-secret-4b7c2e9d"
-
-
-@pytest.fixture
-def tavily() -> Iterator[FakeTavily]:
-    with FakeTavily(valid_keys={KEY}) as fake:
-        yield fake
-
-
-@pytest.fixture
-def tenv(env: dict[str, str], tavily: FakeTavily) -> dict[str, str]:
-    return {**env, **tavily.env, "TAVILY_API_KEY": KEY}
+KEY = TAVILY_KEY
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "bun release", **kwargs: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="tavily", **kwargs)
+    return await search_once("tavily", env, query, clock, **kwargs)
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:

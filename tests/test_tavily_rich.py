@@ -3,35 +3,22 @@ each mode, each rung of the date ladder, each category, the domain lists, and ev
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from conftest import FakeClock
-from websearch import WebSearch, render
+from conftest import TAVILY_KEY, FakeClock, search_once
+from websearch import render
 from websearch.testing import Reply
 from websearch.testing.tavily import FakeTavily, tavily_results_body
 from websearch.types import SearchResponse
 
-KEY = "tvly-dev-secret-4b7c2e9d"
+KEY = TAVILY_KEY
 DOMAINS = [f"site{i}.example.org" for i in range(1, 26)]
 
 
-@pytest.fixture
-def tavily() -> Iterator[FakeTavily]:
-    with FakeTavily(valid_keys={KEY}) as fake:
-        yield fake
-
-
-@pytest.fixture
-def tenv(env: dict[str, str], tavily: FakeTavily) -> dict[str, str]:
-    return {**env, **tavily.env, "TAVILY_API_KEY": KEY}
-
-
 async def search(env: dict[str, str], clock: FakeClock, query: str = "bun release", **kwargs: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="tavily", **kwargs)
+    return await search_once("tavily", env, query, clock, **kwargs)
 
 
 def body(**extra: Any) -> dict[str, Any]:

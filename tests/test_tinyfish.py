@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context
+from conftest import FakeClock, provider_context, search_once
 from websearch import MissingCredentialError, SearchParams, SearchProviderError, SearchResponse, SearchSource, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -35,8 +35,7 @@ def tf_env(env: dict[str, str], tf: FakeTinyFish) -> dict[str, str]:
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = Q, **kw: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="tinyfish", **kw)
+    return await search_once("tinyfish", env, query, clock, **kw)
 
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, run_cli
+from conftest import FakeClock, run_cli, search_once
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -39,8 +39,7 @@ def xenv(env: dict[str, str], xai: FakeXAI) -> dict[str, str]:
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async", **kwargs: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock) as ws:
-        return await ws.asearch(query, provider="xai", **kwargs)
+    return await search_once("xai", env, query, clock, **kwargs)
 
 
 def expected_body(query: str = "rust async", **extra: Any) -> dict[str, Any]:

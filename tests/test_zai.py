@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context
+from conftest import FakeClock, provider_context, search_once
 from websearch import SearchResponse, WebSearch, __version__
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -42,8 +42,7 @@ def make_env(env: dict[str, str], fake: FakeZai, **extra: str) -> dict[str, str]
 
 
 async def run(env: dict[str, str], query: str = QUERY, **params: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=FakeClock()) as ws:
-        return await ws.asearch(query, provider="zai", **params)
+    return await search_once("zai", env, query, **params)
 
 
 def calls(fake: FakeZai) -> list[dict[str, Any]]:
