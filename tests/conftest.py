@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,14 @@ def fc() -> Iterator[FakeFirecrawl]:
 @pytest.fixture
 def fc_env(env: dict[str, str], fc: FakeFirecrawl) -> dict[str, str]:
     return {**env, **fc.env, "FIRECRAWL_API_KEY": FIRECRAWL_KEY}
+
+
+async def eventually(condition: Callable[[], object], within: float = 2.0) -> None:
+    """Poll every 10 ms until `condition()` holds (a request reached a fake, a connection closed);
+    the test fails with TimeoutError if it does not within `within` seconds."""
+    async with asyncio.timeout(within):
+        while not condition():  # noqa: ASYNC110 - the fakes run on another thread: nothing to await
+            await asyncio.sleep(0.01)
 
 
 async def search_once(

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, provider_context, run_cli, search_once
+from conftest import NOW, FakeClock, eventually, provider_context, run_cli, search_once
 from websearch import SearchResponse, WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -318,17 +318,11 @@ async def test_cancelling_mid_request_closes_the_connection(fake: FakeAnthropic,
     fake.enqueue(Reply(hang=True))
     async with WebSearch(env=make_env(env, fake), clock=FakeClock()) as ws:
         task = asyncio.create_task(ws.asearch(QUERY, provider="anthropic"))
-        for _ in range(200):
-            if fake.requests:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: fake.requests)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 1)
-    for _ in range(200):
-        if fake.disconnects:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: fake.disconnects)
     assert fake.disconnects == 1
     assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, run_cli, search_once
+from conftest import NOW, FakeClock, eventually, run_cli, search_once
 from websearch import WebSearch
 from websearch.credentials import CredentialStore
 from websearch.errors import ConfigError, SearchProviderError
@@ -393,18 +393,12 @@ async def test_cancelling_mid_stream_closes_it(codex: FakeCodex, cenv: dict[str,
                         content_type="text/event-stream"))  # fmt: skip
     async with WebSearch(env=cenv, clock=clock) as ws:
         task = asyncio.create_task(ws.asearch("q", provider="codex"))
-        for _ in range(200):
-            if codex.requests:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: codex.requests)
         await asyncio.sleep(0.2)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 1)
-    for _ in range(100):
-        if codex.disconnects:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: codex.disconnects)
     assert codex.disconnects == 1
     assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, provider_context, run_cli
+from conftest import NOW, FakeClock, eventually, provider_context, run_cli
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -458,20 +458,14 @@ async def test_cancelling_mid_stream_closes_it(gemini: FakeGemini, genv: dict[st
     gemini.enqueue(Reply(200, chunks=[first] + [b": keep-alive\n\n"] * 400, chunk_delay=0.05))
     async with WebSearch(env=genv, clock=clock) as ws:
         task = asyncio.create_task(ws.asearch(Q, provider="gemini"))
-        for _ in range(200):
-            if gemini.requests:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: gemini.requests)
         await asyncio.sleep(0.2)  # inside the stream now
         started = time.monotonic()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 1)
         assert time.monotonic() - started < 1
-        for _ in range(200):
-            if gemini.disconnects:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: gemini.disconnects)
         assert gemini.disconnects == 1
         assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
 

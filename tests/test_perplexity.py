@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, provider_context, run_cli, search_once
+from conftest import NOW, FakeClock, eventually, provider_context, run_cli, search_once
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -790,10 +790,7 @@ async def test_cancelling_mid_stream_closes_it_promptly(
     env = {**base, "PERPLEXITY_API_KEY": KEY} if mode == "api_key" else {**base, "PERPLEXITY_COOKIES": COOKIES}
     async with WebSearch(env=env, clock=clock) as ws:
         task = asyncio.create_task(ws.asearch(QUERY, provider="perplexity"))
-        for _ in range(200):
-            if pplx.requests:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: pplx.requests)
         await asyncio.sleep(0.15)  # the first event has arrived; the stream is open
         assert not task.done()
         task.cancel()
@@ -801,10 +798,7 @@ async def test_cancelling_mid_stream_closes_it_promptly(
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 1)
         assert asyncio.get_running_loop().time() - started < 0.5
-        for _ in range(200):
-            if pplx.disconnects:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: pplx.disconnects)
         assert pplx.disconnects == 1  # the fake saw the connection close
         assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
 

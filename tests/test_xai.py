@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, run_cli, search_once
+from conftest import FakeClock, eventually, run_cli, search_once
 from websearch import WebSearch
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -239,17 +239,11 @@ async def test_cancelling_a_pending_request_closes_it(xai: FakeXAI, xenv: dict[s
     xai.enqueue(Reply(hang=True))
     async with WebSearch(env=xenv, clock=clock) as ws:
         task = asyncio.create_task(ws.asearch("q", provider="xai"))
-        for _ in range(200):
-            if xai.requests:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: xai.requests)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 1)
-    for _ in range(100):
-        if xai.disconnects:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: xai.disconnects)
     assert xai.disconnects == 1
     assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
 

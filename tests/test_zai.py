@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context, search_once
+from conftest import FakeClock, eventually, provider_context, search_once
 from websearch import SearchResponse, WebSearch, __version__
 from websearch.context import ProviderContext
 from websearch.credentials import CredentialStore
@@ -301,17 +301,11 @@ async def test_cancelling_mid_session_closes_the_connection(fake: FakeZai, env: 
     enqueue_session(fake, Reply(hang=True))
     async with WebSearch(env=make_env(env, fake), clock=FakeClock()) as ws:
         task = asyncio.create_task(ws.asearch(QUERY, provider="zai"))
-        for _ in range(200):
-            if len(fake.requests) == 3:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: len(fake.requests) == 3)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 1)
-    for _ in range(200):
-        if fake.disconnects:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: fake.disconnects)
     assert fake.disconnects == 1 and len(fake.requests) == 3
     assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
 
