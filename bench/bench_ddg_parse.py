@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from websearch.providers.duckduckgo import parse_results
+from websearch._providers.duckduckgo import parse_results
 from websearch.testing.duckduckgo import results_page, sample_results
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

@@ -24,7 +24,7 @@ PROCESSES, SEARCHES, WARMUP = 3, 300, 50
 
 def child(mode: str) -> None:
     from websearch import WebSearch
-    from websearch.providers import duckduckgo
+    from websearch._providers import duckduckgo
     from websearch.testing import FakeDuckDuckGo
 
     if mode == "off":

@@ -15,8 +15,8 @@ import pytest
 
 import netguard
 from websearch import WebSearch
+from websearch._types import SearchResponse
 from websearch.testing import FakeDuckDuckGo, FakeExa, FakeFirecrawl, FakeSearXNG, FakeTavily
-from websearch.types import SearchResponse
 
 netguard.install()
 
@@ -133,9 +133,9 @@ def provider_context(
 ) -> Any:
     """A ProviderContext over `env` and `config_dir` (settings.toml, agent.db), for calling a
     provider's pure functions directly; no transport unless one is given."""
-    from websearch.context import ProviderContext
-    from websearch.credentials import CredentialStore
-    from websearch.settings import Settings
+    from websearch._context import ProviderContext
+    from websearch._credentials import CredentialStore
+    from websearch._settings import Settings
 
     return ProviderContext(
         env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), transport, clock or FakeClock()

@@ -13,15 +13,15 @@ import pytest
 
 from conftest import NOW, FakeClock, eventually, provider_context, run_cli, search_once
 from websearch import SearchResponse, WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._prompts import SYSTEM_PROMPT
+from websearch._providers.anthropic import PROVIDER, parse_message, parse_page_age
+from websearch._types import SearchCitation, SearchParams, SearchSource, SearchUsage
+from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, SearchProviderError
-from websearch.prompts import SYSTEM_PROMPT
-from websearch.providers.anthropic import PROVIDER, parse_message, parse_page_age
 from websearch.testing import Reply
 from websearch.testing.anthropic import FakeAnthropic, anthropic_error, anthropic_message
-from websearch.types import SearchCitation, SearchParams, SearchSource, SearchUsage
-from websearch.wire import HttpResponse
 
 KEY = "sk-ant-api03-Zq7Xw3Tn9Lp2Rv8Km4HsAAAA"
 OAUTH = "sk-ant-oat01-Hd82jWq0PzL5mN3vB7cXAAAA"

@@ -10,10 +10,12 @@ import pytest
 
 from conftest import FakeClock, provider_context, search_once
 from websearch import WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.brave import PROVIDER, http_error
+from websearch._types import Attempt, SearchParams, SearchResponse, SearchSource
+from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError
-from websearch.providers.brave import PROVIDER, http_error
 from websearch.testing import Reply
 from websearch.testing.brave import (
     FakeBrave,
@@ -24,8 +26,6 @@ from websearch.testing.brave import (
     quota_limited_reply,
     rate_limited_reply,
 )
-from websearch.types import Attempt, SearchParams, SearchResponse, SearchSource
-from websearch.wire import HttpResponse
 
 KEY = "BSAbrave-secret-7f3e9a1c"
 PATH = "/res/v1/web/search"

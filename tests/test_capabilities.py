@@ -11,11 +11,11 @@ import pytest
 
 from conftest import FakeClock
 from websearch import WebSearch
-from websearch.capabilities import PARAMETERS, capability_table, main, render_markdown
-from websearch.credentials import CredentialStore
-from websearch.registry import PROVIDERS
+from websearch._capabilities import PARAMETERS, capability_table, main, render_markdown
+from websearch._credentials import CredentialStore
+from websearch._registry import PROVIDERS
+from websearch._types import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
 from websearch.testing import FAKES
-from websearch.types import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
 
 DOC = Path(__file__).parent.parent / "docs" / "parameters.md"
 KEY = "test-key-capabilities-0123456789"
@@ -95,7 +95,7 @@ def test_the_table_covers_every_provider_and_parameter() -> None:
 
 def test_docs_parameters_md_is_the_generated_page() -> None:
     assert DOC.read_text(encoding="utf-8") == render_markdown(), (
-        "docs/parameters.md is out of date: run `python -m websearch.capabilities docs/parameters.md`"
+        "docs/parameters.md is out of date: run `python -m websearch._capabilities docs/parameters.md`"
     )
 
 

@@ -20,9 +20,9 @@ from websearch import (
     SearchResponse,
     SearchSource,
     WebSearch,
-    registry,
 )
-from websearch.providers._base import Provider
+from websearch import _registry as registry
+from websearch._providers._base import Provider
 
 Outcome = SearchResponse | BaseException | Callable[[], Any]
 
@@ -297,12 +297,12 @@ async def test_a_provider_raising_cancelled_error_is_not_turned_into_text(
 def test_lazy_loading_imports_only_the_tried_provider(tmp_path: Path) -> None:
     code = (
         "import sys, asyncio, websearch\n"
-        "assert not [m for m in sys.modules if m.startswith('websearch.providers.')], 'eager provider import'\n"
-        "from websearch.chain import resolve_chain\n"
+        "assert not [m for m in sys.modules if m.startswith('websearch._providers.')], 'eager provider import'\n"
+        "from websearch._chain import resolve_chain\n"
         "ws = websearch.WebSearch(env={'WEBSEARCH_CONFIG_DIR': sys.argv[1], 'SEARXNG_ENDPOINT': 'http://127.0.0.1:9'})\n"
         "chain = resolve_chain(ws._context(with_transport=False))\n"
         "print([i.id for i in chain])\n"
-        "print(sorted(m for m in sys.modules if m.startswith('websearch.providers.')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('websearch._providers.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["['searxng', 'duckduckgo']", "[]"]

@@ -12,10 +12,9 @@ import pytest
 
 from conftest import NOW, FakeClock, eventually, run_cli, search_once
 from websearch import WebSearch
-from websearch.credentials import CredentialStore
-from websearch.errors import ConfigError, SearchProviderError
-from websearch.prompts import SYSTEM_PROMPT
-from websearch.providers.codex import (
+from websearch._credentials import CredentialStore
+from websearch._prompts import SYSTEM_PROMPT
+from websearch._providers.codex import (
     CLIENT_ID,
     MODELS,
     http_error,
@@ -24,11 +23,12 @@ from websearch.providers.codex import (
     parse_events,
     scrape_links,
 )
-from websearch.sse import iter_sse
+from websearch._sse import iter_sse
+from websearch._types import SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch._wire import HttpResponse
+from websearch.errors import ConfigError, SearchProviderError
 from websearch.testing import Reply
 from websearch.testing.codex import CODEX_PATH, TOKEN_PATH, FakeCodex, codex_events, make_jwt, sse_chunks, stream_reply
-from websearch.types import SearchParams, SearchResponse, SearchSource, SearchUsage
-from websearch.wire import HttpResponse
 
 ACCOUNT = "acct-7d1f2c3b"
 CLAIM = "https://api.openai.com/auth"

@@ -12,8 +12,8 @@ import pytest
 
 from conftest import FakeClock, run_cli
 from websearch import WebSearch, render
-from websearch.credentials import CredentialStore
-from websearch.registry import PROVIDERS
+from websearch._credentials import CredentialStore
+from websearch._registry import PROVIDERS
 from websearch.testing import FAKES, FakeBrave, FakeDuckDuckGo, Reply
 
 LEAK = "sk-LEAKCHECK-7f3a9c1e5b2d4f6a"

@@ -9,7 +9,7 @@ import pytest
 from conftest import FakeClock
 from ddg_reference import parse_with_spec_regex
 from websearch import WebSearch
-from websearch.providers.duckduckgo import CHALLENGE_MESSAGE, HEADERS, parse_results, unwrap_href
+from websearch._providers.duckduckgo import CHALLENGE_MESSAGE, HEADERS, parse_results, unwrap_href
 from websearch.testing import DdgResult, FakeDuckDuckGo, Reply
 from websearch.testing.duckduckgo import challenge_page, no_results_page, results_page, sample_results
 
@@ -178,7 +178,7 @@ def test_empty_uddg_is_not_a_url() -> None:
 
 def test_retained_trees_are_bounded() -> None:
     """Two recent pages are kept so lexbor's heap is reused; never more, never a large one."""
-    from websearch.providers import duckduckgo
+    from websearch._providers import duckduckgo
 
     page = results_page("q", sample_results("q", 3)).encode()
     for _ in range(5):

@@ -11,13 +11,13 @@ import pytest
 
 from conftest import NOW, FakeClock, search_once
 from websearch import ConfigError, WebSearch
-from websearch.credentials import CredentialStore
+from websearch._credentials import CredentialStore
+from websearch._providers.exa import UNEXPECTED_SHAPE, parse_api_response, parse_mcp_response
+from websearch._types import SearchParams, SearchResponse, SearchSource
+from websearch._wire import HttpResponse
 from websearch.errors import SearchProviderError
-from websearch.providers.exa import UNEXPECTED_SHAPE, parse_api_response, parse_mcp_response
 from websearch.testing import Reply
 from websearch.testing.exa import FakeExa, exa_error, exa_search_body, mcp_listing, mcp_reply, mcp_result
-from websearch.types import SearchParams, SearchResponse, SearchSource
-from websearch.wire import HttpResponse
 
 KEY = "exa-test-key-7c1e9a44d2"
 AUTH_FAILED = "Exa authorization failed ({}). Check API key or base URL."

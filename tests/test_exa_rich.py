@@ -12,12 +12,12 @@ import pytest
 
 from conftest import FakeClock, provider_context, run_cli, search_once
 from websearch import WebSearch
-from websearch.context import ProviderContext
-from websearch.providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
-from websearch.rendering import render
+from websearch._context import ProviderContext
+from websearch._providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
+from websearch._rendering import render
+from websearch._types import SearchCitation, SearchParams, SearchResponse
 from websearch.testing import FakeFirecrawl, Reply
 from websearch.testing.exa import FakeExa, exa_search_body
-from websearch.types import SearchCitation, SearchParams, SearchResponse
 
 KEY = "exa-rich-key-51d0c7e2"
 Q = "rust async"

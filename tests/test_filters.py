@@ -8,8 +8,8 @@ import pytest
 
 from conftest import NOW
 from websearch import InvalidSearchParams, SearchParams
-from websearch.filters import Filters, resolve_filters
-from websearch.providers._base import recency_bucket, with_site_operators
+from websearch._filters import Filters, resolve_filters
+from websearch._providers._base import recency_bucket, with_site_operators
 
 
 def resolve(**kw: object) -> tuple[Filters, list[str]]:

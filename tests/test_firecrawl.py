@@ -10,9 +10,11 @@ import pytest
 
 from conftest import FIRECRAWL_KEY, FakeClock, provider_context, search_once
 from websearch import MissingCredentialError, SearchParams, SearchResponse, SearchSource, WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
-from websearch.providers.firecrawl import PROVIDER, http_error
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.firecrawl import PROVIDER, http_error
+from websearch._types import Attempt
+from websearch._wire import HttpResponse
 from websearch.testing import Reply
 from websearch.testing.firecrawl import (
     INSUFFICIENT_CREDITS,
@@ -21,8 +23,6 @@ from websearch.testing.firecrawl import (
     firecrawl_results_body,
     rate_limited,
 )
-from websearch.types import Attempt
-from websearch.wire import HttpResponse
 
 KEY = FIRECRAWL_KEY
 MISSING = "Firecrawl needs an API key: set FIRECRAWL_API_KEY or run `websearch auth set firecrawl`"

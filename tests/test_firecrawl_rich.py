@@ -10,9 +10,9 @@ import pytest
 
 from conftest import FIRECRAWL_KEY, FakeClock, run_cli, search_once
 from websearch import WebSearch, render
+from websearch._types import SearchResponse
 from websearch.testing import FakeBrave, Reply
 from websearch.testing.firecrawl import FakeFirecrawl
-from websearch.types import SearchResponse
 
 KEY = FIRECRAWL_KEY
 QUERY = "rust async book"

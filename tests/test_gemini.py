@@ -16,11 +16,10 @@ import pytest
 
 from conftest import NOW, FakeClock, eventually, provider_context, run_cli
 from websearch import WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
-from websearch.errors import ConfigError, MissingCredentialError, SearchProviderError
-from websearch.prompts import SYSTEM_PROMPT
-from websearch.providers.gemini import (
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._prompts import SYSTEM_PROMPT
+from websearch._providers.gemini import (
     ANTIGRAVITY_CLIENT,
     ANTIGRAVITY_ENDPOINTS,
     ANTIGRAVITY_SYSTEM,
@@ -37,7 +36,10 @@ from websearch.providers.gemini import (
     parse_events,
     retry_hint,
 )
-from websearch.sse import iter_sse
+from websearch._sse import iter_sse
+from websearch._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch._wire import HttpResponse
+from websearch.errors import ConfigError, MissingCredentialError, SearchProviderError
 from websearch.testing import Reply
 from websearch.testing.gemini import (
     RESPONSE_ID,
@@ -50,8 +52,6 @@ from websearch.testing.gemini import (
     sse_body,
     stream_reply,
 )
-from websearch.types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
-from websearch.wire import HttpResponse
 
 KEY = "AIzaSyD-gemini-secret-7f3e9a1c"
 ACCESS = "ya29.a0AfB-access-secret-0123"

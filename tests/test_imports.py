@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("aiohttp", "orjson", "pydantic", "selectolax", "yarl", "websearch.providers.", "websearch.transport")
+HEAVY = ("aiohttp", "orjson", "pydantic", "selectolax", "yarl", "websearch._providers.", "websearch._transport")
 
 
 def loaded_modules(code: str, env_dir: Path) -> set[str]:
@@ -29,7 +29,7 @@ def test_import_websearch_loads_no_provider_or_parser(tmp_path: Path) -> None:
     )
     imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line]
     assert "websearch" in imported
-    assert not [m for m in imported if m.startswith(("websearch.providers.", "selectolax", "lxml", "html.parser"))]
+    assert not [m for m in imported if m.startswith(("websearch._providers.", "selectolax", "lxml", "html.parser"))]
     assert not heavy(loaded_modules("import websearch", tmp_path))
 
 
@@ -37,7 +37,7 @@ def test_import_websearch_loads_no_provider_or_parser(tmp_path: Path) -> None:
                                   ["search", "   "], ["search", "q", "--provider", "nope"], ["auth", "list"]])  # fmt: skip
 def test_cli_cold_paths_import_nothing_heavy(tmp_path: Path, argv: list[str]) -> None:
     code = (
-        "from websearch.cli import main\n"
+        "from websearch._cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
         f"    try: main({argv!r})\n"
         "    except SystemExit: pass\n"
@@ -53,5 +53,5 @@ def test_search_path_loads_only_the_provider_it_uses(tmp_path: Path) -> None:
         "        await ws.asearch('q')\n"
         "asyncio.run(go())\n"
     )
-    providers = sorted(m for m in loaded_modules(code, tmp_path) if m.startswith("websearch.providers."))
-    assert providers == ["websearch.providers._base", "websearch.providers.duckduckgo"]
+    providers = sorted(m for m in loaded_modules(code, tmp_path) if m.startswith("websearch._providers."))
+    assert providers == ["websearch._providers._base", "websearch._providers.duckduckgo"]

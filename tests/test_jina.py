@@ -11,15 +11,15 @@ import pytest
 
 from conftest import FakeClock, search_once
 from websearch import WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.jina import PROVIDER
+from websearch._settings import Settings
+from websearch._types import SearchParams, SearchResponse, SearchSource
+from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, SearchProviderError
-from websearch.providers.jina import PROVIDER
-from websearch.settings import Settings
 from websearch.testing import Reply
 from websearch.testing.jina import FakeJina, jina_error_body, jina_results_body
-from websearch.types import SearchParams, SearchResponse, SearchSource
-from websearch.wire import HttpResponse
 
 KEY = "jina_test_KEY_4b8e2d90c1"
 AUTH_FAILED = "Jina authorization failed ({}). Check API key or base URL."

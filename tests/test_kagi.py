@@ -12,15 +12,15 @@ import pytest
 
 from conftest import FakeClock, search_once
 from websearch import WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.kagi import PROVIDER, after_date
+from websearch._settings import Settings
+from websearch._types import SearchParams, SearchResponse, SearchSource
+from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, SearchProviderError
-from websearch.providers.kagi import PROVIDER, after_date
-from websearch.settings import Settings
 from websearch.testing import Reply
 from websearch.testing.kagi import FakeKagi, kagi_error_body, kagi_legacy_error_body, kagi_results_body
-from websearch.types import SearchParams, SearchResponse, SearchSource
-from websearch.wire import HttpResponse
 
 KEY = "kagi-test-KEY-7f3a9c21"
 HEADERS = {"authorization": f"Bearer {KEY}", "content-type": "application/json", "accept": "application/json"}

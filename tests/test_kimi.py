@@ -11,15 +11,15 @@ import pytest
 
 from conftest import NOW, FakeClock, provider_context, search_once
 from websearch import SearchResponse, SearchSource, WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.kimi import PROVIDER
+from websearch._transport import Transport
+from websearch._types import SearchParams
+from websearch._wire import HttpRequest, HttpResponse
 from websearch.errors import MissingCredentialError, SearchProviderError
-from websearch.providers.kimi import PROVIDER
 from websearch.testing import Reply
 from websearch.testing.kimi import FakeKimi, kimi_error
-from websearch.transport import Transport
-from websearch.types import SearchParams
-from websearch.wire import HttpRequest, HttpResponse
 
 KEY = "sk-kimi-Zq7Xw3Tn9Lp2Rv8Km4Hs"
 QUERY = "rust 1.90 release"

@@ -21,10 +21,10 @@ from mcp.client.streamable_http import streamable_http_client
 
 from conftest import TESTS, FakeClock, run_cli
 from websearch import SEARCH_PROVIDER_ORDER, Attempt, ConfigError, InvalidSearchParams, SearchResponse, WebSearch
-from websearch.mcp_server import build_server, tool_text
+from websearch._mcp_server import build_server, tool_text
+from websearch._tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
 from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeFirecrawl, Reply
 from websearch.testing.firecrawl import firecrawl_error
-from websearch.tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
 
 BRAVE_500 = Reply(500, "upstream   exploded\n")
 BRAVE_FAILURE = "Brave API error (500): upstream exploded"
@@ -406,8 +406,8 @@ HEAVY = (
     "aiohttp",
     "uvicorn",
     "starlette",
-    "websearch.providers",
-    "websearch.transport",
+    "websearch._providers",
+    "websearch._transport",
 )
 
 
@@ -415,7 +415,7 @@ HEAVY = (
 def test_schema_and_help_import_nothing_heavy(tmp_path: Path, argv: list[str]) -> None:
     code = (
         "import sys, io, contextlib\n"
-        "from websearch.cli import main\n"
+        "from websearch._cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    try: main({argv!r})\n"
         "    except SystemExit: pass\n"
@@ -429,7 +429,7 @@ def test_schema_and_help_import_nothing_heavy(tmp_path: Path, argv: list[str]) -
 
 
 def test_mcp_without_the_extra_says_how_to_install_it(tmp_path: Path) -> None:
-    code = "import sys\nsys.modules['mcp'] = None\nfrom websearch.cli import main\nraise SystemExit(main(['mcp']))\n"
+    code = "import sys\nsys.modules['mcp'] = None\nfrom websearch._cli import main\nraise SystemExit(main(['mcp']))\n"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "PATH": ""})  # fmt: skip
     assert proc.returncode == 2

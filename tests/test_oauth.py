@@ -11,10 +11,10 @@ import pytest
 
 from conftest import NOW, FakeClock, run_cli
 from websearch import MissingCredentialError, SearchProviderError, WebSearch
-from websearch.credentials import CredentialStore
-from websearch.oauth import OAuthToken, oauth_token
+from websearch._credentials import CredentialStore
+from websearch._oauth import OAuthToken, oauth_token
+from websearch._wire import HttpRequest
 from websearch.testing import FakeServer, RecordedRequest, Reply
-from websearch.wire import HttpRequest
 
 
 class FakeTokenEndpoint(FakeServer):
@@ -61,7 +61,7 @@ async def test_ten_concurrent_searches_refresh_once(config_dir: Path, expired_st
     assert fake.last.path == "/oauth/token"
     # the next process reads the refreshed token from agent.db
     code = (
-        "import sys; from pathlib import Path; from websearch.credentials import CredentialStore\n"
+        "import sys; from pathlib import Path; from websearch._credentials import CredentialStore\n"
         "c = CredentialStore(Path(sys.argv[1])).get('codex'); print(c.data['access_token'], c.data['account_id'])"
     )
     proc = await asyncio.create_subprocess_exec(

@@ -11,14 +11,14 @@ import pytest
 
 from conftest import FakeClock, provider_context, search_once
 from websearch import SearchResponse, SearchSource, WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.parallel import INVALID_PAYLOAD, PROVIDER, error_detail
+from websearch._types import SearchParams
+from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, SearchProviderError
-from websearch.providers.parallel import INVALID_PAYLOAD, PROVIDER, error_detail
 from websearch.testing import Reply
 from websearch.testing.parallel import FakeParallel, validation_error
-from websearch.types import SearchParams
-from websearch.wire import HttpResponse
 
 KEY = "par_Vb6Qm2Xr8Tz4Wn1Ks9Jd"
 QUERY = "bun 1.3 release notes"

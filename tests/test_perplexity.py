@@ -15,11 +15,10 @@ import pytest
 
 from conftest import NOW, FakeClock, eventually, provider_context, run_cli, search_once
 from websearch import WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
-from websearch.errors import MissingCredentialError, SearchProviderError
-from websearch.prompts import SYSTEM_PROMPT
-from websearch.providers.perplexity import (
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._prompts import SYSTEM_PROMPT
+from websearch._providers.perplexity import (
     APP_USER_AGENT,
     BROWSER_USER_AGENT,
     PROVIDER,
@@ -33,7 +32,10 @@ from websearch.providers.perplexity import (
     snapshot_sources,
     text_answer,
 )
-from websearch.sse import iter_sse
+from websearch._sse import iter_sse
+from websearch._types import Attempt, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch._wire import HttpResponse
+from websearch.errors import MissingCredentialError, SearchProviderError
 from websearch.testing import Reply
 from websearch.testing.perplexity import (
     ANSWER,
@@ -46,8 +48,6 @@ from websearch.testing.perplexity import (
     search_results,
     sse,
 )
-from websearch.types import Attempt, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
-from websearch.wire import HttpResponse
 
 KEY = "pplx-test-key-9f3e7a1c5b"
 OR_KEY = "sk-or-v1-openrouter-4d2c8e71"

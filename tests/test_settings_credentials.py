@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from websearch import ConfigError, WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import Credential, CredentialStore
-from websearch.settings import Settings, config_dir
+from websearch._context import ProviderContext
+from websearch._credentials import Credential, CredentialStore
+from websearch._settings import Settings, config_dir
 
 
 def test_config_dir_from_env_and_default(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from websearch import WebSearch
+from websearch._sse import SseEvent, aiter_sse, iter_sse
+from websearch._wire import HttpRequest
 from websearch.errors import ProviderConnectionError
-from websearch.sse import SseEvent, aiter_sse, iter_sse
 from websearch.testing import FakeServer, RecordedRequest, Reply
-from websearch.wire import HttpRequest
 
 
 def test_decoder_rules() -> None:

@@ -11,14 +11,14 @@ import pytest
 
 from conftest import FakeClock, provider_context, search_once
 from websearch import SearchResponse, SearchSource, WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.synthetic import PROVIDER
+from websearch._types import SearchParams
+from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, SearchProviderError
-from websearch.providers.synthetic import PROVIDER
 from websearch.testing import Reply
 from websearch.testing.synthetic import FakeSynthetic
-from websearch.types import SearchParams
-from websearch.wire import HttpResponse
 
 KEY = "syn_Hk3Pw9Lq5Zt1Xc7Vb2Nm"
 QUERY = "python 3.14 free threading"

@@ -10,14 +10,14 @@ import pytest
 
 from conftest import TAVILY_KEY, FakeClock, provider_context, search_once
 from websearch import WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.tavily import PROVIDER, http_error
+from websearch._types import Attempt, SearchParams, SearchResponse, SearchSource
+from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError
-from websearch.providers.tavily import PROVIDER, http_error
 from websearch.testing import Reply
 from websearch.testing.tavily import FakeTavily, tavily_error, tavily_results_body, usage_limit_reply
-from websearch.types import Attempt, SearchParams, SearchResponse, SearchSource
-from websearch.wire import HttpResponse
 
 KEY = TAVILY_KEY
 

@@ -9,9 +9,9 @@ import pytest
 
 from conftest import TAVILY_KEY, FakeClock, search_once
 from websearch import render
+from websearch._types import SearchResponse
 from websearch.testing import Reply
 from websearch.testing.tavily import FakeTavily, tavily_results_body
-from websearch.types import SearchResponse
 
 KEY = TAVILY_KEY
 DOMAINS = [f"site{i}.example.org" for i in range(1, 26)]

@@ -10,13 +10,13 @@ import pytest
 
 from conftest import FakeClock, provider_context, search_once
 from websearch import MissingCredentialError, SearchParams, SearchProviderError, SearchResponse, SearchSource, WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
-from websearch.providers.tinyfish import PROVIDER, page_results
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.tinyfish import PROVIDER, page_results
+from websearch._types import Attempt
+from websearch._wire import HttpResponse
 from websearch.testing import Reply
 from websearch.testing.tinyfish import FakeTinyFish, tinyfish_page_body, tinyfish_result
-from websearch.types import Attempt
-from websearch.wire import HttpResponse
 
 KEY = "tf-live-8c2e4a6b0d1f3e5a"
 MISSING = "TinyFish needs an API key: set TINYFISH_API_KEY or run `websearch auth set tinyfish`"

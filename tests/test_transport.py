@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from websearch import ProviderConnectionError, WebSearch
-from websearch.context import ProviderContext
+from websearch._context import ProviderContext
+from websearch._transport import Transport, redact
+from websearch._wire import HttpRequest
 from websearch.testing import FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
-from websearch.transport import Transport, redact
-from websearch.wire import HttpRequest
 
 
 def ctx_for(env: dict[str, str], tmp_path: Path) -> ProviderContext:

@@ -12,16 +12,16 @@ import pytest
 
 from conftest import FakeClock, eventually, run_cli, search_once
 from websearch import WebSearch
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._prompts import SYSTEM_PROMPT
+from websearch._providers.xai import PROVIDER, http_error
+from websearch._settings import Settings
+from websearch._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch._wire import HttpResponse
 from websearch.errors import SearchProviderError
-from websearch.prompts import SYSTEM_PROMPT
-from websearch.providers.xai import PROVIDER, http_error
-from websearch.settings import Settings
 from websearch.testing import Reply
 from websearch.testing.xai import RESPONSES_PATH, FakeXAI, bad_key_reply, xai_body, xai_error
-from websearch.types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
-from websearch.wire import HttpResponse
 
 KEY = "xai-Zk3f9QwErTy7uIoP1aSdF2gH"
 NOT_SENT = "not sent upstream: xAI's web_search tool has no result-count parameter; applied locally as a cap on sources and citations"

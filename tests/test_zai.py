@@ -13,14 +13,14 @@ import pytest
 
 from conftest import FakeClock, eventually, provider_context, search_once
 from websearch import SearchResponse, WebSearch, __version__
-from websearch.context import ProviderContext
-from websearch.credentials import CredentialStore
+from websearch._context import ProviderContext
+from websearch._credentials import CredentialStore
+from websearch._providers.zai import PROVIDER, is_argument_error, parse_result, read_message
+from websearch._types import SearchParams, SearchSource
+from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, SearchProviderError
-from websearch.providers.zai import PROVIDER, is_argument_error, parse_result, read_message
 from websearch.testing import RecordedRequest, Reply
 from websearch.testing.zai import FakeZai, zai_error, zai_reply, zai_result, zai_tool_result
-from websearch.types import SearchParams, SearchSource
-from websearch.wire import HttpResponse
 
 KEY = "4f0c2a9b7e6d5c4b3a29.Zq7Xw3Tn9Lp2Rv8K"
 QUERY = "rust 1.90 release"

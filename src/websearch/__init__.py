@@ -14,17 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
-    ConfigError,
-    InvalidSearchParams,
-    MissingCredentialError,
-    ProviderConnectionError,
-    ProviderTimeoutError,
-    SearchFailedError,
-    SearchProviderError,
-    WebSearchError,
-)
-from .types import (
+from ._types import (
     RECENCY_VALUES,
     SEARCH_PROVIDER_ORDER,
     Attempt,
@@ -36,10 +26,20 @@ from .types import (
     SearchSource,
     SearchUsage,
 )
+from .errors import (
+    ConfigError,
+    InvalidSearchParams,
+    MissingCredentialError,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+    SearchFailedError,
+    SearchProviderError,
+    WebSearchError,
+)
 
 if TYPE_CHECKING:
-    from .client import WebSearch, asearch, search
-    from .rendering import render
+    from ._client import WebSearch, asearch, search
+    from ._rendering import render
 
 __version__ = "0.1.0"
 
@@ -68,7 +68,7 @@ __all__ = [
     "search",
 ]
 
-_LAZY = {"WebSearch": "client", "asearch": "client", "search": "client", "render": "rendering"}
+_LAZY = {"WebSearch": "_client", "asearch": "_client", "search": "_client", "render": "_rendering"}
 
 
 def __getattr__(name: str) -> Any:

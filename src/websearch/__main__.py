@@ -1,5 +1,5 @@
 """`python -m websearch` runs the command-line tool."""
 
-from .cli import main
+from ._cli import main
 
 raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""What a provider may use: environment, settings, credentials, transport and clock.
+
+Providers receive everything through a `ProviderContext`; none of them reads `os.environ`,
+builds an HTTP client or calls `time.time()` itself.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+from urllib.parse import urlsplit, urlunsplit
+
+from ._clock import Clock
+from ._credentials import CredentialStore
+from ._settings import Settings
+from ._types import SearchParams
+from ._wire import HttpRequest, HttpResponse
+
+if TYPE_CHECKING:
+    from ._filters import Filters
+
+__all__ = ["ProviderContext", "SendsRequests", "base_url_env"]
+
+
+class SendsRequests(Protocol):
+    """The transport seam (implemented by `transport.Transport`)."""
+
+    async def send(self, provider: str, request: HttpRequest) -> HttpResponse: ...
+
+    def stream(
+        self, provider: str, request: HttpRequest
+    ) -> AbstractAsyncContextManager[tuple[HttpResponse, AsyncIterator[bytes]]]: ...
+
+
+@functools.cache
+def base_url_env(provider_id: str) -> str:
+    """The variable that redirects every endpoint of a provider: `WEBSEARCH_<ID>_BASE_URL`."""
+    return f"WEBSEARCH_{provider_id.upper()}_BASE_URL"
+
+
+@functools.lru_cache(maxsize=256)
+def _redirect(base_url: str, url: str) -> str:
+    """`url` moved onto `base_url` (pure and asked on every search, so cached)."""
+    base = urlsplit(base_url)
+    real = urlsplit(url)
+    return urlunsplit((base.scheme, base.netloc, base.path + real.path, real.query, real.fragment))
+
+
+@dataclass(slots=True)
+class ProviderContext:
+    """The injected world of one client. `api_keys` are explicit keys passed by the caller."""
+
+    env: Mapping[str, str] = field(repr=False)  # holds every key of the environment
+    settings: Settings
+    credentials: CredentialStore
+    transport: SendsRequests | None  # None for availability checks, which never send
+    clock: Clock
+    api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
+    _filters: tuple[SearchParams, Filters, list[str]] | None = field(default=None, repr=False)
+
+    def filters(self, params: SearchParams) -> Filters:
+        """The normalised richer parameters (`websearch._filters`), computed once per search."""
+        if not params.rich:
+            return _no_filters()
+        return self._resolve(params)[1]
+
+    def filter_notices(self, params: SearchParams) -> list[str]:
+        """What normalising the richer parameters changed or dropped."""
+        return list(self._resolve(params)[2]) if params.rich else []
+
+    def _resolve(self, params: SearchParams) -> tuple[SearchParams, Filters, list[str]]:
+        """One slot: a context serves one search, so it sees one `SearchParams`."""
+        cached = self._filters
+        if cached is None or cached[0] is not params:
+            from ._filters import resolve_filters
+
+            cached = self._filters = (params, *resolve_filters(params, self.clock.now()))
+        return cached
+
+    def endpoint(self, provider_id: str, url: str) -> str:
+        """`url` with scheme, host and port replaced by `WEBSEARCH_<ID>_BASE_URL` when set.
+
+        The real path is kept; a path in the override is put in front of it (for gateways).
+        """
+        override = self.env.get(base_url_env(provider_id))
+        return _redirect(override.rstrip("/"), url) if override else url
+
+    def secret(
+        self, provider_id: str, env_keys: tuple[str, ...] = (), credential_ids: tuple[str, ...] = ()
+    ) -> str | None:
+        """Resolve a key in the one documented order: explicit argument, environment, agent.db."""
+        explicit = self.api_keys.get(provider_id)
+        if explicit:
+            return explicit
+        for name in env_keys:
+            value = self.env.get(name)
+            if value:
+                return value
+        for cred_id in credential_ids or (provider_id,):
+            if cred_id in self.credentials.ids():
+                cred = self.credentials.get(cred_id)
+                if cred is not None and cred.api_key:
+                    return cred.api_key
+        return None
+
+    def send(self, provider_id: str, request: HttpRequest) -> Awaitable[HttpResponse]:
+        """Send a request and read the whole response (the transport's coroutine, not a wrapper)."""
+        return self._transport().send(provider_id, request)
+
+    def stream(
+        self, provider_id: str, request: HttpRequest
+    ) -> AbstractAsyncContextManager[tuple[HttpResponse, AsyncIterator[bytes]]]:
+        """Open a streamed response: `async with ctx.stream(id, req) as (head, lines): ...`.
+
+        Leaving the block (normally, on error or on cancellation) closes the connection.
+        """
+        return self._transport().stream(provider_id, request)
+
+    def _transport(self) -> SendsRequests:
+        if self.transport is None:
+            raise RuntimeError("this ProviderContext has no transport")
+        return self.transport
+
+
+_NO_FILTERS: list[Filters] = []
+
+
+def _no_filters() -> Filters:
+    """The shared empty `Filters` of a call without richer parameters."""
+    if not _NO_FILTERS:
+        from ._filters import Filters
+
+        _NO_FILTERS.append(Filters())
+    return _NO_FILTERS[0]

@@ -1,0 +1,203 @@
+"""The richer parameters, normalised once: mode, text size, the date ladder, category, domains.
+
+`resolve_filters(params, now)` is pure. It applies the rules of mcp-web_search-tool.md that do
+not depend on the provider and says, in notices, everything it changed or dropped:
+
+- mode: legacy `neural` / `keyword` search as `auto`;
+- text_chars: clamped to 200..8000;
+- dates, a precedence ladder: a valid `start_published_date`, else `recency_hours`, else
+  `recency_days` (then each provider's own `recency` mapping). An unusable rung falls through
+  with a notice, never an error; a rung below the one used is reported as overridden; an end
+  before the start is dropped;
+- category: `research paper` is renamed `publication`, `tweet` is dropped (the search is
+  unscoped), `pdf` / `github` pass through as deprecated; `company` / `people` drop the date
+  filters and `exclude_domains`;
+- domain lists: at most 20 entries each.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Final, Literal
+
+from ._dates import parse_date
+from ._types import LEGACY_MODES, SearchParams
+
+__all__ = ["MAX_DOMAINS", "TEXT_CHARS_RANGE", "Filters", "recency_start", "resolve_filters"]
+
+TEXT_CHARS_RANGE: Final = (200, 8000)
+MAX_DOMAINS: Final = 20
+_RENAMED: Final = {"research paper": "publication"}
+_DROPPED: Final = frozenset({"tweet"})
+_DEPRECATED: Final = frozenset({"pdf", "github"})
+_ENTITY: Final = frozenset({"company", "people"})
+_KNOWN: Final = _ENTITY | _DEPRECATED | {"news", "publication", "financial report", "personal site"}
+_RECENCY_DAYS: Final = {"day": 1, "week": 7, "month": 30, "year": 365}
+
+StartSource = Literal["start_published_date", "recency_hours", "recency_days"]
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """The richer parameters after normalisation (None / empty where not set or dropped)."""
+
+    mode: str | None = None
+    text_chars: int | None = None
+    start: datetime | None = None  # UTC
+    end: datetime | None = None  # UTC
+    start_source: StartSource | None = None
+    start_has_time: bool = False  # the start is a timestamp (hours, or an explicit timestamp), not a date
+    end_has_time: bool = False
+    category: str | None = None
+    include_domains: tuple[str, ...] = ()
+    exclude_domains: tuple[str, ...] = ()
+    summary: bool = False
+    sort_by_date: bool = False
+
+
+def recency_start(recency: str | None, now: datetime) -> datetime | None:
+    """The start of a `recency` window (day 1, week 7, month 30, year 365 days before `now`)."""
+    return now - timedelta(days=_RECENCY_DAYS[recency]) if recency in _RECENCY_DAYS else None
+
+
+def resolve_filters(params: SearchParams, now: datetime) -> tuple[Filters, list[str]]:
+    """Normalise the richer parameters of `params`; return them with a notice per change."""
+    notices: list[str] = []
+    mode = params.mode
+    if mode in LEGACY_MODES:
+        notices.append(f"mode={mode} is deprecated; searched with mode={LEGACY_MODES[mode]}")
+        mode = LEGACY_MODES[mode]
+
+    text_chars = params.text_chars
+    if text_chars is not None:
+        low, high = TEXT_CHARS_RANGE
+        clamped = min(high, max(low, text_chars))
+        if clamped != text_chars:
+            notices.append(f"text_chars={text_chars} clamped to {clamped} (allowed {low}-{high})")
+        text_chars = clamped
+
+    start, start_source, start_has_time = _ladder(params, now, notices)
+    end, end_has_time = _end(params, notices)
+    if start is not None and end is not None and end < start:
+        notices.append(f"end_published_date={params.end_published_date} is before the start; end dropped")
+        end, end_has_time = None, False
+
+    category = _category(params.category, notices)
+    exclude = _capped("exclude_domains", params.exclude_domains or (), notices)
+    if category in _ENTITY:
+        dropped = [n for n, v in (("date filters", start or end), ("exclude_domains", exclude)) if v]
+        if dropped:
+            notices.append(f"category={category} does not allow {' or '.join(dropped)}; dropped")
+            start = end = None
+            start_source, start_has_time, end_has_time = None, False, False
+            exclude = ()
+    return (
+        Filters(
+            mode=mode,
+            text_chars=text_chars,
+            start=start,
+            end=end,
+            start_source=start_source,
+            start_has_time=start_has_time,
+            end_has_time=end_has_time,
+            category=category,
+            include_domains=_capped("include_domains", params.include_domains or (), notices),
+            exclude_domains=exclude,
+            summary=bool(params.summary),
+            sort_by_date=bool(params.sort_by_date),
+        ),
+        notices,
+    )
+
+
+def _positive(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)) and math.isfinite(value) and value > 0:
+        return float(value)
+    return None
+
+
+def _ladder(
+    params: SearchParams, now: datetime, notices: list[str]
+) -> tuple[datetime | None, StartSource | None, bool]:
+    """The first usable rung of start, hours, days; notices for unusable and overridden rungs."""
+    chosen: tuple[datetime, StartSource, bool] | None = None
+    if params.start_published_date is not None:
+        parsed = _parse(params.start_published_date)
+        if parsed is None:
+            notices.append(
+                f"start_published_date={params.start_published_date!r} is not an ISO date or timestamp; ignored"
+            )
+        else:
+            chosen = (parsed[0], "start_published_date", parsed[1])
+    rungs: tuple[tuple[StartSource, float], ...] = (("recency_hours", 3600.0), ("recency_days", 86400.0))
+    for name, seconds in rungs:
+        raw = getattr(params, name)
+        if raw is None:
+            continue
+        amount = _positive(raw)
+        if amount is None:
+            notices.append(f"{name}={raw!r} is not a positive number; ignored")
+        elif chosen is not None:
+            notices.append(f"{name}={raw!r} not applied: {chosen[1]} takes precedence")
+        else:
+            try:
+                chosen = (now - timedelta(seconds=amount * seconds), name, name == "recency_hours")
+            except (OverflowError, ValueError):  # reaches before year 1
+                notices.append(f"{name}={raw!r} reaches before any date; ignored")
+    if chosen is None:
+        return None, None, False
+    return chosen
+
+
+def _end(params: SearchParams, notices: list[str]) -> tuple[datetime | None, bool]:
+    if params.end_published_date is None:
+        return None, False
+    parsed = _parse(params.end_published_date)
+    if parsed is None:
+        notices.append(f"end_published_date={params.end_published_date!r} is not an ISO date or timestamp; ignored")
+        return None, False
+    return parsed
+
+
+def _parse(value: object) -> tuple[datetime, bool] | None:
+    """An ISO date ("2026-01-15") or timestamp, as UTC; and whether it carried a time."""
+    if not isinstance(value, str) or len(value.strip()) < 10 or not value.strip()[:4].isdigit():
+        return None
+    when = parse_date(value)
+    if when is None:
+        return None
+    try:
+        return when.astimezone(UTC), len(value.strip()) > 10
+    except (OverflowError, ValueError):  # e.g. 0001-01-01 in a zone east of UTC
+        return None
+
+
+def _category(category: str | None, notices: list[str]) -> str | None:
+    if category is None:
+        return None
+    key = category.strip().lower()
+    if key in _RENAMED:
+        notices.append(f"category={category} was renamed; searched as category={_RENAMED[key]}")
+        return _RENAMED[key]
+    if key in _DROPPED:
+        notices.append(f"category={category} is no longer supported; dropped, the search is unscoped")
+        return None
+    if key in _DEPRECATED:
+        notices.append(f"category={category} is deprecated; passed through as is")
+    return key if key in _KNOWN else category.strip()
+
+
+def _capped(name: str, domains: tuple[str, ...], notices: list[str]) -> tuple[str, ...]:
+    if len(domains) > MAX_DOMAINS:
+        notices.append(f"{name} has {len(domains)} entries; only the first {MAX_DOMAINS} were used")
+        return domains[:MAX_DOMAINS]
+    return domains

@@ -1,0 +1,171 @@
+"""The MCP server: one tool, `web_search`, over stdio or streamable HTTP.
+
+Built on the low-level `Server` of the official MCP SDK (2.x) so that the tool's schema is exactly
+`websearch._tool.input_schema` (its `provider` enum computed when the server starts) and argument
+errors say what `websearch._tool` says. One `WebSearch` client serves every call for the server's
+life. Output is the `blocks` layout unless the setting `mcp.format` is `summary`.
+
+A provider failure is tool text (`SEARCH_FAILED: ...`), never a protocol error; bad arguments are a
+tool error result (`isError`) naming the argument and what it allows.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+
+from . import __version__
+from ._client import WebSearch
+from ._rendering import render
+from ._tool import TOOL_NAME, description, failure_text, input_schema, offered_providers, parse_arguments
+from ._types import SearchResponse
+from .errors import ConfigError, InvalidSearchParams, WebSearchError
+
+__all__ = [
+    "DEFAULT_HTTP_PORT",
+    "MCP_FORMATS",
+    "WebSearchTool",
+    "build_server",
+    "output_format",
+    "serve_http",
+    "serve_stdio",
+    "tool_text",
+]
+
+MCP_FORMATS: Final = ("blocks", "summary")
+DEFAULT_HTTP_PORT: Final = 8000
+HTTP_PATH: Final = "/mcp"
+_INSTRUCTIONS: Final = (
+    "web_search searches the web through the providers configured on this machine and returns one block per "
+    "result with a Sources list. Cite results by URL."
+)
+
+
+def output_format(client: WebSearch) -> str:
+    """The setting `mcp.format`: `blocks` (default) or `summary`."""
+    value = client.settings.get_str("mcp.format") or "blocks"
+    if value not in MCP_FORMATS:
+        raise ConfigError(f"setting mcp.format is {value!r}; use one of: {', '.join(MCP_FORMATS)}")
+    return value
+
+
+def tool_text(response: SearchResponse, format: str = "blocks", *, text_chars: int = 1200) -> str:
+    """What the tool returns for a response: the rendered results, or the SEARCH_FAILED line.
+
+    Notices are `[...]` lines: the `blocks` header already carries them; the `summary` layout has
+    no place for them, so they go above it; after SEARCH_FAILED they follow on their own lines.
+    """
+    notices = [f"[{notice}]" for notice in response.notices]
+    if response.error is not None:
+        failed = [(attempt.provider, attempt.error) for attempt in response.attempts]
+        return "\n".join([failure_text(response.query, failed, response.error), *notices])
+    if format == "summary":
+        return "\n".join([*notices, render(response, "summary")])
+    return render(response, "blocks", text_chars=text_chars)
+
+
+def _error(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+class WebSearchTool:
+    """The tool bound to one client: its listing (fixed at start) and its calls."""
+
+    def __init__(self, client: WebSearch) -> None:
+        self.client = client
+        self.format = output_format(client)
+        statuses = client.provider_status()
+        self.providers = offered_providers(statuses)
+        self.unavailable = {
+            s.id: s.reason if not s.available else "excluded by the setting providers.webSearchExclude"
+            for s in statuses
+            if s.id not in self.providers
+        }
+        self.schema = input_schema(self.providers)
+        self.tool = types.Tool(
+            name=TOOL_NAME,
+            title="Web search",
+            description=description(),
+            input_schema=self.schema,
+            annotations=types.ToolAnnotations(title="Web search", read_only_hint=True, open_world_hint=True),
+        )
+
+    async def call(self, arguments: Mapping[str, Any]) -> types.CallToolResult:
+        """Run one search; provider failures are text, bad arguments an error result."""
+        try:
+            call = parse_arguments(arguments, self.providers, self.unavailable)
+            response = await self.client.asearch(call.query, provider=call.provider, **call.params)
+        except InvalidSearchParams as exc:
+            return _error(f"Invalid argument `{exc.param}`: {exc.message}")
+        except WebSearchError as exc:  # a configuration problem: settings.toml, a stored credential
+            return _error(f"web_search could not run: {exc}")
+        text = tool_text(response, self.format, text_chars=call.text_chars)
+        return types.CallToolResult(content=[types.TextContent(text=text)])
+
+
+def build_server(client: WebSearch) -> Server[Any]:
+    """An MCP server offering `web_search` through `client` (which the caller closes)."""
+    tool = WebSearchTool(client)
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool.tool])
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name != TOOL_NAME:
+            return _error(f"Unknown tool {params.name!r}; this server has one tool, {TOOL_NAME}")
+        return await tool.call(params.arguments or {})
+
+    def schema_of(name: str) -> dict[str, Any] | None:
+        return tool.schema if name == TOOL_NAME else None
+
+    return Server(
+        "websearch",
+        version=__version__,
+        instructions=_INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=schema_of,
+    )
+
+
+@asynccontextmanager
+async def _own_client(client: WebSearch | None) -> AsyncIterator[WebSearch]:
+    """The caller's client (left open: it is theirs to close), or a new one closed at the end."""
+    if client is not None:
+        yield client
+        return
+    async with WebSearch() as own:
+        yield own
+
+
+async def serve_stdio(client: WebSearch | None = None) -> None:
+    """Serve over stdin/stdout until the client closes stdin."""
+    from mcp.server.stdio import stdio_server
+
+    async with _own_client(client) as ws:
+        server = build_server(ws)
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(host: str = "127.0.0.1", port: int = DEFAULT_HTTP_PORT, client: WebSearch | None = None) -> None:
+    """Serve streamable HTTP at http://host:port/mcp until interrupted.
+
+    On a loopback host the SDK's DNS-rebinding protection is on (Host and Origin must be local).
+    There is no authentication: bind to another interface only behind something that provides it.
+    """
+    import uvicorn
+
+    async with _own_client(client) as ws:
+        app = build_server(ws).streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+        shown = f"[{host}]" if ":" in host else host
+        print(f"websearch MCP server on http://{shown}:{port}{HTTP_PATH}", file=sys.stderr, flush=True)
+        await uvicorn.Server(config).serve()

@@ -1,0 +1,1 @@
+"""Provider modules, one per search provider; loaded lazily through `websearch._registry`."""

@@ -1,0 +1,192 @@
+"""Perplexity's API-key mode: its streamed chat completions (Sonar, or through OpenRouter), parsed.
+
+`ChatStream` joins the answer deltas and keeps the last non-empty id, model, citations,
+search_results, related_questions and usage of any event (`_collect`). Also here, because the ask
+endpoint (`_perplexity_ask`) builds on them: the provider id, the auth methods' names in notices,
+`EventStream` (SSE JSON events in, one SearchResponse out), `http_error` and source building.
+The provider, its auth methods and the chat request itself are in `perplexity`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from .._sse import SseEvent
+from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from .._wire import HttpRequest, HttpResponse
+from ..errors import SearchProviderError
+from ._base import age_seconds, as_list, as_str, classify_http_error, redact_detail, retry_after_seconds, status_phrase
+
+if TYPE_CHECKING:
+    from .perplexity import Auth
+
+ID: Final = "perplexity"
+AUTH_NAMES: Final[Mapping[str, str]] = {
+    "cookies": "PERPLEXITY_COOKIES", "session": "the stored session", "api_key": "the API key",
+    "openrouter": "the OpenRouter key", "anonymous": "no login",
+}  # fmt: skip
+
+
+class EventStream:
+    """Events in, one SearchResponse out; `done` once the stream's last event was seen."""
+
+    def __init__(self, auth: Auth, request: HttpRequest, now: datetime) -> None:
+        self.auth, self.now, self.secrets = auth, now, request.secrets
+        self.done = False
+
+    def feed(self, event: SseEvent) -> bool:
+        """Take one event; True when it was the last one."""
+        data = event.data.strip()
+        if not data:
+            return self.done
+        try:
+            value = json.loads(data)
+        except ValueError:
+            raise SearchProviderError(ID, "Perplexity sent a stream event that is not JSON", 502) from None
+        if event.event == "error":
+            raise self.error(value)
+        self.take(value)
+        return self.done
+
+    def take(self, value: Any) -> None:
+        raise NotImplementedError
+
+    def error(self, value: Any) -> SearchProviderError:
+        raise NotImplementedError
+
+    def result(self, params: SearchParams) -> SearchResponse:
+        if not self.done:
+            message = "Perplexity stream ended before its last event; the partial answer was discarded"
+            raise SearchProviderError(ID, message, 502)
+        return self.build(params)
+
+    def build(self, params: SearchParams) -> SearchResponse:
+        raise NotImplementedError
+
+    def redact(self, text: str) -> str:
+        return HttpResponse(0, {}, text.encode(), secrets=self.secrets).safe_text()
+
+
+class ChatStream(EventStream):
+    """An OpenAI-style chat-completions stream, ended by `[DONE]` (or a finish_reason)."""
+
+    def __init__(self, auth: Auth, request: HttpRequest, now: datetime) -> None:
+        super().__init__(auth, request, now)
+        self.parts: list[str] = []
+        self.meta: dict[str, Any] = {"model": (request.json or {}).get("model")}
+        self.usage: Mapping[str, Any] = {}
+
+    def feed(self, event: SseEvent) -> bool:
+        if event.data.strip() == "[DONE]":
+            self.done = True
+            return True
+        super().feed(event)
+        return False  # after a finish_reason, read on for the usage and [DONE]
+
+    def take(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        if value.get("error"):
+            raise self.error(value)
+        _collect(self.meta, value)
+        for choice in as_list(value.get("choices")):
+            for part in (choice.get("delta"), choice.get("message")) if isinstance(choice, dict) else ():
+                if isinstance(part, dict) and isinstance(part.get("content"), str):
+                    self.parts.append(part["content"])
+            self.done = self.done or bool(isinstance(choice, dict) and choice.get("finish_reason"))
+        if isinstance(value.get("usage"), dict):
+            self.usage = value["usage"]
+
+    def error(self, value: Any) -> SearchProviderError:
+        inner = value.get("error") if isinstance(value, dict) else None
+        code = inner.get("code") if isinstance(inner, dict) else None
+        status = code if isinstance(code, int) and 400 <= code < 600 else 500
+        return http_error(HttpResponse(status, {}, json.dumps(value).encode(), secrets=self.secrets))
+
+    def build(self, params: SearchParams) -> SearchResponse:
+        results = [r for r in as_list(self.meta.get("search_results")) if isinstance(r, dict) and as_str(r.get("url"))]
+        urls = [u for u in as_list(self.meta.get("citations")) if as_str(u)]
+        citations: list[SearchCitation] = []
+        if urls:
+            by_url: dict[str, dict[str, Any]] = {}
+            for result in results:
+                by_url.setdefault(result["url"], result)
+            sources = [to_source(by_url.get(url, {"url": url}), "title", "date", self.now) for url in urls]
+            citations = [SearchCitation(s.url, s.title) for s in sources]
+        else:
+            sources = [to_source(result, "title", "date", self.now) for result in results]
+        related = (q for q in as_list(self.meta.get("related_questions")) if isinstance(q, str) and q.strip())
+        tokens = [int_or_none(self.usage.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")]
+        return SearchResponse(
+            provider=ID, answer="".join(self.parts) or None, sources=tuple(sources[: params.limit]),
+            citations=tuple(citations), related_questions=tuple(related),
+            usage=SearchUsage(*tokens) if any(tokens) else None, model=as_str(self.meta.get("model")),
+            request_id=as_str(self.meta.get("id")), auth_mode="api_key",
+        )  # fmt: skip
+
+
+def http_error(response: HttpResponse, prefix: str = "Perplexity API error") -> SearchProviderError:
+    """A non-2xx answer: the shared classification, else `<prefix> (<status>): <detail>`."""
+    shared = classify_http_error(ID, response)
+    if shared is not None:
+        return shared
+    retry = retry_after_seconds(response.headers)
+    data = json_or_none(response.text())
+    error = data.get("error", data.get("detail", data.get("message"))) if isinstance(data, dict) else None
+    detail = as_str(error.get("message")) if isinstance(error, dict) else as_str(error)
+    if detail is not None:
+        detail = redact_detail(response, detail)
+    message = f"{prefix} ({response.status}): {detail or response.safe_text() or status_phrase(response.status)}"
+    if retry is not None:
+        message += f"; retry after {retry:g} s"
+    return SearchProviderError(ID, message, response.status, retry_after=retry)
+
+
+def _collect(meta: dict[str, Any], record: Mapping[str, Any]) -> None:
+    """Metadata of one event, top level, in `output[]` items (and their `content`), and in `response`."""
+    for key in ("id", "model"):
+        if as_str(record.get(key)):
+            meta[key] = record[key]
+    _collect_lists(meta, record)
+    response = record.get("response")
+    for item in _walk(record.get("output")) + _walk(response.get("output") if isinstance(response, dict) else None):
+        _collect_lists(meta, item)
+    if isinstance(response, dict):
+        _collect(meta, response)
+
+
+def _collect_lists(meta: dict[str, Any], record: Mapping[str, Any]) -> None:
+    for key in ("citations", "search_results", "results", "related_questions"):
+        if as_list(record.get(key)):
+            meta["search_results" if key == "results" else key] = record[key]
+
+
+def _walk(output: object) -> list[Mapping[str, Any]]:
+    items = [item for item in as_list(output) if isinstance(item, dict)]
+    return [x for item in items for x in (item, *_walk(item.get("content")))]
+
+
+def to_source(result: Mapping[str, Any], title_key: str, date_key: str, now: datetime) -> SearchSource:
+    """A source from a result carrying `url`, its title and date under the given keys."""
+    url = result["url"]
+    published = as_str(result.get(date_key))
+    return SearchSource(
+        title=as_str(result.get(title_key)) or url, url=url, snippet=as_str(result.get("snippet")),
+        published_date=published, age_seconds=age_seconds(published, now),
+    )  # fmt: skip
+
+
+def json_or_none(text: str) -> Any:
+    """`text` parsed as JSON, or None when it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def int_or_none(value: object) -> int | None:
+    """`value` when it is an int (not a boolean), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

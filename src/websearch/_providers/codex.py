@@ -1,0 +1,381 @@
+"""OpenAI Codex: the Responses API's `web_search` tool behind a ChatGPT subscription login (OAuth).
+
+POST https://chatgpt.com/backend-api/codex/responses, streamed as SSE, with the stored ChatGPT
+access token (`Authorization: Bearer`) and account (`chatgpt-account-id`); an expired token is
+refreshed at https://auth.openai.com/oauth/token first. The backend insists on `stream: true`,
+`store: false` and non-empty `instructions`; the tool is forced (`tool_choice`). Models are tried in
+order, moving on only when a 400 says the model is not supported for ChatGPT accounts
+(`PI_CODEX_WEB_SEARCH_MODEL` pins one). Sources are the `url_citation` annotations, else links
+scraped from the answer. An answer that is only "see attached image" is not an answer.
+`include_domains` is the tool's `filters.allowed_domains`; the tool has no block list or dates.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import platform
+import re
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+from urllib.parse import urlsplit, urlunsplit
+
+from .. import __version__
+from .._oauth import OAuthToken, oauth_token
+from .._prompts import SYSTEM_PROMPT
+from .._sse import SseEvent, aiter_sse
+from .._types import SearchParams, SearchResponse, SearchSource, SearchUsage
+from .._wire import HttpRequest, HttpResponse
+from ..errors import ConfigError, MissingCredentialError, SearchProviderError
+from ._base import Provider, Support, as_dict, as_list, as_str, classify_http_error, redact_detail, retry_after_seconds
+
+if TYPE_CHECKING:
+    from .._context import ProviderContext
+
+URL: Final = "https://chatgpt.com/backend-api/codex/responses"
+TOKEN_URL: Final = "https://auth.openai.com/oauth/token"
+CLIENT_ID: Final = "app_EMoamEEZ73f0CkXaXp7hrann"  # the Codex CLI's public OAuth client
+CREDENTIAL_IDS: Final = ("codex", "openai-codex")
+MODEL_ENV: Final = "PI_CODEX_WEB_SEARCH_MODEL"
+MODELS: Final = (
+    "gpt-5.5", "gpt-5.4", "gpt-5-codex", "gpt-5", "gpt-5.3-codex", "gpt-5.2-codex", "gpt-5.1-codex", "gpt-5-codex-mini",
+)  # fmt: skip
+USER_AGENT: Final = f"websearch/{__version__} ({platform.system()} {platform.release()}; {platform.machine()})"
+_AUTH_CLAIM: Final = "https://api.openai.com/auth"
+_SCOPE: Final = "openid profile email"
+_UNSUPPORTED_RE: Final = re.compile(
+    r"model is not supported|requested model is not supported|not supported when using codex with a chatgpt account",
+    re.IGNORECASE,
+)
+_PLACEHOLDERS: Final = frozenset({
+    "see attached image", "attached image", "see the attached image", "see image",
+    "see image above", "image above", "see image below", "image below",
+})  # fmt: skip
+_DONE: Final = ("response.completed", "response.done", "response.incomplete")
+_STOP: Final = frozenset({*_DONE, "[DONE]", "error", "response.failed"})
+_LINK_START_RE: Final = re.compile(r"\[([^\[\]\n]*)\]\(")
+_BARE_URL_RE: Final = re.compile(r"https?://\S+")
+_CLOSERS: Final = {")": "(", "]": "[", "}": "{"}
+
+
+class Codex(Provider):
+    id = "codex"
+    supports: ClassVar[dict[str, Support]] = {
+        "limit": "approximate",
+        "num_search_results": "approximate",
+        "include_domains": "native",
+    }
+
+    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
+        return count_notices(params)
+
+    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+        stored = (c for c in CREDENTIAL_IDS if (cred := ctx.credentials.get(c)) is not None and cred.kind == "oauth")
+        cred_id = next(stored, self.id)
+        token = await oauth_token(ctx, self.id, partial(refresh_token, ctx), credential_id=cred_id)
+        account = token.account_id or _account_id(token.access_token, None)
+        if not account:
+            raise MissingCredentialError(
+                self.id,
+                "No Codex OAuth credentials found (the login has no ChatGPT account id): run `websearch auth "
+                "import codex` or pipe an OAuth JSON object with account_id to `websearch auth set codex`",
+            )
+        pinned = ctx.env.get(MODEL_ENV, "").strip()
+        models = (pinned,) if pinned else MODELS
+        for i, model in enumerate(models):
+            request = build_request(params, access_token=token.access_token, account_id=account, model=model, ctx=ctx)
+            async with ctx.stream(self.id, request) as (head, lines):
+                if not head.ok:
+                    error = http_error(replace(head, body=b"".join([line async for line in lines])))
+                    if head.status == 400 and _UNSUPPORTED_RE.search(error.message) and i + 1 < len(models):
+                        continue
+                    raise error
+                events: list[SseEvent] = []
+                async for event in aiter_sse(lines):
+                    events.append(event)
+                    if _event(event)[0] in _STOP:
+                        break
+            return parse_events(events, params)
+        raise AssertionError("unreachable: the last model's error is raised")
+
+
+def build_request(
+    params: SearchParams, *, access_token: str, account_id: str, model: str, ctx: ProviderContext
+) -> HttpRequest:
+    headers = {
+        "Authorization": f"Bearer {access_token}",
+        "chatgpt-account-id": account_id,
+        "OpenAI-Beta": "responses=experimental",
+        "originator": "websearch",
+        "User-Agent": USER_AGENT,
+        "Accept": "text/event-stream",
+        "Content-Type": "application/json",
+    }
+    body = {
+        "model": model,
+        "stream": True,
+        "store": False,
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": params.query}]}],
+        "tools": [_tool(ctx.filters(params).include_domains)],
+        "tool_choice": {"type": "web_search"},
+        "instructions": SYSTEM_PROMPT,
+    }
+    return HttpRequest("POST", ctx.endpoint("codex", URL), headers=headers, json=body, secrets=(access_token,))
+
+
+def _tool(include: tuple[str, ...]) -> dict[str, Any]:
+    tool: dict[str, Any] = {"type": "web_search", "search_context_size": "high"}
+    if include:
+        tool["filters"] = {"allowed_domains": list(include)}
+    return tool
+
+
+def parse_events(events: list[SseEvent], params: SearchParams) -> SearchResponse:
+    """The search response from a whole event stream; raises on error events or a cut stream."""
+    deltas: list[str] = []
+    parts: list[str] = []
+    sources: dict[str, SearchSource] = {}
+    done: dict[str, Any] | None = None
+    for event in events:
+        kind, data = _event(event)
+        if kind == "[DONE]":
+            done = done or {}
+            break
+        if kind == "response.output_text.delta" and isinstance(data.get("delta"), str):
+            deltas.append(data["delta"])
+        elif kind == "response.output_item.done":
+            _read_item(as_dict(data.get("item")), parts, sources)
+        elif kind in _DONE:
+            done = as_dict(data.get("response"))
+        elif kind == "error":
+            err = as_dict(data.get("error")) or data
+            raise SearchProviderError("codex", f"Codex error ({err.get('code')}): {err.get('message')}", 500)
+        elif kind == "response.failed":
+            message = as_dict(as_dict(data.get("response")).get("error")).get("message")
+            raise SearchProviderError("codex", f"Codex request failed: {message}", 500)
+    if done is None:
+        raise SearchProviderError("codex", "Codex stream ended before the response was complete", 500)
+    final, streamed = "\n\n".join(parts).strip(), "".join(deltas).strip()
+    real = [text for text in (final, streamed) if text and not is_image_placeholder(text)]
+    if not real and not sources and (final or streamed):
+        raise SearchProviderError("codex", "Codex returned image-only response", 502)
+    answer = real[0] if real else ""
+    found = list(sources.values()) or scrape_links(answer)
+    n = params.count
+    return SearchResponse(
+        provider="codex",
+        answer=answer or None,
+        sources=tuple(found[:n] if n else found),
+        usage=_usage(as_dict(done.get("usage"))),
+        model=as_str(done.get("model")),
+        request_id=as_str(done.get("id")),
+        auth_mode="oauth",
+    )
+
+
+def http_error(response: HttpResponse) -> SearchProviderError:
+    """A non-2xx answer: the shared classification, else `Codex API error (<status>): <detail>`."""
+    detail, resets = _envelope(response)
+    retry = retry_after_seconds(response.headers) or resets
+    error = classify_http_error("codex", response) or SearchProviderError(
+        "codex", f"Codex API error ({response.status}): {detail}", response.status
+    )
+    error.retry_after = retry
+    if response.status in (401, 403):
+        error.hint = "Log in again with `websearch auth import codex` or `websearch auth set codex`."
+    return error
+
+
+def count_notices(params: SearchParams) -> list[str]:
+    """The count is only a local cap: the Codex Responses API has no result-count parameter."""
+    if params.count is None:
+        return []
+    name = "num_search_results" if params.num_search_results is not None else "limit"
+    notices = [
+        f"{name}={params.count} not sent upstream: OpenAI Codex has no result-count parameter; "
+        "applied locally as a cap on sources"
+    ]
+    if params.num_search_results is not None and params.limit not in (None, params.num_search_results):
+        notices.append(
+            f"limit={params.limit} not applied separately: OpenAI uses num_search_results={params.count} "
+            "as its result count"
+        )
+    return notices
+
+
+def is_image_placeholder(text: str) -> bool:
+    return text.strip().lstrip("[(\"'`*_").rstrip("])\"'`*_.!?").lower() in _PLACEHOLDERS
+
+
+def scrape_links(text: str) -> list[SearchSource]:
+    """Sources from `[title](url)` links (balanced parentheses), then bare http(s) URLs."""
+    found: dict[str, SearchSource] = {}
+    rest: list[str] = []
+    pos = 0
+    for match in _LINK_START_RE.finditer(text):
+        if match.start() < pos:
+            continue
+        end, depth = match.end(), 1
+        while end < len(text) and not text[end].isspace():
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+            end += 1
+        if depth != 0 or end >= len(text):
+            continue
+        url = _clean_url(text[match.end() : end])
+        if url and url not in found:
+            found[url] = SearchSource(title=match.group(1).strip() or url, url=url)
+        rest.append(text[pos : match.start()])
+        pos = end + 1
+    rest.append(text[pos:])
+    for match in _BARE_URL_RE.finditer(" ".join(rest)):
+        url = _clean_url(match.group(0))
+        if url and url not in found:
+            found[url] = SearchSource(title=url, url=url)
+    return list(found.values())
+
+
+# -- credentials -------------------------------------------------------------------------------
+
+
+async def refresh_token(ctx: ProviderContext, token: OAuthToken) -> OAuthToken:
+    """Trade the refresh token for a new access token, as the Codex CLI does."""
+    refresh = token.refresh_token or ""
+    body = {"client_id": CLIENT_ID, "grant_type": "refresh_token", "refresh_token": refresh, "scope": _SCOPE}
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    url = ctx.endpoint("codex", TOKEN_URL)
+    request = HttpRequest("POST", url, headers=headers, json=body, secrets=(refresh, token.access_token))
+    response = await ctx.send("codex", request)
+    if not response.ok:
+        raise SearchProviderError("codex", f"the token endpoint answered {response.status}: {_envelope(response)[0]}")
+    data = _json(response.text())
+    access = as_str(data.get("access_token"))
+    if access is None:
+        raise SearchProviderError("codex", "the token endpoint's answer has no access_token")
+    expires_in = _int(data.get("expires_in"))
+    expires = ctx.clock.now().timestamp() + expires_in if expires_in is not None else _int(_jwt(access).get("exp"))
+    account = token.account_id or _account_id(access, as_str(data.get("id_token")))
+    return OAuthToken(
+        access, as_str(data.get("refresh_token")) or token.refresh_token, expires, account, None, token.extra
+    )
+
+
+def import_credentials(home: Path) -> OAuthToken:
+    """The ChatGPT login the official Codex CLI keeps in `~/.codex/auth.json`."""
+    path = home / ".codex" / "auth.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no Codex login found at {path}: run `codex login` (with ChatGPT) first") from None
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path} is not readable JSON ({type(exc).__name__})") from None
+    tokens = as_dict(data.get("tokens")) if isinstance(data, dict) else {}
+    access, refresh = as_str(tokens.get("access_token")), as_str(tokens.get("refresh_token"))
+    if access is None or refresh is None:
+        raise ConfigError(f"{path} holds no ChatGPT login (tokens.access_token and tokens.refresh_token)")
+    account = as_str(tokens.get("account_id")) or _account_id(access, as_str(tokens.get("id_token")))
+    return OAuthToken(access, refresh, _int(_jwt(access).get("exp")), account)
+
+
+def _account_id(access: str, id_token: str | None) -> str | None:
+    for jwt in (access, id_token or ""):
+        account = as_dict(_jwt(jwt).get(_AUTH_CLAIM)).get("chatgpt_account_id")
+        if isinstance(account, str) and account:
+            return account
+    return None
+
+
+def _jwt(token: str) -> dict[str, Any]:
+    """The claims of a JWT (unverified: only `exp` and the account id are read)."""
+    parts = token.split(".")
+    try:
+        return _json(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))) if len(parts) == 3 else {}
+    except ValueError:
+        return {}
+
+
+# -- parsing helpers ---------------------------------------------------------------------------
+
+
+def _event(event: SseEvent) -> tuple[str, dict[str, Any]]:
+    """(type, data): the type from the JSON data, else the `event:` name; `[DONE]` ends a stream."""
+    if event.data.strip() == "[DONE]":
+        return "[DONE]", {}
+    data = _json(event.data)
+    return as_str(data.get("type")) or event.event, data
+
+
+def _read_item(item: dict[str, Any], parts: list[str], sources: dict[str, SearchSource]) -> None:
+    if item.get("type") == "message":
+        for part in as_list(item.get("content")):
+            if as_dict(part).get("type") != "output_text":
+                continue
+            if as_str(part.get("text")):
+                parts.append(part["text"])
+            for note in as_list(part.get("annotations")):
+                url = as_str(as_dict(note).get("url"))
+                if note.get("type") == "url_citation" and url and url not in sources:
+                    sources[url] = SearchSource(title=as_str(note.get("title")) or url, url=url)
+    elif item.get("type") == "reasoning":
+        parts.extend(
+            s["text"]
+            for s in map(as_dict, as_list(item.get("summary")))
+            if s.get("type") == "summary_text" and as_str(s.get("text"))
+        )
+
+
+def _usage(usage: dict[str, Any]) -> SearchUsage | None:
+    if not usage:
+        return None
+    given, cached = (
+        _int(usage.get("input_tokens")),
+        _int(as_dict(usage.get("input_tokens_details")).get("cached_tokens")),
+    )
+    inputs = given - (cached or 0) if given is not None else None
+    return SearchUsage(inputs, _int(usage.get("output_tokens")), _int(usage.get("total_tokens")))
+
+
+def _envelope(response: HttpResponse) -> tuple[str, float | None]:
+    """(detail, resets_in_seconds) of `{"error": {...}}` or `{"detail": ...}`, redacted; else the body."""
+    data = _json(response.text())
+    error = as_dict(data.get("error"))
+    message = as_str(error.get("message")) or as_str(data.get("detail")) or as_str(data.get("error"))
+    resets = error.get("resets_in_seconds")
+    text = redact_detail(response, message) if message else ""
+    retry = float(resets) if isinstance(resets, (int, float)) and not isinstance(resets, bool) else None
+    return text or response.safe_text() or "empty body", retry
+
+
+def _clean_url(raw: str) -> str | None:
+    url = raw
+    while url and (
+        url[-1] in ".,!?;:'\"" or (url[-1] in _CLOSERS and url.count(_CLOSERS[url[-1]]) < url.count(url[-1]))
+    ):
+        url = url[:-1]
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return None
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    netloc = userinfo + at + hostport.lower()
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, parts.fragment))
+
+
+def _json(text: str | bytes) -> dict[str, Any]:
+    try:
+        return as_dict(json.loads(text))
+    except ValueError:
+        return {}
+
+
+def _int(value: object) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+PROVIDER: Final = Codex()

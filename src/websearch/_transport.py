@@ -1,0 +1,299 @@
+"""The only module that touches aiohttp: one pooled session, timeouts, proxies, redaction.
+
+Every failure of the wire (refused, reset, timed out, truncated, oversized) becomes a
+`SearchProviderError` subclass here, named for the provider and stripped of every secret the
+request carried, so no other module needs to know aiohttp's exception tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, Final
+from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
+
+import aiohttp
+import orjson
+from yarl import URL
+
+from ._registry import PROVIDERS
+from ._settings import DEFAULT_TIMEOUT
+from ._wire import HttpRequest, HttpResponse
+from .errors import ProviderConnectionError, ProviderTimeoutError, SearchProviderError
+
+__all__ = ["MAX_BODY_BYTES", "Transport", "redact"]
+
+#: Larger bodies are refused: no search answer is this big, and parsing one would stall the loop.
+MAX_BODY_BYTES: Final = 8 * 1024 * 1024
+_CHUNK: Final = 64 * 1024
+MAX_REDIRECTS: Final = 5
+_REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
+_SECRET_HEADERS: Final = frozenset({"authorization", "cookie", "proxy-authorization"})
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """Replace every secret (of four characters or more) in `text` with `[redacted]`."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def json_text(value: Any) -> str:
+    """A request body as JSON text. orjson writes it about ten times faster than the json module;
+    what orjson refuses (keys that are not strings, integers beyond 64 bits) the json module writes."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(value)
+
+
+def _label(provider: str) -> str:
+    info = PROVIDERS.get(provider)
+    return info.label if info else provider
+
+
+class _Proxies:
+    """`HTTP_PROXY` / `HTTPS_PROXY` / `NO_PROXY` (either case) from an env mapping, resolved once
+    per host. aiohttp's own `trust_env` re-reads them (and netrc) in a worker thread on every
+    request, which costs two thread hops per call and throttles concurrency."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        def get(name: str) -> str:
+            return env.get(name.lower()) or env.get(name.upper()) or ""
+
+        self._by_scheme = {scheme: get(f"{scheme}_proxy") for scheme in ("http", "https")}
+        self._no_proxy = get("no_proxy")
+        self._cache: dict[tuple[str, str], tuple[str | None, dict[str, str] | None]] = {}
+
+    def for_url(self, url: URL) -> tuple[str | None, dict[str, str] | None]:
+        """(proxy URL, proxy headers) for a request URL, or (None, None) to go direct."""
+        key = (url.scheme, url.host or "")
+        found = self._cache.get(key)
+        if found is None:
+            found = self._resolve(*key)
+            self._cache[key] = found
+        return found
+
+    def _resolve(self, scheme: str, host: str) -> tuple[str | None, dict[str, str] | None]:
+        proxy = self._by_scheme.get(scheme)
+        if not proxy or (self._no_proxy and proxy_bypass_environment(host, {"no": self._no_proxy})):
+            return None, None
+        proxy_url = URL(proxy if "://" in proxy else f"http://{proxy}")
+        if not proxy_url.user:
+            return str(proxy_url), None
+        token = base64.b64encode(f"{proxy_url.user}:{proxy_url.password or ''}".encode()).decode()
+        return str(proxy_url.with_user(None)), {"Proxy-Authorization": f"Basic {token}"}
+
+
+class Transport:
+    """An aiohttp `ClientSession`, created lazily inside the running loop and reused.
+
+    `timeout` bounds each request, connect to last byte. Proxies come from the standard
+    `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` variables of `env` (default `os.environ`).
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        max_connections: int = 100,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.timeout = timeout
+        self.max_body_bytes = max_body_bytes
+        self.max_connections = max_connections
+        self._proxies = _Proxies(os.environ if env is None else env)
+        self._session: aiohttp.ClientSession | None = None
+        self._session_loop: asyncio.AbstractEventLoop | None = None
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        """The pooled session of the running loop (a session cannot outlive or change its loop)."""
+        session = self._session
+        loop = asyncio.get_running_loop()
+        if session is None or session.closed or self._session_loop is not loop:
+            session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self.max_connections),
+                timeout=aiohttp.ClientTimeout(total=self.timeout),
+                json_serialize=json_text,
+            )
+            self._session, self._session_loop = session, loop
+        return session
+
+    async def aclose(self) -> None:
+        """Close the pooled session; the transport can be used again afterwards."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
+        """Send `request` and read the whole body; any wire failure raises SearchProviderError."""
+        try:
+            url, kwargs = self._request_args(request)
+            resp = await self._get_session().request(request.method, url, **kwargs)
+            if resp.status in _REDIRECT_STATUSES:
+                resp = await self._follow(provider, request, url, kwargs, resp)
+            try:
+                declared = resp.content_length
+                if declared is None or "content-encoding" in resp.headers:  # count decoded bytes
+                    body = await self._read_chunked(provider, resp)
+                elif declared > self.max_body_bytes:
+                    raise self._too_large(provider, resp.status)
+                else:
+                    body = await resp.read()
+            finally:
+                resp.release()
+        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
+            raise self._translate(provider, request, exc) from None
+        return HttpResponse(resp.status, _headers(resp), body, str(resp.url), request.secrets)
+
+    @asynccontextmanager
+    async def stream(
+        self, provider: str, request: HttpRequest
+    ) -> AsyncIterator[tuple[HttpResponse, AsyncIterator[bytes]]]:
+        """Open `request` and yield (head, lines): the response without body and its body lines.
+
+        The head's `body` is empty; read the lines until they end. Leaving the block closes the
+        connection unless the body was read to its end, which is how a cancelled stream is torn
+        down. Errors raised by the caller inside the block pass through untouched.
+        """
+        try:
+            url, kwargs = self._request_args(request)
+            resp = await self._get_session().request(request.method, url, **kwargs)
+            if resp.status in _REDIRECT_STATUSES:
+                resp = await self._follow(provider, request, url, kwargs, resp)
+        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
+            raise self._translate(provider, request, exc) from None
+        try:
+            head = HttpResponse(resp.status, _headers(resp), b"", str(resp.url), request.secrets)
+            yield head, self._lines(provider, request, resp)
+        finally:
+            resp.release()
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _request_args(self, request: HttpRequest) -> tuple[URL, dict[str, Any]]:
+        """The URL (parsed once, for the proxy decision and for aiohttp) and aiohttp's arguments.
+
+        Redirects are followed by `_follow`, not by aiohttp: aiohttp would carry API-key headers
+        such as `X-Subscription-Token` to whatever host a redirect names.
+        """
+        url = URL(request.url)
+        kwargs: dict[str, Any] = {"headers": request.headers, "allow_redirects": False}
+        if request.params:
+            kwargs["params"] = request.params
+        if request.json is not None:
+            kwargs["json"] = request.json
+        elif request.form is not None:
+            kwargs["data"] = list(request.form)
+        if request.timeout is not None:
+            kwargs["timeout"] = aiohttp.ClientTimeout(total=request.timeout)
+        self._proxy_args(url, kwargs)
+        return url, kwargs
+
+    def _proxy_args(self, url: URL, kwargs: dict[str, Any]) -> None:
+        kwargs.pop("proxy", None)
+        kwargs.pop("proxy_headers", None)
+        proxy, proxy_headers = self._proxies.for_url(url)
+        if proxy is not None:
+            kwargs["proxy"] = proxy
+            if proxy_headers and url.scheme == "http":  # absolute-form request: the header rides on it
+                kwargs["headers"] = {**kwargs["headers"], **proxy_headers}
+            elif proxy_headers:  # https: the header goes on the CONNECT
+                kwargs["proxy_headers"] = proxy_headers
+
+    async def _follow(
+        self, provider: str, request: HttpRequest, url: URL, kwargs: dict[str, Any], resp: aiohttp.ClientResponse
+    ) -> aiohttp.ClientResponse:
+        """Follow a redirect chain by hand; a hop to another origin loses every secret-bearing header."""
+        method = request.method
+        for _ in range(MAX_REDIRECTS):
+            location = resp.headers.get("Location")
+            if resp.status not in _REDIRECT_STATUSES or not location:
+                return resp
+            status = resp.status
+            resp.release()
+            target = url.join(URL(location))
+            if target.origin() != url.origin():
+                kwargs["headers"] = {
+                    k: v for k, v in kwargs["headers"].items() if not _carries_secret(k, v, request.secrets)
+                }
+            if status == 303 or (status in (301, 302) and method == "POST"):
+                method = "GET"
+                kwargs.pop("json", None)
+                kwargs.pop("data", None)
+            kwargs.pop("params", None)  # they are part of the Location already
+            self._proxy_args(target, kwargs)
+            url = target
+            resp = await self._get_session().request(method, url, **kwargs)
+        resp.release()
+        raise ProviderConnectionError(provider, f"{_label(provider)} request failed: too many redirects")
+
+    async def _read_chunked(self, provider: str, resp: aiohttp.ClientResponse) -> bytes:
+        """A body without Content-Length, read up to the cap."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.content.iter_chunked(_CHUNK):
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise self._too_large(provider, resp.status)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _lines(self, provider: str, request: HttpRequest, resp: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+        try:
+            while True:
+                line = await resp.content.readline()
+                if not line:
+                    return
+                yield line
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            raise self._translate(provider, request, exc) from None
+
+    def _translate(self, provider: str, request: HttpRequest, exc: Exception) -> SearchProviderError:
+        """The one place where aiohttp's (and asyncio's) exceptions become ours."""
+        label = _label(provider)
+        if isinstance(exc, TimeoutError):
+            timeout = request.timeout if request.timeout is not None else self.timeout
+            return ProviderTimeoutError(provider, f"{label} did not answer within {timeout:g} s")
+        if isinstance(exc, aiohttp.ClientError):
+            return self._wire_error(provider, request, exc)
+        msg = redact(str(exc), request.secrets)  # ValueError: e.g. a malformed base-URL override
+        return SearchProviderError(provider, f"{label} request could not be sent: {msg}")
+
+    def _too_large(self, provider: str, status: int) -> SearchProviderError:
+        limit_mb = self.max_body_bytes / (1024 * 1024)
+        return SearchProviderError(
+            provider, f"{_label(provider)} sent a response larger than {limit_mb:g} MB; refused", status
+        )
+
+    @staticmethod
+    def _wire_error(provider: str, request: HttpRequest, exc: aiohttp.ClientError) -> SearchProviderError:
+        label = _label(provider)
+        if isinstance(exc, aiohttp.ClientConnectorError):
+            reason = exc.os_error.strerror or type(exc.os_error).__name__
+            what = f"could not connect to {exc.host}:{exc.port} ({reason})"
+        elif isinstance(exc, aiohttp.ServerDisconnectedError):
+            what = "the server closed the connection without a complete response"
+        elif isinstance(exc, aiohttp.ClientPayloadError):
+            what = "the connection broke before the response body was complete"
+        elif isinstance(exc, aiohttp.ClientOSError):
+            what = f"connection error ({exc.strerror or exc})"
+        elif isinstance(exc, aiohttp.TooManyRedirects):
+            what = "too many redirects"
+        else:
+            what = f"{type(exc).__name__}: {exc}"
+        return ProviderConnectionError(provider, redact(f"{label} request failed: {what}", request.secrets))
+
+
+def _carries_secret(name: str, value: str, secrets: tuple[str, ...]) -> bool:
+    return name.lower() in _SECRET_HEADERS or any(len(s) >= 4 and s in value for s in secrets)
+
+
+def _headers(resp: aiohttp.ClientResponse) -> dict[str, str]:
+    return {k.lower(): v for k, v in resp.headers.items()}

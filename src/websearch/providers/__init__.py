@@ -1,1 +1,0 @@
-"""Provider modules, one per search provider; loaded lazily through `websearch.registry`."""
