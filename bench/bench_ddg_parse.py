@@ -64,8 +64,10 @@ def main() -> None:
     ours, ours_best = medians["websearch (selectolax)"], best["websearch (selectolax)"]
     print(f"page: {len(raw) / 1024:.1f} KB, 30 results; median and best of {ROUNDS} interleaved rounds")
     for name, median in medians.items():
-        print(f"{name:24} {median * 1e6:7.0f} us ({median / ours:5.2f}x ours)   best {best[name] * 1e6:7.0f} us "
-              f"({best[name] / ours_best:5.2f}x ours)   {faults[name]:5.1f} page faults")  # fmt: skip
+        print(
+            f"{name:24} {median * 1e6:7.0f} us ({median / ours:5.2f}x ours)   best {best[name] * 1e6:7.0f} us "
+            f"({best[name] / ours_best:5.2f}x ours)   {faults[name]:5.1f} page faults"
+        )
 
 
 if __name__ == "__main__":

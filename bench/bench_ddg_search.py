@@ -64,8 +64,10 @@ def main() -> None:
     for mode, results in runs.items():
         cpu = [r["cpu"] * 1e6 for r in results]
         faults = [r["faults"] for r in results]
-        print(f"retention {mode:3}: parse CPU medians {', '.join(f'{c:.0f}' for c in cpu)} us; "
-              f"page faults per parse {', '.join(f'{f:.1f}' for f in faults)}")  # fmt: skip
+        print(
+            f"retention {mode:3}: parse CPU medians {', '.join(f'{c:.0f}' for c in cpu)} us; "
+            f"page faults per parse {', '.join(f'{f:.1f}' for f in faults)}"
+        )
     on, off = (statistics.median(r["cpu"] for r in runs[m]) for m in ("on", "off"))
     print(f"off / on: {off / on:.2f}x")
 

@@ -28,8 +28,13 @@ BATCHES = 4  # bursts of CONCURRENT per round: a single 0.1 s burst is at the me
 ROUNDS = 9
 
 
-REQUEST = {"query": QUERY, "search_depth": "basic", "max_results": 5, "include_answer": "advanced",
-           "include_raw_content": False}  # fmt: skip
+REQUEST = {
+    "query": QUERY,
+    "search_depth": "basic",
+    "max_results": 5,
+    "include_answer": "advanced",
+    "include_raw_content": False,
+}
 HEADERS = {"Authorization": "Bearer tvly-bench", "Content-Type": "application/json"}
 
 
@@ -103,8 +108,10 @@ async def main() -> None:
         f"per call: bare aiohttp {b * 1e6:5.0f} us, asearch {o * 1e6:5.0f} us; per-round ratio median "
         f"{statistics.median(per_call):.3f}x (range {per_call[0]:.3f}-{per_call[-1]:.3f}; target <= 1.15x)"
     )
-    print(f"{CONCURRENT} in flight: bare aiohttp {bc:5.0f}/s, asearch {oc:5.0f}/s; per-round share median "
-          f"{statistics.median(share):.0%} (range {share[0]:.0%}-{share[-1]:.0%}; target >= 80%)")  # fmt: skip
+    print(
+        f"{CONCURRENT} in flight: bare aiohttp {bc:5.0f}/s, asearch {oc:5.0f}/s; per-round share median "
+        f"{statistics.median(share):.0%} (range {share[0]:.0%}-{share[-1]:.0%}; target >= 80%)"
+    )
 
 
 if __name__ == "__main__":

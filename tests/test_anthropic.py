@@ -82,14 +82,22 @@ async def test_default_request(fake: FakeAnthropic, env: dict[str, str]) -> None
     assert response.ok and response.provider == "anthropic" and response.notices == ()
 
 
-@pytest.mark.parametrize(("params", "n", "notices"), [
-    ({"limit": 3}, 3, (LOCAL.format("limit", 3, 3),)),
-    ({"num_search_results": 2}, 2, (LOCAL.format("num_search_results", 2, 2),)),
-    ({"limit": 4, "num_search_results": 2}, 2, (
-        "limit=4 not applied separately: Anthropic uses num_search_results=2 as its result count",
-        LOCAL.format("num_search_results", 2, 2))),
-    ({"limit": 50}, 5, (LOCAL.format("limit", 50, 50),)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "n", "notices"),
+    [
+        ({"limit": 3}, 3, (LOCAL.format("limit", 3, 3),)),
+        ({"num_search_results": 2}, 2, (LOCAL.format("num_search_results", 2, 2),)),
+        (
+            {"limit": 4, "num_search_results": 2},
+            2,
+            (
+                "limit=4 not applied separately: Anthropic uses num_search_results=2 as its result count",
+                LOCAL.format("num_search_results", 2, 2),
+            ),
+        ),
+        ({"limit": 50}, 5, (LOCAL.format("limit", 50, 50),)),
+    ],
+)
 async def test_counts_are_a_local_cap_and_never_sent(
     fake: FakeAnthropic, env: dict[str, str], params: dict[str, int], n: int, notices: tuple[str, ...]
 ) -> None:
@@ -107,8 +115,9 @@ async def test_recency_is_not_sent_and_says_so(fake: FakeAnthropic, env: dict[st
 
 
 async def test_max_tokens_temperature_and_model_pass_through(fake: FakeAnthropic, env: dict[str, str]) -> None:
-    response = await run(make_env(env, fake, ANTHROPIC_SEARCH_MODEL="claude-sonnet-4-5"), max_tokens=900,
-                         temperature=0.3)  # fmt: skip
+    response = await run(
+        make_env(env, fake, ANTHROPIC_SEARCH_MODEL="claude-sonnet-4-5"), max_tokens=900, temperature=0.3
+    )
     assert fake.last.json() == {**BODY, "model": "claude-sonnet-4-5", "max_tokens": 900, "temperature": 0.3}
     assert response.model == "claude-sonnet-4-5"
     assert response.notices == ()
@@ -131,8 +140,12 @@ async def test_search_base_url_names_a_gateway_with_bearer(fake: FakeAnthropic, 
 async def test_anthropic_base_url_is_a_gateway_too_but_search_base_url_wins(
     fake: FakeAnthropic, env: dict[str, str]
 ) -> None:
-    both = {**env, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": "https://chat-gateway.invalid",
-            "ANTHROPIC_SEARCH_BASE_URL": fake.base_url + "/search-gw"}  # fmt: skip
+    both = {
+        **env,
+        "ANTHROPIC_API_KEY": KEY,
+        "ANTHROPIC_BASE_URL": "https://chat-gateway.invalid",
+        "ANTHROPIC_SEARCH_BASE_URL": fake.base_url + "/search-gw",
+    }
     await run(both)
     assert fake.last.path == "/search-gw/v1/messages"
     await run({**env, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url + "/chat-gw"})
@@ -197,24 +210,44 @@ async def test_request_id_falls_back_to_the_message_id(fake: FakeAnthropic, env:
 
 def test_parse_message_dedupes_sources_and_skips_other_tools() -> None:
     result = {"type": "web_search_result", "url": "https://a.example", "title": "", "page_age": None}
-    data = {"content": [
-        {"type": "server_tool_use", "name": "web_fetch", "input": {"url": "https://x.example"}},
-        {"type": "server_tool_use", "name": "web_search", "input": {"query": "  "}},
-        {"type": "web_search_tool_result", "content": [result, dict(result, title="Again"), {"type": "other"}]},
-        {"type": "text", "text": "A", "citations": [{"type": "web_search_result_location", "url": "https://a.example"}]},
-        {"type": "text", "text": "B"},
-    ]}  # fmt: skip
+    data = {
+        "content": [
+            {"type": "server_tool_use", "name": "web_fetch", "input": {"url": "https://x.example"}},
+            {"type": "server_tool_use", "name": "web_search", "input": {"query": "  "}},
+            {"type": "web_search_tool_result", "content": [result, dict(result, title="Again"), {"type": "other"}]},
+            {
+                "type": "text",
+                "text": "A",
+                "citations": [{"type": "web_search_result_location", "url": "https://a.example"}],
+            },
+            {"type": "text", "text": "B"},
+        ]
+    }
     parsed = parse_message(data)
     assert parsed.sources == [SearchSource("https://a.example", "https://a.example")]
     assert parsed.citations == [SearchCitation("https://a.example", "https://a.example", None)]
     assert (parsed.answer, parsed.queries, parsed.tool_errors) == ("AB", [], [])
 
 
-@pytest.mark.parametrize(("value", "seconds"), [
-    ("2 days ago", 172800), ("1 day ago", 86400), ("3h", 10800), ("45 sec ago", 45), ("10 minutes ago", 600),
-    ("5 m", 300), ("2 weeks ago", 1209600), ("3 months ago", 7776000), ("1 mo", 2592000), ("2 YEARS AGO", 63072000),
-    ("April 30, 2025", None), ("yesterday", None), ("", None), (None, None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("2 days ago", 172800),
+        ("1 day ago", 86400),
+        ("3h", 10800),
+        ("45 sec ago", 45),
+        ("10 minutes ago", 600),
+        ("5 m", 300),
+        ("2 weeks ago", 1209600),
+        ("3 months ago", 7776000),
+        ("1 mo", 2592000),
+        ("2 YEARS AGO", 63072000),
+        ("April 30, 2025", None),
+        ("yesterday", None),
+        ("", None),
+        (None, None),
+    ],
+)
 def test_page_age_parser(value: str | None, seconds: int | None) -> None:
     assert parse_page_age(value) == seconds
 
@@ -226,14 +259,18 @@ async def test_empty_message_is_a_204(fake: FakeAnthropic, env: dict[str, str]) 
     assert response.attempts[0].status == 204
 
 
-@pytest.mark.parametrize(("code", "status"), [("max_uses_exceeded", 502), ("too_many_requests", 429),
-                                              ("unavailable", 503)])  # fmt: skip
-async def test_tool_error_without_results_fails(fake: FakeAnthropic, env: dict[str, str], code: str,
-                                                status: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("code", "status"), [("max_uses_exceeded", 502), ("too_many_requests", 429), ("unavailable", 503)]
+)
+async def test_tool_error_without_results_fails(
+    fake: FakeAnthropic, env: dict[str, str], code: str, status: int
+) -> None:
     error = {"type": "web_search_tool_result_error", "error_code": code}
-    content = [{"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}},
-               {"type": "web_search_tool_result", "tool_use_id": "s1", "content": error},
-               {"type": "text", "text": "I could not search, but from memory..."}]  # fmt: skip
+    content = [
+        {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}},
+        {"type": "web_search_tool_result", "tool_use_id": "s1", "content": error},
+        {"type": "text", "text": "I could not search, but from memory..."},
+    ]
     fake.enqueue(Reply(200, {"id": "msg_1", "type": "message", "content": content}))
     response = await run(make_env(env, fake))
     assert response.error == f"Anthropic web search failed: {code}"
@@ -242,8 +279,14 @@ async def test_tool_error_without_results_fails(fake: FakeAnthropic, env: dict[s
 
 async def test_tool_error_after_results_is_a_notice(fake: FakeAnthropic, env: dict[str, str]) -> None:
     body = anthropic_message(QUERY, n=2)
-    body["content"].insert(3, {"type": "web_search_tool_result", "tool_use_id": "s2",
-                               "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}})  # fmt: skip
+    body["content"].insert(
+        3,
+        {
+            "type": "web_search_tool_result",
+            "tool_use_id": "s2",
+            "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"},
+        },
+    )
     fake.enqueue(Reply(200, body))
     response = await run(make_env(env, fake))
     assert len(response.sources) == 2
@@ -253,33 +296,71 @@ async def test_tool_error_after_results_is_a_notice(fake: FakeAnthropic, env: di
 # -- errors ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reply", "message", "status"), [
-    (anthropic_error(401, "authentication_error", f"invalid x-api-key {KEY}"),
-     "Anthropic authorization failed (401). Check API key or base URL.", 401),
-    (anthropic_error(403, "permission_error", "Your API key does not have permission to use the specified resource."),
-     "Anthropic authorization failed (403). Check API key or base URL.", 403),
-    (anthropic_error(402, "billing_error", "Payment required"), "anthropic: 402 credits exhausted", 402),
-    (anthropic_error(400, "invalid_request_error", "Your credit balance is too low to access the Anthropic API."),
-     "Anthropic API error (400): invalid_request_error: Your credit balance is too low to access the Anthropic API.",
-     400),
-    (anthropic_error(404, "not_found_error", "model: claude-nope"),
-     "Anthropic web search returned 404 (model or endpoint not found).", 404),
-    (anthropic_error(429, "rate_limit_error", "Number of requests has exceeded your rate limit.",
-                     {"retry-after": "30"}),
-     "Anthropic API error (429): rate_limit_error: Number of requests has exceeded your rate limit.", 429),
-    (anthropic_error(500, "api_error", f"Internal server error for {KEY}"),
-     "Anthropic API error (500): api_error: Internal server error for [redacted]", 500),
-    (anthropic_error(529, "overloaded_error", "Overloaded"), "Anthropic API error (529): overloaded_error: Overloaded",
-     529),
-    (Reply(502, "<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
-     "Anthropic API error (502): <html><body>502 Bad Gateway</body></html>", 502),
-    (Reply(200, "<html>captive portal</html>", content_type="text/html"), "Anthropic returned a body that is not JSON",
-     200),
-    (Reply(200, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
-     "Anthropic API error: overloaded_error: Overloaded", 200),
-])  # fmt: skip
-async def test_error_statuses_and_envelopes(fake: FakeAnthropic, env: dict[str, str], reply: Reply, message: str,
-                                            status: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "message", "status"),
+    [
+        (
+            anthropic_error(401, "authentication_error", f"invalid x-api-key {KEY}"),
+            "Anthropic authorization failed (401). Check API key or base URL.",
+            401,
+        ),
+        (
+            anthropic_error(
+                403, "permission_error", "Your API key does not have permission to use the specified resource."
+            ),
+            "Anthropic authorization failed (403). Check API key or base URL.",
+            403,
+        ),
+        (anthropic_error(402, "billing_error", "Payment required"), "anthropic: 402 credits exhausted", 402),
+        (
+            anthropic_error(
+                400, "invalid_request_error", "Your credit balance is too low to access the Anthropic API."
+            ),
+            "Anthropic API error (400): invalid_request_error: Your credit balance is too low to access the Anthropic API.",
+            400,
+        ),
+        (
+            anthropic_error(404, "not_found_error", "model: claude-nope"),
+            "Anthropic web search returned 404 (model or endpoint not found).",
+            404,
+        ),
+        (
+            anthropic_error(
+                429, "rate_limit_error", "Number of requests has exceeded your rate limit.", {"retry-after": "30"}
+            ),
+            "Anthropic API error (429): rate_limit_error: Number of requests has exceeded your rate limit.",
+            429,
+        ),
+        (
+            anthropic_error(500, "api_error", f"Internal server error for {KEY}"),
+            "Anthropic API error (500): api_error: Internal server error for [redacted]",
+            500,
+        ),
+        (
+            anthropic_error(529, "overloaded_error", "Overloaded"),
+            "Anthropic API error (529): overloaded_error: Overloaded",
+            529,
+        ),
+        (
+            Reply(502, "<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
+            "Anthropic API error (502): <html><body>502 Bad Gateway</body></html>",
+            502,
+        ),
+        (
+            Reply(200, "<html>captive portal</html>", content_type="text/html"),
+            "Anthropic returned a body that is not JSON",
+            200,
+        ),
+        (
+            Reply(200, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+            "Anthropic API error: overloaded_error: Overloaded",
+            200,
+        ),
+    ],
+)
+async def test_error_statuses_and_envelopes(
+    fake: FakeAnthropic, env: dict[str, str], reply: Reply, message: str, status: int
+) -> None:
     fake.enqueue(reply)
     response = await run(make_env(env, fake))
     assert response.error == message
@@ -341,8 +422,10 @@ async def test_unavailable_without_credentials(env: dict[str, str]) -> None:
     async with WebSearch(env=env) as ws:
         row = next(r for r in ws.provider_status() if r.id == "anthropic")
     assert not row.available
-    assert row.reason == ("set ANTHROPIC_SEARCH_API_KEY or set ANTHROPIC_OAUTH_TOKEN or set ANTHROPIC_API_KEY or "
-                          "run `websearch auth set anthropic`")  # fmt: skip
+    assert row.reason == (
+        "set ANTHROPIC_SEARCH_API_KEY or set ANTHROPIC_OAUTH_TOKEN or set ANTHROPIC_API_KEY or "
+        "run `websearch auth set anthropic`"
+    )
 
 
 async def test_search_key_wins_over_api_key_and_env_over_stored(
@@ -377,8 +460,9 @@ async def test_oauth_token_in_env_is_bearer_with_claude_code_headers(fake: FakeA
 async def test_stored_oauth_login_is_used_without_refresh(
     fake: FakeAnthropic, env: dict[str, str], config_dir: Path
 ) -> None:
-    CredentialStore(config_dir / "agent.db").set("anthropic", "oauth", {
-        "access_token": OAUTH, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600})  # fmt: skip
+    CredentialStore(config_dir / "agent.db").set(
+        "anthropic", "oauth", {"access_token": OAUTH, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600}
+    )
     response = await run({**env, **fake.env})
     assert [r.path for r in fake.requests] == ["/v1/messages"]
     assert fake.last.headers["authorization"] == f"Bearer {OAUTH}"
@@ -395,20 +479,26 @@ async def test_expired_oauth_login_is_refreshed_and_written_back(
     response = await run({**env, **fake.env})
     token_req, search_req = fake.requests
     assert (token_req.method, token_req.path) == ("POST", "/v1/oauth/token")
-    assert token_req.json() == {"grant_type": "refresh_token", "refresh_token": REFRESH,
-                                "client_id": "9d1c250a-e61b-44d9-88ed-5944d1962f5e"}  # fmt: skip
+    assert token_req.json() == {
+        "grant_type": "refresh_token",
+        "refresh_token": REFRESH,
+        "client_id": "9d1c250a-e61b-44d9-88ed-5944d1962f5e",
+    }
     assert search_req.headers["authorization"] == "Bearer sk-ant-oat01-fresh-1"
     assert response.ok and response.auth_mode == "oauth"
     stored = store.get("anthropic")
     assert stored is not None and dict(stored.data) == {
-        "access_token": "sk-ant-oat01-fresh-1", "refresh_token": "sk-ant-ort01-next-1",
-        "expires_at": NOW.timestamp() + 28800}  # fmt: skip
+        "access_token": "sk-ant-oat01-fresh-1",
+        "refresh_token": "sk-ant-ort01-next-1",
+        "expires_at": NOW.timestamp() + 28800,
+    }
 
 
 async def test_failed_refresh_says_log_in_again(fake: FakeAnthropic, env: dict[str, str], config_dir: Path) -> None:
     revoked = "sk-ant-ort01-revoked-9999"
-    CredentialStore(config_dir / "agent.db").set("anthropic", "oauth", {
-        "access_token": OAUTH, "refresh_token": revoked, "expires_at": 1.0})  # fmt: skip
+    CredentialStore(config_dir / "agent.db").set(
+        "anthropic", "oauth", {"access_token": OAUTH, "refresh_token": revoked, "expires_at": 1.0}
+    )
     response = await run({**env, **fake.env})
     assert response.error is not None
     assert response.error.startswith("Anthropic session expired and the refresh failed (token endpoint answered 400)")
@@ -428,10 +518,21 @@ def test_cli_summary_layout(fake: FakeAnthropic, env: dict[str, str]) -> None:
     assert proc.returncode == 0, proc.stderr
     r = anthropic_message(QUERY)["content"][2]["content"]
     lines = proc.stdout.splitlines()
-    assert lines[:4] == [f"I'll search for {QUERY}.", "", f"Based on the search results, {r[0]['title']} covers "
-                         f"{QUERY}. {r[1]['title']} covers {QUERY}. Check the release notes for details.", ""]  # fmt: skip
-    assert lines[4:10] == ["## Sources", "2 sources", f"[1] {r[0]['title']} (2d ago)", f"    {r[0]['url']}",
-                           f"[2] {r[1]['title']} (April 30, 2025)", f"    {r[1]['url']}"]  # fmt: skip
+    assert lines[:4] == [
+        f"I'll search for {QUERY}.",
+        "",
+        f"Based on the search results, {r[0]['title']} covers "
+        f"{QUERY}. {r[1]['title']} covers {QUERY}. Check the release notes for details.",
+        "",
+    ]
+    assert lines[4:10] == [
+        "## Sources",
+        "2 sources",
+        f"[1] {r[0]['title']} (2d ago)",
+        f"    {r[0]['url']}",
+        f"[2] {r[1]['title']} (April 30, 2025)",
+        f"    {r[1]['url']}",
+    ]
     assert "## Citations" in lines and "2 citations" in lines
     assert lines[-2:] == ["Search queries: 1", f"- {QUERY}"]
     assert KEY not in proc.stdout + proc.stderr
@@ -442,17 +543,27 @@ def test_cli_summary_layout(fake: FakeAnthropic, env: dict[str, str]) -> None:
 TOOL = {"type": "web_search_20250305", "name": "web_search"}
 
 
-@pytest.mark.parametrize(("params", "tool", "notices"), [
-    ({"include_domains": ["bun.sh", "github.com"]}, {**TOOL, "allowed_domains": ["bun.sh", "github.com"]}, ()),
-    ({"exclude_domains": ["w3schools.com"]}, {**TOOL, "blocked_domains": ["w3schools.com"]}, ()),
-    ({"include_domains": ["bun.sh"], "exclude_domains": ["x.com"]}, {**TOOL, "allowed_domains": ["bun.sh"]}, ()),
-    ({"include_domains": ["github.com"], "exclude_domains": ["gist.github.com", "x.com"]},
-     {**TOOL, "allowed_domains": ["github.com"]},
-     ("exclude_domains=('gist.github.com', 'x.com') not applied to gist.github.com: Anthropic's web_search takes "
-      "allowed_domains or blocked_domains, not both (the others are outside the allowed ones)",)),
-    ({"recency_days": 3, "exclude_domains": ["x.com"]}, {**TOOL, "blocked_domains": ["x.com"]},
-     ("recency_days=3 not applied: Anthropic does not support it",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "tool", "notices"),
+    [
+        ({"include_domains": ["bun.sh", "github.com"]}, {**TOOL, "allowed_domains": ["bun.sh", "github.com"]}, ()),
+        ({"exclude_domains": ["w3schools.com"]}, {**TOOL, "blocked_domains": ["w3schools.com"]}, ()),
+        ({"include_domains": ["bun.sh"], "exclude_domains": ["x.com"]}, {**TOOL, "allowed_domains": ["bun.sh"]}, ()),
+        (
+            {"include_domains": ["github.com"], "exclude_domains": ["gist.github.com", "x.com"]},
+            {**TOOL, "allowed_domains": ["github.com"]},
+            (
+                "exclude_domains=('gist.github.com', 'x.com') not applied to gist.github.com: Anthropic's web_search takes "
+                "allowed_domains or blocked_domains, not both (the others are outside the allowed ones)",
+            ),
+        ),
+        (
+            {"recency_days": 3, "exclude_domains": ["x.com"]},
+            {**TOOL, "blocked_domains": ["x.com"]},
+            ("recency_days=3 not applied: Anthropic does not support it",),
+        ),
+    ],
+)
 async def test_richer_domains_are_the_tools_domain_lists(
     fake: FakeAnthropic, env: dict[str, str], params: dict[str, Any], tool: dict[str, Any], notices: tuple[str, ...]
 ) -> None:

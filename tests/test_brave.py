@@ -65,17 +65,28 @@ async def test_default_request(brave: FakeBrave, benv: dict[str, str], clock: Fa
     assert len(response.sources) == 10
 
 
-@pytest.mark.parametrize(("kwargs", "count", "notices"), [
-    ({"limit": 3}, "3", ()),
-    ({"num_search_results": 7}, "7", ()),
-    ({"limit": 3, "num_search_results": 7}, "7",
-     ("limit=3 not applied separately: Brave uses num_search_results=7 as its result count",)),
-    ({"limit": 4, "num_search_results": 4}, "4", ()),
-    ({"limit": 50}, "20", ("limit=50 exceeds Brave's maximum of 20; at most 20 results returned",)),
-    ({"num_search_results": 21, "limit": 2}, "20",
-     ("limit=2 not applied separately: Brave uses num_search_results=21 as its result count",
-      "num_search_results=21 exceeds Brave's maximum of 20; at most 20 results returned")),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "count", "notices"),
+    [
+        ({"limit": 3}, "3", ()),
+        ({"num_search_results": 7}, "7", ()),
+        (
+            {"limit": 3, "num_search_results": 7},
+            "7",
+            ("limit=3 not applied separately: Brave uses num_search_results=7 as its result count",),
+        ),
+        ({"limit": 4, "num_search_results": 4}, "4", ()),
+        ({"limit": 50}, "20", ("limit=50 exceeds Brave's maximum of 20; at most 20 results returned",)),
+        (
+            {"num_search_results": 21, "limit": 2},
+            "20",
+            (
+                "limit=2 not applied separately: Brave uses num_search_results=21 as its result count",
+                "num_search_results=21 exceeds Brave's maximum of 20; at most 20 results returned",
+            ),
+        ),
+    ],
+)
 async def test_count_is_the_collapsed_clamped_number(
     brave: FakeBrave,
     benv: dict[str, str],
@@ -119,22 +130,45 @@ REALISTIC = {
     "type": "search",
     "query": {"original": "rust async", "altered": "rust async await", "more_results_available": True},
     "mixed": {"type": "mixed", "main": [], "top": [], "side": []},
-    "web": {"type": "search", "family_friendly": True, "results": [
-        {"type": "search_result", "title": "Async in Rust - The Book",
-         "url": "https://doc.rust-lang.org/book/ch17-00-async-await.html",
-         "description": "  Learn <strong>async</strong> programming in Rust.  ",
-         "page_age": "2026-11-27T00:00:00", "age": "November 27, 2026",
-         "extra_snippets": [" Futures are lazy. ", "", "Learn <strong>async</strong> programming in Rust.", "Futures are lazy.",
-                            "Use an executor such as Tokio."],
-         "profile": {"name": "Rust"}, "meta_url": {"hostname": "doc.rust-lang.org"}},
-        {"type": "search_result", "title": "", "url": "https://tokio.rs/tokio/tutorial",
-         "description": "Tokio is an asynchronous runtime.", "age": "2 days ago"},
-        {"type": "search_result", "title": "No URL, dropped", "description": "x"},
-        {"type": "search_result", "title": "Async book", "url": "https://rust-lang.github.io/async-book/",
-         "extra_snippets": ["Only an extra snippet."]},
-        {"type": "search_result", "title": "Bare", "url": "https://example.com/bare", "description": "   "},
-    ]},
-}  # fmt: skip
+    "web": {
+        "type": "search",
+        "family_friendly": True,
+        "results": [
+            {
+                "type": "search_result",
+                "title": "Async in Rust - The Book",
+                "url": "https://doc.rust-lang.org/book/ch17-00-async-await.html",
+                "description": "  Learn <strong>async</strong> programming in Rust.  ",
+                "page_age": "2026-11-27T00:00:00",
+                "age": "November 27, 2026",
+                "extra_snippets": [
+                    " Futures are lazy. ",
+                    "",
+                    "Learn <strong>async</strong> programming in Rust.",
+                    "Futures are lazy.",
+                    "Use an executor such as Tokio.",
+                ],
+                "profile": {"name": "Rust"},
+                "meta_url": {"hostname": "doc.rust-lang.org"},
+            },
+            {
+                "type": "search_result",
+                "title": "",
+                "url": "https://tokio.rs/tokio/tutorial",
+                "description": "Tokio is an asynchronous runtime.",
+                "age": "2 days ago",
+            },
+            {"type": "search_result", "title": "No URL, dropped", "description": "x"},
+            {
+                "type": "search_result",
+                "title": "Async book",
+                "url": "https://rust-lang.github.io/async-book/",
+                "extra_snippets": ["Only an extra snippet."],
+            },
+            {"type": "search_result", "title": "Bare", "url": "https://example.com/bare", "description": "   "},
+        ],
+    },
+}
 
 
 async def test_parses_a_realistic_body_exactly(brave: FakeBrave, benv: dict[str, str], clock: FakeClock) -> None:
@@ -207,26 +241,48 @@ TOKEN_MESSAGE = (
 )
 
 
-@pytest.mark.parametrize(("reply", "status", "message"), [
-    (invalid_token_reply(), 422, TOKEN_MESSAGE),
-    (invalid_token_reply(plural=True), 422, TOKEN_MESSAGE),
-    (Reply(401, {"message": "Unauthorized"}), 401, "Brave authorization failed (401). Check API key or base URL."),
-    (Reply(402, {"message": "Payment required"}), 402, "brave: 402 credits exhausted"),
-    (Reply(403, "<html>Forbidden</html>", content_type="text/html"), 403,
-     "Brave authorization failed (403). Check API key or base URL."),
-    (quota_limited_reply(), 429, "brave: credits exhausted"),
-    (rate_limited_reply(), 429,
-     "Brave API error (429): Request rate limit exceeded for plan. (RATE_LIMITED); retry after 1 s"),
-    (Reply(429, brave_error(429, "RATE_LIMITED", "Request rate limit exceeded for plan.", "rate_limiter"),
-           headers={"Retry-After": "30"}), 429,
-     "Brave API error (429): Request rate limit exceeded for plan. (RATE_LIMITED); retry after 30 s"),
-    (Reply(404, brave_error(404, "SUBSCRIPTION_NOT_FOUND", "No subscription found.", "authentication")), 404,
-     "Brave API error (404): No subscription found. (SUBSCRIPTION_NOT_FOUND)"),
-    (Reply(500, "upstream   exploded\n"), 500, "Brave API error (500): upstream exploded"),
-    (Reply(503, b""), 503, "Brave API error (503): Service Unavailable"),
-    (Reply(200, "<html>captive portal</html>", content_type="text/html"), 200, "Brave returned a body that is not JSON"),
-    (Reply(200, [1, 2]), 200, "Brave returned JSON that is not an object"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "status", "message"),
+    [
+        (invalid_token_reply(), 422, TOKEN_MESSAGE),
+        (invalid_token_reply(plural=True), 422, TOKEN_MESSAGE),
+        (Reply(401, {"message": "Unauthorized"}), 401, "Brave authorization failed (401). Check API key or base URL."),
+        (Reply(402, {"message": "Payment required"}), 402, "brave: 402 credits exhausted"),
+        (
+            Reply(403, "<html>Forbidden</html>", content_type="text/html"),
+            403,
+            "Brave authorization failed (403). Check API key or base URL.",
+        ),
+        (quota_limited_reply(), 429, "brave: credits exhausted"),
+        (
+            rate_limited_reply(),
+            429,
+            "Brave API error (429): Request rate limit exceeded for plan. (RATE_LIMITED); retry after 1 s",
+        ),
+        (
+            Reply(
+                429,
+                brave_error(429, "RATE_LIMITED", "Request rate limit exceeded for plan.", "rate_limiter"),
+                headers={"Retry-After": "30"},
+            ),
+            429,
+            "Brave API error (429): Request rate limit exceeded for plan. (RATE_LIMITED); retry after 30 s",
+        ),
+        (
+            Reply(404, brave_error(404, "SUBSCRIPTION_NOT_FOUND", "No subscription found.", "authentication")),
+            404,
+            "Brave API error (404): No subscription found. (SUBSCRIPTION_NOT_FOUND)",
+        ),
+        (Reply(500, "upstream   exploded\n"), 500, "Brave API error (500): upstream exploded"),
+        (Reply(503, b""), 503, "Brave API error (503): Service Unavailable"),
+        (
+            Reply(200, "<html>captive portal</html>", content_type="text/html"),
+            200,
+            "Brave returned a body that is not JSON",
+        ),
+        (Reply(200, [1, 2]), 200, "Brave returned JSON that is not an object"),
+    ],
+)
 async def test_error_statuses_and_envelopes(
     brave: FakeBrave, benv: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
 ) -> None:
@@ -247,14 +303,23 @@ async def test_validation_422_shows_the_detail(brave: FakeBrave, benv: dict[str,
     assert response.error == "Brave API error (422): Unable to validate request parameter(s) (VALIDATION)"
 
 
-@pytest.mark.parametrize(("reply", "retry"), [
-    (rate_limited_reply("1, 1419704"), 1.0),
-    (rate_limited_reply("3, 100"), 3.0),
-    (quota_limited_reply(), 86400.0),
-    (Reply(429, brave_error(429, "QUOTA_LIMITED", "Request quota limit exceeded for plan.", "rate_limiter"),
-           headers={"Retry-After": "60", "X-RateLimit-Reset": "1, 5"}), 60.0),
-    (Reply(500, "boom", headers={"X-RateLimit-Reset": "1, 5"}), None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "retry"),
+    [
+        (rate_limited_reply("1, 1419704"), 1.0),
+        (rate_limited_reply("3, 100"), 3.0),
+        (quota_limited_reply(), 86400.0),
+        (
+            Reply(
+                429,
+                brave_error(429, "QUOTA_LIMITED", "Request quota limit exceeded for plan.", "rate_limiter"),
+                headers={"Retry-After": "60", "X-RateLimit-Reset": "1, 5"},
+            ),
+            60.0,
+        ),
+        (Reply(500, "boom", headers={"X-RateLimit-Reset": "1, 5"}), None),
+    ],
+)
 def test_retry_hint_comes_from_the_matching_window(reply: Reply, retry: float | None) -> None:
     body, _ = reply.encoded()
     headers = {k.lower(): v for k, v in reply.headers.items()}
@@ -314,14 +379,17 @@ async def test_key_resolution_order(brave: FakeBrave, env: dict[str, str], confi
     assert brave.last.headers["x-subscription-token"] == "explicit-2222"
 
 
-@pytest.mark.parametrize("reply", [
-    Reply(500, f"internal error for token {KEY}"),
-    Reply(422, brave_error(422, "VALIDATION", f"bad header x-subscription-token={KEY}", "validation")),
-    Reply(422, brave_error(422, "SUBSCRIPTION_TOKEN_INVALID", f"Token {KEY} is invalid.", "authentication")),
-    Reply(429, brave_error(429, "RATE_LIMITED", f"rate limited for {KEY}", "rate_limiter")),
-    Reply(401, f"bad key {KEY}"),
-    Reply(200, f"not json {KEY}"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(500, f"internal error for token {KEY}"),
+        Reply(422, brave_error(422, "VALIDATION", f"bad header x-subscription-token={KEY}", "validation")),
+        Reply(422, brave_error(422, "SUBSCRIPTION_TOKEN_INVALID", f"Token {KEY} is invalid.", "authentication")),
+        Reply(429, brave_error(429, "RATE_LIMITED", f"rate limited for {KEY}", "rate_limiter")),
+        Reply(401, f"bad key {KEY}"),
+        Reply(200, f"not json {KEY}"),
+    ],
+)
 async def test_key_never_leaks_from_error_paths(
     brave: FakeBrave, benv: dict[str, str], clock: FakeClock, reply: Reply
 ) -> None:
@@ -337,24 +405,41 @@ async def test_key_never_leaks_from_error_paths(
 DAYS = "applied as whole days (freshness={}): Brave's freshness takes dates only"
 
 
-@pytest.mark.parametrize(("kwargs", "freshness", "notices"), [
-    ({"recency_days": 3}, "2026-11-27to2026-11-30", ()),
-    ({"recency_hours": 6}, "2026-11-30to2026-11-30",
-     ("recency_hours=6 " + DAYS.format("2026-11-30to2026-11-30"),)),
-    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"}, "2026-01-15to2026-02-01", ()),
-    ({"start_published_date": "2026-03-01T10:30:00Z", "end_published_date": "2026-04-01T08:00:00+02:00"},
-     "2026-03-01to2026-04-01",
-     ("start_published_date='2026-03-01T10:30:00Z' " + DAYS.format("2026-03-01to2026-04-01"),
-      "end_published_date='2026-04-01T08:00:00+02:00' " + DAYS.format("2026-03-01to2026-04-01"))),
-    ({"recency": "week", "recency_days": 3}, "2026-11-27to2026-11-30",
-     ("recency='week' not applied: recency_days takes precedence",)),
-    ({"recency": "week", "end_published_date": "2026-11-29"}, "2026-11-23to2026-11-29", ()),
-    ({"recency": "day", "include_domains": ["docs.rs"]}, "pd",
-     ("include_domains=('docs.rs',) applied as site: operators in the query: Brave has no domain filter",)),
-    ({"end_published_date": "2026-11-29"}, None,
-     ("end_published_date='2026-11-29' not applied: Brave's freshness range needs a start (give a start date, "
-      "recency_days, recency_hours or recency)",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "freshness", "notices"),
+    [
+        ({"recency_days": 3}, "2026-11-27to2026-11-30", ()),
+        ({"recency_hours": 6}, "2026-11-30to2026-11-30", ("recency_hours=6 " + DAYS.format("2026-11-30to2026-11-30"),)),
+        ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"}, "2026-01-15to2026-02-01", ()),
+        (
+            {"start_published_date": "2026-03-01T10:30:00Z", "end_published_date": "2026-04-01T08:00:00+02:00"},
+            "2026-03-01to2026-04-01",
+            (
+                "start_published_date='2026-03-01T10:30:00Z' " + DAYS.format("2026-03-01to2026-04-01"),
+                "end_published_date='2026-04-01T08:00:00+02:00' " + DAYS.format("2026-03-01to2026-04-01"),
+            ),
+        ),
+        (
+            {"recency": "week", "recency_days": 3},
+            "2026-11-27to2026-11-30",
+            ("recency='week' not applied: recency_days takes precedence",),
+        ),
+        ({"recency": "week", "end_published_date": "2026-11-29"}, "2026-11-23to2026-11-29", ()),
+        (
+            {"recency": "day", "include_domains": ["docs.rs"]},
+            "pd",
+            ("include_domains=('docs.rs',) applied as site: operators in the query: Brave has no domain filter",),
+        ),
+        (
+            {"end_published_date": "2026-11-29"},
+            None,
+            (
+                "end_published_date='2026-11-29' not applied: Brave's freshness range needs a start (give a start date, "
+                "recency_days, recency_hours or recency)",
+            ),
+        ),
+    ],
+)
 async def test_richer_date_window_is_a_freshness_range(
     brave: FakeBrave,
     benv: dict[str, str],

@@ -82,9 +82,25 @@ def client(env: dict[str, str], **kw: Any) -> WebSearch:
 
 def test_order_is_the_specs_eighteen() -> None:
     assert SEARCH_PROVIDER_ORDER == (
-        "perplexity", "gemini", "anthropic", "codex", "xai", "zai", "exa", "tinyfish", "jina",
-        "kagi", "tavily", "firecrawl", "brave", "kimi", "parallel", "synthetic", "searxng", "duckduckgo",
-    )  # fmt: skip
+        "perplexity",
+        "gemini",
+        "anthropic",
+        "codex",
+        "xai",
+        "zai",
+        "exa",
+        "tinyfish",
+        "jina",
+        "kagi",
+        "tavily",
+        "firecrawl",
+        "brave",
+        "kimi",
+        "parallel",
+        "synthetic",
+        "searxng",
+        "duckduckgo",
+    )
     assert tuple(registry.PROVIDERS) == SEARCH_PROVIDER_ORDER
 
 
@@ -223,12 +239,15 @@ async def test_unrenderable_response_is_204_and_advances(
     )
 
 
-@pytest.mark.parametrize("renderable", [
-    SearchResponse("x", answer="a"),
-    SearchResponse("x", related_questions=("q?",)),
-    SearchResponse("x", search_queries=("query",)),
-    SearchResponse("x", sources=(SearchSource("t", "u"),)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "renderable",
+    [
+        SearchResponse("x", answer="a"),
+        SearchResponse("x", related_questions=("q?",)),
+        SearchResponse("x", search_queries=("query",)),
+        SearchResponse("x", sources=(SearchSource("t", "u"),)),
+    ],
+)
 def test_renderable_rule(renderable: SearchResponse) -> None:
     assert renderable.has_renderable_content()
     assert not SearchResponse("x", answer=" \n", search_queries=("",)).has_renderable_content()
@@ -378,16 +397,36 @@ async def test_served_response_keeps_every_field_the_provider_set(
     from websearch import SearchCitation, SearchUsage
 
     full = SearchResponse(
-        "duckduckgo", "ignored", "answer", (SearchSource("t", "https://u"),), (SearchCitation("https://c", "c"),),
-        ("related?",), ("query",), SearchUsage(1, 2, 3, 4), "model-x", "req-1", "api_key", (), ("own notice",),
-    )  # fmt: skip
+        "duckduckgo",
+        "ignored",
+        "answer",
+        (SearchSource("t", "https://u"),),
+        (SearchCitation("https://c", "c"),),
+        ("related?",),
+        ("query",),
+        SearchUsage(1, 2, 3, 4),
+        "model-x",
+        "req-1",
+        "api_key",
+        (),
+        ("own notice",),
+    )
     script("duckduckgo", full)
     async with client(base_env) as ws:
         response = await ws.asearch("the query", provider="duckduckgo", limit=1)
     import dataclasses
 
-    kept = ("answer", "sources", "citations", "related_questions", "search_queries", "usage", "model", "request_id",
-            "auth_mode")  # fmt: skip
+    kept = (
+        "answer",
+        "sources",
+        "citations",
+        "related_questions",
+        "search_queries",
+        "usage",
+        "model",
+        "request_id",
+        "auth_mode",
+    )
     assert {k: getattr(response, k) for k in kept} == {k: getattr(full, k) for k in kept}
     assert (response.provider, response.query, response.error, response.fallback) == (
         "duckduckgo",
@@ -397,6 +436,19 @@ async def test_served_response_keeps_every_field_the_provider_set(
     )
     assert response.notices == ("own notice",)
     assert [f.name for f in dataclasses.fields(SearchResponse)] == [
-        "provider", "query", "answer", "sources", "citations", "related_questions", "search_queries", "usage", "model",
-        "request_id", "auth_mode", "attempts", "notices", "error", "fallback",
-    ]  # fmt: skip
+        "provider",
+        "query",
+        "answer",
+        "sources",
+        "citations",
+        "related_questions",
+        "search_queries",
+        "usage",
+        "model",
+        "request_id",
+        "auth_mode",
+        "attempts",
+        "notices",
+        "error",
+        "fallback",
+    ]

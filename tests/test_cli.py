@@ -21,8 +21,10 @@ from websearch.testing.duckduckgo import challenge_page
 
 
 def test_json_lists_results_with_redirects_unwrapped(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
-    ddg.results = [DdgResult("First &amp; one", "https://example.com/a?b=1&c=2", "Snip <b>pet</b>"),
-                   DdgResult("Second", "https://example.org/", "")]  # fmt: skip
+    ddg.results = [
+        DdgResult("First &amp; one", "https://example.com/a?b=1&c=2", "Snip <b>pet</b>"),
+        DdgResult("Second", "https://example.org/", ""),
+    ]
     proc = run_cli(["search", "x", "--format", "json"], env)
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
@@ -68,18 +70,21 @@ def test_json_failure_goes_to_stdout(ddg: FakeDuckDuckGo, env: dict[str, str]) -
     assert json.loads(proc.stdout)["error"] == "DuckDuckGo HTML error (503)"
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["search", "   "], "the query is empty"),
-    (["search", "q", "--provider", "bing"], "invalid choice: 'bing'"),
-    (["search", "q", "--exclude", "bing"], "invalid choice: 'bing'"),
-    (["search", "q", "--limit", "0"], "must be at least 1, got 0"),
-    (["search", "q", "--limit", "many"], "expected a whole number"),
-    (["search", "q", "--recency", "decade"], "invalid choice: 'decade'"),
-    (["search", "q", "--temperature", "5"], "must be between 0 and 2"),
-    (["search", "q", "--timeout", "0"], "must be greater than 0"),
-    (["search"], "the following arguments are required: query"),
-    ([], "the following arguments are required: COMMAND"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "   "], "the query is empty"),
+        (["search", "q", "--provider", "bing"], "invalid choice: 'bing'"),
+        (["search", "q", "--exclude", "bing"], "invalid choice: 'bing'"),
+        (["search", "q", "--limit", "0"], "must be at least 1, got 0"),
+        (["search", "q", "--limit", "many"], "expected a whole number"),
+        (["search", "q", "--recency", "decade"], "invalid choice: 'decade'"),
+        (["search", "q", "--temperature", "5"], "must be between 0 and 2"),
+        (["search", "q", "--timeout", "0"], "must be greater than 0"),
+        (["search"], "the following arguments are required: query"),
+        ([], "the following arguments are required: COMMAND"),
+    ],
+)
 def test_usage_errors_exit_2_without_traceback(env: dict[str, str], args: list[str], message: str) -> None:
     proc = run_cli(args, env)
     assert proc.returncode == 2
@@ -140,8 +145,13 @@ def test_python_dash_m_and_version(env: dict[str, str]) -> None:
 def test_ctrl_c_exits_130_quickly_without_traceback(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
     ddg.enqueue(Reply(hang=True))
     full_env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(TESTS), **env}
-    proc = subprocess.Popen([sys.executable, str(TESTS / "guarded_cli.py"), "search", "q"], env=full_env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, str(TESTS / "guarded_cli.py"), "search", "q"],
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 20
     while not ddg.requests and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -161,15 +171,24 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.parametrize(("reply", "message"), [
-    (None, "DuckDuckGo request failed: could not connect to 127.0.0.1:"),
-    (Reply(hang=True), "DuckDuckGo did not answer within 2 s"),
-    (Reply(200, b"<html>" + b"x" * 200_000, truncate=True), "DuckDuckGo request failed: the connection broke before the response body was complete"),
-    (Reply(200, b"\x00\xff garbage \x89PNG"), "DuckDuckGo returned no renderable search content."),
-    (Reply(200, b""), "DuckDuckGo returned no renderable search content."),
-    (Reply(200, b"<html>" + b"a" * (10 * 1024 * 1024)), "DuckDuckGo sent a response larger than 8 MB; refused"),
-    (Reply(429, "Too Many Requests", headers={"Retry-After": "120"}), "DuckDuckGo HTML error (429); retry after 120 s"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (None, "DuckDuckGo request failed: could not connect to 127.0.0.1:"),
+        (Reply(hang=True), "DuckDuckGo did not answer within 2 s"),
+        (
+            Reply(200, b"<html>" + b"x" * 200_000, truncate=True),
+            "DuckDuckGo request failed: the connection broke before the response body was complete",
+        ),
+        (Reply(200, b"\x00\xff garbage \x89PNG"), "DuckDuckGo returned no renderable search content."),
+        (Reply(200, b""), "DuckDuckGo returned no renderable search content."),
+        (Reply(200, b"<html>" + b"a" * (10 * 1024 * 1024)), "DuckDuckGo sent a response larger than 8 MB; refused"),
+        (
+            Reply(429, "Too Many Requests", headers={"Retry-After": "120"}),
+            "DuckDuckGo HTML error (429); retry after 120 s",
+        ),
+    ],
+)
 def test_faults_exit_1_naming_the_provider_within_the_timeout(
     ddg: FakeDuckDuckGo, env: dict[str, str], reply: Reply | None, message: str
 ) -> None:
@@ -206,8 +225,13 @@ def test_ctrl_c_mid_stream_exits_130_quickly(env: dict[str, str]) -> None:
             **fake.env,
             "PERPLEXITY_API_KEY": "pplx-test-0001",
         }
-        proc = subprocess.Popen([sys.executable, str(TESTS / "guarded_cli.py"), "search", "q", "--provider", "perplexity"],
-                                env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, str(TESTS / "guarded_cli.py"), "search", "q", "--provider", "perplexity"],
+            env=full_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 20
         while not fake.requests and time.monotonic() < deadline:
             time.sleep(0.02)

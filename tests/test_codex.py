@@ -45,8 +45,13 @@ def codex() -> Iterator[FakeCodex]:
 
 def store_login(config_dir: Path, cred_id: str = "codex", **overrides: Any) -> CredentialStore:
     store = CredentialStore(config_dir / "agent.db")
-    data = {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600,
-            "account_id": ACCOUNT, **overrides}  # fmt: skip
+    data = {
+        "access_token": ACCESS,
+        "refresh_token": REFRESH,
+        "expires_at": NOW.timestamp() + 3600,
+        "account_id": ACCOUNT,
+        **overrides,
+    }
     store.set(cred_id, "oauth", {k: v for k, v in data.items() if v is not None})
     return store
 
@@ -99,17 +104,48 @@ async def test_default_request(codex: FakeCodex, cenv: dict[str, str], clock: Fa
     assert list(req.json()) == list(expected_body())
 
 
-@pytest.mark.parametrize(("kwargs", "count", "notices"), [
-    ({"limit": 2}, 2, ("limit=2 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",)),
-    ({"num_search_results": 5}, 5,
-     ("num_search_results=5 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",)),
-    ({"limit": 2, "num_search_results": 5}, 5,
-     ("num_search_results=5 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
-      "limit=2 not applied separately: OpenAI uses num_search_results=5 as its result count")),
-    ({"limit": 40}, 12, ("limit=40 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",)),
-])  # fmt: skip
-async def test_counts_are_a_local_cap_only(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock,
-                                           kwargs: dict[str, int], count: int, notices: tuple[str, ...]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "count", "notices"),
+    [
+        (
+            {"limit": 2},
+            2,
+            (
+                "limit=2 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
+            ),
+        ),
+        (
+            {"num_search_results": 5},
+            5,
+            (
+                "num_search_results=5 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
+            ),
+        ),
+        (
+            {"limit": 2, "num_search_results": 5},
+            5,
+            (
+                "num_search_results=5 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
+                "limit=2 not applied separately: OpenAI uses num_search_results=5 as its result count",
+            ),
+        ),
+        (
+            {"limit": 40},
+            12,
+            (
+                "limit=40 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
+            ),
+        ),
+    ],
+)
+async def test_counts_are_a_local_cap_only(
+    codex: FakeCodex,
+    cenv: dict[str, str],
+    clock: FakeClock,
+    kwargs: dict[str, int],
+    count: int,
+    notices: tuple[str, ...],
+) -> None:
     codex.citations = CITED
     response = await search(cenv, clock, **kwargs)
     assert codex.last.json() == expected_body()
@@ -140,8 +176,11 @@ async def test_max_tokens_and_temperature_are_not_sent(
 
 async def test_parsed_response(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
     codex.answer = "QUIC runs over UDP and folds TLS 1.3 into its handshake [1]. See RFC 9000."
-    codex.citations = [("https://www.rfc-editor.org/rfc/rfc9000", "RFC 9000"), ("https://blog.example.com/quic", ""),
-                       ("https://www.rfc-editor.org/rfc/rfc9000", "RFC 9000 again")]  # fmt: skip
+    codex.citations = [
+        ("https://www.rfc-editor.org/rfc/rfc9000", "RFC 9000"),
+        ("https://blog.example.com/quic", ""),
+        ("https://www.rfc-editor.org/rfc/rfc9000", "RFC 9000 again"),
+    ]
     response = await search(cenv, clock, "quic")
     assert response.answer == codex.answer
     assert response.sources == (
@@ -158,8 +197,16 @@ async def test_parsed_response(codex: FakeCodex, cenv: dict[str, str], clock: Fa
 
 
 def test_parse_events_pure_on_bytes() -> None:
-    stream = b"".join(sse_chunks(codex_events("Codex answer", [("https://example.com/article", "Example Article")],
-                                              reasoning=["Searched for the article."], model="gpt-5")))  # fmt: skip
+    stream = b"".join(
+        sse_chunks(
+            codex_events(
+                "Codex answer",
+                [("https://example.com/article", "Example Article")],
+                reasoning=["Searched for the article."],
+                model="gpt-5",
+            )
+        )
+    )
     response = parse_events(iter_sse(stream.decode()), SearchParams("q"))
     assert response.answer == "Searched for the article.\n\nCodex answer"  # reasoning summaries join the final parts
     assert response.sources == (SearchSource(title="Example Article", url="https://example.com/article"),)
@@ -178,8 +225,9 @@ def test_spec_example_stream_with_done_sentinel() -> None:
     response = parse_events(iter_sse(text), SearchParams("q"))
     assert (response.answer, response.request_id, response.model) == ("Codex answer", "resp_1", "gpt-5.5")
     assert response.usage == SearchUsage(10, 7, 19)
-    only_done = parse_events(iter_sse('data: {"type":"response.output_text.delta","delta":"Hi"}\n\ndata: [DONE]\n\n'),
-                             SearchParams("q"))  # fmt: skip
+    only_done = parse_events(
+        iter_sse('data: {"type":"response.output_text.delta","delta":"Hi"}\n\ndata: [DONE]\n\n'), SearchParams("q")
+    )
     assert (only_done.answer, only_done.usage, only_done.request_id) == ("Hi", None, None)
 
 
@@ -250,8 +298,9 @@ def test_scrape_links_rules() -> None:
     ]
 
 
-async def test_links_are_scraped_when_there_are_no_url_citations(codex: FakeCodex, cenv: dict[str, str],
-                                                                 clock: FakeClock) -> None:  # fmt: skip
+async def test_links_are_scraped_when_there_are_no_url_citations(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock
+) -> None:
     codex.citations = []
     codex.answer = "Read [the RFC](https://www.rfc-editor.org/rfc/rfc9000) and https://quicwg.org/."
     response = await search(cenv, clock, limit=1)
@@ -276,8 +325,9 @@ async def test_every_model_unsupported_reports_the_last(
     codex.models = set()
     response = await search(cenv, clock)
     assert [r.json()["model"] for r in codex.requests] == list(MODELS)
-    assert response.error == ("Codex API error (400): The 'gpt-5-codex-mini' model is not supported when using "
-                              "Codex with a ChatGPT account.")  # fmt: skip
+    assert response.error == (
+        "Codex API error (400): The 'gpt-5-codex-mini' model is not supported when using Codex with a ChatGPT account."
+    )
 
 
 async def test_pinned_model_is_tried_once(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
@@ -290,8 +340,19 @@ async def test_pinned_model_is_tried_once(codex: FakeCodex, cenv: dict[str, str]
 
 
 async def test_other_400s_are_not_retried(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
-    codex.enqueue(Reply(400, {"error": {"message": "Invalid value for 'input'.", "type": "invalid_request_error",
-                                        "param": "input", "code": "invalid_value"}}))  # fmt: skip
+    codex.enqueue(
+        Reply(
+            400,
+            {
+                "error": {
+                    "message": "Invalid value for 'input'.",
+                    "type": "invalid_request_error",
+                    "param": "input",
+                    "code": "invalid_value",
+                }
+            },
+        )
+    )
     response = await search(cenv, clock)
     assert len(codex.requests) == 1
     assert response.error == "Codex API error (400): Invalid value for 'input'."
@@ -300,27 +361,77 @@ async def test_other_400s_are_not_retried(codex: FakeCodex, cenv: dict[str, str]
 # -- errors -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reply", "error", "status"), [
-    (Reply(401, {"error": {"message": "Your authentication token has expired. Please try signing in again.",
-                           "type": "invalid_request_error", "code": "token_expired"}}),
-     "OpenAI authorization failed (401). Check API key or base URL. Log in again with `websearch auth import codex` "
-     "or `websearch auth set codex`.", 401),
-    (Reply(403, {"detail": "You do not have access to this workspace."}),
-     "OpenAI authorization failed (403). Check API key or base URL. Log in again with `websearch auth import codex` "
-     "or `websearch auth set codex`.", 403),
-    (Reply(402, {"detail": "Payment required"}), "codex: 402 credits exhausted", 402),
-    (Reply(429, {"error": {"type": "usage_limit_reached", "message": "The usage limit has been reached",
-                           "resets_in_seconds": 1800}}, headers={"Retry-After": "1800"}),
-     "Codex API error (429): The usage limit has been reached", 429),
-    (Reply(429, {"error": {"message": "You exceeded your current quota.", "type": "insufficient_quota",
-                           "code": "insufficient_quota"}}), "codex: credits exhausted", 429),
-    (Reply(500, {"error": {"message": "An error occurred while processing your request.", "type": "server_error"}}),
-     "Codex API error (500): An error occurred while processing your request.", 500),
-    (Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
-     "Codex API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>", 502),
-])  # fmt: skip
-async def test_http_errors(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, reply: Reply, error: str,
-                           status: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "error", "status"),
+    [
+        (
+            Reply(
+                401,
+                {
+                    "error": {
+                        "message": "Your authentication token has expired. Please try signing in again.",
+                        "type": "invalid_request_error",
+                        "code": "token_expired",
+                    }
+                },
+            ),
+            "OpenAI authorization failed (401). Check API key or base URL. Log in again with `websearch auth import codex` "
+            "or `websearch auth set codex`.",
+            401,
+        ),
+        (
+            Reply(403, {"detail": "You do not have access to this workspace."}),
+            "OpenAI authorization failed (403). Check API key or base URL. Log in again with `websearch auth import codex` "
+            "or `websearch auth set codex`.",
+            403,
+        ),
+        (Reply(402, {"detail": "Payment required"}), "codex: 402 credits exhausted", 402),
+        (
+            Reply(
+                429,
+                {
+                    "error": {
+                        "type": "usage_limit_reached",
+                        "message": "The usage limit has been reached",
+                        "resets_in_seconds": 1800,
+                    }
+                },
+                headers={"Retry-After": "1800"},
+            ),
+            "Codex API error (429): The usage limit has been reached",
+            429,
+        ),
+        (
+            Reply(
+                429,
+                {
+                    "error": {
+                        "message": "You exceeded your current quota.",
+                        "type": "insufficient_quota",
+                        "code": "insufficient_quota",
+                    }
+                },
+            ),
+            "codex: credits exhausted",
+            429,
+        ),
+        (
+            Reply(
+                500, {"error": {"message": "An error occurred while processing your request.", "type": "server_error"}}
+            ),
+            "Codex API error (500): An error occurred while processing your request.",
+            500,
+        ),
+        (
+            Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
+            "Codex API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>",
+            502,
+        ),
+    ],
+)
+async def test_http_errors(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int
+) -> None:
     codex.enqueue(reply)
     response = await search(cenv, clock)
     assert response.error == error
@@ -368,17 +479,33 @@ async def test_stream_cut_mid_event_is_an_error(codex: FakeCodex, cenv: dict[str
     assert response.error == "Codex stream ended before the response was complete"
 
 
-@pytest.mark.parametrize(("event", "error"), [
-    ({"type": "error", "code": "server_error", "message": "The server had an error processing your request."},
-     "Codex error (server_error): The server had an error processing your request."),
-    ({"type": "error", "error": {"code": "context_length_exceeded", "message": "Input too long."}},
-     "Codex error (context_length_exceeded): Input too long."),
-    ({"type": "response.failed", "response": {"id": "resp_x", "status": "failed",
-                                              "error": {"code": "server_error", "message": "Web search failed."}}},
-     "Codex request failed: Web search failed."),
-])  # fmt: skip
-async def test_sse_error_events(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, event: dict[str, Any],
-                                error: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("event", "error"),
+    [
+        (
+            {"type": "error", "code": "server_error", "message": "The server had an error processing your request."},
+            "Codex error (server_error): The server had an error processing your request.",
+        ),
+        (
+            {"type": "error", "error": {"code": "context_length_exceeded", "message": "Input too long."}},
+            "Codex error (context_length_exceeded): Input too long.",
+        ),
+        (
+            {
+                "type": "response.failed",
+                "response": {
+                    "id": "resp_x",
+                    "status": "failed",
+                    "error": {"code": "server_error", "message": "Web search failed."},
+                },
+            },
+            "Codex request failed: Web search failed.",
+        ),
+    ],
+)
+async def test_sse_error_events(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, event: dict[str, Any], error: str
+) -> None:
     events = codex_events("partial answer")
     codex.enqueue(stream_reply([*events[:8], event, events[-1]]))
     response = await search(cenv, clock)
@@ -389,8 +516,14 @@ async def test_sse_error_events(codex: FakeCodex, cenv: dict[str, str], clock: F
 
 async def test_cancelling_mid_stream_closes_it(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
     events = codex_events("slow answer")
-    codex.enqueue(Reply(200, chunks=sse_chunks(events[:6]) + [b": keep-alive\n\n"] * 400, chunk_delay=0.05,
-                        content_type="text/event-stream"))  # fmt: skip
+    codex.enqueue(
+        Reply(
+            200,
+            chunks=sse_chunks(events[:6]) + [b": keep-alive\n\n"] * 400,
+            chunk_delay=0.05,
+            content_type="text/event-stream",
+        )
+    )
     async with WebSearch(env=cenv, clock=clock) as ws:
         task = asyncio.create_task(ws.asearch("q", provider="codex"))
         await eventually(lambda: codex.requests)
@@ -416,17 +549,21 @@ async def test_missing_login(env: dict[str, str], codex: FakeCodex, clock: FakeC
     assert codex.requests == []
 
 
-async def test_login_without_refresh_or_account(env: dict[str, str], codex: FakeCodex, config_dir: Path,
-                                                clock: FakeClock) -> None:  # fmt: skip
+async def test_login_without_refresh_or_account(
+    env: dict[str, str], codex: FakeCodex, config_dir: Path, clock: FakeClock
+) -> None:
     store_login(config_dir, access_token="opaque-token-without-claims", account_id=None)
     response = await search({**env, **codex.env}, clock)
-    assert response.error == ("No Codex OAuth credentials found (the login has no ChatGPT account id): run `websearch auth "
-                              "import codex` or pipe an OAuth JSON object with account_id to `websearch auth set codex`")  # fmt: skip
+    assert response.error == (
+        "No Codex OAuth credentials found (the login has no ChatGPT account id): run `websearch auth "
+        "import codex` or pipe an OAuth JSON object with account_id to `websearch auth set codex`"
+    )
     assert codex.requests == []
 
 
-async def test_account_id_from_the_jwt_and_the_openai_codex_id(env: dict[str, str], codex: FakeCodex,
-                                                               config_dir: Path, clock: FakeClock) -> None:  # fmt: skip
+async def test_account_id_from_the_jwt_and_the_openai_codex_id(
+    env: dict[str, str], codex: FakeCodex, config_dir: Path, clock: FakeClock
+) -> None:
     store_login(config_dir, cred_id="openai-codex", account_id=None)
     async with WebSearch(env={**env, **codex.env}, clock=clock) as ws:
         assert {s.id: s.available for s in ws.provider_status()}["codex"]
@@ -435,28 +572,37 @@ async def test_account_id_from_the_jwt_and_the_openai_codex_id(env: dict[str, st
     assert codex.last.headers["chatgpt-account-id"] == ACCOUNT
 
 
-async def test_expired_token_is_refreshed_and_written_back(env: dict[str, str], codex: FakeCodex, config_dir: Path,
-                                                           clock: FakeClock) -> None:  # fmt: skip
+async def test_expired_token_is_refreshed_and_written_back(
+    env: dict[str, str], codex: FakeCodex, config_dir: Path, clock: FakeClock
+) -> None:
     store = store_login(config_dir, expires_at=NOW.timestamp() - 10)
     response = await search({**env, **codex.env}, clock)
     assert response.ok
     token_req, search_req = codex.requests
     assert (token_req.method, token_req.path) == ("POST", TOKEN_PATH)
     assert token_req.headers["content-type"] == "application/json"
-    assert token_req.json() == {"client_id": CLIENT_ID, "grant_type": "refresh_token", "refresh_token": REFRESH,
-                                "scope": "openid profile email"}  # fmt: skip
+    assert token_req.json() == {
+        "client_id": CLIENT_ID,
+        "grant_type": "refresh_token",
+        "refresh_token": REFRESH,
+        "scope": "openid profile email",
+    }
     fresh = codex.issued[0]
     assert search_req.headers["authorization"] == f"Bearer {fresh}"
     cred = store.get("codex")
     assert cred is not None and dict(cred.data) == {
-        "access_token": fresh, "refresh_token": "rt-rotated-1", "expires_at": NOW.timestamp() + 864000, "account_id": ACCOUNT,
-    }  # fmt: skip
+        "access_token": fresh,
+        "refresh_token": "rt-rotated-1",
+        "expires_at": NOW.timestamp() + 864000,
+        "account_id": ACCOUNT,
+    }
     await search({**env, **codex.env}, clock)  # the stored token is fresh now: no second refresh
     assert [r.path for r in codex.requests].count(TOKEN_PATH) == 1
 
 
-async def test_failed_refresh_says_log_in_again(env: dict[str, str], codex: FakeCodex, config_dir: Path,
-                                                clock: FakeClock) -> None:  # fmt: skip
+async def test_failed_refresh_says_log_in_again(
+    env: dict[str, str], codex: FakeCodex, config_dir: Path, clock: FakeClock
+) -> None:
     store_login(config_dir, expires_at=NOW.timestamp() - 10, refresh_token="rt-revoked-0c1d2e3f")
     response = await search({**env, **codex.env}, clock)
     assert response.error == (
@@ -474,8 +620,11 @@ async def test_failed_refresh_says_log_in_again(env: dict[str, str], codex: Fake
 def write_auth_json(home: Path, tokens: dict[str, Any] | None, raw: str | None = None) -> Path:
     path = home / ".codex" / "auth.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(raw if raw is not None else json.dumps({"OPENAI_API_KEY": None, "tokens": tokens,
-                                                            "last_refresh": "2026-11-29T08:00:00Z"}))  # fmt: skip
+    path.write_text(
+        raw
+        if raw is not None
+        else json.dumps({"OPENAI_API_KEY": None, "tokens": tokens, "last_refresh": "2026-11-29T08:00:00Z"})
+    )
     return path
 
 
@@ -485,20 +634,28 @@ def test_import_credentials(tmp_path: Path) -> None:
     write_auth_json(tmp_path, {"id_token": id_token, "access_token": access, "refresh_token": REFRESH})
     token = import_credentials(tmp_path)
     assert (token.access_token, token.refresh_token, token.expires_at, token.account_id) == (
-        access, REFRESH, 1796000000, "acct-from-id-token")  # fmt: skip
+        access,
+        REFRESH,
+        1796000000,
+        "acct-from-id-token",
+    )
     write_auth_json(
         tmp_path, {"id_token": id_token, "access_token": access, "refresh_token": REFRESH, "account_id": "acct-x"}
     )
     assert import_credentials(tmp_path).account_id == "acct-x"
 
 
-@pytest.mark.parametrize(("tokens", "raw", "message"), [
-    (None, None, "holds no ChatGPT login"),
-    ({"access_token": "a"}, None, "holds no ChatGPT login"),
-    (None, "{not json", "is not readable JSON"),
-])  # fmt: skip
-def test_import_rejects_malformed_files(tmp_path: Path, tokens: dict[str, Any] | None, raw: str | None,
-                                        message: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("tokens", "raw", "message"),
+    [
+        (None, None, "holds no ChatGPT login"),
+        ({"access_token": "a"}, None, "holds no ChatGPT login"),
+        (None, "{not json", "is not readable JSON"),
+    ],
+)
+def test_import_rejects_malformed_files(
+    tmp_path: Path, tokens: dict[str, Any] | None, raw: str | None, message: str
+) -> None:
     write_auth_json(tmp_path, tokens, raw)
     with pytest.raises(ConfigError, match=message):
         import_credentials(tmp_path)
@@ -513,14 +670,19 @@ def test_cli_auth_import_codex_then_search(env: dict[str, str], codex: FakeCodex
     missing = run_cli(["auth", "import", "codex"], env)
     assert missing.returncode == 2
     assert "no Codex login found at" in missing.stderr and "Traceback" not in missing.stderr
-    write_auth_json(config_dir, {"access_token": ACCESS, "refresh_token": REFRESH, "account_id": ACCOUNT,
-                                 "id_token": make_jwt({})})  # fmt: skip
+    write_auth_json(
+        config_dir, {"access_token": ACCESS, "refresh_token": REFRESH, "account_id": ACCOUNT, "id_token": make_jwt({})}
+    )
     proc = run_cli(["auth", "import", "codex"], env)
     assert proc.returncode == 0, proc.stderr
     cred = CredentialStore(config_dir / "agent.db").get("codex")
     assert cred is not None and cred.kind == "oauth"
-    assert dict(cred.data) == {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600,
-                               "account_id": ACCOUNT}  # fmt: skip
+    assert dict(cred.data) == {
+        "access_token": ACCESS,
+        "refresh_token": REFRESH,
+        "expires_at": NOW.timestamp() + 3600,
+        "account_id": ACCOUNT,
+    }
     codex.answer = "Tokio is the most used async runtime."
     out = run_cli(["search", "rust", "async", "--provider", "codex"], {**env, **codex.env})
     assert out.returncode == 0, out.stderr

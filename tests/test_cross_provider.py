@@ -102,13 +102,21 @@ def test_brave_with_a_stored_key_renders_the_summary_layout(config_dir: Path) ->
         "web": {
             "type": "search",
             "results": [
-                {"title": "Tokio docs", "url": "https://tokio.rs/tokio/tutorial", "description": long_text.strip(),
-                 "age": three_days_ago},
-                {"title": "async-std", "url": "https://async.rs/", "description": "Async version of std.",
-                 "extra_snippets": ["Stable since 2019."]},
+                {
+                    "title": "Tokio docs",
+                    "url": "https://tokio.rs/tokio/tutorial",
+                    "description": long_text.strip(),
+                    "age": three_days_ago,
+                },
+                {
+                    "title": "async-std",
+                    "url": "https://async.rs/",
+                    "description": "Async version of std.",
+                    "extra_snippets": ["Stable since 2019."],
+                },
             ],
         },
-    }  # fmt: skip
+    }
     run_cli(["auth", "set", "brave"], {"WEBSEARCH_CONFIG_DIR": str(config_dir)}, stdin="brave-stored-key-0001\n")
     with FakeBrave(valid_keys={"brave-stored-key-0001"}) as brave:
         brave.enqueue(Reply(200, body, headers={"X-Request-Id": "req-1"}))

@@ -66,14 +66,18 @@ async def test_ads_and_duplicates_are_dropped(ddg: FakeDuckDuckGo, env: dict[str
     assert [s.url for s in response.sources] == ["https://one.example.com", "https://two.example.com"]
 
 
-@pytest.mark.parametrize(("kwargs", "expected", "notice"), [
-    ({}, 10, None),
-    ({"limit": 3}, 3, None),
-    ({"num_search_results": 4, "limit": 9}, 4, "limit=9 not applied separately"),
-    ({"limit": 999}, 20, "limit=999 exceeds DuckDuckGo's maximum of 20"),
-])  # fmt: skip
-async def test_count_is_clamped(ddg: FakeDuckDuckGo, env: dict[str, str], kwargs: dict[str, int], expected: int,
-                                notice: str | None) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "expected", "notice"),
+    [
+        ({}, 10, None),
+        ({"limit": 3}, 3, None),
+        ({"num_search_results": 4, "limit": 9}, 4, "limit=9 not applied separately"),
+        ({"limit": 999}, 20, "limit=999 exceeds DuckDuckGo's maximum of 20"),
+    ],
+)
+async def test_count_is_clamped(
+    ddg: FakeDuckDuckGo, env: dict[str, str], kwargs: dict[str, int], expected: int, notice: str | None
+) -> None:
     async with client(env) as ws:
         response = await ws.asearch("x", **kwargs)
     assert len(response.sources) == expected
@@ -209,17 +213,31 @@ async def test_sync_api(ddg: FakeDuckDuckGo, env: dict[str, str], tmp_path: Path
 ONLY = "DuckDuckGo only filters by the past day, week, month or year"
 
 
-@pytest.mark.parametrize(("kwargs", "df", "notices"), [
-    ({"recency_hours": 20}, "d", (f"recency_hours=20 approximated as df=d (the past day): {ONLY}",)),
-    ({"recency_days": 3}, "w", (f"recency_days=3 approximated as df=w (the past week): {ONLY}",)),
-    ({"recency_days": 20, "recency": "day"}, "m",
-     ("recency='day' not applied: recency_days takes precedence",
-      f"recency_days=20 approximated as df=m (the past month): {ONLY}")),
-    ({"start_published_date": "2026-02-01"}, "y",
-     (f"start_published_date='2026-02-01' approximated as df=y (the past year): {ONLY}",)),
-    ({"start_published_date": "2020-02-01"}, None,
-     ("start_published_date='2020-02-01' not applied: the window is longer than DuckDuckGo's longest (a year)",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "df", "notices"),
+    [
+        ({"recency_hours": 20}, "d", (f"recency_hours=20 approximated as df=d (the past day): {ONLY}",)),
+        ({"recency_days": 3}, "w", (f"recency_days=3 approximated as df=w (the past week): {ONLY}",)),
+        (
+            {"recency_days": 20, "recency": "day"},
+            "m",
+            (
+                "recency='day' not applied: recency_days takes precedence",
+                f"recency_days=20 approximated as df=m (the past month): {ONLY}",
+            ),
+        ),
+        (
+            {"start_published_date": "2026-02-01"},
+            "y",
+            (f"start_published_date='2026-02-01' approximated as df=y (the past year): {ONLY}",),
+        ),
+        (
+            {"start_published_date": "2020-02-01"},
+            None,
+            ("start_published_date='2020-02-01' not applied: the window is longer than DuckDuckGo's longest (a year)",),
+        ),
+    ],
+)
 async def test_richer_dates_are_the_narrowest_df(
     ddg: FakeDuckDuckGo, env: dict[str, str], kwargs: dict[str, object], df: str | None, notices: tuple[str, ...]
 ) -> None:

@@ -67,15 +67,18 @@ def test_timestamps_and_reversed_bounds() -> None:
     assert notices == ["end_published_date=2026-04-01 is before the start; end dropped"]
 
 
-@pytest.mark.parametrize(("given", "category", "notice"), [
-    ("research paper", "publication", "category=research paper was renamed; searched as category=publication"),
-    ("tweet", None, "category=tweet is no longer supported; dropped, the search is unscoped"),
-    ("pdf", "pdf", "category=pdf is deprecated; passed through as is"),
-    ("github", "github", "category=github is deprecated; passed through as is"),
-    ("news", "news", None),
-    ("Financial Report", "financial report", None),
-    ("Some Free String", "Some Free String", None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("given", "category", "notice"),
+    [
+        ("research paper", "publication", "category=research paper was renamed; searched as category=publication"),
+        ("tweet", None, "category=tweet is no longer supported; dropped, the search is unscoped"),
+        ("pdf", "pdf", "category=pdf is deprecated; passed through as is"),
+        ("github", "github", "category=github is deprecated; passed through as is"),
+        ("news", "news", None),
+        ("Financial Report", "financial report", None),
+        ("Some Free String", "Some Free String", None),
+    ],
+)
 def test_category_migrations(given: str, category: str | None, notice: str | None) -> None:
     f, notices = resolve(category=given)
     assert f.category == category
@@ -97,10 +100,14 @@ def test_domain_lists_are_capped_at_twenty() -> None:
     assert notices == ["include_domains has 25 entries; only the first 20 were used"]
 
 
-@pytest.mark.parametrize(("given", "used", "notices"), [
-    (1200, 1200, []), (50, 200, ["text_chars=50 clamped to 200 (allowed 200-8000)"]),
-    (99999, 8000, ["text_chars=99999 clamped to 8000 (allowed 200-8000)"]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("given", "used", "notices"),
+    [
+        (1200, 1200, []),
+        (50, 200, ["text_chars=50 clamped to 200 (allowed 200-8000)"]),
+        (99999, 8000, ["text_chars=99999 clamped to 8000 (allowed 200-8000)"]),
+    ],
+)
 def test_text_chars_clamp(given: int, used: int, notices: list[str]) -> None:
     assert resolve(text_chars=given)[0].text_chars == used
     assert resolve(text_chars=given)[1] == notices

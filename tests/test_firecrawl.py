@@ -53,15 +53,24 @@ async def test_default_request(fc: FakeFirecrawl, fc_env: dict[str, str], clock:
     assert response.notices == ()
 
 
-@pytest.mark.parametrize(("kwargs", "limit", "notice"), [
-    ({"limit": 3}, 3, None),
-    ({"num_search_results": 25}, 25, None),
-    ({"limit": 4, "num_search_results": 7}, 7,
-     "limit=4 not applied separately: Firecrawl uses num_search_results=7 as its result count"),
-    ({"limit": 500}, 100, "limit=500 exceeds Firecrawl's maximum of 100; at most 100 results returned"),
-    ({"num_search_results": 101, "limit": 101}, 100,
-     "num_search_results=101 exceeds Firecrawl's maximum of 100; at most 100 results returned"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "limit", "notice"),
+    [
+        ({"limit": 3}, 3, None),
+        ({"num_search_results": 25}, 25, None),
+        (
+            {"limit": 4, "num_search_results": 7},
+            7,
+            "limit=4 not applied separately: Firecrawl uses num_search_results=7 as its result count",
+        ),
+        ({"limit": 500}, 100, "limit=500 exceeds Firecrawl's maximum of 100; at most 100 results returned"),
+        (
+            {"num_search_results": 101, "limit": 101},
+            100,
+            "num_search_results=101 exceeds Firecrawl's maximum of 100; at most 100 results returned",
+        ),
+    ],
+)
 async def test_count_becomes_limit(
     fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock, kwargs: dict[str, int], limit: int, notice: str | None
 ) -> None:
@@ -186,11 +195,14 @@ def test_parse_v1_flat_data_and_missing_id(config_dir: Path, clock: FakeClock) -
     assert parsed.request_id is None and parsed.auth_mode == "api_key"
 
 
-@pytest.mark.parametrize("body", [
-    {"success": True, "data": {"web": []}, "creditsUsed": 0},
-    {"success": True, "data": {}, "creditsUsed": 0},
-    {"success": True, "data": {"web": [{"title": "no url", "position": 1}]}},
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"success": True, "data": {"web": []}, "creditsUsed": 0},
+        {"success": True, "data": {}, "creditsUsed": 0},
+        {"success": True, "data": {"web": [{"title": "no url", "position": 1}]}},
+    ],
+)
 async def test_empty_result_is_a_204_failure(
     fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock, body: dict[str, Any]
 ) -> None:
@@ -208,19 +220,56 @@ ERRORS = [
     (Reply(402, firecrawl_error(INSUFFICIENT_CREDITS)), "firecrawl: credits exhausted", 402),
     (Reply(402, "Payment Required"), "firecrawl: 402 credits exhausted", 402),
     (Reply(429, rate_limited(12)), "Firecrawl API error (429): " + rate_limited(12)["error"], 429),
-    (Reply(429, firecrawl_error("Too many requests"), headers={"Retry-After": "30"}),
-     "Firecrawl API error (429): Too many requests", 429),
-    (Reply(400, firecrawl_error("Invalid request body", details=[{"code": "unrecognized_keys", "keys": ["x"], "path": [], "message": "Unrecognized key in body -- please review the v1 API documentation for request body changes"}])),
-     "Firecrawl API error (400): Invalid request body: Unrecognized key in body -- please review the v1 API documentation for request body changes", 400),
-    (Reply(408, firecrawl_error("Request timed out", code="SCRAPE_TIMEOUT")), "Firecrawl API error (408): Request timed out", 408),
-    (Reply(500, firecrawl_error("An unexpected error occurred. Your exception ID is 7e1f")),
-     "Firecrawl API error (500): An unexpected error occurred. Your exception ID is 7e1f", 500),
-    (Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
-     "Firecrawl API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>", 502),
-    (Reply(200, "<html>maintenance</html>", content_type="text/html"), "Firecrawl returned a body that is not JSON", 200),
-    (Reply(200, firecrawl_error("Search engine returned no response")), "Firecrawl search failed: Search engine returned no response", 502),
+    (
+        Reply(429, firecrawl_error("Too many requests"), headers={"Retry-After": "30"}),
+        "Firecrawl API error (429): Too many requests",
+        429,
+    ),
+    (
+        Reply(
+            400,
+            firecrawl_error(
+                "Invalid request body",
+                details=[
+                    {
+                        "code": "unrecognized_keys",
+                        "keys": ["x"],
+                        "path": [],
+                        "message": "Unrecognized key in body -- please review the v1 API documentation for request body changes",
+                    }
+                ],
+            ),
+        ),
+        "Firecrawl API error (400): Invalid request body: Unrecognized key in body -- please review the v1 API documentation for request body changes",
+        400,
+    ),
+    (
+        Reply(408, firecrawl_error("Request timed out", code="SCRAPE_TIMEOUT")),
+        "Firecrawl API error (408): Request timed out",
+        408,
+    ),
+    (
+        Reply(500, firecrawl_error("An unexpected error occurred. Your exception ID is 7e1f")),
+        "Firecrawl API error (500): An unexpected error occurred. Your exception ID is 7e1f",
+        500,
+    ),
+    (
+        Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
+        "Firecrawl API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>",
+        502,
+    ),
+    (
+        Reply(200, "<html>maintenance</html>", content_type="text/html"),
+        "Firecrawl returned a body that is not JSON",
+        200,
+    ),
+    (
+        Reply(200, firecrawl_error("Search engine returned no response")),
+        "Firecrawl search failed: Search engine returned no response",
+        502,
+    ),
     (Reply(200, [1, 2]), "Firecrawl returned JSON that is not an object", 200),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("reply", "message", "status"), ERRORS)

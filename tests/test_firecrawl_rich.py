@@ -40,51 +40,99 @@ def header(response: SearchResponse) -> list[str]:
 WHOLE_DAYS = "approximated: Firecrawl's date range is whole days"
 TBS = [
     ({"start_published_date": "2026-11-01"}, "cdr:1,cd_min:11/01/2026", ()),
-    ({"start_published_date": "2026-11-01", "end_published_date": "2026-11-20"},
-     "cdr:1,cd_min:11/01/2026,cd_max:11/20/2026", ()),
-    ({"start_published_date": "2026-11-20T08:30:00Z"}, "cdr:1,cd_min:11/20/2026",
-     (f"start_published_date='2026-11-20T08:30:00Z' {WHOLE_DAYS}; sent cd_min:11/20/2026",)),
-    ({"start_published_date": "2026-01-05", "end_published_date": "2026-02-07T18:00:00+01:00"},
-     "cdr:1,cd_min:01/05/2026,cd_max:02/07/2026",
-     (f"end_published_date='2026-02-07T18:00:00+01:00' {WHOLE_DAYS}; sent cd_max:02/07/2026",)),
+    (
+        {"start_published_date": "2026-11-01", "end_published_date": "2026-11-20"},
+        "cdr:1,cd_min:11/01/2026,cd_max:11/20/2026",
+        (),
+    ),
+    (
+        {"start_published_date": "2026-11-20T08:30:00Z"},
+        "cdr:1,cd_min:11/20/2026",
+        (f"start_published_date='2026-11-20T08:30:00Z' {WHOLE_DAYS}; sent cd_min:11/20/2026",),
+    ),
+    (
+        {"start_published_date": "2026-01-05", "end_published_date": "2026-02-07T18:00:00+01:00"},
+        "cdr:1,cd_min:01/05/2026,cd_max:02/07/2026",
+        (f"end_published_date='2026-02-07T18:00:00+01:00' {WHOLE_DAYS}; sent cd_max:02/07/2026",),
+    ),
     ({"recency_hours": 1}, "qdr:h", ()),
     ({"recency_hours": 6}, "qdr:h6", ()),
     ({"recency_hours": "48"}, "qdr:h48", ()),
-    ({"recency_hours": 1.5}, "qdr:h2",
-     ("recency_hours=1.5 approximated: Firecrawl filters by whole hours; sent qdr:h2",)),
-    ({"recency_hours": 0.25}, "qdr:h",
-     ("recency_hours=0.25 approximated: Firecrawl filters by whole hours; sent qdr:h",)),
-    ({"recency_hours": 1e-7}, "qdr:h",
-     ("recency_hours=1e-07 approximated: Firecrawl filters by whole hours; sent qdr:h",)),
+    (
+        {"recency_hours": 1.5},
+        "qdr:h2",
+        ("recency_hours=1.5 approximated: Firecrawl filters by whole hours; sent qdr:h2",),
+    ),
+    (
+        {"recency_hours": 0.25},
+        "qdr:h",
+        ("recency_hours=0.25 approximated: Firecrawl filters by whole hours; sent qdr:h",),
+    ),
+    (
+        {"recency_hours": 1e-7},
+        "qdr:h",
+        ("recency_hours=1e-07 approximated: Firecrawl filters by whole hours; sent qdr:h",),
+    ),
     ({"recency_days": 1}, "qdr:d", ()),
     ({"recency_days": 7}, "qdr:d7", ()),
     ({"recency_days": "3"}, "qdr:d3", ()),
     ({"recency_days": 0.5}, "qdr:h12", ()),
-    ({"recency_days": 1.01}, "qdr:h25",
-     ("recency_days=1.01 approximated: Firecrawl filters by whole hours; sent qdr:h25",)),
-    ({"recency_hours": 6, "recency": "year"}, "qdr:h6",
-     ("recency='year' not applied: recency_hours takes precedence",)),
-    ({"start_published_date": "last tuesday", "recency_hours": 12}, "qdr:h12",
-     ("start_published_date='last tuesday' is not an ISO date or timestamp; ignored",)),
+    (
+        {"recency_days": 1.01},
+        "qdr:h25",
+        ("recency_days=1.01 approximated: Firecrawl filters by whole hours; sent qdr:h25",),
+    ),
+    (
+        {"recency_hours": 6, "recency": "year"},
+        "qdr:h6",
+        ("recency='year' not applied: recency_hours takes precedence",),
+    ),
+    (
+        {"start_published_date": "last tuesday", "recency_hours": 12},
+        "qdr:h12",
+        ("start_published_date='last tuesday' is not an ISO date or timestamp; ignored",),
+    ),
     ({"recency_hours": 0, "recency_days": 2}, "qdr:d2", ("recency_hours=0 is not a positive number; ignored",)),
-    ({"start_published_date": "2026-11-01", "recency_hours": 6, "recency_days": 3, "recency": "week"},
-     "cdr:1,cd_min:11/01/2026",
-     ("recency_hours=6 not applied: start_published_date takes precedence",
-      "recency_days=3 not applied: start_published_date takes precedence",
-      "recency='week' not applied: start_published_date takes precedence")),
-    ({"start_published_date": "2026-11-20", "end_published_date": "2026-11-10"}, "cdr:1,cd_min:11/20/2026",
-     ("end_published_date=2026-11-10 is before the start; end dropped",)),
+    (
+        {"start_published_date": "2026-11-01", "recency_hours": 6, "recency_days": 3, "recency": "week"},
+        "cdr:1,cd_min:11/01/2026",
+        (
+            "recency_hours=6 not applied: start_published_date takes precedence",
+            "recency_days=3 not applied: start_published_date takes precedence",
+            "recency='week' not applied: start_published_date takes precedence",
+        ),
+    ),
+    (
+        {"start_published_date": "2026-11-20", "end_published_date": "2026-11-10"},
+        "cdr:1,cd_min:11/20/2026",
+        ("end_published_date=2026-11-10 is before the start; end dropped",),
+    ),
     ({"end_published_date": "2026-11-20"}, "cdr:1,cd_max:11/20/2026", ()),
-    ({"end_published_date": "2026-11-29", "recency_days": 7}, "cdr:1,cd_min:11/23/2026,cd_max:11/29/2026",
-     ("recency_days=7 approximated: with end_published_date Firecrawl needs a date range of whole days; "
-      "sent cd_min:11/23/2026",)),
-    ({"end_published_date": "2026-11-30", "recency_hours": 30}, "cdr:1,cd_min:11/29/2026,cd_max:11/30/2026",
-     ("recency_hours=30 approximated: with end_published_date Firecrawl needs a date range of whole days; "
-      "sent cd_min:11/29/2026",)),
-    ({"end_published_date": "2026-11-29", "recency": "month"}, "cdr:1,cd_min:10/31/2026,cd_max:11/29/2026",
-     ("recency='month' approximated: with end_published_date Firecrawl needs a date range of whole days; "
-      "sent cd_min:10/31/2026",)),
-]  # fmt: skip
+    (
+        {"end_published_date": "2026-11-29", "recency_days": 7},
+        "cdr:1,cd_min:11/23/2026,cd_max:11/29/2026",
+        (
+            "recency_days=7 approximated: with end_published_date Firecrawl needs a date range of whole days; "
+            "sent cd_min:11/23/2026",
+        ),
+    ),
+    (
+        {"end_published_date": "2026-11-30", "recency_hours": 30},
+        "cdr:1,cd_min:11/29/2026,cd_max:11/30/2026",
+        (
+            "recency_hours=30 approximated: with end_published_date Firecrawl needs a date range of whole days; "
+            "sent cd_min:11/29/2026",
+        ),
+    ),
+    (
+        {"end_published_date": "2026-11-29", "recency": "month"},
+        "cdr:1,cd_min:10/31/2026,cd_max:11/29/2026",
+        (
+            "recency='month' approximated: with end_published_date Firecrawl needs a date range of whole days; "
+            "sent cd_min:10/31/2026",
+        ),
+    ),
+]
 
 
 @pytest.mark.parametrize(("kwargs", "tbs", "notices"), TBS)
@@ -110,9 +158,11 @@ SORTED = [
     ({"recency_hours": 6}, "qdr:h6,sbd:1"),
     ({"recency_days": 1}, "qdr:d,sbd:1"),
     ({"start_published_date": "2026-11-01"}, "cdr:1,cd_min:11/01/2026,sbd:1"),
-    ({"start_published_date": "2026-11-01", "end_published_date": "2026-11-20"},
-     "cdr:1,cd_min:11/01/2026,cd_max:11/20/2026,sbd:1"),
-]  # fmt: skip
+    (
+        {"start_published_date": "2026-11-01", "end_published_date": "2026-11-20"},
+        "cdr:1,cd_min:11/01/2026,cd_max:11/20/2026,sbd:1",
+    ),
+]
 
 
 @pytest.mark.parametrize(("kwargs", "tbs"), SORTED)
@@ -130,12 +180,18 @@ SITE = "include_domains approximated: Firecrawl has no domain filter; sent as si
 NOT_SITE = "exclude_domains approximated: Firecrawl has no domain filter; sent as -site: operators"
 
 
-@pytest.mark.parametrize(("kwargs", "query", "notices"), [
-    ({"include_domains": ["docs.rs"]}, f"{QUERY} site:docs.rs", (SITE,)),
-    ({"include_domains": ["docs.rs", "tokio.rs"], "exclude_domains": ["reddit.com"]},
-     f"{QUERY} (site:docs.rs OR site:tokio.rs) -site:reddit.com", (SITE, NOT_SITE)),
-    ({"exclude_domains": ["a.com", "b.com"]}, f"{QUERY} -site:a.com -site:b.com", (NOT_SITE,)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "query", "notices"),
+    [
+        ({"include_domains": ["docs.rs"]}, f"{QUERY} site:docs.rs", (SITE,)),
+        (
+            {"include_domains": ["docs.rs", "tokio.rs"], "exclude_domains": ["reddit.com"]},
+            f"{QUERY} (site:docs.rs OR site:tokio.rs) -site:reddit.com",
+            (SITE, NOT_SITE),
+        ),
+        ({"exclude_domains": ["a.com", "b.com"]}, f"{QUERY} -site:a.com -site:b.com", (NOT_SITE,)),
+    ],
+)
 async def test_domains_become_site_operators(
     fc: FakeFirecrawl,
     fc_env: dict[str, str],
@@ -176,7 +232,7 @@ CATEGORIES = [
     ("financial report", None, (f"category='financial report' {NO_CATEGORY}",)),
     ("tweet", None, ("category=tweet is no longer supported; dropped, the search is unscoped",)),
     ("company", None, (f"category='company' {NO_CATEGORY}",)),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("category", "sent", "notices"), CATEGORIES)

@@ -88,8 +88,13 @@ async def search(env: dict[str, str], clock: FakeClock, query: str = Q, **kwargs
 
 def store_login(config_dir: Path, cred_id: str = "gemini", **fields: Any) -> CredentialStore:
     store = CredentialStore(config_dir / "agent.db")
-    data = {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600,
-            "project_id": PROJECT, **fields}  # fmt: skip
+    data = {
+        "access_token": ACCESS,
+        "refresh_token": REFRESH,
+        "expires_at": NOW.timestamp() + 3600,
+        "project_id": PROJECT,
+        **fields,
+    }
     store.set(cred_id, "oauth", {k: v for k, v in data.items() if v is not None})
     return store
 
@@ -99,8 +104,12 @@ def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> Provider
 
 
 def inner_body(query: str = Q, **extra: Any) -> dict[str, Any]:
-    return {"contents": [{"role": "user", "parts": [{"text": query}]}], "tools": [{"googleSearch": {}}],
-            "systemInstruction": {"parts": [{"text": SYSTEM_PROMPT}]}, **extra}  # fmt: skip
+    return {
+        "contents": [{"role": "user", "parts": [{"text": query}]}],
+        "tools": [{"googleSearch": {}}],
+        "systemInstruction": {"parts": [{"text": SYSTEM_PROMPT}]},
+        **extra,
+    }
 
 
 def assert_no_secret(response: SearchResponse) -> None:
@@ -125,18 +134,28 @@ async def test_default_request(gemini: FakeGemini, genv: dict[str, str], clock: 
     assert len(gemini.requests) == 1 and clock.sleeps == []
 
 
-@pytest.mark.parametrize(("kwargs", "n_sources", "notices"), [
-    ({"limit": 2}, 2, ()),
-    ({"num_search_results": 3}, 3, ()),
-    ({"limit": 2, "num_search_results": 3}, 3,
-     ("limit=2 not applied separately: Gemini uses num_search_results=3 as its result count",)),
-    ({"limit": 3, "num_search_results": 3}, 3, ()),
-    ({"limit": 50}, 4, ()),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "n_sources", "notices"),
+    [
+        ({"limit": 2}, 2, ()),
+        ({"num_search_results": 3}, 3, ()),
+        (
+            {"limit": 2, "num_search_results": 3},
+            3,
+            ("limit=2 not applied separately: Gemini uses num_search_results=3 as its result count",),
+        ),
+        ({"limit": 3, "num_search_results": 3}, 3, ()),
+        ({"limit": 50}, 4, ()),
+    ],
+)
 async def test_counts_cut_sources_locally_and_are_not_sent(
-    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, kwargs: dict[str, int], n_sources: int,
+    gemini: FakeGemini,
+    genv: dict[str, str],
+    clock: FakeClock,
+    kwargs: dict[str, int],
+    n_sources: int,
     notices: tuple[str, ...],
-) -> None:  # fmt: skip
+) -> None:
     response = await search(genv, clock, **kwargs)
     assert gemini.last.json() == inner_body()
     assert gemini.last.query == (("alt", "sse"),)
@@ -155,11 +174,14 @@ async def test_recency_is_not_sent_and_says_so(
     assert len(response.sources) == 4
 
 
-@pytest.mark.parametrize(("kwargs", "config"), [
-    ({"max_tokens": 512}, {"maxOutputTokens": 512}),
-    ({"temperature": 0.2}, {"temperature": 0.2}),
-    ({"max_tokens": 64, "temperature": 0}, {"maxOutputTokens": 64, "temperature": 0}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "config"),
+    [
+        ({"max_tokens": 512}, {"maxOutputTokens": 512}),
+        ({"temperature": 0.2}, {"temperature": 0.2}),
+        ({"max_tokens": 64, "temperature": 0}, {"maxOutputTokens": 64, "temperature": 0}),
+    ],
+)
 async def test_generation_config_only_when_asked(
     gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, kwargs: dict[str, Any], config: dict[str, Any]
 ) -> None:
@@ -186,8 +208,10 @@ async def test_model_from_env_then_settings(
 async def test_parses_the_grounded_stream(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
     response = await search(genv, clock)
     uri = [grounding_uri(Q, i) for i in range(4)]
-    assert response.answer == (f"Here is what current sources say about {Q}: the official documentation covers it "
-                               "in depth. Independent coverage confirms the key points and adds recent figures.")  # fmt: skip
+    assert response.answer == (
+        f"Here is what current sources say about {Q}: the official documentation covers it "
+        "in depth. Independent coverage confirms the key points and adds recent figures."
+    )
     assert response.sources == (
         SearchSource("uefa.com", uri[0]),
         SearchSource("aljazeera.com", uri[1]),
@@ -213,17 +237,41 @@ def test_parse_events_edge_cases() -> None:
     chunks = [
         "not json at all",
         json.dumps([1, 2]),
-        json.dumps({"response": {"candidates": [{"content": {"parts": [
-            {"text": "thinking…", "thought": True}, {"text": "Answer "}]}}]}, "traceId": "trace-9"}),
-        json.dumps({"candidates": [{"content": {"parts": [{"text": "done."}, {"inlineData": {}}]},
-                    "finishReason": "MAX_TOKENS", "groundingMetadata": {
-            "groundingChunks": [{"web": {"uri": "https://a.example/x"}}, {"retrievedContext": {"uri": "gs://b"}},
-                                {"web": {"title": "no uri"}}, {"web": {"uri": "https://c.example", "title": "C"}}],
-            "groundingSupports": [{"segment": {"endIndex": 7, "text": "Answer"}, "groundingChunkIndices": [0, 1, 9, 3]},
-                                  {"groundingChunkIndices": [3]}],
-            "webSearchQueries": ["q1", "", "q1", "q2"]}}],
-         "usageMetadata": {"promptTokenCount": 5}}),
-    ]  # fmt: skip
+        json.dumps(
+            {
+                "response": {
+                    "candidates": [
+                        {"content": {"parts": [{"text": "thinking…", "thought": True}, {"text": "Answer "}]}}
+                    ]
+                },
+                "traceId": "trace-9",
+            }
+        ),
+        json.dumps(
+            {
+                "candidates": [
+                    {
+                        "content": {"parts": [{"text": "done."}, {"inlineData": {}}]},
+                        "finishReason": "MAX_TOKENS",
+                        "groundingMetadata": {
+                            "groundingChunks": [
+                                {"web": {"uri": "https://a.example/x"}},
+                                {"retrievedContext": {"uri": "gs://b"}},
+                                {"web": {"title": "no uri"}},
+                                {"web": {"uri": "https://c.example", "title": "C"}},
+                            ],
+                            "groundingSupports": [
+                                {"segment": {"endIndex": 7, "text": "Answer"}, "groundingChunkIndices": [0, 1, 9, 3]},
+                                {"groundingChunkIndices": [3]},
+                            ],
+                            "webSearchQueries": ["q1", "", "q1", "q2"],
+                        },
+                    }
+                ],
+                "usageMetadata": {"promptTokenCount": 5},
+            }
+        ),
+    ]
     text = "".join(f"data: {c}\n\n" for c in chunks)
     response = parse_events(iter_sse(text), SearchParams("q", limit=1), model="gemini-x")
     assert response.answer == "Answer done."
@@ -254,20 +302,31 @@ def test_parse_events_needs_a_finish_reason_and_a_body() -> None:
 
 
 async def test_empty_answer_is_the_chains_204(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
-    empty = {"candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, "finishReason": "STOP"}],
-             "usageMetadata": {"promptTokenCount": 3, "totalTokenCount": 3}, "modelVersion": "gemini-2.5-flash"}  # fmt: skip
+    empty = {
+        "candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 3, "totalTokenCount": 3},
+        "modelVersion": "gemini-2.5-flash",
+    }
     gemini.enqueue(stream_reply([empty]))
     response = await search(genv, clock)
     assert response.error == "Gemini returned no renderable search content."
     assert response.attempts[0].status == 204
 
 
-@pytest.mark.parametrize(("reply", "message"), [
-    (Reply(200, chunks=[], content_type="text/event-stream"), "Gemini Developer API returned no response body"),
-    (Reply(200, "<html><body>captive portal</body></html>", content_type="text/html"),
-     "Gemini Developer API returned no response body"),
-    (Reply(200, chunks=[b"data: {not json\n\n"]), "Gemini Developer API returned a stream whose events are not JSON"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (Reply(200, chunks=[], content_type="text/event-stream"), "Gemini Developer API returned no response body"),
+        (
+            Reply(200, "<html><body>captive portal</body></html>", content_type="text/html"),
+            "Gemini Developer API returned no response body",
+        ),
+        (
+            Reply(200, chunks=[b"data: {not json\n\n"]),
+            "Gemini Developer API returned a stream whose events are not JSON",
+        ),
+    ],
+)
 async def test_200_without_a_usable_body(
     gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, reply: Reply, message: str
 ) -> None:
@@ -279,18 +338,41 @@ async def test_200_without_a_usable_body(
 # -- errors and retries ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reply", "message", "status"), [
-    (api_key_invalid(), "Gemini authorization failed (400 API_KEY_INVALID): API key not valid. Please pass a valid "
-     "API key. Check GEMINI_API_KEY or base URL.", 400),
-    (Reply(401, google_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")),
-     "Gemini authorization failed (401). Check API key or base URL.", 401),
-    (Reply(402, {"error": {"code": 402, "message": "Payment required"}}), "gemini: 402 credits exhausted", 402),
-    (Reply(403, google_error(403, "PERMISSION_DENIED", "Generative Language API has not been used in project 1 "
-                             "before or it is disabled.")), "Gemini authorization failed (403). Check API key or base URL.", 403),
-    (Reply(404, google_error(404, "NOT_FOUND", "models/gemini-9 is not found for API version v1beta.")),
-     "Gemini Developer API error (404): models/gemini-9 is not found for API version v1beta. (NOT_FOUND)", 404),
-    (Reply(400, "Bad Request", content_type="text/plain"), "Gemini Developer API error (400): Bad Request", 400),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "message", "status"),
+    [
+        (
+            api_key_invalid(),
+            "Gemini authorization failed (400 API_KEY_INVALID): API key not valid. Please pass a valid "
+            "API key. Check GEMINI_API_KEY or base URL.",
+            400,
+        ),
+        (
+            Reply(401, google_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")),
+            "Gemini authorization failed (401). Check API key or base URL.",
+            401,
+        ),
+        (Reply(402, {"error": {"code": 402, "message": "Payment required"}}), "gemini: 402 credits exhausted", 402),
+        (
+            Reply(
+                403,
+                google_error(
+                    403,
+                    "PERMISSION_DENIED",
+                    "Generative Language API has not been used in project 1 before or it is disabled.",
+                ),
+            ),
+            "Gemini authorization failed (403). Check API key or base URL.",
+            403,
+        ),
+        (
+            Reply(404, google_error(404, "NOT_FOUND", "models/gemini-9 is not found for API version v1beta.")),
+            "Gemini Developer API error (404): models/gemini-9 is not found for API version v1beta. (NOT_FOUND)",
+            404,
+        ),
+        (Reply(400, "Bad Request", content_type="text/plain"), "Gemini Developer API error (400): Bad Request", 400),
+    ],
+)
 async def test_errors_that_are_not_retried(
     gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, reply: Reply, message: str, status: int
 ) -> None:
@@ -330,14 +412,28 @@ async def test_429_with_retry_after_exhausted(gemini: FakeGemini, genv: dict[str
     assert response.error == "Gemini Developer API error (429): Too many requests, slow down."
 
 
-@pytest.mark.parametrize(("reply", "message"), [
-    (Reply(503, OVERLOADED), "Gemini Developer API error (503): The model is overloaded. Please try again later. (UNAVAILABLE)"),
-    (Reply(500, google_error(500, "INTERNAL", "An internal error has occurred.")),
-     "Gemini Developer API error (500): An internal error has occurred. (INTERNAL)"),
-    (Reply(408, "Request Timeout"), "Gemini Developer API error (408): Request Timeout"),
-    (Reply(502, "<html><head><title>502 Bad Gateway</title></head>\n<body>upstream</body></html>", content_type="text/html"),
-     "Gemini Developer API error (502): <html><head><title>502 Bad Gateway</title></head> <body>upstream</body></html>"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (
+            Reply(503, OVERLOADED),
+            "Gemini Developer API error (503): The model is overloaded. Please try again later. (UNAVAILABLE)",
+        ),
+        (
+            Reply(500, google_error(500, "INTERNAL", "An internal error has occurred.")),
+            "Gemini Developer API error (500): An internal error has occurred. (INTERNAL)",
+        ),
+        (Reply(408, "Request Timeout"), "Gemini Developer API error (408): Request Timeout"),
+        (
+            Reply(
+                502,
+                "<html><head><title>502 Bad Gateway</title></head>\n<body>upstream</body></html>",
+                content_type="text/html",
+            ),
+            "Gemini Developer API error (502): <html><head><title>502 Bad Gateway</title></head> <body>upstream</body></html>",
+        ),
+    ],
+)
 async def test_transient_errors_back_off_exponentially(
     gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, reply: Reply, message: str
 ) -> None:
@@ -369,8 +465,9 @@ async def test_refused_connections_are_retried(env: dict[str, str], clock: FakeC
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    response = await search({**env, "WEBSEARCH_GEMINI_BASE_URL": f"http://127.0.0.1:{port}", "GEMINI_API_KEY": KEY},
-                            clock)  # fmt: skip
+    response = await search(
+        {**env, "WEBSEARCH_GEMINI_BASE_URL": f"http://127.0.0.1:{port}", "GEMINI_API_KEY": KEY}, clock
+    )
     assert clock.sleeps == [1.0, 2.0, 4.0]
     assert response.error is not None and response.error.startswith(
         f"Gemini request failed: could not connect to 127.0.0.1:{port}"
@@ -407,8 +504,11 @@ async def test_keys_never_leak_from_error_paths(gemini: FakeGemini, genv: dict[s
     response = await search(genv, clock)
     assert response.error == "Gemini Developer API error (503): upstream saw key=[redacted]"
     assert_no_secret(response)
-    gemini.enqueue(Reply(200, chunks=[b"data: " + json.dumps({"error": {"code": 500, "message": f"bad {KEY}"}}).encode()
-                                      + b"\n\n"]))  # fmt: skip
+    gemini.enqueue(
+        Reply(
+            200, chunks=[b"data: " + json.dumps({"error": {"code": 500, "message": f"bad {KEY}"}}).encode() + b"\n\n"]
+        )
+    )
     response = await search(genv, clock)
     assert response.error == "Gemini Developer API error (500): bad [redacted]"
     assert_no_secret(response)
@@ -533,13 +633,18 @@ async def test_gemini_cli_login_request(
     assert req.headers["authorization"] == f"Bearer {ACCESS}"
     assert "x-goog-api-key" not in req.headers
     assert (req.headers["user-agent"], req.headers["client-metadata"]) == (GEMINI_CLI_USER_AGENT, CLIENT_METADATA)
-    assert re.fullmatch(r"GeminiCLI/0\.46\.0/gemini-3\.1-pro-preview \((linux|darwin|win32); \w+; terminal\)",
-                        GEMINI_CLI_USER_AGENT)  # fmt: skip
+    assert re.fullmatch(
+        r"GeminiCLI/0\.46\.0/gemini-3\.1-pro-preview \((linux|darwin|win32); \w+; terminal\)", GEMINI_CLI_USER_AGENT
+    )
     body = req.json()
     request_id = body.pop("requestId")
     assert re.fullmatch(rf"pi-{int(NOW.timestamp() * 1000)}-[0-9a-z]{{9}}", request_id)
-    assert body == {"project": PROJECT, "model": "gemini-2.5-flash",
-                    "request": inner_body(generationConfig={"maxOutputTokens": 300}), "userAgent": "pi-coding-agent"}  # fmt: skip
+    assert body == {
+        "project": PROJECT,
+        "model": "gemini-2.5-flash",
+        "request": inner_body(generationConfig={"maxOutputTokens": 300}),
+        "userAgent": "pi-coding-agent",
+    }
     assert (response.auth_mode, response.request_id, len(response.sources)) == ("oauth", RESPONSE_ID, 4)
     assert response.answer is not None and response.answer.startswith("Here is what current sources say")
 
@@ -558,16 +663,23 @@ async def test_antigravity_tries_daily_then_sandbox(
     body = second.json()
     assert re.fullmatch(r"agent-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", body.pop("requestId"))
     system = {"role": "user", "parts": [{"text": ANTIGRAVITY_SYSTEM}, {"text": SYSTEM_PROMPT}]}
-    assert body == {"project": PROJECT, "model": "gemini-2.5-flash", "request": {**inner_body(), "systemInstruction": system},
-                    "requestType": "agent", "userAgent": "antigravity"}  # fmt: skip
+    assert body == {
+        "project": PROJECT,
+        "model": "gemini-2.5-flash",
+        "request": {**inner_body(), "systemInstruction": system},
+        "requestType": "agent",
+        "userAgent": "antigravity",
+    }
 
 
 async def test_antigravity_endpoints_and_marker(env: dict[str, str], config_dir: Path, clock: FakeClock) -> None:
     auth = GeminiAuth("antigravity", ACCESS, PROJECT)
     requests = build_requests(SearchParams(Q), context(env, config_dir, clock), auth, "gemini-2.5-flash")
     assert [r.url for r in requests] == [f"{e}/v1internal:streamGenerateContent?alt=sse" for e in ANTIGRAVITY_ENDPOINTS]
-    assert ANTIGRAVITY_ENDPOINTS == ("https://daily-cloudcode-pa.googleapis.com",
-                                     "https://daily-cloudcode-pa.sandbox.googleapis.com")  # fmt: skip
+    assert ANTIGRAVITY_ENDPOINTS == (
+        "https://daily-cloudcode-pa.googleapis.com",
+        "https://daily-cloudcode-pa.sandbox.googleapis.com",
+    )
     assert all(r.secrets == (ACCESS,) for r in requests)
     store_login(config_dir, client="antigravity")  # an Antigravity login stored under `gemini`
     chosen = await PROVIDER.authenticate(context(env, config_dir, clock))
@@ -602,13 +714,21 @@ async def test_expired_login_is_refreshed_and_stored(
     token_request, stream_request = gemini.requests
     assert (token_request.method, token_request.path) == ("POST", "/token")
     assert token_request.headers["content-type"] == "application/x-www-form-urlencoded"
-    assert token_request.form() == [("client_id", GEMINI_CLI_CLIENT[0]), ("client_secret", GEMINI_CLI_CLIENT[1]),
-                                    ("refresh_token", REFRESH), ("grant_type", "refresh_token")]  # fmt: skip
+    assert token_request.form() == [
+        ("client_id", GEMINI_CLI_CLIENT[0]),
+        ("client_secret", GEMINI_CLI_CLIENT[1]),
+        ("refresh_token", REFRESH),
+        ("grant_type", "refresh_token"),
+    ]
     assert stream_request.headers["authorization"] == "Bearer ya29.fresh-1"
     cred = store.get("gemini")
     assert cred is not None
-    assert dict(cred.data) == {"access_token": "ya29.fresh-1", "refresh_token": REFRESH,
-                               "expires_at": NOW.timestamp() + 3599, "project_id": PROJECT}  # fmt: skip
+    assert dict(cred.data) == {
+        "access_token": "ya29.fresh-1",
+        "refresh_token": REFRESH,
+        "expires_at": NOW.timestamp() + 3599,
+        "project_id": PROJECT,
+    }
 
 
 async def test_antigravity_refresh_uses_its_client(
@@ -669,9 +789,13 @@ async def test_project_is_discovered_and_kept(
     assert response.ok
     load, stream = gemini.requests
     assert (load.path, load.headers["authorization"], load.headers["accept"]) == (
-        "/v1internal:loadCodeAssist", f"Bearer {ACCESS}", "application/json")  # fmt: skip
-    assert load.json() == {"metadata": {"ideType": "IDE_UNSPECIFIED", "platform": "PLATFORM_UNSPECIFIED",
-                                        "pluginType": "GEMINI"}}  # fmt: skip
+        "/v1internal:loadCodeAssist",
+        f"Bearer {ACCESS}",
+        "application/json",
+    )
+    assert load.json() == {
+        "metadata": {"ideType": "IDE_UNSPECIFIED", "platform": "PLATFORM_UNSPECIFIED", "pluginType": "GEMINI"}
+    }
     assert stream.json()["project"] == PROJECT
     cred = store.get("gemini")
     assert cred is not None and cred.data["project_id"] == PROJECT
@@ -710,21 +834,36 @@ def write_creds(home: Path, data: Any) -> Path:
 
 
 def test_import_credentials(tmp_path: Path) -> None:
-    write_creds(tmp_path, {"access_token": ACCESS, "refresh_token": REFRESH, "scope": "openid",
-                           "token_type": "Bearer", "id_token": "eyJ...", "expiry_date": 1796043600123})  # fmt: skip
+    write_creds(
+        tmp_path,
+        {
+            "access_token": ACCESS,
+            "refresh_token": REFRESH,
+            "scope": "openid",
+            "token_type": "Bearer",
+            "id_token": "eyJ...",
+            "expiry_date": 1796043600123,
+        },
+    )
     token = import_credentials(tmp_path)
     assert (token.access_token, token.refresh_token, token.expires_at) == (ACCESS, REFRESH, 1796043600.123)
     assert token.to_dict() == {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": 1796043600.123}
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (None, "no Gemini CLI login at {path}: run `gemini` and sign in with Google first"),
-    ("{not json", "{path} is not valid JSON"),
-    ({"refresh_token": REFRESH}, "{path} has no access_token: sign in with Google in the Gemini CLI again"),
-    (["a"], "{path} has no access_token: sign in with Google in the Gemini CLI again"),
-    ({"access_token": ACCESS, "expiry_date": "soon"}, "{path} has an expiry_date that is not a number of milliseconds"),
-    ({"access_token": ACCESS, "refresh_token": 7}, "{path} has a refresh_token that is not a string"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no Gemini CLI login at {path}: run `gemini` and sign in with Google first"),
+        ("{not json", "{path} is not valid JSON"),
+        ({"refresh_token": REFRESH}, "{path} has no access_token: sign in with Google in the Gemini CLI again"),
+        (["a"], "{path} has no access_token: sign in with Google in the Gemini CLI again"),
+        (
+            {"access_token": ACCESS, "expiry_date": "soon"},
+            "{path} has an expiry_date that is not a number of milliseconds",
+        ),
+        ({"access_token": ACCESS, "refresh_token": 7}, "{path} has a refresh_token that is not a string"),
+    ],
+)
 def test_import_credentials_errors(tmp_path: Path, content: Any, message: str) -> None:
     path = tmp_path / ".gemini" / "oauth_creds.json"
     if content is not None:
@@ -735,8 +874,9 @@ def test_import_credentials_errors(tmp_path: Path, content: Any, message: str) -
 
 
 def test_cli_import_then_search(gemini: FakeGemini, env: dict[str, str], config_dir: Path) -> None:
-    write_creds(config_dir, {"access_token": ACCESS, "refresh_token": REFRESH,
-                             "expiry_date": int((time.time() + 3600) * 1000)})  # fmt: skip
+    write_creds(
+        config_dir, {"access_token": ACCESS, "refresh_token": REFRESH, "expiry_date": int((time.time() + 3600) * 1000)}
+    )
     proc = run_cli(["auth", "import", "gemini"], env)
     assert (proc.returncode, proc.stdout) == (0, f"imported the gemini login into {config_dir / 'agent.db'}\n")
     missing = run_cli(["auth", "import", "gemini"], {**env, "WEBSEARCH_CONFIG_DIR": str(config_dir / "nowhere")})
@@ -756,18 +896,34 @@ def test_cli_import_then_search(gemini: FakeGemini, env: dict[str, str], config_
 # -- the richer parameters --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("kwargs", "window", "notices"), [
-    ({"recency_hours": 6}, {"startTime": "2026-11-30T06:00:00Z", "endTime": "2026-11-30T12:00:00Z"}, ()),
-    ({"recency_days": 2}, {"startTime": "2026-11-28T12:00:00Z", "endTime": "2026-11-30T12:00:00Z"}, ()),
-    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01T09:30:00+01:00"},
-     {"startTime": "2026-01-15T00:00:00Z", "endTime": "2026-02-01T08:30:00Z"}, ()),
-    ({"end_published_date": "2026-02-01"}, None,
-     ("end_published_date='2026-02-01' not applied: Gemini's time range needs a start (give a start date, "
-      "recency_days or recency_hours)",)),
-    ({"recency": "day", "include_domains": ["uefa.com"]}, None,
-     ("recency='day' not applied: Gemini does not support it",
-      "include_domains=('uefa.com',) not applied: Gemini does not support it")),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "window", "notices"),
+    [
+        ({"recency_hours": 6}, {"startTime": "2026-11-30T06:00:00Z", "endTime": "2026-11-30T12:00:00Z"}, ()),
+        ({"recency_days": 2}, {"startTime": "2026-11-28T12:00:00Z", "endTime": "2026-11-30T12:00:00Z"}, ()),
+        (
+            {"start_published_date": "2026-01-15", "end_published_date": "2026-02-01T09:30:00+01:00"},
+            {"startTime": "2026-01-15T00:00:00Z", "endTime": "2026-02-01T08:30:00Z"},
+            (),
+        ),
+        (
+            {"end_published_date": "2026-02-01"},
+            None,
+            (
+                "end_published_date='2026-02-01' not applied: Gemini's time range needs a start (give a start date, "
+                "recency_days or recency_hours)",
+            ),
+        ),
+        (
+            {"recency": "day", "include_domains": ["uefa.com"]},
+            None,
+            (
+                "recency='day' not applied: Gemini does not support it",
+                "include_domains=('uefa.com',) not applied: Gemini does not support it",
+            ),
+        ),
+    ],
+)
 async def test_richer_dates_are_the_time_range_filter(
     gemini: FakeGemini,
     genv: dict[str, str],

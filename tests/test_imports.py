@@ -13,8 +13,12 @@ HEAVY = ("aiohttp", "orjson", "pydantic", "selectolax", "yarl", "websearch._prov
 
 def loaded_modules(code: str, env_dir: Path) -> set[str]:
     script = f"import sys, io, contextlib\n{code}\nprint('\\n'.join(sorted(sys.modules)), file=sys.__stdout__)\n"
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={"WEBSEARCH_CONFIG_DIR": str(env_dir), "PATH": ""})  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={"WEBSEARCH_CONFIG_DIR": str(env_dir), "PATH": ""},
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     return set(proc.stdout.split())
 
@@ -33,8 +37,18 @@ def test_import_websearch_loads_no_provider_or_parser(tmp_path: Path) -> None:
     assert not heavy(loaded_modules("import websearch", tmp_path))
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["search", "--help"], ["providers"], ["search", "q", "--limit", "0"],
-                                  ["search", "   "], ["search", "q", "--provider", "nope"], ["auth", "list"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["search", "--help"],
+        ["providers"],
+        ["search", "q", "--limit", "0"],
+        ["search", "   "],
+        ["search", "q", "--provider", "nope"],
+        ["auth", "list"],
+    ],
+)
 def test_cli_cold_paths_import_nothing_heavy(tmp_path: Path, argv: list[str]) -> None:
     code = (
         "from websearch._cli import main\n"

@@ -73,8 +73,9 @@ def test_query_is_encoded_like_encode_uri_component(clock: FakeClock, config_dir
     assert request.url == "https://s.jina.ai/c%2B%2B%20async%2Fawait%3F%2050%25%20%26%20m%C3%A1s%20(beta)!*'~"
     assert (request.method, request.params, request.json, request.secrets) == ("GET", (), None, (KEY,))
     assert request.headers == {"Accept": "application/json", "Authorization": f"Bearer {KEY}"}
-    redirected = PROVIDER.build_request(params, ctx({"JINA_API_KEY": KEY, "WEBSEARCH_JINA_BASE_URL": "http://127.0.0.1:9/gw"},
-                                                    clock, config_dir))  # fmt: skip
+    redirected = PROVIDER.build_request(
+        params, ctx({"JINA_API_KEY": KEY, "WEBSEARCH_JINA_BASE_URL": "http://127.0.0.1:9/gw"}, clock, config_dir)
+    )
     assert redirected.url == request.url.replace("https://s.jina.ai/", "http://127.0.0.1:9/gw/")
 
 
@@ -87,17 +88,23 @@ async def test_special_characters_reach_the_server_intact(
     assert response.sources[0].url == "https://guide1.example.net/c++-async/await?-50%-&-más-#1"
 
 
-@pytest.mark.parametrize(("kwargs", "count", "notices"), [
-    ({"limit": 3}, 3, ()),
-    ({"num_search_results": 4}, 4, ()),
-    ({"limit": 2, "num_search_results": 5}, 5,
-     ("limit=2 not applied separately: Jina uses num_search_results=5 as its result count",)),
-    ({"limit": 6, "num_search_results": 6}, 6, ()),
-    ({"limit": 15}, 10, ()),  # nothing is asked upstream; Jina's own 10 are all there is
-])  # fmt: skip
-async def test_counts_slice_locally_and_send_nothing(jina: FakeJina, jenv: dict[str, str], clock: FakeClock,
-                                                     kwargs: dict[str, int], count: int,
-                                                     notices: tuple[str, ...]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "count", "notices"),
+    [
+        ({"limit": 3}, 3, ()),
+        ({"num_search_results": 4}, 4, ()),
+        (
+            {"limit": 2, "num_search_results": 5},
+            5,
+            ("limit=2 not applied separately: Jina uses num_search_results=5 as its result count",),
+        ),
+        ({"limit": 6, "num_search_results": 6}, 6, ()),
+        ({"limit": 15}, 10, ()),  # nothing is asked upstream; Jina's own 10 are all there is
+    ],
+)
+async def test_counts_slice_locally_and_send_nothing(
+    jina: FakeJina, jenv: dict[str, str], clock: FakeClock, kwargs: dict[str, int], count: int, notices: tuple[str, ...]
+) -> None:
     response = await search(jenv, clock, **kwargs)
     assert_default_request(jina)
     assert [s.url for s in response.sources] == [
@@ -107,8 +114,9 @@ async def test_counts_slice_locally_and_send_nothing(jina: FakeJina, jenv: dict[
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
-async def test_recency_is_not_sent_and_says_so(jina: FakeJina, jenv: dict[str, str], clock: FakeClock,
-                                               recency: str) -> None:  # fmt: skip
+async def test_recency_is_not_sent_and_says_so(
+    jina: FakeJina, jenv: dict[str, str], clock: FakeClock, recency: str
+) -> None:
     response = await search(jenv, clock, recency=recency)
     assert_default_request(jina)
     assert response.ok
@@ -130,27 +138,35 @@ REALISTIC = {
     "code": 200,
     "status": 20000,
     "data": [
-        {"title": "Asynchronous Programming in Rust", "url": "https://rust-lang.github.io/async-book/",
-         "description": "The async book.", "content": "\n# Asynchronous Programming in Rust\n\nThis book...\n",
-         "date": "Mar 3, 2025", "usage": {"tokens": 5321}},
+        {
+            "title": "Asynchronous Programming in Rust",
+            "url": "https://rust-lang.github.io/async-book/",
+            "description": "The async book.",
+            "content": "\n# Asynchronous Programming in Rust\n\nThis book...\n",
+            "date": "Mar 3, 2025",
+            "usage": {"tokens": 5321},
+        },
         {"url": "https://tokio.rs/tokio/tutorial", "description": "Tokio tutorial", "usage": {"tokens": 12}},
         {"title": "No URL", "content": "dropped"},
         "not an object",
         {"title": "", "url": "https://docs.rs/futures", "content": "   ", "description": ""},
     ],
     "meta": {"usage": {"tokens": 5333}},
-}  # fmt: skip
+}
 
 
 async def test_parses_a_realistic_body_exactly(jina: FakeJina, jenv: dict[str, str], clock: FakeClock) -> None:
     jina.enqueue(Reply(200, REALISTIC, headers={"X-Usage-Tokens": "5333"}))
     response = await search(jenv, clock)
     assert response.sources == (
-        SearchSource("Asynchronous Programming in Rust", "https://rust-lang.github.io/async-book/",
-                     "# Asynchronous Programming in Rust\n\nThis book..."),
+        SearchSource(
+            "Asynchronous Programming in Rust",
+            "https://rust-lang.github.io/async-book/",
+            "# Asynchronous Programming in Rust\n\nThis book...",
+        ),
         SearchSource("https://tokio.rs/tokio/tutorial", "https://tokio.rs/tokio/tutorial", "Tokio tutorial"),
         SearchSource("https://docs.rs/futures", "https://docs.rs/futures"),
-    )  # fmt: skip
+    )
     assert (response.provider, response.query, response.answer, response.request_id, response.auth_mode) == (
         "jina",
         "rust async book",
@@ -164,18 +180,22 @@ async def test_parses_a_realistic_body_exactly(jina: FakeJina, jenv: dict[str, s
 
 def test_parse_response_on_bytes_slices_to_the_count(clock: FakeClock, config_dir: Path) -> None:
     raw = json.dumps(jina_results_body("q", 8)).encode()
-    response = PROVIDER.parse_response(HttpResponse(200, {}, raw), SearchParams("q", num_search_results=3, limit=7),
-                                       ctx({}, clock, config_dir))  # fmt: skip
+    response = PROVIDER.parse_response(
+        HttpResponse(200, {}, raw), SearchParams("q", num_search_results=3, limit=7), ctx({}, clock, config_dir)
+    )
     assert [s.title for s in response.sources] == ["Q | Guide 1", "Q | Guide 2", "Q | Guide 3"]
     assert response.sources[0].snippet is not None and response.sources[0].snippet.startswith("# Q\n\nPage 1 covers q")
 
 
-@pytest.mark.parametrize("body", [
-    {"code": 200, "status": 20000, "data": [], "meta": {"usage": {"tokens": 0}}},
-    {"code": 200, "status": 20000, "data": None},
-    {"code": 200, "status": 20000, "data": {"title": "not a list", "url": "https://x.example"}},
-    {"code": 200, "status": 20000, "data": [{"title": "no url"}]},
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"code": 200, "status": 20000, "data": [], "meta": {"usage": {"tokens": 0}}},
+        {"code": 200, "status": 20000, "data": None},
+        {"code": 200, "status": 20000, "data": {"title": "not a list", "url": "https://x.example"}},
+        {"code": 200, "status": 20000, "data": [{"title": "no url"}]},
+    ],
+)
 async def test_empty_result_is_the_chain_204(jina: FakeJina, jenv: dict[str, str], clock: FakeClock, body: Any) -> None:
     jina.enqueue(Reply(200, body))
     response = await search(jenv, clock)
@@ -194,24 +214,44 @@ async def test_401_wrong_key_is_an_authorization_failure(env: dict[str, str], cl
     assert_no_key(response)
 
 
-@pytest.mark.parametrize(("reply", "error", "status"), [
-    (Reply(402, jina_error_body(402)), "jina: credits exhausted", 402),
-    (Reply(402, {"detail": "payment required"}), "jina: 402 credits exhausted", 402),
-    (Reply(403, jina_error_body(403, "SecurityCompromiseError", 40302, "Domain blocked")), AUTH_FAILED.format(403), 403),
-    (Reply(422, jina_error_body(422)),
-     "Jina API error (422): ParamValidationError: Invalid query: the search query must not be empty.", 422),
-    (Reply(429, jina_error_body(429), headers={"Retry-After": "60"}),
-     "Jina API error (429): RateLimitTriggeredError: Per IP rate limit exceeded: 200 requests per 60s.", 429),
-    (Reply(500, "upstream request timeout"), "Jina API error (500): upstream request timeout", 500),
-    (Reply(502, "<html>\n<h1>502  Bad Gateway</h1>\n</html>", content_type="text/html"),
-     "Jina API error (502): <html> <h1>502 Bad Gateway</h1> </html>", 502),
-    (Reply(503, b""), "Jina API error (503): empty body", 503),
-    (Reply(200, "[1] Title: Rust\n[1] URL Source: https://x", content_type="text/markdown"),
-     "Jina returned a body that is not JSON", 200),
-    (Reply(200, ["a", "b"]), "Jina returned JSON that is not an object", 200),
-])  # fmt: skip
-async def test_error_shapes(jina: FakeJina, jenv: dict[str, str], clock: FakeClock, reply: Reply, error: str,
-                            status: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "error", "status"),
+    [
+        (Reply(402, jina_error_body(402)), "jina: credits exhausted", 402),
+        (Reply(402, {"detail": "payment required"}), "jina: 402 credits exhausted", 402),
+        (
+            Reply(403, jina_error_body(403, "SecurityCompromiseError", 40302, "Domain blocked")),
+            AUTH_FAILED.format(403),
+            403,
+        ),
+        (
+            Reply(422, jina_error_body(422)),
+            "Jina API error (422): ParamValidationError: Invalid query: the search query must not be empty.",
+            422,
+        ),
+        (
+            Reply(429, jina_error_body(429), headers={"Retry-After": "60"}),
+            "Jina API error (429): RateLimitTriggeredError: Per IP rate limit exceeded: 200 requests per 60s.",
+            429,
+        ),
+        (Reply(500, "upstream request timeout"), "Jina API error (500): upstream request timeout", 500),
+        (
+            Reply(502, "<html>\n<h1>502  Bad Gateway</h1>\n</html>", content_type="text/html"),
+            "Jina API error (502): <html> <h1>502 Bad Gateway</h1> </html>",
+            502,
+        ),
+        (Reply(503, b""), "Jina API error (503): empty body", 503),
+        (
+            Reply(200, "[1] Title: Rust\n[1] URL Source: https://x", content_type="text/markdown"),
+            "Jina returned a body that is not JSON",
+            200,
+        ),
+        (Reply(200, ["a", "b"]), "Jina returned JSON that is not an object", 200),
+    ],
+)
+async def test_error_shapes(
+    jina: FakeJina, jenv: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int
+) -> None:
     jina.enqueue(reply)
     response = await search(jenv, clock)
     assert response.error == error
@@ -228,13 +268,17 @@ def test_retry_after_is_kept_on_the_error(clock: FakeClock, config_dir: Path) ->
     assert (info.value.provider, info.value.status, info.value.retry_after) == ("jina", 429, 60.0)
 
 
-@pytest.mark.parametrize("reply", [
-    Reply(500, f"bad token {KEY}"),
-    Reply(422, jina_error_body(422, message=f"Authorization: Bearer {KEY} is malformed")),
-    Reply(429, {"data": None, "code": 429, "message": f"too many requests for {KEY}"}),
-])  # fmt: skip
-async def test_key_never_leaks_from_error_paths(jina: FakeJina, jenv: dict[str, str], clock: FakeClock,
-                                                reply: Reply) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(500, f"bad token {KEY}"),
+        Reply(422, jina_error_body(422, message=f"Authorization: Bearer {KEY} is malformed")),
+        Reply(429, {"data": None, "code": 429, "message": f"too many requests for {KEY}"}),
+    ],
+)
+async def test_key_never_leaks_from_error_paths(
+    jina: FakeJina, jenv: dict[str, str], clock: FakeClock, reply: Reply
+) -> None:
     jina.enqueue(reply)
     response = await search(jenv, clock)
     assert response.error and "[redacted]" in response.error
@@ -250,8 +294,9 @@ def test_missing_key_message(clock: FakeClock, config_dir: Path) -> None:
     assert info.value.message == "Jina needs an API key: set JINA_API_KEY or run `websearch auth set jina`"
 
 
-async def test_without_a_key_explicit_jina_falls_back_to_the_chain(env: dict[str, str], jina: FakeJina,
-                                                                   clock: FakeClock) -> None:  # fmt: skip
+async def test_without_a_key_explicit_jina_falls_back_to_the_chain(
+    env: dict[str, str], jina: FakeJina, clock: FakeClock
+) -> None:
     response = await search({**env, **jina.env}, clock)
     assert response.provider == "duckduckgo" and jina.requests == []
     assert response.notices[0] == (
@@ -268,8 +313,9 @@ async def test_env_key_puts_jina_in_the_automatic_chain(jina: FakeJina, jenv: di
     assert_default_request(jina)
 
 
-async def test_stored_credential_makes_jina_available(env: dict[str, str], jina: FakeJina, clock: FakeClock,
-                                                      config_dir: Path) -> None:  # fmt: skip
+async def test_stored_credential_makes_jina_available(
+    env: dict[str, str], jina: FakeJina, clock: FakeClock, config_dir: Path
+) -> None:
     CredentialStore(config_dir / "agent.db").set("jina", "api_key", {"api_key": "jina_stored_key_1234"})
     async with WebSearch(env={**env, **jina.env}, clock=clock) as ws:
         assert next(s for s in ws.provider_status() if s.id == "jina").available

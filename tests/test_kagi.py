@@ -46,8 +46,15 @@ def ctx(env: dict[str, str], clock: FakeClock, config_dir: Path) -> ProviderCont
     return ProviderContext(env, Settings({}, env), CredentialStore(config_dir / "agent.db"), None, clock)
 
 
-def parse(status: int, body: Any, clock: FakeClock, config_dir: Path, *, limit: int | None = None,
-          headers: dict[str, str] | None = None) -> SearchResponse:  # fmt: skip
+def parse(
+    status: int,
+    body: Any,
+    clock: FakeClock,
+    config_dir: Path,
+    *,
+    limit: int | None = None,
+    headers: dict[str, str] | None = None,
+) -> SearchResponse:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     response = HttpResponse(status, headers or {}, raw, secrets=(KEY,))
     return PROVIDER.parse_response(response, SearchParams("q", limit=limit), ctx({}, clock, config_dir))
@@ -71,19 +78,31 @@ async def test_default_request(kagi: FakeKagi, kenv: dict[str, str], clock: Fake
     assert response.ok and response.notices == ()
 
 
-@pytest.mark.parametrize(("kwargs", "sent", "notices"), [
-    ({"limit": 5}, 5, ()),
-    ({"num_search_results": 25}, 25, ()),
-    ({"limit": 3, "num_search_results": 7}, 7,
-     ("limit=3 not applied separately: Kagi uses num_search_results=7 as its result count",)),
-    ({"limit": 7, "num_search_results": 7}, 7, ()),
-    ({"limit": 100}, 40, ("limit=100 exceeds Kagi's maximum of 40; at most 40 results returned",)),
-    ({"num_search_results": 41, "limit": 2}, 40,
-     ("limit=2 not applied separately: Kagi uses num_search_results=41 as its result count",
-      "num_search_results=41 exceeds Kagi's maximum of 40; at most 40 results returned")),
-])  # fmt: skip
-async def test_counts(kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, kwargs: dict[str, int], sent: int,
-                      notices: tuple[str, ...]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "sent", "notices"),
+    [
+        ({"limit": 5}, 5, ()),
+        ({"num_search_results": 25}, 25, ()),
+        (
+            {"limit": 3, "num_search_results": 7},
+            7,
+            ("limit=3 not applied separately: Kagi uses num_search_results=7 as its result count",),
+        ),
+        ({"limit": 7, "num_search_results": 7}, 7, ()),
+        ({"limit": 100}, 40, ("limit=100 exceeds Kagi's maximum of 40; at most 40 results returned",)),
+        (
+            {"num_search_results": 41, "limit": 2},
+            40,
+            (
+                "limit=2 not applied separately: Kagi uses num_search_results=41 as its result count",
+                "num_search_results=41 exceeds Kagi's maximum of 40; at most 40 results returned",
+            ),
+        ),
+    ],
+)
+async def test_counts(
+    kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, kwargs: dict[str, int], sent: int, notices: tuple[str, ...]
+) -> None:
     kagi.n_results = 60
     response = await search(kenv, clock, **kwargs)
     assert kagi.last.json() == {"query": "rust async", "workflow": "search", "limit": sent}
@@ -91,24 +110,34 @@ async def test_counts(kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, kw
     assert response.notices == notices
 
 
-@pytest.mark.parametrize(("recency", "after"), [
-    ("day", "2026-11-29"), ("week", "2026-11-23"), ("month", "2026-10-30"), ("year", "2025-11-30"),
-])  # fmt: skip
-async def test_recency_is_filters_after(kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, recency: str,
-                                        after: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("recency", "after"),
+    [
+        ("day", "2026-11-29"),
+        ("week", "2026-11-23"),
+        ("month", "2026-10-30"),
+        ("year", "2025-11-30"),
+    ],
+)
+async def test_recency_is_filters_after(
+    kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, recency: str, after: str
+) -> None:
     response = await search(kenv, clock, recency=recency, limit=4)
     assert kagi.last.json() == {"query": "rust async", "workflow": "search", "limit": 4, "filters": {"after": after}}
     assert response.ok and response.notices == ()
 
 
-@pytest.mark.parametrize(("now", "recency", "expected"), [
-    (datetime(2026, 3, 31, 8, tzinfo=UTC), "month", "2026-02-28"),
-    (datetime(2028, 3, 31, 8, tzinfo=UTC), "month", "2028-02-29"),
-    (datetime(2028, 2, 29, 8, tzinfo=UTC), "year", "2027-02-28"),
-    (datetime(2026, 1, 15, 8, tzinfo=UTC), "month", "2025-12-15"),
-    (datetime(2026, 1, 3, 8, tzinfo=UTC), "week", "2025-12-27"),
-    (datetime(2026, 11, 30, 23, 30, tzinfo=timezone(timedelta(hours=-5))), "day", "2026-11-30"),  # 04:30 UTC Dec 1
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("now", "recency", "expected"),
+    [
+        (datetime(2026, 3, 31, 8, tzinfo=UTC), "month", "2026-02-28"),
+        (datetime(2028, 3, 31, 8, tzinfo=UTC), "month", "2028-02-29"),
+        (datetime(2028, 2, 29, 8, tzinfo=UTC), "year", "2027-02-28"),
+        (datetime(2026, 1, 15, 8, tzinfo=UTC), "month", "2025-12-15"),
+        (datetime(2026, 1, 3, 8, tzinfo=UTC), "week", "2025-12-27"),
+        (datetime(2026, 11, 30, 23, 30, tzinfo=timezone(timedelta(hours=-5))), "day", "2026-11-30"),  # 04:30 UTC Dec 1
+    ],
+)
 def test_after_date_is_a_utc_calendar_date(now: datetime, recency: Any, expected: str) -> None:
     assert after_date(recency, now).isoformat() == expected
 
@@ -128,39 +157,73 @@ REALISTIC = {
     "meta": {"trace": "3f1c9e0a7b", "node": "us-east4", "ms": 433},
     "data": {
         "search": [
-            {"url": "https://tokio.rs/tokio/tutorial", "title": "Tutorial | Tokio", "snippet": "  Tokio is a runtime.  ",
-             "time": "2026-11-27T12:00:00Z", "image": {"url": "https://tokio.rs/img.png"}, "props": {}},
+            {
+                "url": "https://tokio.rs/tokio/tutorial",
+                "title": "Tutorial | Tokio",
+                "snippet": "  Tokio is a runtime.  ",
+                "time": "2026-11-27T12:00:00Z",
+                "image": {"url": "https://tokio.rs/img.png"},
+                "props": {},
+            },
             {"url": "https://rust-lang.github.io/async-book/", "snippet": ""},
             {"title": "No URL, dropped"},
         ],
-        "video": [{"url": "https://youtu.be/abc", "title": "Async Rust in 10 minutes", "snippet": "A talk.",
-                   "time": "November 20, 2026"}],
+        "video": [
+            {
+                "url": "https://youtu.be/abc",
+                "title": "Async Rust in 10 minutes",
+                "snippet": "A talk.",
+                "time": "November 20, 2026",
+            }
+        ],
         "news": [{"url": "https://news.example.com/r", "title": "Rust 2026 edition", "time": "3 days ago"}],
-        "infobox": [{"url": "https://en.wikipedia.org/wiki/Rust", "title": "Rust (programming language)",
-                     "snippet": "A multi-paradigm language."}],
+        "infobox": [
+            {
+                "url": "https://en.wikipedia.org/wiki/Rust",
+                "title": "Rust (programming language)",
+                "snippet": "A multi-paradigm language.",
+            }
+        ],
         "image": [{"url": "https://img.example.com/x.png", "title": "not a source"}],
-        "adjacent_question": [{"title": "Is Tokio required?", "props": {"question": "Is Tokio required for async Rust?"}},
-                              {"title": "  "}],
-        "related_search": [{"title": "rust async vs threads", "props": {"query": "rust async vs threads"}},
-                           {"url": "https://kagi.com/search?q=tokio", "title": "tokio tutorial"}],
-        "direct_answer": [{"url": "https://kagi.com/a", "title": "Async Rust", "snippet": " Futures driven by an executor. "}],
+        "adjacent_question": [
+            {"title": "Is Tokio required?", "props": {"question": "Is Tokio required for async Rust?"}},
+            {"title": "  "},
+        ],
+        "related_search": [
+            {"title": "rust async vs threads", "props": {"query": "rust async vs threads"}},
+            {"url": "https://kagi.com/search?q=tokio", "title": "tokio tutorial"},
+        ],
+        "direct_answer": [
+            {"url": "https://kagi.com/a", "title": "Async Rust", "snippet": " Futures driven by an executor. "}
+        ],
     },
-}  # fmt: skip
+}
 
 
 async def test_parses_a_realistic_body_exactly(kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock) -> None:
     kagi.enqueue(Reply(200, REALISTIC))
     response = await search(kenv, clock)
     assert response.sources == (
-        SearchSource("Tutorial | Tokio", "https://tokio.rs/tokio/tutorial", "Tokio is a runtime.",
-                     "2026-11-27T12:00:00Z", 3 * 86400),
+        SearchSource(
+            "Tutorial | Tokio",
+            "https://tokio.rs/tokio/tutorial",
+            "Tokio is a runtime.",
+            "2026-11-27T12:00:00Z",
+            3 * 86400,
+        ),
         SearchSource("https://rust-lang.github.io/async-book/", "https://rust-lang.github.io/async-book/"),
-        SearchSource("[Video] Async Rust in 10 minutes", "https://youtu.be/abc", "A talk.", "November 20, 2026",
-                     10 * 86400 + 12 * 3600),
+        SearchSource(
+            "[Video] Async Rust in 10 minutes",
+            "https://youtu.be/abc",
+            "A talk.",
+            "November 20, 2026",
+            10 * 86400 + 12 * 3600,
+        ),
         SearchSource("[News] Rust 2026 edition", "https://news.example.com/r", None, "3 days ago", None),
-        SearchSource("[Info] Rust (programming language)", "https://en.wikipedia.org/wiki/Rust",
-                     "A multi-paradigm language."),
-    )  # fmt: skip
+        SearchSource(
+            "[Info] Rust (programming language)", "https://en.wikipedia.org/wiki/Rust", "A multi-paradigm language."
+        ),
+    )
     assert response.answer == "Futures driven by an executor."
     assert response.related_questions == (
         "Is Tokio required for async Rust?",
@@ -200,11 +263,17 @@ def test_local_slice_keeps_search_results_first(clock: FakeClock, config_dir: Pa
     assert [s.url for s in response.sources] == [f"https://www.example{i}.com/q" for i in range(1, 6)]
 
 
-@pytest.mark.parametrize("body", [
-    {"meta": {"trace": "t"}, "data": {}},
-    {"meta": {"trace": "t"}, "data": {"search": [], "news": [{"title": "no url"}], "related_search": [{"title": " "}]}},
-    {"meta": {"trace": "t"}, "data": [], "error": []},
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"meta": {"trace": "t"}, "data": {}},
+        {
+            "meta": {"trace": "t"},
+            "data": {"search": [], "news": [{"title": "no url"}], "related_search": [{"title": " "}]},
+        },
+        {"meta": {"trace": "t"}, "data": [], "error": []},
+    ],
+)
 async def test_empty_result_is_the_chain_204(kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, body: Any) -> None:
     kagi.enqueue(Reply(200, body))
     response = await search(kenv, clock)
@@ -223,37 +292,75 @@ async def test_401_wrong_key_is_an_authorization_failure(env: dict[str, str], cl
     assert_no_key(response)
 
 
-@pytest.mark.parametrize(("reply", "error", "status"), [
-    (Reply(403, kagi_error_body("auth.ip_not_allowed", "IP address not authorized for this token")),
-     AUTH_HINT.format(403) + " Kagi said: IP address not authorized for this token", 403),
-    (Reply(402, kagi_error_body("billing.no_credit", "Payment required")), "kagi: 402 credits exhausted", 402),
-    (Reply(400, kagi_error_body("request.invalid_field", "limit must be 1..1024", "limit")),
-     "Kagi API error (400): limit must be 1..1024", 400),
-    (Reply(429, kagi_error_body("rate_limited", "Too many requests"), headers={"Retry-After": "30"}),
-     "Kagi API error (429): Too many requests", 429),
-    (Reply(429, {"detail": "Slow down"}), "Kagi API error (429): Slow down", 429),
-    (Reply(500, "upstream connect error or disconnect/reset before headers\n"),
-     "Kagi API error (500): upstream connect error or disconnect/reset before headers", 500),
-    (Reply(503, "<html><body><h1>503   Service Unavailable</h1></body></html>", content_type="text/html"),
-     "Kagi API error (503): <html><body><h1>503 Service Unavailable</h1></body></html>", 503),
-    (Reply(502, b""), "Kagi API error (502)", 502),
-    (Reply(504, "   "), "Kagi API error (504)", 504),
-    (Reply(200, kagi_legacy_error_body(101, "Insufficient credit to perform this request.")),
-     "kagi: credits exhausted", 402),
-    (Reply(200, kagi_legacy_error_body(100, "No billing information on file")), "kagi: 402 credits exhausted", 402),
-    (Reply(200, kagi_legacy_error_body(2, "Unauthorized")),
-     AUTH_HINT.format(401) + " Kagi said: Unauthorized (Kagi error code 2)", 401),
-    (Reply(200, kagi_legacy_error_body(1, "Missing q parameter")),
-     "Kagi API error (400): Missing q parameter (Kagi error code 1)", 400),
-    (Reply(200, kagi_legacy_error_body(0, "Internal error")),
-     "Kagi API error (500): Internal error (Kagi error code 0)", 500),
-    (Reply(200, kagi_error_body("search.failed", "Search backend failed")),
-     "Kagi API error (502): Search backend failed (Kagi error code search.failed)", 502),
-    (Reply(200, "<html>maintenance</html>", content_type="text/html"), "Kagi returned a body that is not JSON", 200),
-    (Reply(200, [1, 2]), "Kagi returned JSON that is not an object", 200),
-])  # fmt: skip
-async def test_error_shapes(kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, reply: Reply, error: str,
-                            status: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "error", "status"),
+    [
+        (
+            Reply(403, kagi_error_body("auth.ip_not_allowed", "IP address not authorized for this token")),
+            AUTH_HINT.format(403) + " Kagi said: IP address not authorized for this token",
+            403,
+        ),
+        (Reply(402, kagi_error_body("billing.no_credit", "Payment required")), "kagi: 402 credits exhausted", 402),
+        (
+            Reply(400, kagi_error_body("request.invalid_field", "limit must be 1..1024", "limit")),
+            "Kagi API error (400): limit must be 1..1024",
+            400,
+        ),
+        (
+            Reply(429, kagi_error_body("rate_limited", "Too many requests"), headers={"Retry-After": "30"}),
+            "Kagi API error (429): Too many requests",
+            429,
+        ),
+        (Reply(429, {"detail": "Slow down"}), "Kagi API error (429): Slow down", 429),
+        (
+            Reply(500, "upstream connect error or disconnect/reset before headers\n"),
+            "Kagi API error (500): upstream connect error or disconnect/reset before headers",
+            500,
+        ),
+        (
+            Reply(503, "<html><body><h1>503   Service Unavailable</h1></body></html>", content_type="text/html"),
+            "Kagi API error (503): <html><body><h1>503 Service Unavailable</h1></body></html>",
+            503,
+        ),
+        (Reply(502, b""), "Kagi API error (502)", 502),
+        (Reply(504, "   "), "Kagi API error (504)", 504),
+        (
+            Reply(200, kagi_legacy_error_body(101, "Insufficient credit to perform this request.")),
+            "kagi: credits exhausted",
+            402,
+        ),
+        (Reply(200, kagi_legacy_error_body(100, "No billing information on file")), "kagi: 402 credits exhausted", 402),
+        (
+            Reply(200, kagi_legacy_error_body(2, "Unauthorized")),
+            AUTH_HINT.format(401) + " Kagi said: Unauthorized (Kagi error code 2)",
+            401,
+        ),
+        (
+            Reply(200, kagi_legacy_error_body(1, "Missing q parameter")),
+            "Kagi API error (400): Missing q parameter (Kagi error code 1)",
+            400,
+        ),
+        (
+            Reply(200, kagi_legacy_error_body(0, "Internal error")),
+            "Kagi API error (500): Internal error (Kagi error code 0)",
+            500,
+        ),
+        (
+            Reply(200, kagi_error_body("search.failed", "Search backend failed")),
+            "Kagi API error (502): Search backend failed (Kagi error code search.failed)",
+            502,
+        ),
+        (
+            Reply(200, "<html>maintenance</html>", content_type="text/html"),
+            "Kagi returned a body that is not JSON",
+            200,
+        ),
+        (Reply(200, [1, 2]), "Kagi returned JSON that is not an object", 200),
+    ],
+)
+async def test_error_shapes(
+    kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int
+) -> None:
     kagi.enqueue(reply)
     response = await search(kenv, clock)
     assert response.error == error
@@ -268,15 +375,19 @@ def test_retry_after_is_kept_on_the_error(clock: FakeClock, config_dir: Path) ->
     assert (info.value.status, info.value.retry_after) == (429, 30.0)
 
 
-@pytest.mark.parametrize("reply", [
-    Reply(500, f"invalid token {KEY} rejected"),
-    Reply(400, kagi_error_body("request.invalid", f"bad header Bearer {KEY}")),
-    Reply(401, kagi_error_body("auth.invalid_token", f"token {KEY} is not valid")),
-    Reply(200, kagi_legacy_error_body(1, f"token {KEY} malformed")),
-    Reply(200, kagi_legacy_error_body(2, f"Unauthorized: {KEY}")),
-])  # fmt: skip
-async def test_key_never_leaks_from_error_paths(kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock,
-                                                reply: Reply) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(500, f"invalid token {KEY} rejected"),
+        Reply(400, kagi_error_body("request.invalid", f"bad header Bearer {KEY}")),
+        Reply(401, kagi_error_body("auth.invalid_token", f"token {KEY} is not valid")),
+        Reply(200, kagi_legacy_error_body(1, f"token {KEY} malformed")),
+        Reply(200, kagi_legacy_error_body(2, f"Unauthorized: {KEY}")),
+    ],
+)
+async def test_key_never_leaks_from_error_paths(
+    kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, reply: Reply
+) -> None:
     kagi.enqueue(reply)
     response = await search(kenv, clock)
     assert response.error and "[redacted]" in response.error
@@ -292,8 +403,9 @@ def test_missing_key_message(clock: FakeClock, config_dir: Path) -> None:
     assert info.value.message == "Kagi needs an API key: set KAGI_API_KEY or run `websearch auth set kagi`"
 
 
-async def test_without_a_key_explicit_kagi_falls_back_to_the_chain(env: dict[str, str], kagi: FakeKagi,
-                                                                   clock: FakeClock) -> None:  # fmt: skip
+async def test_without_a_key_explicit_kagi_falls_back_to_the_chain(
+    env: dict[str, str], kagi: FakeKagi, clock: FakeClock
+) -> None:
     response = await search({**env, **kagi.env}, clock)
     assert response.provider == "duckduckgo" and kagi.requests == []
     assert response.notices[0] == (
@@ -302,8 +414,9 @@ async def test_without_a_key_explicit_kagi_falls_back_to_the_chain(env: dict[str
     )
 
 
-async def test_stored_credential_makes_kagi_available(env: dict[str, str], kagi: FakeKagi, clock: FakeClock,
-                                                      config_dir: Path) -> None:  # fmt: skip
+async def test_stored_credential_makes_kagi_available(
+    env: dict[str, str], kagi: FakeKagi, clock: FakeClock, config_dir: Path
+) -> None:
     fenv = {**env, **kagi.env}
     async with WebSearch(env=fenv, clock=clock) as ws:
         assert not next(s for s in ws.provider_status() if s.id == "kagi").available
@@ -315,8 +428,9 @@ async def test_stored_credential_makes_kagi_available(env: dict[str, str], kagi:
     assert kagi.last.headers["authorization"] == "Bearer stored-kagi-key-1234"
 
 
-async def test_resolution_order_explicit_then_env_then_store(env: dict[str, str], kagi: FakeKagi, clock: FakeClock,
-                                                             config_dir: Path) -> None:  # fmt: skip
+async def test_resolution_order_explicit_then_env_then_store(
+    env: dict[str, str], kagi: FakeKagi, clock: FakeClock, config_dir: Path
+) -> None:
     CredentialStore(config_dir / "agent.db").set("kagi", "api_key", {"api_key": "stored-kagi-key-1234"})
     fenv = {**env, **kagi.env, "KAGI_API_KEY": "env-kagi-key-5678"}
     async with WebSearch(env=fenv, clock=clock) as ws:
@@ -337,21 +451,36 @@ def test_the_key_is_handed_to_the_transport_for_redaction(clock: FakeClock, conf
 WHOLE = "applied as whole days (filters.{}={}): Kagi's date filters take dates only"
 
 
-@pytest.mark.parametrize(("kwargs", "filters", "notices"), [
-    ({"recency_days": 3}, {"after": "2026-11-27"}, ()),
-    ({"recency_hours": 6}, {"after": "2026-11-30"}, ("recency_hours=6 " + WHOLE.format("after", "2026-11-30"),)),
-    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"},
-     {"after": "2026-01-15", "before": "2026-02-01"}, ()),
-    ({"start_published_date": "2026-03-01T10:30:00Z", "end_published_date": "2026-04-01T23:30:00-05:00"},
-     {"after": "2026-03-01", "before": "2026-04-02"},
-     ("start_published_date='2026-03-01T10:30:00Z' " + WHOLE.format("after", "2026-03-01"),
-      "end_published_date='2026-04-01T23:30:00-05:00' " + WHOLE.format("before", "2026-04-02"))),
-    ({"recency": "month", "recency_hours": 30}, {"after": "2026-11-29"},
-     ("recency='month' not applied: recency_hours takes precedence",
-      "recency_hours=30 " + WHOLE.format("after", "2026-11-29"))),
-    ({"recency": "month", "end_published_date": "2026-11-20"}, {"after": "2026-10-30", "before": "2026-11-20"}, ()),
-    ({"end_published_date": "2026-11-20"}, {"before": "2026-11-20"}, ()),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "filters", "notices"),
+    [
+        ({"recency_days": 3}, {"after": "2026-11-27"}, ()),
+        ({"recency_hours": 6}, {"after": "2026-11-30"}, ("recency_hours=6 " + WHOLE.format("after", "2026-11-30"),)),
+        (
+            {"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"},
+            {"after": "2026-01-15", "before": "2026-02-01"},
+            (),
+        ),
+        (
+            {"start_published_date": "2026-03-01T10:30:00Z", "end_published_date": "2026-04-01T23:30:00-05:00"},
+            {"after": "2026-03-01", "before": "2026-04-02"},
+            (
+                "start_published_date='2026-03-01T10:30:00Z' " + WHOLE.format("after", "2026-03-01"),
+                "end_published_date='2026-04-01T23:30:00-05:00' " + WHOLE.format("before", "2026-04-02"),
+            ),
+        ),
+        (
+            {"recency": "month", "recency_hours": 30},
+            {"after": "2026-11-29"},
+            (
+                "recency='month' not applied: recency_hours takes precedence",
+                "recency_hours=30 " + WHOLE.format("after", "2026-11-29"),
+            ),
+        ),
+        ({"recency": "month", "end_published_date": "2026-11-20"}, {"after": "2026-10-30", "before": "2026-11-20"}, ()),
+        ({"end_published_date": "2026-11-20"}, {"before": "2026-11-20"}, ()),
+    ],
+)
 async def test_richer_dates_are_filters(
     kagi: FakeKagi,
     kenv: dict[str, str],

@@ -70,15 +70,25 @@ async def test_default_request(kimi: FakeKimi, env: dict[str, str]) -> None:
     assert response.notices == ()
 
 
-@pytest.mark.parametrize(("params", "limit", "notices"), [
-    ({"limit": 3}, 3, ()),
-    ({"num_search_results": 7}, 7, ()),
-    ({"limit": 3, "num_search_results": 7}, 7,
-     ("limit=3 not applied separately: Kimi uses num_search_results=7 as its result count",)),
-    ({"limit": 5, "num_search_results": 5}, 5, ()),
-    ({"limit": 50}, 20, ("limit=50 exceeds Kimi's maximum of 20; at most 20 results returned",)),
-    ({"num_search_results": 21}, 20, ("num_search_results=21 exceeds Kimi's maximum of 20; at most 20 results returned",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "limit", "notices"),
+    [
+        ({"limit": 3}, 3, ()),
+        ({"num_search_results": 7}, 7, ()),
+        (
+            {"limit": 3, "num_search_results": 7},
+            7,
+            ("limit=3 not applied separately: Kimi uses num_search_results=7 as its result count",),
+        ),
+        ({"limit": 5, "num_search_results": 5}, 5, ()),
+        ({"limit": 50}, 20, ("limit=50 exceeds Kimi's maximum of 20; at most 20 results returned",)),
+        (
+            {"num_search_results": 21},
+            20,
+            ("num_search_results=21 exceeds Kimi's maximum of 20; at most 20 results returned",),
+        ),
+    ],
+)
 async def test_count_is_sent_as_limit(
     kimi: FakeKimi, env: dict[str, str], params: dict[str, int], limit: int, notices: tuple[str, ...]
 ) -> None:
@@ -104,12 +114,20 @@ async def test_unsupported_parameters_become_notices(kimi: FakeKimi, env: dict[s
     )
 
 
-@pytest.mark.parametrize(("extra", "path"), [
-    ({"MOONSHOT_SEARCH_BASE_URL": "https://search.example.test/custom/v2/search"}, "/custom/v2/search"),
-    ({"KIMI_SEARCH_BASE_URL": "https://kimi.example.test/k/search"}, "/k/search"),
-    ({"MOONSHOT_SEARCH_BASE_URL": "https://m.example.test/m/search", "KIMI_SEARCH_BASE_URL": "https://k.example.test/k/search"},
-     "/m/search"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("extra", "path"),
+    [
+        ({"MOONSHOT_SEARCH_BASE_URL": "https://search.example.test/custom/v2/search"}, "/custom/v2/search"),
+        ({"KIMI_SEARCH_BASE_URL": "https://kimi.example.test/k/search"}, "/k/search"),
+        (
+            {
+                "MOONSHOT_SEARCH_BASE_URL": "https://m.example.test/m/search",
+                "KIMI_SEARCH_BASE_URL": "https://k.example.test/k/search",
+            },
+            "/m/search",
+        ),
+    ],
+)
 async def test_search_url_env_is_still_redirected_to_the_fake(
     kimi: FakeKimi, env: dict[str, str], extra: dict[str, str], path: str
 ) -> None:
@@ -167,8 +185,9 @@ async def test_explicit_key_beats_env_beats_store(kimi: FakeKimi, env: dict[str,
     CredentialStore(config_dir / "agent.db").set("kimi", "api_key", {"api_key": "stored-key"})
     await run({**env, **kimi.env, "MOONSHOT_API_KEY": "env-key"})
     assert kimi.last.headers["authorization"] == "Bearer env-key"
-    async with WebSearch(env={**env, **kimi.env, "MOONSHOT_API_KEY": "env-key"}, api_keys={"kimi": "explicit-key"},
-                         clock=FakeClock()) as ws:  # fmt: skip
+    async with WebSearch(
+        env={**env, **kimi.env, "MOONSHOT_API_KEY": "env-key"}, api_keys={"kimi": "explicit-key"}, clock=FakeClock()
+    ) as ws:
         await ws.asearch(QUERY, provider="kimi")
     assert kimi.last.headers["authorization"] == "Bearer explicit-key"
 
@@ -200,18 +219,35 @@ async def test_blank_key_is_a_missing_credential(kimi: FakeKimi, env: dict[str, 
 
 REALISTIC = {
     "search_results": [
-        {"title": "  Announcing Rust 1.90.0 | Rust Blog\n", "url": " https://blog.rust-lang.org/2025/09/18/Rust-1.90.0/ ",
-         "snippet": "  The Rust team is happy to announce a new version of Rust, 1.90.0.  ", "content": "ignored",
-         "date": " 2026-11-27 ", "site_name": " Rust Blog ", "icon": "https://blog.rust-lang.org/favicon.ico"},
-        {"title": "   ", "url": "https://releases.rs/docs/1.90.0/", "snippet": "  ", "content": "  Full release notes.  ",
-         "date": "", "site_name": ""},
+        {
+            "title": "  Announcing Rust 1.90.0 | Rust Blog\n",
+            "url": " https://blog.rust-lang.org/2025/09/18/Rust-1.90.0/ ",
+            "snippet": "  The Rust team is happy to announce a new version of Rust, 1.90.0.  ",
+            "content": "ignored",
+            "date": " 2026-11-27 ",
+            "site_name": " Rust Blog ",
+            "icon": "https://blog.rust-lang.org/favicon.ico",
+        },
+        {
+            "title": "   ",
+            "url": "https://releases.rs/docs/1.90.0/",
+            "snippet": "  ",
+            "content": "  Full release notes.  ",
+            "date": "",
+            "site_name": "",
+        },
         {"title": "no url", "url": "   ", "snippet": "dropped"},
         {"title": "no url at all"},
         "not an object",
-        {"title": "Rust 1.90 on Reddit", "url": "https://www.reddit.com/r/rust/comments/abc/", "snippet": None,
-         "date": "2026-11-30T11:00:00+00:00", "site_name": "reddit"},
+        {
+            "title": "Rust 1.90 on Reddit",
+            "url": "https://www.reddit.com/r/rust/comments/abc/",
+            "snippet": None,
+            "date": "2026-11-30T11:00:00+00:00",
+            "site_name": "reddit",
+        },
     ]
-}  # fmt: skip
+}
 EXPECTED = (
     SearchSource(
         title="Announcing Rust 1.90.0 | Rust Blog",
@@ -221,11 +257,17 @@ EXPECTED = (
         age_seconds=3 * 86400 + 12 * 3600,
         author="Rust Blog",
     ),
-    SearchSource(title="https://releases.rs/docs/1.90.0/", url="https://releases.rs/docs/1.90.0/",
-                 snippet="Full release notes."),
-    SearchSource(title="Rust 1.90 on Reddit", url="https://www.reddit.com/r/rust/comments/abc/",
-                 published_date="2026-11-30T11:00:00+00:00", age_seconds=3600, author="reddit"),
-)  # fmt: skip
+    SearchSource(
+        title="https://releases.rs/docs/1.90.0/", url="https://releases.rs/docs/1.90.0/", snippet="Full release notes."
+    ),
+    SearchSource(
+        title="Rust 1.90 on Reddit",
+        url="https://www.reddit.com/r/rust/comments/abc/",
+        published_date="2026-11-30T11:00:00+00:00",
+        age_seconds=3600,
+        author="reddit",
+    ),
+)
 
 
 async def test_parses_a_realistic_body(kimi: FakeKimi, env: dict[str, str]) -> None:
@@ -265,25 +307,44 @@ async def test_empty_result_is_a_204_failure(kimi: FakeKimi, env: dict[str, str]
 
 # -- errors ------------------------------------------------------------------------------------
 
-RATE_LIMIT = kimi_error("Your account org-1 request reached max request: 3, please try again after 1 seconds",
-                        "rate_limit_reached_error")  # fmt: skip
+RATE_LIMIT = kimi_error(
+    "Your account org-1 request reached max request: 3, please try again after 1 seconds", "rate_limit_reached_error"
+)
 ERRORS = [
     (Reply(401, kimi_error("Invalid Authentication", "invalid_authentication_error")), AUTH_FAILED.format(401), 401),
     (Reply(402, kimi_error("Payment required", "payment_required_error")), "kimi: 402 credits exhausted", 402),
     (Reply(403, kimi_error("permission denied", "permission_denied_error")), AUTH_FAILED.format(403), 403),
-    (Reply(429, kimi_error("Your account org-1 is suspended due to insufficient balance, please recharge",
-                           "exceeded_current_quota_error")), "kimi: credits exhausted", 429),
-    (Reply(429, RATE_LIMIT, headers={"Retry-After": "1"}),
-     f"Kimi search API error (429): {json.dumps(RATE_LIMIT)}", 429),
-    (Reply(400, kimi_error("Invalid request: limit must be between 1 and 20", "invalid_request_error")),
-     'Kimi search API error (400): {"error": {"message": "Invalid request: limit must be between 1 and 20", '
-     '"type": "invalid_request_error"}}', 400),
-    (Reply(502, "<html>\n<head><title>502 Bad Gateway</title></head>\n</html>", content_type="text/html"),
-     "Kimi search API error (502): <html> <head><title>502 Bad Gateway</title></head> </html>", 502),
+    (
+        Reply(
+            429,
+            kimi_error(
+                "Your account org-1 is suspended due to insufficient balance, please recharge",
+                "exceeded_current_quota_error",
+            ),
+        ),
+        "kimi: credits exhausted",
+        429,
+    ),
+    (
+        Reply(429, RATE_LIMIT, headers={"Retry-After": "1"}),
+        f"Kimi search API error (429): {json.dumps(RATE_LIMIT)}",
+        429,
+    ),
+    (
+        Reply(400, kimi_error("Invalid request: limit must be between 1 and 20", "invalid_request_error")),
+        'Kimi search API error (400): {"error": {"message": "Invalid request: limit must be between 1 and 20", '
+        '"type": "invalid_request_error"}}',
+        400,
+    ),
+    (
+        Reply(502, "<html>\n<head><title>502 Bad Gateway</title></head>\n</html>", content_type="text/html"),
+        "Kimi search API error (502): <html> <head><title>502 Bad Gateway</title></head> </html>",
+        502,
+    ),
     (Reply(503, ""), "Kimi search API error (503): ", 503),
     (Reply(200, "<html>maintenance</html>", content_type="text/html"), "Kimi returned a body that is not JSON", 200),
     (Reply(200, [1, 2]), "Kimi search returned JSON that is not an object", 200),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("reply", "message", "status"), ERRORS)
@@ -324,8 +385,9 @@ async def test_fake_answers_like_the_service_without_auth(kimi: FakeKimi) -> Non
 
 
 async def test_richer_domains_are_site_operators(kimi: FakeKimi, env: dict[str, str]) -> None:
-    response = await run(make_env(env, kimi), include_domains=["rust-lang.org"], exclude_domains=["x.cn"],
-                         recency_days=3)  # fmt: skip
+    response = await run(
+        make_env(env, kimi), include_domains=["rust-lang.org"], exclude_domains=["x.cn"], recency_days=3
+    )
     assert kimi.last.json() == {**BODY, "text_query": f"{QUERY} site:rust-lang.org -site:x.cn"}
     assert response.notices == (
         "include_domains=('rust-lang.org',) applied as site: operators in the query: Kimi has no domain filter",

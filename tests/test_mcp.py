@@ -32,10 +32,26 @@ FIRECRAWL_500 = Reply(500, firecrawl_error("An unexpected error occurred. Your e
 FIRECRAWL_FAILURE = "Firecrawl API error (500): An unexpected error occurred. Your exception ID is 7e1f"
 BLOCKS = "# Web search: q\n[served by: duckduckgo]\n\n## 1. T\nURL: https://t.example/\ns\n\nSources:\n[1] https://t.example/"
 PARAMETERS = [
-    "query", "num_results", "limit", "mode", "text_chars", "recency", "recency_days", "recency_hours",
-    "start_published_date", "end_published_date", "category", "include_domains", "exclude_domains", "summary",
-    "sort_by_date", "num_search_results", "max_tokens", "temperature", "provider",
-]  # fmt: skip
+    "query",
+    "num_results",
+    "limit",
+    "mode",
+    "text_chars",
+    "recency",
+    "recency_days",
+    "recency_hours",
+    "start_published_date",
+    "end_published_date",
+    "category",
+    "include_domains",
+    "exclude_domains",
+    "summary",
+    "sort_by_date",
+    "num_search_results",
+    "max_tokens",
+    "temperature",
+    "provider",
+]
 
 
 @pytest.fixture
@@ -227,21 +243,34 @@ BAD_ARGUMENTS = [
     ({"query": "q", "num_results": 0}, "num_results", "num_results must be a whole number of at least 1; got 0"),
     ({"query": "q", "limit": "ten"}, "limit", "limit must be a whole number of at least 1; got 'ten'"),
     ({"query": "q", "num_results": 3, "limit": 4}, "limit", "limit is another name for num_results; give one of them"),
-    ({"query": "q", "mode": "turbo"}, "mode",
-     "mode must be one of: auto, fast, instant, deep-lite, deep, deep-reasoning, neural, keyword; got 'turbo'"),
+    (
+        {"query": "q", "mode": "turbo"},
+        "mode",
+        "mode must be one of: auto, fast, instant, deep-lite, deep, deep-reasoning, neural, keyword; got 'turbo'",
+    ),
     ({"query": "q", "recency": "hour"}, "recency", "recency must be one of: day, week, month, year; got 'hour'"),
     ({"query": "q", "text_chars": 1.5}, "text_chars", "text_chars must be a whole number of at least 1; got 1.5"),
     ({"query": "q", "category": ""}, "category", "category must be a non-empty string, got ''"),
-    ({"query": "q", "include_domains": ["a.com", 3]}, "include_domains",
-     "include_domains must be a list of domain names (strings); got ['a.com', 3]"),
+    (
+        {"query": "q", "include_domains": ["a.com", 3]},
+        "include_domains",
+        "include_domains must be a list of domain names (strings); got ['a.com', 3]",
+    ),
     ({"query": "q", "summary": "yes"}, "summary", "summary must be true or false; got 'yes'"),
     ({"query": "q", "temperature": 3}, "temperature", "temperature must be a number from 0 to 2; got 3"),
-    ({"query": "q", "provider": "brave"}, "provider",
-     "provider must be one of: auto, duckduckgo; got 'brave' (not available here: set BRAVE_API_KEY or run "
-     "`websearch auth set brave`)"),
+    (
+        {"query": "q", "provider": "brave"},
+        "provider",
+        "provider must be one of: auto, duckduckgo; got 'brave' (not available here: set BRAVE_API_KEY or run "
+        "`websearch auth set brave`)",
+    ),
     ({"query": "q", "provider": "bing"}, "provider", "provider must be one of: auto, duckduckgo; got 'bing'"),
-    ({"query": "q", "colour": "red"}, "colour", "unknown argument 'colour'; the arguments are: " + ", ".join(PARAMETERS)),
-]  # fmt: skip
+    (
+        {"query": "q", "colour": "red"},
+        "colour",
+        "unknown argument 'colour'; the arguments are: " + ", ".join(PARAMETERS),
+    ),
+]
 
 
 @pytest.mark.parametrize(("arguments", "param", "message"), BAD_ARGUMENTS)
@@ -334,8 +363,11 @@ def http_port(env: dict[str, str]) -> Iterator[int]:
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, str(TESTS / "guarded_cli.py"), "mcp", "--http", "--port", str(port)],
-        env=server_env(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        env=server_env(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         assert proc.stderr.readline() == f"websearch MCP server on http://127.0.0.1:{port}/mcp\n"
@@ -421,8 +453,12 @@ def test_schema_and_help_import_nothing_heavy(tmp_path: Path, argv: list[str]) -
         "    except SystemExit: pass\n"
         "print('\\n'.join(sorted(sys.modules)))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "PATH": ""})  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "PATH": ""},
+    )
     assert proc.returncode == 0, proc.stderr
     loaded = proc.stdout.split()
     assert [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY[-2:])] == []
@@ -430,7 +466,11 @@ def test_schema_and_help_import_nothing_heavy(tmp_path: Path, argv: list[str]) -
 
 def test_mcp_without_the_extra_says_how_to_install_it(tmp_path: Path) -> None:
     code = "import sys\nsys.modules['mcp'] = None\nfrom websearch._cli import main\nraise SystemExit(main(['mcp']))\n"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "PATH": ""})  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "PATH": ""},
+    )
     assert proc.returncode == 2
     assert proc.stderr == "websearch: error: the MCP server needs the mcp extra: pip install 'websearch[mcp]'\n"

@@ -24,21 +24,31 @@ class FakeTokenEndpoint(FakeServer):
         body = request.json()
         if body.get("refresh_token") != "refresh-1":
             return Reply(400, {"error": "invalid_grant"})
-        return Reply(200, {"access_token": f"access-{len(self.requests) + 1}", "refresh_token": "refresh-2", "expires_in": 3600},
-                     delay=0.05)  # fmt: skip
+        return Reply(
+            200,
+            {"access_token": f"access-{len(self.requests) + 1}", "refresh_token": "refresh-2", "expires_in": 3600},
+            delay=0.05,
+        )
 
 
 def refresher(ctx, fake: FakeTokenEndpoint):  # type: ignore[no-untyped-def]
     async def refresh(token: OAuthToken) -> OAuthToken:
-        request = HttpRequest("POST", ctx.endpoint("codex", "https://auth.openai.com/oauth/token"),
-                              json={"grant_type": "refresh_token", "refresh_token": token.refresh_token},
-                              secrets=(token.refresh_token or "",))  # fmt: skip
+        request = HttpRequest(
+            "POST",
+            ctx.endpoint("codex", "https://auth.openai.com/oauth/token"),
+            json={"grant_type": "refresh_token", "refresh_token": token.refresh_token},
+            secrets=(token.refresh_token or "",),
+        )
         response = await ctx.send("codex", request)
         if not response.ok:
             raise SearchProviderError("codex", f"token endpoint answered {response.status}", response.status)
         data = response.json()
-        return OAuthToken(data["access_token"], data["refresh_token"], ctx.clock.now().timestamp() + data["expires_in"],
-                          account_id=token.account_id)  # fmt: skip
+        return OAuthToken(
+            data["access_token"],
+            data["refresh_token"],
+            ctx.clock.now().timestamp() + data["expires_in"],
+            account_id=token.account_id,
+        )
 
     return refresh
 
@@ -46,8 +56,16 @@ def refresher(ctx, fake: FakeTokenEndpoint):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def expired_store(config_dir: Path) -> CredentialStore:
     store = CredentialStore(config_dir / "agent.db")
-    store.set("codex", "oauth", {"access_token": "access-0", "refresh_token": "refresh-1",
-                                 "expires_at": NOW.timestamp() - 10, "account_id": "acct-1"})  # fmt: skip
+    store.set(
+        "codex",
+        "oauth",
+        {
+            "access_token": "access-0",
+            "refresh_token": "refresh-1",
+            "expires_at": NOW.timestamp() - 10,
+            "account_id": "acct-1",
+        },
+    )
     return store
 
 
@@ -84,8 +102,9 @@ async def test_fresh_token_is_not_refreshed(config_dir: Path) -> None:
 
 
 async def test_failed_refresh_says_log_in_again(config_dir: Path) -> None:
-    CredentialStore(config_dir / "agent.db").set("codex", "oauth", {"access_token": "a", "refresh_token": "revoked-xyz",
-                                                                     "expires_at": 1.0})  # fmt: skip
+    CredentialStore(config_dir / "agent.db").set(
+        "codex", "oauth", {"access_token": "a", "refresh_token": "revoked-xyz", "expires_at": 1.0}
+    )
     with FakeTokenEndpoint() as fake:
         async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}, clock=FakeClock()) as ws:
             ctx = ws._context()
@@ -135,9 +154,15 @@ async def test_ten_concurrent_codex_searches_refresh_once_and_the_next_process_r
     from websearch.testing import FakeCodex
 
     CredentialStore(config_dir / "agent.db").set(
-        "codex", "oauth", {"access_token": "expired-access", "refresh_token": "rt-once", "account_id": "acct-7d1f2c3b",
-                           "expires_at": NOW.timestamp() - 10}
-    )  # fmt: skip
+        "codex",
+        "oauth",
+        {
+            "access_token": "expired-access",
+            "refresh_token": "rt-once",
+            "account_id": "acct-7d1f2c3b",
+            "expires_at": NOW.timestamp() - 10,
+        },
+    )
     with FakeCodex(refresh_tokens={"rt-once"}, now=NOW.timestamp()) as fake:
         env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}
         async with WebSearch(env=env, clock=FakeClock()) as ws:

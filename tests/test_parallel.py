@@ -76,14 +76,20 @@ async def test_default_request(parallel: FakeParallel, env: dict[str, str]) -> N
     assert response.notices == ()
 
 
-@pytest.mark.parametrize(("params", "count", "notices"), [
-    ({"limit": 3}, 3, ()),
-    ({"num_search_results": 25}, 25, ()),
-    ({"limit": 3, "num_search_results": 25}, 25,
-     ("limit=3 not applied separately: Parallel uses num_search_results=25 as its result count",)),
-    ({"limit": 40}, 40, ()),
-    ({"limit": 99}, 40, ("limit=99 exceeds Parallel's maximum of 40; at most 40 results returned",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "count", "notices"),
+    [
+        ({"limit": 3}, 3, ()),
+        ({"num_search_results": 25}, 25, ()),
+        (
+            {"limit": 3, "num_search_results": 25},
+            25,
+            ("limit=3 not applied separately: Parallel uses num_search_results=25 as its result count",),
+        ),
+        ({"limit": 40}, 40, ()),
+        ({"limit": 99}, 40, ("limit=99 exceeds Parallel's maximum of 40; at most 40 results returned",)),
+    ],
+)
 async def test_count_is_a_local_cap_and_never_sent(
     parallel: FakeParallel, env: dict[str, str], params: dict[str, int], count: int, notices: tuple[str, ...]
 ) -> None:
@@ -157,8 +163,12 @@ def test_missing_credential_message(config_dir: Path) -> None:
 REALISTIC = {
     "search_id": "search_fcb2b4f3c75e418687bccaa1a8381331",
     "results": [
-        {"url": "https://bun.com/blog/bun-v1.3", "title": "Bun 1.3 | Bun Blog", "publish_date": "2026-11-28",
-         "excerpts": ["Bun 1.3 is the biggest release yet.", "It adds a full-stack dev server."]},
+        {
+            "url": "https://bun.com/blog/bun-v1.3",
+            "title": "Bun 1.3 | Bun Blog",
+            "publish_date": "2026-11-28",
+            "excerpts": ["Bun 1.3 is the biggest release yet.", "It adds a full-stack dev server."],
+        },
         {"url": "https://github.com/oven-sh/bun/releases", "publish_date": None, "excerpts": []},
         {"url": "https://news.ycombinator.com/item?id=1", "title": "", "excerpts": ["HN thread", 7, ""]},
         {"title": "no url", "excerpts": ["dropped"]},
@@ -166,7 +176,7 @@ REALISTIC = {
     ],
     "warnings": [],
     "usage": [{"name": "sku_search", "count": 1}],
-}  # fmt: skip
+}
 EXPECTED = (
     SearchSource(
         title="Bun 1.3 | Bun Blog",
@@ -176,9 +186,12 @@ EXPECTED = (
         age_seconds=2 * 86400 + 12 * 3600,
     ),
     SearchSource(title="https://github.com/oven-sh/bun/releases", url="https://github.com/oven-sh/bun/releases"),
-    SearchSource(title="https://news.ycombinator.com/item?id=1", url="https://news.ycombinator.com/item?id=1",
-                 snippet="HN thread"),
-)  # fmt: skip
+    SearchSource(
+        title="https://news.ycombinator.com/item?id=1",
+        url="https://news.ycombinator.com/item?id=1",
+        snippet="HN thread",
+    ),
+)
 
 
 async def test_parses_a_realistic_body(parallel: FakeParallel, env: dict[str, str]) -> None:
@@ -217,22 +230,39 @@ async def test_empty_result_is_a_204_failure(parallel: FakeParallel, env: dict[s
 
 UNPROCESSABLE = validation_error("mode", "Input should be 'one-shot', 'agentic' or 'fast'")
 ERRORS = [
-    (Reply(401, {"error": {"message": "Invalid or missing API key.", "ref_id": "ref_401"}}), AUTH_FAILED.format(401), 401),
+    (
+        Reply(401, {"error": {"message": "Invalid or missing API key.", "ref_id": "ref_401"}}),
+        AUTH_FAILED.format(401),
+        401,
+    ),
     (Reply(402, {"error": {"message": "Payment required"}}), "parallel: 402 credits exhausted", 402),
-    (Reply(402, {"error": {"message": "Insufficient credits. Add credits at platform.parallel.ai"}}),
-     "parallel: credits exhausted", 402),
+    (
+        Reply(402, {"error": {"message": "Insufficient credits. Add credits at platform.parallel.ai"}}),
+        "parallel: credits exhausted",
+        402,
+    ),
     (Reply(403, "Forbidden"), AUTH_FAILED.format(403), 403),
     (Reply(422, UNPROCESSABLE), f"Parallel API error (422): {json.dumps(UNPROCESSABLE)}", 422),
-    (Reply(429, {"error": {"message": "Rate limit exceeded. Retry in 30 seconds."}}, headers={"Retry-After": "30"}),
-     "Parallel API error (429): Rate limit exceeded. Retry in 30 seconds.", 429),
+    (
+        Reply(429, {"error": {"message": "Rate limit exceeded. Retry in 30 seconds."}}, headers={"Retry-After": "30"}),
+        "Parallel API error (429): Rate limit exceeded. Retry in 30 seconds.",
+        429,
+    ),
     (Reply(500, "Internal Server Error"), "Parallel API error (500): Internal Server Error", 500),
-    (Reply(503, {"message": "Service temporarily unavailable"}), "Parallel API error (503): Service temporarily unavailable", 503),
+    (
+        Reply(503, {"message": "Service temporarily unavailable"}),
+        "Parallel API error (503): Service temporarily unavailable",
+        503,
+    ),
     (Reply(504, {"detail": "upstream   timed\nout"}), "Parallel API error (504): upstream timed out", 504),
     (Reply(500, {"error": "boom"}), "Parallel API error (500): boom", 500),
-    (Reply(200, "<!doctype html><title>Parallel</title>", content_type="text/html"),
-     "Parallel returned a body that is not JSON", 200),
+    (
+        Reply(200, "<!doctype html><title>Parallel</title>", content_type="text/html"),
+        "Parallel returned a body that is not JSON",
+        200,
+    ),
     (Reply(200, ["not", "an", "object"]), INVALID_PAYLOAD, 200),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("reply", "message", "status"), ERRORS)
@@ -251,7 +281,10 @@ def test_retry_after_is_kept(config_dir: Path) -> None:
     with pytest.raises(SearchProviderError) as info:
         PROVIDER.parse_response(response, SearchParams(QUERY), context(config_dir, {}))
     assert (info.value.message, info.value.status, info.value.retry_after) == (
-        "Parallel API error (429): Too Many Requests", 429, 30.0)  # fmt: skip
+        "Parallel API error (429): Too Many Requests",
+        429,
+        30.0,
+    )
 
 
 @pytest.mark.parametrize("body", [f"bad key {KEY}", json.dumps({"error": {"message": f"key {KEY} revoked"}})])
@@ -276,16 +309,30 @@ def test_error_detail_prefers_message_then_detail_then_error() -> None:
 # -- the richer parameters --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("params", "policy", "notices"), [
-    ({"include_domains": ["bun.sh"], "exclude_domains": ["x.com", "y.com"]},
-     {"include_domains": ["bun.sh"], "exclude_domains": ["x.com", "y.com"]}, ()),
-    ({"recency_days": 3}, {"after_date": "2026-11-27"}, ()),
-    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"}, {"after_date": "2026-01-15"},
-     ("end_published_date='2026-02-01' not applied: Parallel does not support it",)),
-    ({"recency_hours": 30, "recency": "day"}, {"after_date": "2026-11-29"},
-     ("recency_hours=30 applied as whole days (source_policy.after_date=2026-11-29): Parallel's after_date is a date",
-      "recency='day' not applied: Parallel does not support it")),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "policy", "notices"),
+    [
+        (
+            {"include_domains": ["bun.sh"], "exclude_domains": ["x.com", "y.com"]},
+            {"include_domains": ["bun.sh"], "exclude_domains": ["x.com", "y.com"]},
+            (),
+        ),
+        ({"recency_days": 3}, {"after_date": "2026-11-27"}, ()),
+        (
+            {"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"},
+            {"after_date": "2026-01-15"},
+            ("end_published_date='2026-02-01' not applied: Parallel does not support it",),
+        ),
+        (
+            {"recency_hours": 30, "recency": "day"},
+            {"after_date": "2026-11-29"},
+            (
+                "recency_hours=30 applied as whole days (source_policy.after_date=2026-11-29): Parallel's after_date is a date",
+                "recency='day' not applied: Parallel does not support it",
+            ),
+        ),
+    ],
+)
 async def test_richer_parameters_are_the_source_policy(
     parallel: FakeParallel,
     env: dict[str, str],

@@ -136,13 +136,16 @@ async def test_default_api_request(pplx: FakePerplexity, keyed: dict[str, str], 
     assert len(pplx.requests) == 1
 
 
-@pytest.mark.parametrize(("kwargs", "sent", "n_sources"), [
-    ({}, 20, 20),
-    ({"limit": 3}, 20, 3),
-    ({"num_search_results": 7}, 7, 7),
-    ({"limit": 3, "num_search_results": 7}, 7, 3),
-    ({"limit": 50, "num_search_results": 5}, 5, 5),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "sent", "n_sources"),
+    [
+        ({}, 20, 20),
+        ({"limit": 3}, 20, 3),
+        ({"num_search_results": 7}, 7, 7),
+        ({"limit": 3, "num_search_results": 7}, 7, 3),
+        ({"limit": 50, "num_search_results": 5}, 5, 5),
+    ],
+)
 async def test_limit_slices_sources_and_num_search_results_is_the_api_breadth(
     pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, kwargs: dict[str, int], sent: int, n_sources: int
 ) -> None:
@@ -175,27 +178,59 @@ async def test_max_tokens_and_temperature_pass_through(
 RFC = "https://www.rfc-editor.org/rfc/rfc9000"
 CLOUDFLARE = "https://blog.cloudflare.com/quic"
 REALISTIC = sse(
-    {"id": "req-1", "model": "sonar-pro", "object": "chat.completion.chunk", "created": 1796040000,
-     "choices": [{"index": 0, "delta": {"role": "assistant", "content": "QUIC runs over UDP "}, "finish_reason": None}],
-     "citations": ["https://stale.example/early"]},
-    {"id": "req-1", "model": "sonar-pro", "object": "chat.completion.chunk",
-     "choices": [{"index": 0, "delta": {"content": "and encrypts by default [1][2]."}, "finish_reason": None}]},
-    {"id": "req-1", "model": "sonar-pro", "object": "chat.completion.chunk",
-     "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-     "citations": [RFC, CLOUDFLARE, "https://no-result.example/page"],
-     "search_results": [
-         {"title": "RFC 9000: QUIC", "url": RFC, "date": "2021-05-27", "last_updated": "2024-01-01",
-          "snippet": "QUIC: A UDP-Based Multiplexed and Secure Transport", "source": "web"},
-         {"title": "", "url": CLOUDFLARE, "date": None, "snippet": ""},
-         {"title": "No URL, dropped", "snippet": "x"},
-         {"title": "A later duplicate", "url": RFC, "date": "2020-01-01"},
-     ],
-     "related_questions": ["What is 0-RTT?", "   ", "How does HTTP/3 use QUIC?", 7]},
-    {"id": "req-1", "model": "sonar-pro", "object": "chat.completion.chunk", "choices": [], "citations": [],
-     "usage": {"prompt_tokens": 12, "completion_tokens": 80, "total_tokens": 92, "num_search_queries": 1,
-               "cost": {"total_cost": 0.0051}}},
+    {
+        "id": "req-1",
+        "model": "sonar-pro",
+        "object": "chat.completion.chunk",
+        "created": 1796040000,
+        "choices": [
+            {"index": 0, "delta": {"role": "assistant", "content": "QUIC runs over UDP "}, "finish_reason": None}
+        ],
+        "citations": ["https://stale.example/early"],
+    },
+    {
+        "id": "req-1",
+        "model": "sonar-pro",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"content": "and encrypts by default [1][2]."}, "finish_reason": None}],
+    },
+    {
+        "id": "req-1",
+        "model": "sonar-pro",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        "citations": [RFC, CLOUDFLARE, "https://no-result.example/page"],
+        "search_results": [
+            {
+                "title": "RFC 9000: QUIC",
+                "url": RFC,
+                "date": "2021-05-27",
+                "last_updated": "2024-01-01",
+                "snippet": "QUIC: A UDP-Based Multiplexed and Secure Transport",
+                "source": "web",
+            },
+            {"title": "", "url": CLOUDFLARE, "date": None, "snippet": ""},
+            {"title": "No URL, dropped", "snippet": "x"},
+            {"title": "A later duplicate", "url": RFC, "date": "2020-01-01"},
+        ],
+        "related_questions": ["What is 0-RTT?", "   ", "How does HTTP/3 use QUIC?", 7],
+    },
+    {
+        "id": "req-1",
+        "model": "sonar-pro",
+        "object": "chat.completion.chunk",
+        "choices": [],
+        "citations": [],
+        "usage": {
+            "prompt_tokens": 12,
+            "completion_tokens": 80,
+            "total_tokens": 92,
+            "num_search_queries": 1,
+            "cost": {"total_cost": 0.0051},
+        },
+    },
     "[DONE]",
-)  # fmt: skip
+)
 
 
 async def test_parses_a_realistic_stream_exactly(pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock) -> None:
@@ -247,14 +282,32 @@ def test_without_citations_sources_come_from_search_results() -> None:
 def test_metadata_is_gathered_from_any_event_and_nested_output() -> None:
     text = b"".join(
         sse(
-            {"response": {"id": "resp-1", "model": "sonar-pro",
-                          "output": [{"type": "message", "content": [{"search_results": [{"title": "T", "url": "https://t.example"}]}]}]}},
-            {"choices": [{"delta": {"content": "A"}}],
-             "output": [{"type": "search", "results": [{"title": "R", "url": "https://r.example"}], "related_questions": ["Why?"]}]},
+            {
+                "response": {
+                    "id": "resp-1",
+                    "model": "sonar-pro",
+                    "output": [
+                        {
+                            "type": "message",
+                            "content": [{"search_results": [{"title": "T", "url": "https://t.example"}]}],
+                        }
+                    ],
+                }
+            },
+            {
+                "choices": [{"delta": {"content": "A"}}],
+                "output": [
+                    {
+                        "type": "search",
+                        "results": [{"title": "R", "url": "https://r.example"}],
+                        "related_questions": ["Why?"],
+                    }
+                ],
+            },
             {"choices": [{"delta": {"content": "B"}, "finish_reason": "stop"}], "search_results": []},
             "[DONE]",
         )
-    ).decode()  # fmt: skip
+    ).decode()
     response = parse_events(iter_sse(text), SearchParams("q"), NOW)
     assert response.answer == "AB"
     assert response.sources == (SearchSource(title="R", url="https://r.example"),)  # the last non-empty list wins
@@ -265,21 +318,37 @@ def test_metadata_is_gathered_from_any_event_and_nested_output() -> None:
 async def test_a_whole_json_completion_is_accepted(
     pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock
 ) -> None:
-    body = {"id": "whole-1", "model": "sonar-pro", "object": "chat.completion",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Whole."}}],
-            "citations": ["https://a.example"], "search_results": [{"title": "A", "url": "https://a.example"}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}}  # fmt: skip
+    body = {
+        "id": "whole-1",
+        "model": "sonar-pro",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Whole."}}],
+        "citations": ["https://a.example"],
+        "search_results": [{"title": "A", "url": "https://a.example"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3},
+    }
     pplx.enqueue(Reply(200, body))
     response = await search(keyed, clock)
     assert (response.answer, response.request_id, response.usage) == ("Whole.", "whole-1", SearchUsage(1, 2, 3))
     assert response.citations == (SearchCitation("https://a.example", "A"),)
 
 
-@pytest.mark.parametrize("chunks", [
-    sse({"id": "e", "choices": [{"delta": {"content": ""}, "finish_reason": "stop"}], "citations": [], "search_results": []}, "[DONE]"),
-    sse("[DONE]"),
-    chat_chunks("", (), related=("  ",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        sse(
+            {
+                "id": "e",
+                "choices": [{"delta": {"content": ""}, "finish_reason": "stop"}],
+                "citations": [],
+                "search_results": [],
+            },
+            "[DONE]",
+        ),
+        sse("[DONE]"),
+        chat_chunks("", (), related=("  ",)),
+    ],
+)
 async def test_an_empty_answer_is_the_chains_204(
     pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, chunks: list[bytes]
 ) -> None:
@@ -296,26 +365,67 @@ ENDED = "Perplexity stream ended before its last event; the partial answer was d
 FIRST = chat_chunks()[:2]
 
 
-@pytest.mark.parametrize(("reply", "status", "message"), [
-    (api_error(401, "Invalid API key provided.", "invalid_api_key"), 401, AUTH_FAILED.format(401)),
-    (Reply(401, "<html><head><title>401 Authorization Required</title></head></html>", content_type="text/html"),
-     401, AUTH_FAILED.format(401)),
-    (api_error(402, "Insufficient credits. Add funds to continue.", "insufficient_quota"), 402, "perplexity: credits exhausted"),
-    (Reply(402, b""), 402, "perplexity: 402 credits exhausted"),
-    (Reply(403, "<html>Attention Required! | Cloudflare</html>", content_type="text/html"), 403, AUTH_FAILED.format(403)),
-    (Reply(429, {"error": {"message": "Rate limit exceeded", "type": "rate_limit_exceeded", "code": 429}},
-           headers={"Retry-After": "30"}), 429, "Perplexity API error (429): Rate limit exceeded; retry after 30 s"),
-    (api_error(400, "Invalid model 'sonar-x'.", "invalid_model"), 400, "Perplexity API error (400): Invalid model 'sonar-x'."),
-    (Reply(500, "upstream   exploded\n"), 500, "Perplexity API error (500): upstream exploded"),
-    (Reply(503, b""), 503, "Perplexity API error (503): Service Unavailable"),
-    (Reply(200, "<html>captive portal</html>", content_type="text/html"), 200, "Perplexity returned a body that is not JSON"),
-    (Reply(200, chunks=[*FIRST, b'data: {"error": {"message": "Internal server error", "type": "server_error", "code": 500}}\n\n']),
-     500, "Perplexity API error (500): Internal server error"),
-    (Reply(200, chunks=[*FIRST, b'event: error\ndata: {"error": {"message": "overloaded", "code": 529}}\n\n']),
-     529, "Perplexity API error (529): overloaded"),
-    (Reply(200, chunks=[*FIRST, b"data: {not json\n\n"]), 502, "Perplexity sent a stream event that is not JSON"),
-    (Reply(200, chunks=FIRST), 502, ENDED),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "status", "message"),
+    [
+        (api_error(401, "Invalid API key provided.", "invalid_api_key"), 401, AUTH_FAILED.format(401)),
+        (
+            Reply(401, "<html><head><title>401 Authorization Required</title></head></html>", content_type="text/html"),
+            401,
+            AUTH_FAILED.format(401),
+        ),
+        (
+            api_error(402, "Insufficient credits. Add funds to continue.", "insufficient_quota"),
+            402,
+            "perplexity: credits exhausted",
+        ),
+        (Reply(402, b""), 402, "perplexity: 402 credits exhausted"),
+        (
+            Reply(403, "<html>Attention Required! | Cloudflare</html>", content_type="text/html"),
+            403,
+            AUTH_FAILED.format(403),
+        ),
+        (
+            Reply(
+                429,
+                {"error": {"message": "Rate limit exceeded", "type": "rate_limit_exceeded", "code": 429}},
+                headers={"Retry-After": "30"},
+            ),
+            429,
+            "Perplexity API error (429): Rate limit exceeded; retry after 30 s",
+        ),
+        (
+            api_error(400, "Invalid model 'sonar-x'.", "invalid_model"),
+            400,
+            "Perplexity API error (400): Invalid model 'sonar-x'.",
+        ),
+        (Reply(500, "upstream   exploded\n"), 500, "Perplexity API error (500): upstream exploded"),
+        (Reply(503, b""), 503, "Perplexity API error (503): Service Unavailable"),
+        (
+            Reply(200, "<html>captive portal</html>", content_type="text/html"),
+            200,
+            "Perplexity returned a body that is not JSON",
+        ),
+        (
+            Reply(
+                200,
+                chunks=[
+                    *FIRST,
+                    b'data: {"error": {"message": "Internal server error", "type": "server_error", "code": 500}}\n\n',
+                ],
+            ),
+            500,
+            "Perplexity API error (500): Internal server error",
+        ),
+        (
+            Reply(200, chunks=[*FIRST, b'event: error\ndata: {"error": {"message": "overloaded", "code": 529}}\n\n']),
+            529,
+            "Perplexity API error (529): overloaded",
+        ),
+        (Reply(200, chunks=[*FIRST, b"data: {not json\n\n"]), 502, "Perplexity sent a stream event that is not JSON"),
+        (Reply(200, chunks=FIRST), 502, ENDED),
+    ],
+)
 async def test_error_statuses_envelopes_and_stream_errors(
     pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
 ) -> None:
@@ -369,8 +479,9 @@ async def test_key_resolution_order(
     assert pplx.last.headers["authorization"] == "Bearer pplx-env-222222"
     await search({**base, "PPLX_API_KEY": "pplx-env-222222", "PERPLEXITY_API_KEY": "env-111111"}, clock)
     assert pplx.last.headers["authorization"] == "Bearer env-111111"
-    async with WebSearch(env={**base, "PERPLEXITY_API_KEY": "env-111111"}, clock=clock,
-                         api_keys={"perplexity": "explicit-333333"}) as ws:  # fmt: skip
+    async with WebSearch(
+        env={**base, "PERPLEXITY_API_KEY": "env-111111"}, clock=clock, api_keys={"perplexity": "explicit-333333"}
+    ) as ws:
         await ws.asearch(QUERY, provider="perplexity")
     assert pplx.last.headers["authorization"] == "Bearer explicit-333333"
 
@@ -401,8 +512,10 @@ async def test_every_method_in_order_with_fall_through(
     pplx: FakePerplexity, keyed: dict[str, str], config_dir: Path, clock: FakeClock
 ) -> None:
     store_session(config_dir)
-    pplx.enqueue(Reply(403, "<html>Just a moment...</html>", content_type="text/html"),
-                 Reply(500, {"detail": "ask backend unavailable"}))  # fmt: skip
+    pplx.enqueue(
+        Reply(403, "<html>Just a moment...</html>", content_type="text/html"),
+        Reply(500, {"detail": "ask backend unavailable"}),
+    )
     response = await search({**keyed, "PERPLEXITY_COOKIES": COOKIES, "OPENROUTER_API_KEY": OR_KEY}, clock)
     assert [r.path for r in pplx.requests] == [ASK_PATH, ASK_PATH, "/chat/completions"]
     assert pplx.requests[0].headers["cookie"] == COOKIES
@@ -420,22 +533,28 @@ def test_auth_methods_order(config_dir: Path, clock: FakeClock) -> None:
     env = {"PERPLEXITY_COOKIES": f"  {COOKIES}  ", "PERPLEXITY_API_KEY": KEY, "OPENROUTER_API_KEY": OR_KEY}
     methods = auth_methods(context(env, config_dir, clock))
     assert [(m.kind, m.secret) for m in methods] == [
-        ("cookies", COOKIES), ("session", SESSION), ("api_key", KEY), ("openrouter", OR_KEY),
-    ]  # fmt: skip
+        ("cookies", COOKIES),
+        ("session", SESSION),
+        ("api_key", KEY),
+        ("openrouter", OR_KEY),
+    ]
     assert all(m.secret not in repr(m) for m in methods)
     assert methods[0].secrets == (COOKIES, "visitor-77aa01", "cookie-session-5e6f7a8b9c")
     assert auth_methods(context({}, config_dir / "empty", clock)) == [Auth("anonymous")]
 
 
-@pytest.mark.parametrize(("credential", "used"), [
-    ({"access_token": jwt(NOW.timestamp() + 301)}, True),
-    ({"access_token": jwt(NOW.timestamp() + 300)}, False),  # within the 5-minute margin
-    ({"access_token": jwt(NOW.timestamp() - 10)}, False),
-    ({"access_token": jwt(None)}, True),  # no exp: Perplexity sessions usually never expire
-    ({"access_token": "opaque-session-token-1234"}, True),
-    ({"access_token": jwt(None), "expires_at": NOW.timestamp() - 1}, False),
-    ({"access_token": jwt(NOW.timestamp() - 10), "expires_at": NOW.timestamp() + 3600}, True),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("credential", "used"),
+    [
+        ({"access_token": jwt(NOW.timestamp() + 301)}, True),
+        ({"access_token": jwt(NOW.timestamp() + 300)}, False),  # within the 5-minute margin
+        ({"access_token": jwt(NOW.timestamp() - 10)}, False),
+        ({"access_token": jwt(None)}, True),  # no exp: Perplexity sessions usually never expire
+        ({"access_token": "opaque-session-token-1234"}, True),
+        ({"access_token": jwt(None), "expires_at": NOW.timestamp() - 1}, False),
+        ({"access_token": jwt(NOW.timestamp() - 10), "expires_at": NOW.timestamp() + 3600}, True),
+    ],
+)
 async def test_a_session_about_to_expire_is_skipped(
     pplx: FakePerplexity,
     keyed: dict[str, str],
@@ -493,8 +612,11 @@ def test_availability(env: dict[str, str], config_dir: Path) -> None:
     assert status(env)
     store.set("perplexity", "oauth", {"access_token": SESSION})
     assert status(env)
-    reason = next(s for s in WebSearch(env={**env, "WEBSEARCH_CONFIG_DIR": str(config_dir / "x")}).provider_status()
-                  if s.id == "perplexity").reason  # fmt: skip
+    reason = next(
+        s
+        for s in WebSearch(env={**env, "WEBSEARCH_CONFIG_DIR": str(config_dir / "x")}).provider_status()
+        if s.id == "perplexity"
+    ).reason
     assert reason == (
         "set PERPLEXITY_COOKIES or set PERPLEXITY_API_KEY or set PPLX_API_KEY or run `websearch auth set perplexity`"
     )
@@ -532,10 +654,20 @@ async def test_stored_credential_is_sent(
 
 def ask_params(**changes: Any) -> dict[str, Any]:
     params: dict[str, Any] = {
-        "query_str": QUERY, "search_focus": "internet", "mode": "copilot", "model_preference": "experimental",
-        "sources": ["web"], "attachments": [], "version": "2.18", "language": "en-US", "timezone": "UTC",
-        "search_recency_filter": None, "is_incognito": True, "use_schematized_api": True, "skip_search_enabled": True,
-    }  # fmt: skip
+        "query_str": QUERY,
+        "search_focus": "internet",
+        "mode": "copilot",
+        "model_preference": "experimental",
+        "sources": ["web"],
+        "attachments": [],
+        "version": "2.18",
+        "language": "en-US",
+        "timezone": "UTC",
+        "search_recency_filter": None,
+        "is_incognito": True,
+        "use_schematized_api": True,
+        "skip_search_enabled": True,
+    }
     return params | changes
 
 
@@ -555,18 +687,29 @@ async def test_session_token_request_and_exact_response(
     req = pplx.last
     assert (req.method, req.path, len(pplx.requests)) == ("POST", ASK_PATH, 1)
     assert {k: v for k, v in req.headers.items() if k not in ("host", "accept-encoding", "content-length")} == {
-        "content-type": "application/json", "accept": "text/event-stream", "origin": "https://www.perplexity.ai",
-        "referer": "https://www.perplexity.ai/", "user-agent": APP_USER_AGENT, "x-request-id": req.headers["x-request-id"],
-        "cookie": f"__Secure-next-auth.session-token={SESSION}", "x-app-apiclient": "default",
-        "x-app-apiversion": "2.18", "x-perplexity-request-reason": "submit",
-    }  # fmt: skip
+        "content-type": "application/json",
+        "accept": "text/event-stream",
+        "origin": "https://www.perplexity.ai",
+        "referer": "https://www.perplexity.ai/",
+        "user-agent": APP_USER_AGENT,
+        "x-request-id": req.headers["x-request-id"],
+        "cookie": f"__Secure-next-auth.session-token={SESSION}",
+        "x-app-apiclient": "default",
+        "x-app-apiversion": "2.18",
+        "x-perplexity-request-reason": "submit",
+    }
     uuid.UUID(req.headers["x-request-id"])
     assert sent_ask(req.json()) == {"query_str": QUERY, "params": ask_params()}  # the bare query: no system prompt
     expected_sources = tuple(
-        SearchSource(title=r["title"], url=r["url"], snippet=r["snippet"], published_date=r["date"],
-                     age_seconds=age(r["date"]) if r["date"] else None)
+        SearchSource(
+            title=r["title"],
+            url=r["url"],
+            snippet=r["snippet"],
+            published_date=r["date"],
+            age_seconds=age(r["date"]) if r["date"] else None,
+        )
         for r in search_results(8, "quic")
-    )  # fmt: skip
+    )
     assert response == SearchResponse(
         provider="perplexity",
         query=QUERY,
@@ -630,22 +773,42 @@ async def test_anonymous_only_when_explicit_and_nothing_is_configured(
 
 
 async def test_ask_stream_error_event(pplx: FakePerplexity, base: dict[str, str], clock: FakeClock) -> None:
-    pplx.enqueue(Reply(200, chunks=sse({"status": "PENDING", "blocks": [], "uuid": "u1"},
-                                       {"error_code": "RATE_LIMITED", "error_message": "Too many requests", "status": "FAILED"})))  # fmt: skip
+    pplx.enqueue(
+        Reply(
+            200,
+            chunks=sse(
+                {"status": "PENDING", "blocks": [], "uuid": "u1"},
+                {"error_code": "RATE_LIMITED", "error_message": "Too many requests", "status": "FAILED"},
+            ),
+        )
+    )
     response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock)
     assert response.error == "Perplexity ask stream error: Too many requests"
     assert response.attempts == (Attempt("perplexity", 400, response.error, 0.0),)
 
 
-@pytest.mark.parametrize(("reply", "status", "message"), [
-    (Reply(200, chunks=ask_chunks(ANSWER, search_results(2))[:3]), 502, ENDED),
-    (Reply(500, "<html>Internal Server Error</html>", content_type="text/html"), 500,
-     "Perplexity ask API error (500): <html>Internal Server Error</html>"),
-    (Reply(403, "<html>Just a moment...</html>", content_type="text/html"), 403, AUTH_FAILED.format(403)),
-    (Reply(429, {"detail": "Too many requests"}, headers={"Retry-After": "5"}), 429,
-     "Perplexity ask API error (429): Too many requests; retry after 5 s"),
-    (Reply(200, chunks=sse({"status": "PENDING"}, "not json")), 502, "Perplexity sent a stream event that is not JSON"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "status", "message"),
+    [
+        (Reply(200, chunks=ask_chunks(ANSWER, search_results(2))[:3]), 502, ENDED),
+        (
+            Reply(500, "<html>Internal Server Error</html>", content_type="text/html"),
+            500,
+            "Perplexity ask API error (500): <html>Internal Server Error</html>",
+        ),
+        (Reply(403, "<html>Just a moment...</html>", content_type="text/html"), 403, AUTH_FAILED.format(403)),
+        (
+            Reply(429, {"detail": "Too many requests"}, headers={"Retry-After": "5"}),
+            429,
+            "Perplexity ask API error (429): Too many requests; retry after 5 s",
+        ),
+        (
+            Reply(200, chunks=sse({"status": "PENDING"}, "not json")),
+            502,
+            "Perplexity sent a stream event that is not JSON",
+        ),
+    ],
+)
 async def test_ask_errors(
     pplx: FakePerplexity, base: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
 ) -> None:
@@ -669,14 +832,25 @@ async def test_ask_stream_cut_mid_event(pplx: FakePerplexity, base: dict[str, st
 def test_markdown_chunks_merge_by_offset_and_block() -> None:
     snap: dict[str, Any] = {"blocks": []}
     for event in (
-        {"blocks": [{"intended_usage": "ask_text", "markdown_block": {"chunks": ["A", "b"], "chunk_starting_offset": 0}},
-                    {"intended_usage": "web_results", "web_result_block": {"web_results": [{"name": "N", "url": "https://n.example"}]}},
-                    {"markdown_block": {"chunks": ["dropped: no intended_usage"]}}],
-         "sources_list": [{"title": "S", "url": "https://s.example"}]},
-        {"blocks": [{"intended_usage": "ask_text", "markdown_block": {"chunks": ["B", "C"], "chunk_starting_offset": 1}}],
-         "status": "PENDING"},
+        {
+            "blocks": [
+                {"intended_usage": "ask_text", "markdown_block": {"chunks": ["A", "b"], "chunk_starting_offset": 0}},
+                {
+                    "intended_usage": "web_results",
+                    "web_result_block": {"web_results": [{"name": "N", "url": "https://n.example"}]},
+                },
+                {"markdown_block": {"chunks": ["dropped: no intended_usage"]}},
+            ],
+            "sources_list": [{"title": "S", "url": "https://s.example"}],
+        },
+        {
+            "blocks": [
+                {"intended_usage": "ask_text", "markdown_block": {"chunks": ["B", "C"], "chunk_starting_offset": 1}}
+            ],
+            "status": "PENDING",
+        },
         {"status": "COMPLETED", "blocks": []},
-    ):  # fmt: skip
+    ):
         snap = merge_snapshot(snap, event)
     assert snapshot_answer(snap) == "ABC"
     assert [b["intended_usage"] for b in snap["blocks"]] == ["ask_text", "web_results"]
@@ -700,15 +874,35 @@ def test_answer_precedence() -> None:
 
 def test_text_payload_forms() -> None:
     inner = {"answer": "plain answer", "structured_answer": [{"type": "markdown", "chunks": ["struc", "tured"]}]}
-    steps = [{"step_type": "INITIAL_QUERY", "content": {"query": "q"}},
-             {"step_type": "FINAL", "content": {"answer": json.dumps(inner)}}]  # fmt: skip
+    steps = [
+        {"step_type": "INITIAL_QUERY", "content": {"query": "q"}},
+        {"step_type": "FINAL", "content": {"answer": json.dumps(inner)}},
+    ]
     assert text_answer(json.dumps(steps)) == "structured"
     assert text_answer(json.dumps({"chunks": ["a", "b"], "answer": "x"})) == "ab"
     assert text_answer(json.dumps([{"content": {"answer": "not json"}}])) == "not json"
     assert text_answer("just text") == "just text"
-    sources = snapshot_sources({"text": json.dumps([{"content": {"answer": json.dumps(
-        {"web_results": [{"title": "T", "url": "https://t.example", "timestamp": "2026-11-29T12:00:00Z"}, {"name": "no url"}]}
-    )}}])}, NOW)  # fmt: skip
+    sources = snapshot_sources(
+        {
+            "text": json.dumps(
+                [
+                    {
+                        "content": {
+                            "answer": json.dumps(
+                                {
+                                    "web_results": [
+                                        {"title": "T", "url": "https://t.example", "timestamp": "2026-11-29T12:00:00Z"},
+                                        {"name": "no url"},
+                                    ]
+                                }
+                            )
+                        }
+                    }
+                ]
+            )
+        },
+        NOW,
+    )
     assert sources == [SearchSource("T", "https://t.example", None, "2026-11-29T12:00:00Z", 86400)]
 
 
@@ -723,10 +917,16 @@ def test_parse_events_for_the_ask_stream() -> None:
         parse_events(iter_sse(text.split("\n\n")[0] + "\n\n"), SearchParams("q"), NOW, Auth("anonymous"))
 
 
-@pytest.mark.parametrize(("tz", "expected"), [
-    ("Europe/Paris", "Europe/Paris"), (":America/New_York", "America/New_York"), ("UTC", "UTC"),
-    ("EST5EDT,M3.2.0", "UTC"), ("", "UTC"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("tz", "expected"),
+    [
+        ("Europe/Paris", "Europe/Paris"),
+        (":America/New_York", "America/New_York"),
+        ("UTC", "UTC"),
+        ("EST5EDT,M3.2.0", "UTC"),
+        ("", "UTC"),
+    ],
+)
 def test_timezone_comes_from_tz(config_dir: Path, clock: FakeClock, tz: str, expected: str) -> None:
     request = build_ask_request(SearchParams("q"), context({"TZ": tz}, config_dir, clock), Auth("cookies", COOKIES))
     assert request.json["params"]["timezone"] == expected
@@ -736,14 +936,19 @@ def test_timezone_comes_from_tz(config_dir: Path, clock: FakeClock, tz: str, exp
 # -- secrets ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("reply", [
-    Reply(500, f"internal error for key {KEY}"),
-    Reply(401, {"error": {"message": f"Invalid API key {KEY}", "type": "invalid_api_key", "code": 401}}),
-    Reply(400, {"error": {"message": f"bad header Authorization: Bearer {KEY}", "code": 400}}),
-    Reply(200, chunks=[*FIRST, f'data: {{"error": {{"message": "key {KEY} over quota", "code": 429}}}}\n\n'.encode()]),
-    Reply(200, chunks=[*FIRST, f'data: {{"error": {{"message": "boom {KEY}", "code": 500}}}}\n\n'.encode()]),
-    Reply(200, f"not json {KEY}"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(500, f"internal error for key {KEY}"),
+        Reply(401, {"error": {"message": f"Invalid API key {KEY}", "type": "invalid_api_key", "code": 401}}),
+        Reply(400, {"error": {"message": f"bad header Authorization: Bearer {KEY}", "code": 400}}),
+        Reply(
+            200, chunks=[*FIRST, f'data: {{"error": {{"message": "key {KEY} over quota", "code": 429}}}}\n\n'.encode()]
+        ),
+        Reply(200, chunks=[*FIRST, f'data: {{"error": {{"message": "boom {KEY}", "code": 500}}}}\n\n'.encode()]),
+        Reply(200, f"not json {KEY}"),
+    ],
+)
 async def test_api_key_never_leaks_from_error_paths(
     pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, reply: Reply
 ) -> None:
@@ -754,11 +959,14 @@ async def test_api_key_never_leaks_from_error_paths(
         assert KEY not in text
 
 
-@pytest.mark.parametrize("reply", [
-    Reply(500, f"bad cookie {COOKIES} / session {SESSION}"),
-    Reply(500, {"detail": f"session cookie-session-5e6f7a8b9c and {SESSION} rejected"}),
-    Reply(200, chunks=sse({"error_code": "AUTH", "error_message": f"token {SESSION} / cookie-session-5e6f7a8b9c"})),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(500, f"bad cookie {COOKIES} / session {SESSION}"),
+        Reply(500, {"detail": f"session cookie-session-5e6f7a8b9c and {SESSION} rejected"}),
+        Reply(200, chunks=sse({"error_code": "AUTH", "error_message": f"token {SESSION} / cookie-session-5e6f7a8b9c"})),
+    ],
+)
 async def test_cookies_and_session_never_leak(
     pplx: FakePerplexity, base: dict[str, str], config_dir: Path, clock: FakeClock, reply: Reply
 ) -> None:
@@ -808,13 +1016,20 @@ async def test_cancelling_mid_stream_closes_it_promptly(
 
 def test_cli_summary_layout(pplx: FakePerplexity, env: dict[str, str]) -> None:
     results = [
-        {"title": "RFC 9000: QUIC", "url": RFC, "date": None, "snippet": "QUIC: A UDP-Based Multiplexed and Secure Transport"},
+        {
+            "title": "RFC 9000: QUIC",
+            "url": RFC,
+            "date": None,
+            "snippet": "QUIC: A UDP-Based Multiplexed and Secure Transport",
+        },
         {"title": "The road to QUIC", "url": CLOUDFLARE, "date": None, "snippet": "QUIC is a new transport."},
         {"title": "HTTP/3 explained", "url": "https://http3-explained.haxx.se/", "date": None, "snippet": "h3"},
-    ]  # fmt: skip
+    ]
     pplx.enqueue(Reply(200, chunks=chat_chunks("QUIC is a UDP-based transport [1][2].", results, related=RELATED[:2])))
-    proc = run_cli(["search", "quic", "--provider", "perplexity", "--format", "summary", "--limit", "2"],
-                   {**env, **pplx.env, "PERPLEXITY_API_KEY": KEY})  # fmt: skip
+    proc = run_cli(
+        ["search", "quic", "--provider", "perplexity", "--format", "summary", "--limit", "2"],
+        {**env, **pplx.env, "PERPLEXITY_API_KEY": KEY},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     assert proc.stdout == (
@@ -837,31 +1052,63 @@ def test_cli_summary_layout(pplx: FakePerplexity, env: dict[str, str]) -> None:
 WHOLE_DAYS = "applied as whole days: Perplexity's date filters take dates only"
 
 
-@pytest.mark.parametrize(("kwargs", "changes", "notices"), [
-    ({"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"},
-     {"search_after_date_filter": "01/15/2026", "search_before_date_filter": "02/01/2026"}, ()),
-    ({"recency": "week", "recency_days": 3}, {"search_after_date_filter": "11/27/2026"},
-     ("recency='week' not applied: recency_days takes precedence",)),
-    ({"recency": "week", "end_published_date": "2026-11-29"},
-     {"search_after_date_filter": "11/23/2026", "search_before_date_filter": "11/29/2026"}, ()),
-    ({"recency_hours": 6}, {"search_after_date_filter": "11/30/2026"}, (f"recency_hours=6 {WHOLE_DAYS}",)),
-    ({"end_published_date": "2026-11-29T18:00:00Z"}, {"search_before_date_filter": "11/29/2026"},
-     (f"end_published_date='2026-11-29T18:00:00Z' {WHOLE_DAYS}",)),
-    ({"include_domains": ["docs.rs"], "exclude_domains": ["spam.org"]}, {"search_domain_filter": ["docs.rs"]}, ()),
-    ({"exclude_domains": ["spam.org", "ads.org"]}, {"search_domain_filter": ["-spam.org", "-ads.org"]}, ()),
-    ({"include_domains": ["rust-lang.org"], "exclude_domains": ["forum.rust-lang.org", "x.org"]},
-     {"search_domain_filter": ["rust-lang.org"]},
-     ("exclude_domains=('forum.rust-lang.org', 'x.org') not applied to forum.rust-lang.org: Perplexity's "
-      "search_domain_filter cannot mix allowed and denied domains (the others are outside the allowed ones)",)),
-    ({"category": "research paper"}, {"search_mode": "academic"},
-     ("category=research paper was renamed; searched as category=publication",
-      "category='research paper' approximated as search_mode=academic")),
-    ({"category": "financial report"}, {"search_mode": "sec"},
-     ("category='financial report' approximated as search_mode=sec",)),
-    ({"category": "news"}, {},
-     ("category='news' not applied: Perplexity's search modes only cover publication (academic) and financial "
-      "report (sec)",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "changes", "notices"),
+    [
+        (
+            {"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"},
+            {"search_after_date_filter": "01/15/2026", "search_before_date_filter": "02/01/2026"},
+            (),
+        ),
+        (
+            {"recency": "week", "recency_days": 3},
+            {"search_after_date_filter": "11/27/2026"},
+            ("recency='week' not applied: recency_days takes precedence",),
+        ),
+        (
+            {"recency": "week", "end_published_date": "2026-11-29"},
+            {"search_after_date_filter": "11/23/2026", "search_before_date_filter": "11/29/2026"},
+            (),
+        ),
+        ({"recency_hours": 6}, {"search_after_date_filter": "11/30/2026"}, (f"recency_hours=6 {WHOLE_DAYS}",)),
+        (
+            {"end_published_date": "2026-11-29T18:00:00Z"},
+            {"search_before_date_filter": "11/29/2026"},
+            (f"end_published_date='2026-11-29T18:00:00Z' {WHOLE_DAYS}",),
+        ),
+        ({"include_domains": ["docs.rs"], "exclude_domains": ["spam.org"]}, {"search_domain_filter": ["docs.rs"]}, ()),
+        ({"exclude_domains": ["spam.org", "ads.org"]}, {"search_domain_filter": ["-spam.org", "-ads.org"]}, ()),
+        (
+            {"include_domains": ["rust-lang.org"], "exclude_domains": ["forum.rust-lang.org", "x.org"]},
+            {"search_domain_filter": ["rust-lang.org"]},
+            (
+                "exclude_domains=('forum.rust-lang.org', 'x.org') not applied to forum.rust-lang.org: Perplexity's "
+                "search_domain_filter cannot mix allowed and denied domains (the others are outside the allowed ones)",
+            ),
+        ),
+        (
+            {"category": "research paper"},
+            {"search_mode": "academic"},
+            (
+                "category=research paper was renamed; searched as category=publication",
+                "category='research paper' approximated as search_mode=academic",
+            ),
+        ),
+        (
+            {"category": "financial report"},
+            {"search_mode": "sec"},
+            ("category='financial report' approximated as search_mode=sec",),
+        ),
+        (
+            {"category": "news"},
+            {},
+            (
+                "category='news' not applied: Perplexity's search modes only cover publication (academic) and financial "
+                "report (sec)",
+            ),
+        ),
+    ],
+)
 async def test_richer_api_request(
     pplx: FakePerplexity,
     keyed: dict[str, str],
@@ -878,8 +1125,14 @@ async def test_richer_api_request(
 async def test_richer_parameters_are_not_applied_in_ask_mode(
     pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
 ) -> None:
-    response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock, recency="day", recency_days=3,
-                            include_domains=["docs.rs"], category="news")  # fmt: skip
+    response = await search(
+        {**base, "PERPLEXITY_COOKIES": COOKIES},
+        clock,
+        recency="day",
+        recency_days=3,
+        include_domains=["docs.rs"],
+        category="news",
+    )
     assert response.ok and response.auth_mode == "oauth"
     params = pplx.last.json()["params"]
     assert params["search_recency_filter"] == "day"

@@ -14,8 +14,17 @@ LONG = "x" * 300
 
 def test_format_age_units() -> None:
     assert [format_age(s) for s in (None, 0, 30, 90, 7200, 90_000, 700_000, 2_600_000, 40_000_000, -5)] == [
-        "", "", "just now", "1m ago", "2h ago", "1d ago", "1w ago", "1mo ago", "15mo ago", "just now",
-    ]  # fmt: skip
+        "",
+        "",
+        "just now",
+        "1m ago",
+        "2h ago",
+        "1d ago",
+        "1w ago",
+        "1mo ago",
+        "15mo ago",
+        "just now",
+    ]
 
 
 def test_truncate_is_exact_length_with_ellipsis() -> None:
@@ -29,13 +38,17 @@ def test_summary_with_answer_matches_the_spec_example() -> None:
         "perplexity",
         answer="QUIC is a UDP-based transport…",
         sources=(
-            SearchSource("RFC 9000", "https://www.rfc-editor.org/rfc/rfc9000",
-                         snippet="QUIC: A UDP-Based Multiplexed and Secure Transport…", age_seconds=8_000_000),
+            SearchSource(
+                "RFC 9000",
+                "https://www.rfc-editor.org/rfc/rfc9000",
+                snippet="QUIC: A UDP-Based Multiplexed and Secure Transport…",
+                age_seconds=8_000_000,
+            ),
             SearchSource("Cloudflare blog", "https://blog.cloudflare.com/quic", published_date="2024-05-02"),
         ),
         related_questions=("What is 0-RTT?",),
         search_queries=("quic vs tcp",),
-    )  # fmt: skip
+    )
     assert render(response, "summary") == (
         "QUIC is a UDP-based transport…\n"
         "\n## Sources\n"
@@ -89,13 +102,18 @@ def test_blocks_layout() -> None:
         answer="Async Rust uses futures.",
         citations=(SearchCitation("https://a.example/1", "A"), SearchCitation("https://a.example/1", "A again")),
         sources=(
-            SearchSource("Book", "https://Rust-Lang.github.io/async-book/?utm_source=x&page=2", snippet="Body text.",
-                         published_date="2026-11-27T10:00:00Z", highlights=("Body text.", "A highlight.", " ")),
+            SearchSource(
+                "Book",
+                "https://Rust-Lang.github.io/async-book/?utm_source=x&page=2",
+                snippet="Body text.",
+                published_date="2026-11-27T10:00:00Z",
+                highlights=("Body text.", "A highlight.", " "),
+            ),
             SearchSource("Same book", "https://rust-lang.github.io/async-book/?page=2&utm_medium=y"),
             SearchSource("Tokio", "https://tokio.rs", snippet="y" * 250, published_date="last week"),
         ),
         notices=("limit=50 exceeds Exa's maximum of 20; at most 20 results returned",),
-    )  # fmt: skip
+    )
     assert (
         render(response, "blocks", text_chars=20)
         == (  # clamped to 200
@@ -132,10 +150,14 @@ def test_canonical_url() -> None:
 
 def test_json_is_snake_case_with_text_response_error() -> None:
     response = SearchResponse(
-        "brave", query="q", sources=(SearchSource("T", "https://t.example", published_date="2026-01-01", age_seconds=5),),
-        usage=SearchUsage(input_tokens=3), request_id="r1", auth_mode="api_key",
+        "brave",
+        query="q",
+        sources=(SearchSource("T", "https://t.example", published_date="2026-01-01", age_seconds=5),),
+        usage=SearchUsage(input_tokens=3),
+        request_id="r1",
+        auth_mode="api_key",
         attempts=(Attempt("brave", None, None, 12.5),),
-    )  # fmt: skip
+    )
     payload = json.loads(render(response, "json"))
     assert set(payload) == {"text", "response", "error"}
     assert payload["error"] is None

@@ -121,12 +121,15 @@ async def test_json_format_disabled_403_says_how_to_fix(searx: FakeSearXNG, conf
     assert "add `json` to `search.formats`" in response.error
 
 
-@pytest.mark.parametrize(("reply", "message"), [
-    (Reply(429, "Too Many Requests", content_type="text/plain"), "SearXNG API error (429): Too Many Requests"),
-    (Reply(500, {"error": "search error"}), 'SearXNG API error (500): {"error": "search error"}'),
-    (Reply(400, {"error": "Invalid time_range"}), 'SearXNG API error (400): {"error": "Invalid time_range"}'),
-    (Reply(200, "<html>not json</html>", content_type="text/html"), "SearXNG returned a body that is not JSON"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (Reply(429, "Too Many Requests", content_type="text/plain"), "SearXNG API error (429): Too Many Requests"),
+        (Reply(500, {"error": "search error"}), 'SearXNG API error (500): {"error": "search error"}'),
+        (Reply(400, {"error": "Invalid time_range"}), 'SearXNG API error (400): {"error": "Invalid time_range"}'),
+        (Reply(200, "<html>not json</html>", content_type="text/html"), "SearXNG returned a body that is not JSON"),
+    ],
+)
 async def test_errors(searx: FakeSearXNG, config_dir: Path, reply: Reply, message: str) -> None:
     searx.enqueue(reply)
     response = await run(make_env(config_dir, searx))
@@ -154,12 +157,24 @@ async def test_bearer_token(searx: FakeSearXNG, config_dir: Path) -> None:
     assert searx.last.headers["authorization"] == "Bearer tok-abcdef"
 
 
-@pytest.mark.parametrize(("extra", "message"), [
-    ({"SEARXNG_BASIC_USERNAME": "bob"}, "SearXNG Basic auth needs both"),
-    ({"SEARXNG_BASIC_USERNAME": "a:b", "SEARXNG_BASIC_PASSWORD": "x"}, "SearXNG Basic auth username must not contain ':'"),
-    ({"SEARXNG_BASIC_USERNAME": "a", "SEARXNG_BASIC_PASSWORD": "x\ny"}, "SearXNG Basic auth credentials must not contain control"),
-    ({"SEARXNG_BASIC_USERNAME": "a\x85", "SEARXNG_BASIC_PASSWORD": "x"}, "SearXNG Basic auth credentials must not contain control"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"SEARXNG_BASIC_USERNAME": "bob"}, "SearXNG Basic auth needs both"),
+        (
+            {"SEARXNG_BASIC_USERNAME": "a:b", "SEARXNG_BASIC_PASSWORD": "x"},
+            "SearXNG Basic auth username must not contain ':'",
+        ),
+        (
+            {"SEARXNG_BASIC_USERNAME": "a", "SEARXNG_BASIC_PASSWORD": "x\ny"},
+            "SearXNG Basic auth credentials must not contain control",
+        ),
+        (
+            {"SEARXNG_BASIC_USERNAME": "a\x85", "SEARXNG_BASIC_PASSWORD": "x"},
+            "SearXNG Basic auth credentials must not contain control",
+        ),
+    ],
+)
 async def test_basic_auth_validation_fails_before_any_request(
     searx: FakeSearXNG, config_dir: Path, extra: dict[str, str], message: str
 ) -> None:
@@ -190,18 +205,34 @@ async def test_unavailable_without_endpoint(config_dir: Path) -> None:
 APPROX = "approximated as time_range={}: SearXNG only filters by the past day, month or year"
 
 
-@pytest.mark.parametrize(("kwargs", "time_range", "notices"), [
-    ({"recency_hours": 6}, "day", ("recency_hours=6 " + APPROX.format("day"),)),
-    ({"recency_days": 3}, "month", ("recency_days=3 " + APPROX.format("month"),)),
-    ({"recency_days": 45}, "year", ("recency_days=45 " + APPROX.format("year"),)),
-    ({"start_published_date": "2026-11-01", "recency": "week"}, "month",
-     ("recency='week' not applied: start_published_date takes precedence",
-      "start_published_date='2026-11-01' " + APPROX.format("month"))),
-    ({"start_published_date": "2024-01-01"}, None,
-     ("start_published_date='2024-01-01' not applied: the window is longer than SearXNG's longest time_range (year)",)),
-    ({"end_published_date": "2026-11-01", "recency": "day"}, "day",
-     ("end_published_date='2026-11-01' not applied: SearXNG does not support it",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "time_range", "notices"),
+    [
+        ({"recency_hours": 6}, "day", ("recency_hours=6 " + APPROX.format("day"),)),
+        ({"recency_days": 3}, "month", ("recency_days=3 " + APPROX.format("month"),)),
+        ({"recency_days": 45}, "year", ("recency_days=45 " + APPROX.format("year"),)),
+        (
+            {"start_published_date": "2026-11-01", "recency": "week"},
+            "month",
+            (
+                "recency='week' not applied: start_published_date takes precedence",
+                "start_published_date='2026-11-01' " + APPROX.format("month"),
+            ),
+        ),
+        (
+            {"start_published_date": "2024-01-01"},
+            None,
+            (
+                "start_published_date='2024-01-01' not applied: the window is longer than SearXNG's longest time_range (year)",
+            ),
+        ),
+        (
+            {"end_published_date": "2026-11-01", "recency": "day"},
+            "day",
+            ("end_published_date='2026-11-01' not applied: SearXNG does not support it",),
+        ),
+    ],
+)
 async def test_richer_dates_are_the_narrowest_time_range(
     searx: FakeSearXNG, config_dir: Path, kwargs: dict[str, object], time_range: str | None, notices: tuple[str, ...]
 ) -> None:

@@ -44,13 +44,16 @@ def test_env_twins_win_over_the_file(tmp_path: Path) -> None:
     assert Settings.load(tmp_path, {}).get_str("searxng.endpoint") == "https://file"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("x = [", "is not valid TOML"),
-    ('providers.webSearch = "bing"', "providers.webSearch is 'bing'"),
-    ('providers.webSearchExclude = "brave"', "must be a list of provider ids"),
-    ('providers.webSearchExclude = ["bing"]', "names unknown providers: bing"),
-    ("http.timeout = -1", "http.timeout must be a positive number"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("x = [", "is not valid TOML"),
+        ('providers.webSearch = "bing"', "providers.webSearch is 'bing'"),
+        ('providers.webSearchExclude = "brave"', "must be a list of provider ids"),
+        ('providers.webSearchExclude = ["bing"]', "names unknown providers: bing"),
+        ("http.timeout = -1", "http.timeout must be a positive number"),
+    ],
+)
 def test_bad_settings_raise_config_error(tmp_path: Path, text: str, message: str) -> None:
     (tmp_path / "settings.toml").write_text(text)
     with pytest.raises(ConfigError, match=message):
@@ -106,8 +109,10 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
 def test_secret_resolution_order(tmp_path: Path) -> None:
     store = CredentialStore(tmp_path / "agent.db")
     store.set("brave", "api_key", {"api_key": "from-db-123456"})
-    ws = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "from-env-123456"},
-                   api_keys={"tavily": "explicit-123456"})  # fmt: skip
+    ws = WebSearch(
+        env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "from-env-123456"},
+        api_keys={"tavily": "explicit-123456"},
+    )
     ctx: ProviderContext = ws._context(with_transport=False)
     assert ctx.secret("brave", ("BRAVE_API_KEY",)) == "from-env-123456"
     assert ctx.secret("tavily", ("TAVILY_API_KEY",)) == "explicit-123456"

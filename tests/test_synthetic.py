@@ -68,14 +68,20 @@ async def test_default_request_returns_every_result(synthetic: FakeSynthetic, en
     assert response.notices == ()
 
 
-@pytest.mark.parametrize(("params", "count", "notices"), [
-    ({"limit": 3}, 3, ()),
-    ({"num_search_results": 5}, 5, ()),
-    ({"limit": 3, "num_search_results": 5}, 5,
-     ("limit=3 not applied separately: Synthetic uses num_search_results=5 as its result count",)),
-    ({"limit": 4, "num_search_results": 4}, 4, ()),
-    ({"limit": 100}, 8, ()),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "count", "notices"),
+    [
+        ({"limit": 3}, 3, ()),
+        ({"num_search_results": 5}, 5, ()),
+        (
+            {"limit": 3, "num_search_results": 5},
+            5,
+            ("limit=3 not applied separately: Synthetic uses num_search_results=5 as its result count",),
+        ),
+        ({"limit": 4, "num_search_results": 4}, 4, ()),
+        ({"limit": 100}, 8, ()),
+    ],
+)
 async def test_count_is_a_local_slice_and_never_sent(
     synthetic: FakeSynthetic, env: dict[str, str], params: dict[str, int], count: int, notices: tuple[str, ...]
 ) -> None:
@@ -149,14 +155,23 @@ def test_missing_credential_message(config_dir: Path) -> None:
 
 REALISTIC = {
     "results": [
-        {"url": "https://docs.python.org/3.14/whatsnew/3.14.html", "title": "What's new in Python 3.14",
-         "text": "Free-threaded Python is now officially supported.", "published": "2026-11-27T00:00:00.000Z"},
+        {
+            "url": "https://docs.python.org/3.14/whatsnew/3.14.html",
+            "title": "What's new in Python 3.14",
+            "text": "Free-threaded Python is now officially supported.",
+            "published": "2026-11-27T00:00:00.000Z",
+        },
         {"url": "https://peps.python.org/pep-0779/", "title": None, "text": "", "published": "last Tuesday"},
-        {"url": "https://lwn.net/Articles/1/", "title": "LWN: free threading", "text": "An overview.", "published": None},
+        {
+            "url": "https://lwn.net/Articles/1/",
+            "title": "LWN: free threading",
+            "text": "An overview.",
+            "published": None,
+        },
         {"title": "no url", "text": "dropped"},
         ["not", "an", "object"],
     ]
-}  # fmt: skip
+}
 EXPECTED = (
     SearchSource(
         title="What's new in Python 3.14",
@@ -164,10 +179,13 @@ EXPECTED = (
         snippet="Free-threaded Python is now officially supported.",
         published_date="2026-11-27T00:00:00.000Z",  # kept raw; no age is computed from it
     ),
-    SearchSource(title="https://peps.python.org/pep-0779/", url="https://peps.python.org/pep-0779/",
-                 published_date="last Tuesday"),
+    SearchSource(
+        title="https://peps.python.org/pep-0779/",
+        url="https://peps.python.org/pep-0779/",
+        published_date="last Tuesday",
+    ),
     SearchSource(title="LWN: free threading", url="https://lwn.net/Articles/1/", snippet="An overview."),
-)  # fmt: skip
+)
 
 
 async def test_parses_a_realistic_body(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
@@ -176,7 +194,11 @@ async def test_parses_a_realistic_body(synthetic: FakeSynthetic, env: dict[str, 
     assert response.sources == EXPECTED
     assert all(s.age_seconds is None for s in response.sources)
     assert (response.answer, response.request_id, response.auth_mode, response.related_questions) == (
-        None, None, None, ())  # fmt: skip
+        None,
+        None,
+        None,
+        (),
+    )
 
 
 def test_parse_response_on_bytes(config_dir: Path) -> None:
@@ -202,14 +224,20 @@ ERRORS = [
     (Reply(402, {"error": "Payment required"}), "synthetic: 402 credits exhausted", 402),
     (Reply(403, {"error": "Forbidden"}), AUTH_FAILED.format(403), 403),
     (Reply(429, {"error": "Quota exceeded for this billing period"}), "synthetic: credits exhausted", 429),
-    (Reply(429, {"error": "Rate limit exceeded"}, headers={"Retry-After": "5"}),
-     'Synthetic API error (429): {"error": "Rate limit exceeded"}', 429),
+    (
+        Reply(429, {"error": "Rate limit exceeded"}, headers={"Retry-After": "5"}),
+        'Synthetic API error (429): {"error": "Rate limit exceeded"}',
+        429,
+    ),
     (Reply(500, "Internal Server Error"), "Synthetic API error (500): Internal Server Error", 500),
-    (Reply(502, "<html>\n<body>Bad   Gateway</body>\n</html>", content_type="text/html"),
-     "Synthetic API error (502): <html> <body>Bad Gateway</body> </html>", 502),
+    (
+        Reply(502, "<html>\n<body>Bad   Gateway</body>\n</html>", content_type="text/html"),
+        "Synthetic API error (502): <html> <body>Bad Gateway</body> </html>",
+        502,
+    ),
     (Reply(200, "OK", content_type="text/plain"), "Synthetic returned a body that is not JSON", 200),
     (Reply(200, [{"url": "https://x"}]), "Synthetic returned JSON that is not an object", 200),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("reply", "message", "status"), ERRORS)

@@ -56,16 +56,25 @@ async def test_default_request(tavily: FakeTavily, tenv: dict[str, str], clock: 
     assert len(response.sources) == 5 and response.answer
 
 
-@pytest.mark.parametrize(("kwargs", "max_results", "notices"), [
-    ({"limit": 3}, 3, ()),
-    ({"limit": 1}, 1, ()),  # upstream's code clamps to 1..20 (its doc's 5..20 is wrong)
-    ({"num_search_results": 12}, 12, ()),
-    ({"limit": 3, "num_search_results": 12}, 12,
-     ("limit=3 not applied separately: Tavily uses num_search_results=12 as its result count",)),
-    ({"limit": 40}, 20, ("limit=40 exceeds Tavily's maximum of 20; at most 20 results returned",)),
-    ({"num_search_results": 99, "limit": 99}, 20,
-     ("num_search_results=99 exceeds Tavily's maximum of 20; at most 20 results returned",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "max_results", "notices"),
+    [
+        ({"limit": 3}, 3, ()),
+        ({"limit": 1}, 1, ()),  # upstream's code clamps to 1..20 (its doc's 5..20 is wrong)
+        ({"num_search_results": 12}, 12, ()),
+        (
+            {"limit": 3, "num_search_results": 12},
+            12,
+            ("limit=3 not applied separately: Tavily uses num_search_results=12 as its result count",),
+        ),
+        ({"limit": 40}, 20, ("limit=40 exceeds Tavily's maximum of 20; at most 20 results returned",)),
+        (
+            {"num_search_results": 99, "limit": 99},
+            20,
+            ("num_search_results=99 exceeds Tavily's maximum of 20; at most 20 results returned",),
+        ),
+    ],
+)
 async def test_max_results_is_the_collapsed_clamped_number(
     tavily: FakeTavily,
     tenv: dict[str, str],
@@ -168,10 +177,21 @@ REALISTIC = {
     "answer": "  Bun v1.3.12 was released on 2026-11-27 with a faster installer.  \n",
     "images": [],
     "results": [
-        {"title": "Bun v1.3.12", "url": "https://bun.com/blog/bun-v1.3.12", "content": " release notes ",
-         "published_date": "2026-11-27", "score": 0.93, "raw_content": None},
-        {"title": "Bun on GitHub", "url": "https://github.com/oven-sh/bun/releases",
-         "content": "Releases of oven-sh/bun", "published_date": "Sun, 29 Nov 2026 18:00:00 GMT", "score": 0.8},
+        {
+            "title": "Bun v1.3.12",
+            "url": "https://bun.com/blog/bun-v1.3.12",
+            "content": " release notes ",
+            "published_date": "2026-11-27",
+            "score": 0.93,
+            "raw_content": None,
+        },
+        {
+            "title": "Bun on GitHub",
+            "url": "https://github.com/oven-sh/bun/releases",
+            "content": "Releases of oven-sh/bun",
+            "published_date": "Sun, 29 Nov 2026 18:00:00 GMT",
+            "score": 0.8,
+        },
         {"title": "", "url": "https://news.example.com/bun", "content": "", "published_date": "last week"},
         {"title": "no url", "content": "dropped"},
         {"url": "", "title": "empty url"},
@@ -179,7 +199,7 @@ REALISTIC = {
     ],
     "response_time": 1.67,
     "request_id": "req-123",
-}  # fmt: skip
+}
 
 
 async def test_parses_a_realistic_body_exactly(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
@@ -229,34 +249,74 @@ def test_parse_response_tolerates_missing_fields(clock: FakeClock, config_dir: P
 # -- errors -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reply", "status", "message"), [
-    (Reply(401, tavily_error("Unauthorized: missing or invalid API key.")), 401,
-     "Tavily authorization failed (401). Check API key or base URL."),
-    (Reply(402, {"detail": "Payment Required"}), 402, "tavily: 402 credits exhausted"),
-    (Reply(403, tavily_error("Forbidden")), 403, "Tavily authorization failed (403). Check API key or base URL."),
-    (usage_limit_reply(432), 432,
-     "tavily: credits exhausted (432 plan usage limit exceeded): This request exceeds your plan's set usage limit. "
-     "Please upgrade your plan or contact support@tavily.com"),
-    (usage_limit_reply(433), 433,
-     "tavily: credits exhausted (433 pay-as-you-go limit exceeded): This request exceeds the pay-as-you-go limit. "
-     "You can increase your limit on the Tavily dashboard."),
-    (Reply(429, tavily_error("Your request has been blocked due to excessive requests. Please reduce rate of requests."),
-           headers={"Retry-After": "20"}), 429,
-     "Tavily API error (429): Your request has been blocked due to excessive requests. Please reduce rate of "
-     "requests.; retry after 20 s"),
-    (Reply(429, {"error": {"code": "rate_limited", "message": "Keyless rate limit reached", "window": "minute",
-                           "retry_after_seconds": 45, "next_actions": ["get an API key"]}}), 429,
-     "Tavily API error (429): Keyless rate limit reached; retry after 45 s"),
-    (Reply(400, tavily_error("Invalid time_range.")), 400, "Tavily API error (400): Invalid time_range."),
-    (Reply(400, {"detail": [{"loc": ["body", "query"], "msg": "field required"}]}), 400,
-     'Tavily API error (400): {"detail": [{"loc": ["body", "query"], "msg": "field required"}]}'),
-    (Reply(422, {"message": "Unprocessable"}), 422, "Tavily API error (422): Unprocessable"),
-    (Reply(500, "Internal   Server\nError"), 500, "Tavily API error (500): Internal Server Error"),
-    (Reply(502, b""), 502, "Tavily API error (502): Bad Gateway"),
-    (Reply(200, "<html>maintenance</html>", content_type="text/html"), 200, "Tavily returned a body that is not JSON"),
-    (Reply(200, '{"answer": "cut sh'), 200, "Tavily returned a body that is not JSON"),
-    (Reply(200, ["a"]), 200, "Tavily returned JSON that is not an object"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "status", "message"),
+    [
+        (
+            Reply(401, tavily_error("Unauthorized: missing or invalid API key.")),
+            401,
+            "Tavily authorization failed (401). Check API key or base URL.",
+        ),
+        (Reply(402, {"detail": "Payment Required"}), 402, "tavily: 402 credits exhausted"),
+        (Reply(403, tavily_error("Forbidden")), 403, "Tavily authorization failed (403). Check API key or base URL."),
+        (
+            usage_limit_reply(432),
+            432,
+            "tavily: credits exhausted (432 plan usage limit exceeded): This request exceeds your plan's set usage limit. "
+            "Please upgrade your plan or contact support@tavily.com",
+        ),
+        (
+            usage_limit_reply(433),
+            433,
+            "tavily: credits exhausted (433 pay-as-you-go limit exceeded): This request exceeds the pay-as-you-go limit. "
+            "You can increase your limit on the Tavily dashboard.",
+        ),
+        (
+            Reply(
+                429,
+                tavily_error(
+                    "Your request has been blocked due to excessive requests. Please reduce rate of requests."
+                ),
+                headers={"Retry-After": "20"},
+            ),
+            429,
+            "Tavily API error (429): Your request has been blocked due to excessive requests. Please reduce rate of "
+            "requests.; retry after 20 s",
+        ),
+        (
+            Reply(
+                429,
+                {
+                    "error": {
+                        "code": "rate_limited",
+                        "message": "Keyless rate limit reached",
+                        "window": "minute",
+                        "retry_after_seconds": 45,
+                        "next_actions": ["get an API key"],
+                    }
+                },
+            ),
+            429,
+            "Tavily API error (429): Keyless rate limit reached; retry after 45 s",
+        ),
+        (Reply(400, tavily_error("Invalid time_range.")), 400, "Tavily API error (400): Invalid time_range."),
+        (
+            Reply(400, {"detail": [{"loc": ["body", "query"], "msg": "field required"}]}),
+            400,
+            'Tavily API error (400): {"detail": [{"loc": ["body", "query"], "msg": "field required"}]}',
+        ),
+        (Reply(422, {"message": "Unprocessable"}), 422, "Tavily API error (422): Unprocessable"),
+        (Reply(500, "Internal   Server\nError"), 500, "Tavily API error (500): Internal Server Error"),
+        (Reply(502, b""), 502, "Tavily API error (502): Bad Gateway"),
+        (
+            Reply(200, "<html>maintenance</html>", content_type="text/html"),
+            200,
+            "Tavily returned a body that is not JSON",
+        ),
+        (Reply(200, '{"answer": "cut sh'), 200, "Tavily returned a body that is not JSON"),
+        (Reply(200, ["a"]), 200, "Tavily returned JSON that is not an object"),
+    ],
+)
 async def test_error_statuses_and_envelopes(
     tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
 ) -> None:
@@ -272,13 +332,16 @@ async def test_unknown_key_is_a_401(tavily: FakeTavily, env: dict[str, str], clo
     assert response.error == "Tavily authorization failed (401). Check API key or base URL."
 
 
-@pytest.mark.parametrize(("reply", "retry"), [
-    (Reply(429, tavily_error("slow down"), headers={"retry-after": "20"}), 20.0),
-    (Reply(429, {"error": {"message": "x", "retry_after_seconds": 45}}), 45.0),
-    (Reply(429, {"error": {"message": "x", "retry_after_seconds": 45}}, headers={"retry-after": "5"}), 5.0),
-    (Reply(432, tavily_error("quota exceeded"), headers={"retry-after": "7"}), 7.0),
-    (Reply(500, "boom"), None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "retry"),
+    [
+        (Reply(429, tavily_error("slow down"), headers={"retry-after": "20"}), 20.0),
+        (Reply(429, {"error": {"message": "x", "retry_after_seconds": 45}}), 45.0),
+        (Reply(429, {"error": {"message": "x", "retry_after_seconds": 45}}, headers={"retry-after": "5"}), 5.0),
+        (Reply(432, tavily_error("quota exceeded"), headers={"retry-after": "7"}), 7.0),
+        (Reply(500, "boom"), None),
+    ],
+)
 def test_retry_hint(reply: Reply, retry: float | None) -> None:
     raw, _ = reply.encoded()
     assert http_error(HttpResponse(reply.status, dict(reply.headers), raw)).retry_after == retry
@@ -327,14 +390,17 @@ async def test_stored_credential_is_sent_and_env_wins(
     assert tavily.last.headers["authorization"] == "Bearer tvly-env-1111"
 
 
-@pytest.mark.parametrize("reply", [
-    Reply(500, f"server error while using key {KEY}"),
-    Reply(400, tavily_error(f"Invalid API key format: {KEY}")),
-    Reply(432, tavily_error(f"Key {KEY} exceeded its plan usage limit")),
-    Reply(429, {"error": {"message": f"too many requests for {KEY}", "retry_after_seconds": 3}}),
-    Reply(401, tavily_error(f"Unauthorized: {KEY}")),
-    Reply(200, f"<html>{KEY}</html>"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(500, f"server error while using key {KEY}"),
+        Reply(400, tavily_error(f"Invalid API key format: {KEY}")),
+        Reply(432, tavily_error(f"Key {KEY} exceeded its plan usage limit")),
+        Reply(429, {"error": {"message": f"too many requests for {KEY}", "retry_after_seconds": 3}}),
+        Reply(401, tavily_error(f"Unauthorized: {KEY}")),
+        Reply(200, f"<html>{KEY}</html>"),
+    ],
+)
 async def test_key_never_leaks_from_error_paths(
     tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock, reply: Reply
 ) -> None:

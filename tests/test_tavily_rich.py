@@ -43,19 +43,33 @@ def assert_in_header(response: SearchResponse) -> None:
 # -- mode -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("mode", "depth", "notices"), [
-    ("auto", "basic", ()),
-    ("fast", "fast", ()),
-    ("instant", "ultra-fast", ()),
-    ("deep-lite", "advanced",
-     ("mode=deep-lite approximated: Tavily has no deep-research mode; searched with search_depth=advanced",)),
-    ("deep", "advanced",
-     ("mode=deep approximated: Tavily has no deep-research mode; searched with search_depth=advanced",)),
-    ("deep-reasoning", "advanced",
-     ("mode=deep-reasoning approximated: Tavily has no deep-research mode; searched with search_depth=advanced",)),
-    ("neural", "basic", ("mode=neural is deprecated; searched with mode=auto",)),
-    ("keyword", "basic", ("mode=keyword is deprecated; searched with mode=auto",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("mode", "depth", "notices"),
+    [
+        ("auto", "basic", ()),
+        ("fast", "fast", ()),
+        ("instant", "ultra-fast", ()),
+        (
+            "deep-lite",
+            "advanced",
+            ("mode=deep-lite approximated: Tavily has no deep-research mode; searched with search_depth=advanced",),
+        ),
+        (
+            "deep",
+            "advanced",
+            ("mode=deep approximated: Tavily has no deep-research mode; searched with search_depth=advanced",),
+        ),
+        (
+            "deep-reasoning",
+            "advanced",
+            (
+                "mode=deep-reasoning approximated: Tavily has no deep-research mode; searched with search_depth=advanced",
+            ),
+        ),
+        ("neural", "basic", ("mode=neural is deprecated; searched with mode=auto",)),
+        ("keyword", "basic", ("mode=keyword is deprecated; searched with mode=auto",)),
+    ],
+)
 async def test_mode_is_search_depth(
     tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock, mode: str, depth: str, notices: tuple[str, ...]
 ) -> None:
@@ -70,41 +84,83 @@ async def test_mode_is_search_depth(
 
 LADDER = [
     ({"start_published_date": "2026-11-01"}, {"start_date": "2026-11-01"}, ()),
-    ({"start_published_date": "2026-11-01", "end_published_date": "2026-11-20"},
-     {"start_date": "2026-11-01", "end_date": "2026-11-20"}, ()),
-    ({"start_published_date": "2026-11-20T08:30:00Z"}, {"start_date": "2026-11-20"},
-     ("start_published_date='2026-11-20T08:30:00Z' approximated: Tavily filters by whole days; "
-      "sent start_date=2026-11-20",)),
-    ({"start_published_date": "2026-11-20T23:30:00-05:00"}, {"start_date": "2026-11-21"},  # UTC day
-     ("start_published_date='2026-11-20T23:30:00-05:00' approximated: Tavily filters by whole days; "
-      "sent start_date=2026-11-21",)),
-    ({"recency_hours": 6}, {"start_date": "2026-11-30"},
-     ("recency_hours=6 approximated: Tavily filters by whole days; sent start_date=2026-11-30",)),
-    ({"recency_hours": "36"}, {"start_date": "2026-11-29"},
-     ("recency_hours='36' approximated: Tavily filters by whole days; sent start_date=2026-11-29",)),
+    (
+        {"start_published_date": "2026-11-01", "end_published_date": "2026-11-20"},
+        {"start_date": "2026-11-01", "end_date": "2026-11-20"},
+        (),
+    ),
+    (
+        {"start_published_date": "2026-11-20T08:30:00Z"},
+        {"start_date": "2026-11-20"},
+        (
+            "start_published_date='2026-11-20T08:30:00Z' approximated: Tavily filters by whole days; "
+            "sent start_date=2026-11-20",
+        ),
+    ),
+    (
+        {"start_published_date": "2026-11-20T23:30:00-05:00"},
+        {"start_date": "2026-11-21"},  # UTC day
+        (
+            "start_published_date='2026-11-20T23:30:00-05:00' approximated: Tavily filters by whole days; "
+            "sent start_date=2026-11-21",
+        ),
+    ),
+    (
+        {"recency_hours": 6},
+        {"start_date": "2026-11-30"},
+        ("recency_hours=6 approximated: Tavily filters by whole days; sent start_date=2026-11-30",),
+    ),
+    (
+        {"recency_hours": "36"},
+        {"start_date": "2026-11-29"},
+        ("recency_hours='36' approximated: Tavily filters by whole days; sent start_date=2026-11-29",),
+    ),
     ({"recency_days": 7}, {"start_date": "2026-11-23"}, ()),
-    ({"recency_days": 30, "recency": "year"}, {"start_date": "2026-10-31"},
-     ("recency='year' not applied: recency_days takes precedence",)),
-    ({"start_published_date": "yesterday", "recency_days": 3}, {"start_date": "2026-11-27"},
-     ("start_published_date='yesterday' is not an ISO date or timestamp; ignored",)),
-    ({"recency_hours": -2, "recency_days": 2}, {"start_date": "2026-11-28"},
-     ("recency_hours=-2 is not a positive number; ignored",)),
-    ({"start_published_date": "2026-11-01", "recency_hours": 6, "recency_days": 3, "recency": "week"},
-     {"start_date": "2026-11-01"},
-     ("recency_hours=6 not applied: start_published_date takes precedence",
-      "recency_days=3 not applied: start_published_date takes precedence",
-      "recency='week' not applied: start_published_date takes precedence")),
-    ({"start_published_date": "2026-11-20", "end_published_date": "2026-11-10"}, {"start_date": "2026-11-20"},
-     ("end_published_date=2026-11-10 is before the start; end dropped",)),
+    (
+        {"recency_days": 30, "recency": "year"},
+        {"start_date": "2026-10-31"},
+        ("recency='year' not applied: recency_days takes precedence",),
+    ),
+    (
+        {"start_published_date": "yesterday", "recency_days": 3},
+        {"start_date": "2026-11-27"},
+        ("start_published_date='yesterday' is not an ISO date or timestamp; ignored",),
+    ),
+    (
+        {"recency_hours": -2, "recency_days": 2},
+        {"start_date": "2026-11-28"},
+        ("recency_hours=-2 is not a positive number; ignored",),
+    ),
+    (
+        {"start_published_date": "2026-11-01", "recency_hours": 6, "recency_days": 3, "recency": "week"},
+        {"start_date": "2026-11-01"},
+        (
+            "recency_hours=6 not applied: start_published_date takes precedence",
+            "recency_days=3 not applied: start_published_date takes precedence",
+            "recency='week' not applied: start_published_date takes precedence",
+        ),
+    ),
+    (
+        {"start_published_date": "2026-11-20", "end_published_date": "2026-11-10"},
+        {"start_date": "2026-11-20"},
+        ("end_published_date=2026-11-10 is before the start; end dropped",),
+    ),
     ({"end_published_date": "2026-11-20"}, {"end_date": "2026-11-20"}, ()),
-    ({"end_published_date": "2026-11-29T06:00:00Z", "recency": "week"},
-     {"start_date": "2026-11-23", "end_date": "2026-11-29"},
-     ("recency='week' approximated: with end_published_date it is sent as start_date=2026-11-23",
-      "end_published_date='2026-11-29T06:00:00Z' approximated: Tavily filters by whole days; "
-      "sent end_date=2026-11-29")),
-    ({"end_published_date": "not a date", "recency": "month"}, {"time_range": "month"},
-     ("end_published_date='not a date' is not an ISO date or timestamp; ignored",)),
-]  # fmt: skip
+    (
+        {"end_published_date": "2026-11-29T06:00:00Z", "recency": "week"},
+        {"start_date": "2026-11-23", "end_date": "2026-11-29"},
+        (
+            "recency='week' approximated: with end_published_date it is sent as start_date=2026-11-23",
+            "end_published_date='2026-11-29T06:00:00Z' approximated: Tavily filters by whole days; "
+            "sent end_date=2026-11-29",
+        ),
+    ),
+    (
+        {"end_published_date": "not a date", "recency": "month"},
+        {"time_range": "month"},
+        ("end_published_date='not a date' is not an ISO date or timestamp; ignored",),
+    ),
+]
 
 
 @pytest.mark.parametrize(("kwargs", "fields", "notices"), LADDER)
@@ -143,14 +199,20 @@ CATEGORIES = [
     ("news", {"topic": "news"}, ()),
     ("News", {"topic": "news"}, ()),
     ("financial report", {"topic": "finance"}, ()),
-    ("research paper", {}, ("category=research paper was renamed; searched as category=publication",
-                            f"category='publication' {NOT_A_TOPIC}")),
+    (
+        "research paper",
+        {},
+        (
+            "category=research paper was renamed; searched as category=publication",
+            f"category='publication' {NOT_A_TOPIC}",
+        ),
+    ),
     ("tweet", {}, ("category=tweet is no longer supported; dropped, the search is unscoped",)),
     ("github", {}, ("category=github is deprecated; passed through as is", f"category='github' {NOT_A_TOPIC}")),
     ("pdf", {}, ("category=pdf is deprecated; passed through as is", f"category='pdf' {NOT_A_TOPIC}")),
     ("personal site", {}, (f"category='personal site' {NOT_A_TOPIC}",)),
     ("recipes", {}, (f"category='recipes' {NOT_A_TOPIC}",)),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("category", "fields", "notices"), CATEGORIES)

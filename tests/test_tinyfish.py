@@ -68,16 +68,29 @@ async def test_default_request_is_one_page_of_ten(tf: FakeTinyFish, tf_env: dict
     assert response.notices == ()
 
 
-@pytest.mark.parametrize(("kwargs", "size", "n_pages", "n_sources", "notice"), [
-    ({"limit": 3}, "3", 1, 3, None),
-    ({"num_search_results": 10}, "10", 1, 10, None),
-    ({"num_search_results": 15}, "10", 2, 15, None),
-    ({"limit": 4, "num_search_results": 20}, "10", 2, 20,
-     "limit=4 not applied separately: TinyFish uses num_search_results=20 as its result count"),
-    ({"limit": 12, "num_search_results": 5}, "5", 1, 5,
-     "limit=12 not applied separately: TinyFish uses num_search_results=5 as its result count"),
-    ({"limit": 50}, "10", 2, 20, "limit=50 exceeds TinyFish's maximum of 20; at most 20 results returned"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "size", "n_pages", "n_sources", "notice"),
+    [
+        ({"limit": 3}, "3", 1, 3, None),
+        ({"num_search_results": 10}, "10", 1, 10, None),
+        ({"num_search_results": 15}, "10", 2, 15, None),
+        (
+            {"limit": 4, "num_search_results": 20},
+            "10",
+            2,
+            20,
+            "limit=4 not applied separately: TinyFish uses num_search_results=20 as its result count",
+        ),
+        (
+            {"limit": 12, "num_search_results": 5},
+            "5",
+            1,
+            5,
+            "limit=12 not applied separately: TinyFish uses num_search_results=5 as its result count",
+        ),
+        ({"limit": 50}, "10", 2, 20, "limit=50 exceeds TinyFish's maximum of 20; at most 20 results returned"),
+    ],
+)
 async def test_count_sets_page_size_and_pages(
     tf: FakeTinyFish,
     tf_env: dict[str, str],
@@ -170,15 +183,20 @@ async def test_realistic_body_is_parsed_exactly(tf: FakeTinyFish, tf_env: dict[s
         provider="tinyfish",
         query=Q,
         sources=(
-            SearchSource("Asynchronous Programming in Rust", "https://rust-lang.github.io/async-book/",
-                         "This book aims to be a thorough guide to asynchronous programming in Rust.",
-                         author="rust-lang.github.io"),
-            SearchSource("Tokio", "https://tokio.rs/tokio/tutorial", "Tokio is an asynchronous runtime.", author="Tokio"),
+            SearchSource(
+                "Asynchronous Programming in Rust",
+                "https://rust-lang.github.io/async-book/",
+                "This book aims to be a thorough guide to asynchronous programming in Rust.",
+                author="rust-lang.github.io",
+            ),
+            SearchSource(
+                "Tokio", "https://tokio.rs/tokio/tutorial", "Tokio is an asynchronous runtime.", author="Tokio"
+            ),
             SearchSource("https://example.org/bare", "https://example.org/bare"),
         ),
         auth_mode="api_key",
         attempts=(Attempt("tinyfish", None, None, 0.0),),
-    )  # fmt: skip
+    )
     assert len(tf.requests) == 1  # four raw results < page size 10: a short page
 
 
@@ -189,11 +207,14 @@ def test_parse_one_page_on_bytes(config_dir: Path, clock: FakeClock) -> None:
     assert parsed.auth_mode == "api_key" and parsed.request_id is None
 
 
-@pytest.mark.parametrize("body", [
-    {"total_results": 0, "page": 0, "results": []},
-    {"total_results": 0, "page": 0, "results": None},
-    {"total_results": 0, "page": 0},
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"total_results": 0, "page": 0, "results": []},
+        {"total_results": 0, "page": 0, "results": None},
+        {"total_results": 0, "page": 0},
+    ],
+)
 async def test_empty_result_is_a_204_failure(
     tf: FakeTinyFish, tf_env: dict[str, str], clock: FakeClock, body: dict[str, Any]
 ) -> None:
@@ -207,21 +228,37 @@ async def test_empty_result_is_a_204_failure(
 # -- errors ------------------------------------------------------------------------------------
 
 ERRORS = [
-    (Reply(401, {"detail": "Invalid API key"}), "tinyfish: 401 unauthorized",
-     "TinyFish authorization failed (401). Check API key or base URL.", 401),
-    (Reply(403, {"detail": "Forbidden"}), "tinyfish: 403 forbidden",
-     "TinyFish authorization failed (403). Check API key or base URL.", 403),
+    (
+        Reply(401, {"detail": "Invalid API key"}),
+        "tinyfish: 401 unauthorized",
+        "TinyFish authorization failed (401). Check API key or base URL.",
+        401,
+    ),
+    (
+        Reply(403, {"detail": "Forbidden"}),
+        "tinyfish: 403 forbidden",
+        "TinyFish authorization failed (403). Check API key or base URL.",
+        403,
+    ),
     (Reply(402, {"detail": "Payment required"}), "tinyfish: 402 credits exhausted", None, 402),
     (Reply(402, {"detail": "Insufficient credits: top up at tinyfish.ai"}), "tinyfish: credits exhausted", None, 402),
     (Reply(429, {"detail": "Monthly quota reached"}), "tinyfish: credits exhausted", None, 429),
-    (Reply(429, {"detail": "Rate limit exceeded"}, headers={"Retry-After": "30"}),
-     'TinyFish API error (429): {"detail": "Rate limit exceeded"}', None, 429),
+    (
+        Reply(429, {"detail": "Rate limit exceeded"}, headers={"Retry-After": "30"}),
+        'TinyFish API error (429): {"detail": "Rate limit exceeded"}',
+        None,
+        429,
+    ),
     (Reply(500, "Internal Server Error"), "TinyFish API error (500): Internal Server Error", None, 500),
-    (Reply(503, "<html><body>upstream\n  unavailable</body></html>", content_type="text/html"),
-     "TinyFish API error (503): <html><body>upstream unavailable</body></html>", None, 503),
+    (
+        Reply(503, "<html><body>upstream\n  unavailable</body></html>", content_type="text/html"),
+        "TinyFish API error (503): <html><body>upstream unavailable</body></html>",
+        None,
+        503,
+    ),
     (Reply(200, "not json at all"), "TinyFish returned a body that is not JSON", None, 200),
     (Reply(200, ["a"]), "TinyFish returned JSON that is not an object", None, 200),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("reply", "message", "chain_message", "status"), ERRORS)
@@ -353,14 +390,24 @@ def _available(env: dict[str, str]) -> bool:
 # -- the richer parameters --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("kwargs", "minutes", "notices"), [
-    ({"recency_hours": 6}, "360", ()),
-    ({"recency_days": 2.5}, "3600", ()),
-    ({"start_published_date": "2026-11-30T10:00:30Z"}, "120", ()),
-    ({"recency": "year", "recency_hours": 1}, "60", ("recency='year' not applied: recency_hours takes precedence",)),
-    ({"recency": "day", "end_published_date": "2026-11-29"}, "1440",
-     ("end_published_date='2026-11-29' not applied: TinyFish does not support it",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "minutes", "notices"),
+    [
+        ({"recency_hours": 6}, "360", ()),
+        ({"recency_days": 2.5}, "3600", ()),
+        ({"start_published_date": "2026-11-30T10:00:30Z"}, "120", ()),
+        (
+            {"recency": "year", "recency_hours": 1},
+            "60",
+            ("recency='year' not applied: recency_hours takes precedence",),
+        ),
+        (
+            {"recency": "day", "end_published_date": "2026-11-29"},
+            "1440",
+            ("end_published_date='2026-11-29' not applied: TinyFish does not support it",),
+        ),
+    ],
+)
 async def test_richer_dates_are_recency_minutes(
     tf: FakeTinyFish,
     tf_env: dict[str, str],

@@ -38,8 +38,11 @@ class FakeProxy(FakeServer):
 
 async def test_http_proxy_is_honoured_and_no_proxy_bypasses_it(tmp_path: Path) -> None:
     with FakeProxy() as proxy, FakeDuckDuckGo() as ddg:
-        env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), "HTTP_PROXY": proxy.base_url,
-               "WEBSEARCH_DUCKDUCKGO_BASE_URL": "http://ddg.invalid"}  # fmt: skip
+        env = {
+            "WEBSEARCH_CONFIG_DIR": str(tmp_path),
+            "HTTP_PROXY": proxy.base_url,
+            "WEBSEARCH_DUCKDUCKGO_BASE_URL": "http://ddg.invalid",
+        }
         async with WebSearch(env=env) as ws:
             await ws.asearch("via proxy")
         assert proxy.requests, "the request did not go through the proxy"

@@ -77,16 +77,30 @@ async def test_default_request(xai: FakeXAI, xenv: dict[str, str], clock: FakeCl
     assert sorted(req.json()) == ["input", "model", "tools"]
 
 
-@pytest.mark.parametrize(("kwargs", "cap", "notices"), [
-    ({"limit": 3}, 3, (f"limit=3 {NOT_SENT}",)),
-    ({"num_search_results": 4}, 4, (f"num_search_results=4 {NOT_SENT}",)),
-    ({"limit": 2, "num_search_results": 5}, 5,
-     (f"num_search_results=5 {NOT_SENT}", "limit=2 not applied separately: xAI uses num_search_results=5 as its result count")),
-    ({"limit": 50}, 30, (f"limit=50 {NOT_SENT}", "limit=50 exceeds xAI's maximum of 30; at most 30 results returned")),
-    ({}, 10, ()),
-])  # fmt: skip
-async def test_counts_are_a_local_cap_only(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock,
-                                           kwargs: dict[str, int], cap: int, notices: tuple[str, ...]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("kwargs", "cap", "notices"),
+    [
+        ({"limit": 3}, 3, (f"limit=3 {NOT_SENT}",)),
+        ({"num_search_results": 4}, 4, (f"num_search_results=4 {NOT_SENT}",)),
+        (
+            {"limit": 2, "num_search_results": 5},
+            5,
+            (
+                f"num_search_results=5 {NOT_SENT}",
+                "limit=2 not applied separately: xAI uses num_search_results=5 as its result count",
+            ),
+        ),
+        (
+            {"limit": 50},
+            30,
+            (f"limit=50 {NOT_SENT}", "limit=50 exceeds xAI's maximum of 30; at most 30 results returned"),
+        ),
+        ({}, 10, ()),
+    ],
+)
+async def test_counts_are_a_local_cap_only(
+    xai: FakeXAI, xenv: dict[str, str], clock: FakeClock, kwargs: dict[str, int], cap: int, notices: tuple[str, ...]
+) -> None:
     xai.cited, xai.extra_urls = 25, 15
     response = await search(xenv, clock, **kwargs)
     assert xai.last.json() == expected_body()  # never search_parameters
@@ -127,21 +141,46 @@ async def test_parsed_response(xai: FakeXAI, xenv: dict[str, str], clock: FakeCl
     )
     assert response.usage == SearchUsage(input_tokens=2104, output_tokens=388, total_tokens=2492)
     assert (response.model, response.request_id, response.auth_mode) == (
-        "grok-4.3", "resp_0d8c1f6e-3b2a-4c5d-9e8f-7a6b5c4d3e2f", "api_key")  # fmt: skip
+        "grok-4.3",
+        "resp_0d8c1f6e-3b2a-4c5d-9e8f-7a6b5c4d3e2f",
+        "api_key",
+    )
 
 
 def test_annotation_order_and_dedupe() -> None:
     body = {
-        "id": "resp_xai_123", "model": "grok-4.3", "output_text": "  Top-level answer  ",
+        "id": "resp_xai_123",
+        "model": "grok-4.3",
+        "output_text": "  Top-level answer  ",
         "annotations": [{"type": "url_citation", "url": " https://a.example ", "title": " A ", "text": " quoted "}],
-        "output": [{"type": "message", "annotations": [{"type": "url_citation", "url": "https://d.example", "title": ""},
-                                                       {"type": "file_citation", "url": "https://ignored.example"}],
-                    "content": [{"type": "output_text", "text": "part",
-                                 "annotations": [{"type": "url_citation", "url": "https://b.example", "title": "B", "cited_text": "cited", "text": "not this"},
-                                                 {"type": "url_citation", "url": "https://a.example", "title": "A again"}]}]}],
+        "output": [
+            {
+                "type": "message",
+                "annotations": [
+                    {"type": "url_citation", "url": "https://d.example", "title": ""},
+                    {"type": "file_citation", "url": "https://ignored.example"},
+                ],
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": "part",
+                        "annotations": [
+                            {
+                                "type": "url_citation",
+                                "url": "https://b.example",
+                                "title": "B",
+                                "cited_text": "cited",
+                                "text": "not this",
+                            },
+                            {"type": "url_citation", "url": "https://a.example", "title": "A again"},
+                        ],
+                    }
+                ],
+            }
+        ],
         "citations": ["https://c.example", "https://b.example", 7],
         "usage": {"inputTokens": 12, "outputTokens": 8, "totalTokens": 20},
-    }  # fmt: skip
+    }
     response = parse(body)
     assert response.answer == "Top-level answer"
     assert [(s.url, s.title, s.snippet) for s in response.sources] == [
@@ -157,8 +196,11 @@ def test_annotation_order_and_dedupe() -> None:
 
 def test_answer_falls_back_to_content_parts() -> None:
     body = xai_body("ignored", top_level_text=False)
-    body["output"][1]["content"] = [{"type": "output_text", "text": "First."}, {"type": "refusal", "text": "no"},
-                                    {"type": "text", "output_text": "Second.", "text": "not this"}]  # fmt: skip
+    body["output"][1]["content"] = [
+        {"type": "output_text", "text": "First."},
+        {"type": "refusal", "text": "no"},
+        {"type": "text", "output_text": "Second.", "text": "not this"},
+    ]
     assert parse(body).answer == "First.\nSecond."
     assert parse({**body, "output_text": "   "}).answer == "First.\nSecond."
 
@@ -173,26 +215,66 @@ async def test_empty_result_is_the_chains_204(xai: FakeXAI, xenv: dict[str, str]
 # -- errors -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reply", "error", "status"), [
-    (bad_key_reply(KEY), "xAI rejected the API key (400): Incorrect API key provided: xai-***gH. You can obtain an API "
-                         "key from https://console.x.ai. Check XAI_API_KEY.", 400),
-    (xai_error(401, "Unauthenticated: no valid API key", code="Unauthenticated"),
-     "xAI authorization failed (401). Check API key or base URL.", 401),
-    (xai_error(402, "Payment required"), "xai: 402 credits exhausted", 402),
-    (xai_error(403, "Your newly created team doesn't have any credits or licenses yet.", code="The caller does not have permission"),
-     "xAI authorization failed (403). Check API key or base URL. Your newly created team doesn't have any credits or licenses yet.", 403),
-    (xai_error(429, "Rate limit reached for requests per minute.", code="Too many requests", headers={"Retry-After": "7"}),
-     "xAI Responses API error (429): Rate limit reached for requests per minute.", 429),
-    (Reply(429, {"error": {"message": "You have exceeded your monthly spending limit.", "type": "insufficient_quota"}}),
-     "xai: credits exhausted", 429),
-    (xai_error(410, "The Live Search API has been deprecated. Please use the Agent Tools API instead.", code="Gone"),
-     "xAI Responses API error (410): The Live Search API has been deprecated. Please use the Agent Tools API instead.", 410),
-    (Reply(503, "upstream connect error or disconnect/reset before headers", content_type="text/plain"),
-     "xAI Responses API error (503): upstream connect error or disconnect/reset before headers", 503),
-    (Reply(500, b""), "xAI Responses API error (500): empty body", 500),
-])  # fmt: skip
-async def test_http_errors_are_not_retried(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock, reply: Reply,
-                                           error: str, status: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "error", "status"),
+    [
+        (
+            bad_key_reply(KEY),
+            "xAI rejected the API key (400): Incorrect API key provided: xai-***gH. You can obtain an API "
+            "key from https://console.x.ai. Check XAI_API_KEY.",
+            400,
+        ),
+        (
+            xai_error(401, "Unauthenticated: no valid API key", code="Unauthenticated"),
+            "xAI authorization failed (401). Check API key or base URL.",
+            401,
+        ),
+        (xai_error(402, "Payment required"), "xai: 402 credits exhausted", 402),
+        (
+            xai_error(
+                403,
+                "Your newly created team doesn't have any credits or licenses yet.",
+                code="The caller does not have permission",
+            ),
+            "xAI authorization failed (403). Check API key or base URL. Your newly created team doesn't have any credits or licenses yet.",
+            403,
+        ),
+        (
+            xai_error(
+                429,
+                "Rate limit reached for requests per minute.",
+                code="Too many requests",
+                headers={"Retry-After": "7"},
+            ),
+            "xAI Responses API error (429): Rate limit reached for requests per minute.",
+            429,
+        ),
+        (
+            Reply(
+                429,
+                {"error": {"message": "You have exceeded your monthly spending limit.", "type": "insufficient_quota"}},
+            ),
+            "xai: credits exhausted",
+            429,
+        ),
+        (
+            xai_error(
+                410, "The Live Search API has been deprecated. Please use the Agent Tools API instead.", code="Gone"
+            ),
+            "xAI Responses API error (410): The Live Search API has been deprecated. Please use the Agent Tools API instead.",
+            410,
+        ),
+        (
+            Reply(503, "upstream connect error or disconnect/reset before headers", content_type="text/plain"),
+            "xAI Responses API error (503): upstream connect error or disconnect/reset before headers",
+            503,
+        ),
+        (Reply(500, b""), "xAI Responses API error (500): empty body", 500),
+    ],
+)
+async def test_http_errors_are_not_retried(
+    xai: FakeXAI, xenv: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int
+) -> None:
     xai.enqueue(reply)
     response = await search(xenv, clock)
     assert response.error == error
@@ -263,8 +345,9 @@ async def test_missing_key_message(env: dict[str, str], xai: FakeXAI, config_dir
     assert response.provider == "duckduckgo" and xai.requests == []
 
 
-async def test_stored_credential_and_explicit_key(env: dict[str, str], xai: FakeXAI, config_dir: Path,
-                                                  clock: FakeClock) -> None:  # fmt: skip
+async def test_stored_credential_and_explicit_key(
+    env: dict[str, str], xai: FakeXAI, config_dir: Path, clock: FakeClock
+) -> None:
     CredentialStore(config_dir / "agent.db").set("xai", "api_key", {"api_key": KEY})
     async with WebSearch(env={**env, **xai.env}, clock=clock) as ws:
         assert {s.id: s.available for s in ws.provider_status()}["xai"]
@@ -274,8 +357,9 @@ async def test_stored_credential_and_explicit_key(env: dict[str, str], xai: Fake
         assert (await ws.asearch("q", provider="xai")).ok
 
 
-async def test_env_key_wins_over_the_stored_one(env: dict[str, str], xai: FakeXAI, config_dir: Path,
-                                                clock: FakeClock) -> None:  # fmt: skip
+async def test_env_key_wins_over_the_stored_one(
+    env: dict[str, str], xai: FakeXAI, config_dir: Path, clock: FakeClock
+) -> None:
     CredentialStore(config_dir / "agent.db").set("xai", "api_key", {"api_key": "xai-stored-key-0000"})
     async with WebSearch(env={**env, **xai.env, "XAI_API_KEY": KEY}, clock=clock) as ws:
         status = {s.id: s for s in ws.provider_status()}["xai"]
@@ -298,20 +382,34 @@ def test_cli_summary(env: dict[str, str], xai: FakeXAI) -> None:
 # -- the richer parameters --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("params", "tool", "notices"), [
-    ({"include_domains": ["x.ai"], "exclude_domains": ["reddit.com"]},
-     {"type": "web_search", "allowed_domains": ["x.ai"]}, ()),
-    ({"exclude_domains": ["reddit.com"]}, {"type": "web_search", "excluded_domains": ["reddit.com"]}, ()),
-    ({"include_domains": [f"d{i}.com" for i in range(7)]},
-     {"type": "web_search", "allowed_domains": [f"d{i}.com" for i in range(5)]},
-     ("include_domains has 7 entries; xAI's web_search takes at most 5, only d0.com, d1.com, d2.com, d3.com, "
-      "d4.com were used",)),
-    ({"include_domains": ["x.ai"], "exclude_domains": ["docs.x.ai"], "recency_days": 2},
-     {"type": "web_search", "allowed_domains": ["x.ai"]},
-     ("exclude_domains=('docs.x.ai',) not applied to docs.x.ai: xAI's web_search takes allowed_domains or "
-      "excluded_domains, not both (the others are outside the allowed ones)",
-      "recency_days=2 not applied: xAI does not support it")),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "tool", "notices"),
+    [
+        (
+            {"include_domains": ["x.ai"], "exclude_domains": ["reddit.com"]},
+            {"type": "web_search", "allowed_domains": ["x.ai"]},
+            (),
+        ),
+        ({"exclude_domains": ["reddit.com"]}, {"type": "web_search", "excluded_domains": ["reddit.com"]}, ()),
+        (
+            {"include_domains": [f"d{i}.com" for i in range(7)]},
+            {"type": "web_search", "allowed_domains": [f"d{i}.com" for i in range(5)]},
+            (
+                "include_domains has 7 entries; xAI's web_search takes at most 5, only d0.com, d1.com, d2.com, d3.com, "
+                "d4.com were used",
+            ),
+        ),
+        (
+            {"include_domains": ["x.ai"], "exclude_domains": ["docs.x.ai"], "recency_days": 2},
+            {"type": "web_search", "allowed_domains": ["x.ai"]},
+            (
+                "exclude_domains=('docs.x.ai',) not applied to docs.x.ai: xAI's web_search takes allowed_domains or "
+                "excluded_domains, not both (the others are outside the allowed ones)",
+                "recency_days=2 not applied: xAI does not support it",
+            ),
+        ),
+    ],
+)
 async def test_richer_domains_are_the_tools_domain_lists(
     xai: FakeXAI,
     xenv: dict[str, str],

@@ -26,8 +26,11 @@ KEY = "4f0c2a9b7e6d5c4b3a29.Zq7Xw3Tn9Lp2Rv8K"
 QUERY = "rust 1.90 release"
 PATH = "/api/mcp/web_search_prime/mcp"
 MISSING = "Z.AI needs an API key: set ZAI_API_KEY or run `websearch auth set zai`"
-INIT_PARAMS = {"protocolVersion": "2025-03-26", "capabilities": {},
-               "clientInfo": {"name": "websearch", "version": __version__}}  # fmt: skip
+INIT_PARAMS = {
+    "protocolVersion": "2025-03-26",
+    "capabilities": {},
+    "clientInfo": {"name": "websearch", "version": __version__},
+}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}}
 
 
@@ -59,8 +62,11 @@ def assert_session(requests: list[RecordedRequest], arguments: dict[str, Any]) -
         assert req.headers["content-type"] == "application/json"
         assert req.headers["accept"] == "application/json, text/event-stream"
     body = init.json()
-    assert {k: v for k, v in body.items() if k != "id"} == {"jsonrpc": "2.0", "method": "initialize",
-                                                           "params": INIT_PARAMS}  # fmt: skip
+    assert {k: v for k, v in body.items() if k != "id"} == {
+        "jsonrpc": "2.0",
+        "method": "initialize",
+        "params": INIT_PARAMS,
+    }
     uuid.UUID(body["id"])
     assert "mcp-session-id" not in init.headers
     session = initialized.headers["mcp-session-id"]
@@ -68,7 +74,10 @@ def assert_session(requests: list[RecordedRequest], arguments: dict[str, Any]) -
     assert initialized.json() == INITIALIZED
     body = call.json()
     assert {k: v for k, v in body.items() if k != "id"} == {
-        "jsonrpc": "2.0", "method": "tools/call", "params": {"name": "web_search_prime", "arguments": arguments}}  # fmt: skip
+        "jsonrpc": "2.0",
+        "method": "tools/call",
+        "params": {"name": "web_search_prime", "arguments": arguments},
+    }
     assert body["id"] != init.json()["id"]
 
 
@@ -105,15 +114,22 @@ async def test_third_shape_adds_the_search_engine(env: dict[str, str]) -> None:
     assert response.ok
 
 
-@pytest.mark.parametrize(("params", "count", "notices"), [
-    ({"limit": 3}, 3, ()),
-    ({"num_search_results": 7}, 7, ()),
-    ({"limit": 3, "num_search_results": 7}, 7,
-     ("limit=3 not applied separately: Z.AI uses num_search_results=7 as its result count",)),
-    ({"limit": 80}, 50, ("limit=80 exceeds Z.AI's maximum of 50; at most 50 results returned",)),
-])  # fmt: skip
-async def test_counts(fake: FakeZai, env: dict[str, str], params: dict[str, int], count: int,
-                      notices: tuple[str, ...]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "count", "notices"),
+    [
+        ({"limit": 3}, 3, ()),
+        ({"num_search_results": 7}, 7, ()),
+        (
+            {"limit": 3, "num_search_results": 7},
+            7,
+            ("limit=3 not applied separately: Z.AI uses num_search_results=7 as its result count",),
+        ),
+        ({"limit": 80}, 50, ("limit=80 exceeds Z.AI's maximum of 50; at most 50 results returned",)),
+    ],
+)
+async def test_counts(
+    fake: FakeZai, env: dict[str, str], params: dict[str, int], count: int, notices: tuple[str, ...]
+) -> None:
     response = await run(make_env(env, fake), **params)
     assert calls(fake) == [{"query": QUERY, "count": count}, {"search_query": QUERY, "count": count}]
     assert len(response.sources) == count
@@ -138,8 +154,9 @@ def expected_sources(n: int, query: str = QUERY) -> tuple[SearchSource, ...]:
     out = []
     for i in range(1, n + 1):
         r = zai_result(i, query)
-        out.append(SearchSource(r["title"], r["link"], r["content"], r["publish_date"] or None,
-                                author=r["media"] or None))  # fmt: skip
+        out.append(
+            SearchSource(r["title"], r["link"], r["content"], r["publish_date"] or None, author=r["media"] or None)
+        )
     return tuple(out)
 
 
@@ -150,8 +167,13 @@ async def test_parses_sources_and_the_raw_answer(env: dict[str, str], sse: bool)
     assert response.sources == expected_sources(4)
     assert response.sources[1].author is None and response.sources[1].published_date is None
     assert response.sources[0] == SearchSource(
-        "Rust 1.90 Release — report 1", "https://news1.example.cn/rust-1.90-release/1.html",
-        "Report 1 on rust 1.90 release: what changed and why it matters.", "2025-09-18", None, "Example News 1")  # fmt: skip
+        "Rust 1.90 Release — report 1",
+        "https://news1.example.cn/rust-1.90-release/1.html",
+        "Report 1 on rust 1.90 release: what changed and why it matters.",
+        "2025-09-18",
+        None,
+        "Example News 1",
+    )
     assert response.answer == zai_tool_result(QUERY, 4)["content"][0]["text"]  # the quirk: the raw JSON text
     assert json.loads(response.answer)[0]["link"] == response.sources[0].url
     assert response.request_id is None and response.auth_mode is None and response.citations == ()
@@ -173,8 +195,12 @@ async def test_double_encoded_text_is_decoded(env: dict[str, str]) -> None:
 
 def test_result_candidates_and_slicing() -> None:
     item = {"title": "", "url": "https://u.example", "content": "c", "publishedDate": "2025-01-02"}
-    structured = {"result": {"content": [{"type": "text", "text": "see structured"}],
-                             "structuredContent": {"results": [item, {"title": "no url"}], "requestId": "r-9"}}}  # fmt: skip
+    structured = {
+        "result": {
+            "content": [{"type": "text", "text": "see structured"}],
+            "structuredContent": {"results": [item, {"title": "no url"}], "requestId": "r-9"},
+        }
+    }
     parsed = parse_result(structured, 10)
     assert parsed.sources == (SearchSource("https://u.example", "https://u.example", "c", "2025-01-02"),)
     assert (parsed.answer, parsed.request_id) == ("see structured", "r-9")
@@ -185,9 +211,11 @@ def test_result_candidates_and_slicing() -> None:
 
 
 def test_sse_message_after_a_notification_is_the_answer() -> None:
-    body = ('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n'
-            'event: message\ndata: {"jsonrpc":"2.0","id":"1","result":{"content":[]}}\n\n'
-            'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n')  # fmt: skip
+    body = (
+        'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n'
+        'event: message\ndata: {"jsonrpc":"2.0","id":"1","result":{"content":[]}}\n\n'
+        'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n'
+    )
     assert read_message(HttpResponse(200, {}, body.encode())) == {
         "jsonrpc": "2.0",
         "id": "1",
@@ -208,26 +236,53 @@ async def test_empty_result_set_is_a_204(fake: FakeZai, env: dict[str, str], tex
 # -- errors ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reply", "message", "status"), [
-    (zai_error(401, "1002", f"Authorization Token invalid: {KEY}"),
-     "zai: 401 unauthorized (1002: Authorization Token invalid: [redacted])", 401),
-    (zai_error(403, "1220", "You do not have permission to access web_search_prime"),
-     "zai: 403 forbidden (1220: You do not have permission to access web_search_prime)", 403),
-    (zai_error(429, "1113", "Insufficient balance or no resource package. Please recharge."),
-     "zai: credits exhausted (1113: Insufficient balance or no resource package. Please recharge.)", 429),
-    (zai_error(429, "1302", "High concurrency usage of this API, please reduce concurrency.", {"Retry-After": "5"}),
-     "Z.AI MCP error (429): 1302: High concurrency usage of this API, please reduce concurrency.", 429),
-    (zai_error(402, "1113", "Payment required"), "zai: 402 credits exhausted (1113: Payment required)", 402),
-    (Reply(500, {"error": {"code": "500", "message": "Internal Error"}}), "Z.AI MCP error (500): 500: Internal Error",
-     500),
-    (Reply(502, "<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
-     "Z.AI MCP error (502): <html><body>502 Bad Gateway</body></html>", 502),
-    (Reply(200, "<html>portal</html>", content_type="text/html"), "Failed to parse Z.AI MCP response", 500),
-    (Reply(200, {"success": False, "code": 1001, "msg": "Header中未收到Authorization参数"}),
-     "Z.AI API error (1001): Header中未收到Authorization参数", 401),
-])  # fmt: skip
-async def test_initialize_errors_are_not_retried(fake: FakeZai, env: dict[str, str], reply: Reply, message: str,
-                                                 status: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "message", "status"),
+    [
+        (
+            zai_error(401, "1002", f"Authorization Token invalid: {KEY}"),
+            "zai: 401 unauthorized (1002: Authorization Token invalid: [redacted])",
+            401,
+        ),
+        (
+            zai_error(403, "1220", "You do not have permission to access web_search_prime"),
+            "zai: 403 forbidden (1220: You do not have permission to access web_search_prime)",
+            403,
+        ),
+        (
+            zai_error(429, "1113", "Insufficient balance or no resource package. Please recharge."),
+            "zai: credits exhausted (1113: Insufficient balance or no resource package. Please recharge.)",
+            429,
+        ),
+        (
+            zai_error(
+                429, "1302", "High concurrency usage of this API, please reduce concurrency.", {"Retry-After": "5"}
+            ),
+            "Z.AI MCP error (429): 1302: High concurrency usage of this API, please reduce concurrency.",
+            429,
+        ),
+        (zai_error(402, "1113", "Payment required"), "zai: 402 credits exhausted (1113: Payment required)", 402),
+        (
+            Reply(500, {"error": {"code": "500", "message": "Internal Error"}}),
+            "Z.AI MCP error (500): 500: Internal Error",
+            500,
+        ),
+        (
+            Reply(502, "<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
+            "Z.AI MCP error (502): <html><body>502 Bad Gateway</body></html>",
+            502,
+        ),
+        (Reply(200, "<html>portal</html>", content_type="text/html"), "Failed to parse Z.AI MCP response", 500),
+        (
+            Reply(200, {"success": False, "code": 1001, "msg": "Header中未收到Authorization参数"}),
+            "Z.AI API error (1001): Header中未收到Authorization参数",
+            401,
+        ),
+    ],
+)
+async def test_initialize_errors_are_not_retried(
+    fake: FakeZai, env: dict[str, str], reply: Reply, message: str, status: int
+) -> None:
     fake.enqueue(reply)
     response = await run(make_env(env, fake))
     assert response.error == message
@@ -236,24 +291,68 @@ async def test_initialize_errors_are_not_retried(fake: FakeZai, env: dict[str, s
     assert KEY not in (response.error or "") + repr(response) + json.dumps(response.to_dict())
 
 
-@pytest.mark.parametrize(("reply", "message", "status"), [
-    (zai_reply({"jsonrpc": "2.0", "id": "1", "error": {"code": -32603, "message": "Internal error"}}),
-     "Z.AI MCP error (-32603): Internal error", 500),
-    (zai_reply({"jsonrpc": "2.0", "id": "1", "result": {"isError": True, "content": [
-        {"type": "text", "text": "MCP error -429: Rate limit reached for requests"}]}}),
-     "Z.AI MCP tool error: MCP error -429: Rate limit reached for requests", 429),
-    (zai_reply({"jsonrpc": "2.0", "id": "1", "result": {"isError": True, "content": [
-        {"type": "text", "text": "MCP error -401: 身份验证失败"}]}}), "Z.AI MCP tool error: MCP error -401: 身份验证失败", 401),
-    (Reply(200, b'event: error\ndata: {"jsonrpc":"2.0","id":"1","error":{"code":-32603,"message":"upstream down"}}\n\n',
-           content_type="text/event-stream"), "Z.AI MCP error (-32603): upstream down", 500),
-    (Reply(200, b'event: message\ndata: {"jsonrpc":"2.0","id":"1","result":{"content":[{"ty\n\n',
-           content_type="text/event-stream"), "Failed to parse Z.AI MCP response", 500),
-    (Reply(200, b"event: message\ndata: \n\n", content_type="text/event-stream"), "Failed to parse Z.AI MCP response",
-     500),
-    (zai_reply({"jsonrpc": "2.0", "id": "1"}), "Failed to parse Z.AI MCP response: no result", 500),
-])  # fmt: skip
-async def test_tool_call_errors_that_are_not_argument_errors(fake: FakeZai, env: dict[str, str], reply: Reply,
-                                                             message: str, status: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("reply", "message", "status"),
+    [
+        (
+            zai_reply({"jsonrpc": "2.0", "id": "1", "error": {"code": -32603, "message": "Internal error"}}),
+            "Z.AI MCP error (-32603): Internal error",
+            500,
+        ),
+        (
+            zai_reply(
+                {
+                    "jsonrpc": "2.0",
+                    "id": "1",
+                    "result": {
+                        "isError": True,
+                        "content": [{"type": "text", "text": "MCP error -429: Rate limit reached for requests"}],
+                    },
+                }
+            ),
+            "Z.AI MCP tool error: MCP error -429: Rate limit reached for requests",
+            429,
+        ),
+        (
+            zai_reply(
+                {
+                    "jsonrpc": "2.0",
+                    "id": "1",
+                    "result": {"isError": True, "content": [{"type": "text", "text": "MCP error -401: 身份验证失败"}]},
+                }
+            ),
+            "Z.AI MCP tool error: MCP error -401: 身份验证失败",
+            401,
+        ),
+        (
+            Reply(
+                200,
+                b'event: error\ndata: {"jsonrpc":"2.0","id":"1","error":{"code":-32603,"message":"upstream down"}}\n\n',
+                content_type="text/event-stream",
+            ),
+            "Z.AI MCP error (-32603): upstream down",
+            500,
+        ),
+        (
+            Reply(
+                200,
+                b'event: message\ndata: {"jsonrpc":"2.0","id":"1","result":{"content":[{"ty\n\n',
+                content_type="text/event-stream",
+            ),
+            "Failed to parse Z.AI MCP response",
+            500,
+        ),
+        (
+            Reply(200, b"event: message\ndata: \n\n", content_type="text/event-stream"),
+            "Failed to parse Z.AI MCP response",
+            500,
+        ),
+        (zai_reply({"jsonrpc": "2.0", "id": "1"}), "Failed to parse Z.AI MCP response: no result", 500),
+    ],
+)
+async def test_tool_call_errors_that_are_not_argument_errors(
+    fake: FakeZai, env: dict[str, str], reply: Reply, message: str, status: int
+) -> None:
     enqueue_session(fake, reply)
     response = await run(make_env(env, fake))
     assert response.error == message
@@ -274,8 +373,9 @@ async def test_all_shapes_rejected_gives_the_last_error(env: dict[str, str]) -> 
         response = await run(make_env(env, fake))
     assert len(fake.requests) == 9
     assert response.error is not None
-    assert response.error.startswith('Z.AI MCP tool error: MCP error -32602: Invalid arguments for tool '
-                                     'web_search_prime: [{"code": "invalid_type"')  # fmt: skip
+    assert response.error.startswith(
+        'Z.AI MCP tool error: MCP error -32602: Invalid arguments for tool web_search_prime: [{"code": "invalid_type"'
+    )
     assert response.attempts[0].status == 400
 
 
@@ -288,8 +388,12 @@ def test_argument_error_rule() -> None:
 
 
 async def test_stream_cut_mid_event_is_an_error_without_partial_answer(fake: FakeZai, env: dict[str, str]) -> None:
-    cut = Reply(200, chunks=[b"event: message\n", b'data: {"jsonrpc":"2.0","id":"1","result":{"content":[{"ty'],
-                content_type="text/event-stream", cut=True)  # fmt: skip
+    cut = Reply(
+        200,
+        chunks=[b"event: message\n", b'data: {"jsonrpc":"2.0","id":"1","result":{"content":[{"ty'],
+        content_type="text/event-stream",
+        cut=True,
+    )
     enqueue_session(fake, cut)
     response = await run(make_env(env, fake))
     assert response.error is not None and response.error.startswith("Z.AI request failed:")
@@ -349,17 +453,33 @@ async def test_env_key_wins_over_stored(fake: FakeZai, env: dict[str, str], conf
 APPROX = "approximated as search_recency_filter={}: Z.AI only filters by the past day, week, month or year"
 
 
-@pytest.mark.parametrize(("params", "extra", "notices"), [
-    ({"include_domains": ["rust-lang.org"]}, {"search_domain_filter": "rust-lang.org"}, ()),
-    ({"include_domains": ["a.org", "b.org"]}, {},
-     ("include_domains=('a.org', 'b.org') not applied: Z.AI's search_domain_filter takes a single domain",)),
-    ({"recency_hours": 5}, {"search_recency_filter": "oneDay"}, (f"recency_hours=5 {APPROX.format('oneDay')}",)),
-    ({"recency_days": 20}, {"search_recency_filter": "oneMonth"}, (f"recency_days=20 {APPROX.format('oneMonth')}",)),
-    ({"start_published_date": "2025-01-01", "exclude_domains": ["x.org"]}, {},
-     ("start_published_date='2025-01-01' not applied: the window is longer than Z.AI's longest recency filter "
-      "(a year)", "exclude_domains=('x.org',) not applied: Z.AI does not support it")),
-    ({"recency": "week"}, {}, ("recency='week' not applied: Z.AI does not support it",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "extra", "notices"),
+    [
+        ({"include_domains": ["rust-lang.org"]}, {"search_domain_filter": "rust-lang.org"}, ()),
+        (
+            {"include_domains": ["a.org", "b.org"]},
+            {},
+            ("include_domains=('a.org', 'b.org') not applied: Z.AI's search_domain_filter takes a single domain",),
+        ),
+        ({"recency_hours": 5}, {"search_recency_filter": "oneDay"}, (f"recency_hours=5 {APPROX.format('oneDay')}",)),
+        (
+            {"recency_days": 20},
+            {"search_recency_filter": "oneMonth"},
+            (f"recency_days=20 {APPROX.format('oneMonth')}",),
+        ),
+        (
+            {"start_published_date": "2025-01-01", "exclude_domains": ["x.org"]},
+            {},
+            (
+                "start_published_date='2025-01-01' not applied: the window is longer than Z.AI's longest recency filter "
+                "(a year)",
+                "exclude_domains=('x.org',) not applied: Z.AI does not support it",
+            ),
+        ),
+        ({"recency": "week"}, {}, ("recency='week' not applied: Z.AI does not support it",)),
+    ],
+)
 async def test_richer_parameters_are_tool_arguments(
     env: dict[str, str], params: dict[str, Any], extra: dict[str, Any], notices: tuple[str, ...]
 ) -> None:

@@ -24,9 +24,18 @@ __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 RICH_ARGS = (
-    "mode", "text_chars", "recency_days", "recency_hours", "start_published_date", "end_published_date",
-    "category", "include_domains", "exclude_domains", "summary", "sort_by_date",
-)  # fmt: skip
+    "mode",
+    "text_chars",
+    "recency_days",
+    "recency_hours",
+    "start_published_date",
+    "end_published_date",
+    "category",
+    "include_domains",
+    "exclude_domains",
+    "summary",
+    "sort_by_date",
+)
 #: Providers whose official CLI keeps a login that `websearch auth import` can copy.
 IMPORTABLE = ("codex", "gemini")
 
@@ -82,11 +91,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = commands.add_parser("search", help="run one search and print the result")
     s.add_argument("query", nargs="+", help="the search query (several words are joined with spaces)")
-    s.add_argument("--provider", choices=("auto", *SEARCH_PROVIDER_ORDER), metavar="ID",
-                   help="use this provider (falls back to the automatic chain when it is not available); "
-                        "'auto' ignores the providers.webSearch preference")  # fmt: skip
-    s.add_argument("--exclude", action="append", default=[], choices=SEARCH_PROVIDER_ORDER, metavar="ID",
-                   help="never use this provider in the automatic chain (repeatable)")  # fmt: skip
+    s.add_argument(
+        "--provider",
+        choices=("auto", *SEARCH_PROVIDER_ORDER),
+        metavar="ID",
+        help="use this provider (falls back to the automatic chain when it is not available); "
+        "'auto' ignores the providers.webSearch preference",
+    )
+    s.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        choices=SEARCH_PROVIDER_ORDER,
+        metavar="ID",
+        help="never use this provider in the automatic chain (repeatable)",
+    )
     s.add_argument("--limit", "--num-results", type=_positive_int, metavar="N", help="maximum number of results")
     s.add_argument("--recency", choices=RECENCY_VALUES, help="only results from the last day, week, month or year")
     s.add_argument("--num-search-results", type=_positive_int, metavar="N", help="search breadth asked of the provider")
@@ -102,33 +121,56 @@ def build_parser() -> argparse.ArgumentParser:
     rich.add_argument("--start-published-date", metavar="DATE", help="ISO date or timestamp lower bound")
     rich.add_argument("--end-published-date", metavar="DATE", help="ISO date or timestamp upper bound")
     rich.add_argument("--category", help="news, publication, company, people, financial report, personal site, ...")
-    rich.add_argument("--include-domain", action="append", dest="include_domains", metavar="DOMAIN",
-                      help="only results from this domain (repeatable, at most 20)")  # fmt: skip
-    rich.add_argument("--exclude-domain", action="append", dest="exclude_domains", metavar="DOMAIN",
-                      help="no results from this domain (repeatable, at most 20)")  # fmt: skip
+    rich.add_argument(
+        "--include-domain",
+        action="append",
+        dest="include_domains",
+        metavar="DOMAIN",
+        help="only results from this domain (repeatable, at most 20)",
+    )
+    rich.add_argument(
+        "--exclude-domain",
+        action="append",
+        dest="exclude_domains",
+        metavar="DOMAIN",
+        help="no results from this domain (repeatable, at most 20)",
+    )
     rich.add_argument("--summary", action="store_true", default=None, help="per-result summaries instead of text")
     rich.add_argument("--sort-by-date", action="store_true", default=None, help="newest first (where supported)")
     s.add_argument("--format", choices=("summary", "blocks", "json"), default="summary", help="output layout")
-    s.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
-                   help="per-request timeout (default: setting http.timeout, else 60)")  # fmt: skip
+    s.add_argument(
+        "--timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="per-request timeout (default: setting http.timeout, else 60)",
+    )
 
     p = commands.add_parser("providers", help="list the providers in chain order and whether each is available")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
-    m = commands.add_parser("mcp", help="serve the web_search tool over MCP (stdio, or streamable HTTP with --http)",
-                            description="Serve the web_search tool to MCP clients. Needs the mcp extra: "
-                                        "pip install 'websearch[mcp]'. Output layout: setting mcp.format "
-                                        "(blocks or summary; default blocks).")  # fmt: skip
+    m = commands.add_parser(
+        "mcp",
+        help="serve the web_search tool over MCP (stdio, or streamable HTTP with --http)",
+        description="Serve the web_search tool to MCP clients. Needs the mcp extra: "
+        "pip install 'websearch[mcp]'. Output layout: setting mcp.format "
+        "(blocks or summary; default blocks).",
+    )
     m.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     m.add_argument("--host", default="127.0.0.1", help="interface for --http (default 127.0.0.1; no authentication)")
     m.add_argument("--port", type=_port, default=8000, help="port for --http (default 8000)")
 
     sc = commands.add_parser("schema", help="print the web_search tool's JSON schema for an agent framework")
-    sc.add_argument("--format", choices=("mcp", "openai", "anthropic"), default="mcp",
-                    help="envelope: an MCP tools/list entry, an OpenAI function or an Anthropic tool")  # fmt: skip
-    sc.add_argument("--available", action="store_true",
-                    help="list only the providers available on this machine in the provider enum "
-                         "(default: auto and all eighteen)")  # fmt: skip
+    sc.add_argument(
+        "--format",
+        choices=("mcp", "openai", "anthropic"),
+        default="mcp",
+        help="envelope: an MCP tools/list entry, an OpenAI function or an Anthropic tool",
+    )
+    sc.add_argument(
+        "--available",
+        action="store_true",
+        help="list only the providers available on this machine in the provider enum (default: auto and all eighteen)",
+    )
 
     a = commands.add_parser("auth", help="manage stored API keys in agent.db")
     auth = a.add_subparsers(dest="auth_command", metavar="ACTION", required=True)

@@ -40,9 +40,25 @@ MODE_VALUES: Final[tuple[str, ...]] = get_args(Mode)
 LEGACY_MODES: Final = {"neural": "auto", "keyword": "auto"}
 
 ProviderId = Literal[
-    "perplexity", "gemini", "anthropic", "codex", "xai", "zai", "exa", "tinyfish", "jina",
-    "kagi", "tavily", "firecrawl", "brave", "kimi", "parallel", "synthetic", "searxng", "duckduckgo",
-]  # fmt: skip
+    "perplexity",
+    "gemini",
+    "anthropic",
+    "codex",
+    "xai",
+    "zai",
+    "exa",
+    "tinyfish",
+    "jina",
+    "kagi",
+    "tavily",
+    "firecrawl",
+    "brave",
+    "kimi",
+    "parallel",
+    "synthetic",
+    "searxng",
+    "duckduckgo",
+]
 #: The automatic chain's priority: answer engines first, keyed search APIs next, keyless last.
 SEARCH_PROVIDER_ORDER: Final[tuple[str, ...]] = get_args(ProviderId)
 

@@ -40,10 +40,14 @@ STREAM_PATH: Final = "/v1internal:streamGenerateContent?alt=sse"
 LOAD_PATH: Final = "/v1internal:loadCodeAssist"
 TOKEN_URL: Final = "https://oauth2.googleapis.com/token"
 #: The public "installed app" OAuth clients of the Gemini CLI and Antigravity (RFC 8252: not secrets).
-GEMINI_CLI_CLIENT: Final = ("681255809395-oo8ft2oprdrnp9e3aqf6av3hmdib135j.apps.googleusercontent.com",
-                            "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")  # fmt: skip
-ANTIGRAVITY_CLIENT: Final = ("1071006060591-tmhssin2h21lcre235vtolojh4g403ep.apps.googleusercontent.com",
-                             "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")  # fmt: skip
+GEMINI_CLI_CLIENT: Final = (
+    "681255809395-oo8ft2oprdrnp9e3aqf6av3hmdib135j.apps.googleusercontent.com",
+    "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",
+)
+ANTIGRAVITY_CLIENT: Final = (
+    "1071006060591-tmhssin2h21lcre235vtolojh4g403ep.apps.googleusercontent.com",
+    "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",
+)
 ANTIGRAVITY_SYSTEM: Final = (
     "You are Antigravity, a powerful agentic AI coding assistant designed by the Google Deepmind team working on "
     "Advanced Agentic Coding.You are pair programming with a USER to solve their coding task. The task may require "
@@ -98,8 +102,12 @@ def cloud_requests(
 ) -> list[HttpRequest]:
     """One streaming request per endpoint, in the order they are tried."""
     headers = cloud_headers(auth.kind, auth.secret)
-    return [HttpRequest("POST", ctx.endpoint("gemini", endpoint + STREAM_PATH), headers=headers, json=body,
-                        secrets=(auth.secret,)) for endpoint in endpoints]  # fmt: skip
+    return [
+        HttpRequest(
+            "POST", ctx.endpoint("gemini", endpoint + STREAM_PATH), headers=headers, json=body, secrets=(auth.secret,)
+        )
+        for endpoint in endpoints
+    ]
 
 
 def cloud_headers(kind: AuthKind, token: str) -> dict[str, str]:
@@ -147,10 +155,19 @@ def refresher(ctx: ProviderContext, kind: AuthKind) -> Refresh:
     async def refresh(token: OAuthToken) -> OAuthToken:
         client_id, client_secret = ANTIGRAVITY_CLIENT if kind == "antigravity" else GEMINI_CLI_CLIENT
         refresh_token = token.refresh_token or ""
-        form = [("client_id", client_id), ("client_secret", client_secret), ("refresh_token", refresh_token),
-                ("grant_type", "refresh_token")]  # fmt: skip
-        request = HttpRequest("POST", ctx.endpoint("gemini", TOKEN_URL), headers={"Accept": "application/json"},
-                              form=form, secrets=(refresh_token, token.access_token))  # fmt: skip
+        form = [
+            ("client_id", client_id),
+            ("client_secret", client_secret),
+            ("refresh_token", refresh_token),
+            ("grant_type", "refresh_token"),
+        ]
+        request = HttpRequest(
+            "POST",
+            ctx.endpoint("gemini", TOKEN_URL),
+            headers={"Accept": "application/json"},
+            form=form,
+            secrets=(refresh_token, token.access_token),
+        )
         response = await ctx.send("gemini", request)
         try:
             data = as_dict(response.json())
@@ -164,8 +181,12 @@ def refresher(ctx: ProviderContext, kind: AuthKind) -> Refresh:
                 "gemini", f"the token endpoint answered {response.status}: {detail}", response.status
             )
         expires_at = ctx.clock.now().timestamp() + expires_in if isinstance(expires_in, (int, float)) else None
-        return dataclasses.replace(token, access_token=access, expires_at=expires_at,
-                                   refresh_token=as_str(data.get("refresh_token")) or token.refresh_token)  # fmt: skip
+        return dataclasses.replace(
+            token,
+            access_token=access,
+            expires_at=expires_at,
+            refresh_token=as_str(data.get("refresh_token")) or token.refresh_token,
+        )
 
     return refresh
 

@@ -91,11 +91,14 @@ def http_error(response: HttpResponse, api: str, now: datetime | None = None) ->
     status = response.status
     if reason == "API_KEY_INVALID":
         return SearchProviderError(
-            "gemini", f"Gemini authorization failed ({status} API_KEY_INVALID): {message} Check GEMINI_API_KEY "
-            "or base URL.", status)  # fmt: skip
+            "gemini",
+            f"Gemini authorization failed ({status} API_KEY_INVALID): {message} Check GEMINI_API_KEY or base URL.",
+            status,
+        )
     detail = f"{message} ({status_name})" if message and status_name else message or response.safe_text()
-    return SearchProviderError("gemini", f"Gemini {api} error ({status}): {detail or 'empty body'}", status,
-                               retry_after=retry)  # fmt: skip
+    return SearchProviderError(
+        "gemini", f"Gemini {api} error ({status}): {detail or 'empty body'}", status, retry_after=retry
+    )
 
 
 def retry_hint(response: HttpResponse, now: datetime | None = None) -> float | None:

@@ -25,9 +25,12 @@ if TYPE_CHECKING:
 
 ID: Final = "perplexity"
 AUTH_NAMES: Final[Mapping[str, str]] = {
-    "cookies": "PERPLEXITY_COOKIES", "session": "the stored session", "api_key": "the API key",
-    "openrouter": "the OpenRouter key", "anonymous": "no login",
-}  # fmt: skip
+    "cookies": "PERPLEXITY_COOKIES",
+    "session": "the stored session",
+    "api_key": "the API key",
+    "openrouter": "the OpenRouter key",
+    "anonymous": "no login",
+}
 
 
 class EventStream:
@@ -121,11 +124,16 @@ class ChatStream(EventStream):
         related = (q for q in as_list(self.meta.get("related_questions")) if isinstance(q, str) and q.strip())
         tokens = [int_or_none(self.usage.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")]
         return SearchResponse(
-            provider=ID, answer="".join(self.parts) or None, sources=tuple(sources[: params.limit]),
-            citations=tuple(citations), related_questions=tuple(related),
-            usage=SearchUsage(*tokens) if any(tokens) else None, model=as_str(self.meta.get("model")),
-            request_id=as_str(self.meta.get("id")), auth_mode="api_key",
-        )  # fmt: skip
+            provider=ID,
+            answer="".join(self.parts) or None,
+            sources=tuple(sources[: params.limit]),
+            citations=tuple(citations),
+            related_questions=tuple(related),
+            usage=SearchUsage(*tokens) if any(tokens) else None,
+            model=as_str(self.meta.get("model")),
+            request_id=as_str(self.meta.get("id")),
+            auth_mode="api_key",
+        )
 
 
 def http_error(response: HttpResponse, prefix: str = "Perplexity API error") -> SearchProviderError:
@@ -174,9 +182,12 @@ def to_source(result: Mapping[str, Any], title_key: str, date_key: str, now: dat
     url = result["url"]
     published = as_str(result.get(date_key))
     return SearchSource(
-        title=as_str(result.get(title_key)) or url, url=url, snippet=as_str(result.get("snippet")),
-        published_date=published, age_seconds=age_seconds(published, now),
-    )  # fmt: skip
+        title=as_str(result.get(title_key)) or url,
+        url=url,
+        snippet=as_str(result.get("snippet")),
+        published_date=published,
+        age_seconds=age_seconds(published, now),
+    )
 
 
 def json_or_none(text: str) -> Any:

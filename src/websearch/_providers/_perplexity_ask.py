@@ -37,19 +37,31 @@ APP_HEADERS: Final = {
     "X-Perplexity-Request-Reason": "submit",
 }
 #: What the API modes honour and the ask endpoint does not.
-ASK_IGNORED: Final = ("num_search_results", "max_tokens", "temperature", "recency_days", "recency_hours",
-                      "start_published_date", "end_published_date", "category", "include_domains",
-                      "exclude_domains")  # fmt: skip
+ASK_IGNORED: Final = (
+    "num_search_results",
+    "max_tokens",
+    "temperature",
+    "recency_days",
+    "recency_hours",
+    "start_published_date",
+    "end_published_date",
+    "category",
+    "include_domains",
+    "exclude_domains",
+)
 
 
 def build_ask_request(params: SearchParams, ctx: ProviderContext, auth: Auth) -> HttpRequest:
     """The ask endpoint: the bare query (it has no slot for a system prompt), cookie auth or none."""
     anonymous = auth.kind == "anonymous"
     headers = {
-        "Content-Type": "application/json", "Accept": "text/event-stream", "Origin": "https://www.perplexity.ai",
-        "Referer": "https://www.perplexity.ai/", "User-Agent": BROWSER_USER_AGENT if anonymous else APP_USER_AGENT,
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream",
+        "Origin": "https://www.perplexity.ai",
+        "Referer": "https://www.perplexity.ai/",
+        "User-Agent": BROWSER_USER_AGENT if anonymous else APP_USER_AGENT,
         "X-Request-ID": str(uuid.uuid4()),
-    }  # fmt: skip
+    }
     if auth.kind == "session":
         headers["Cookie"] = f"__Secure-next-auth.session-token={auth.secret}"
     elif auth.kind == "cookies":
@@ -57,12 +69,22 @@ def build_ask_request(params: SearchParams, ctx: ProviderContext, auth: Auth) ->
     if not anonymous:
         headers.update(APP_HEADERS)
     ask: dict[str, Any] = {
-        "query_str": params.query, "search_focus": "internet", "mode": "copilot", "model_preference": "experimental",
-        "sources": ["web"], "attachments": [], "frontend_uuid": str(uuid.uuid4()),
-        "frontend_context_uuid": str(uuid.uuid4()), "version": ASK_VERSION, "language": "en-US",
-        "timezone": _timezone(ctx.env), "search_recency_filter": params.recency, "is_incognito": True,
-        "use_schematized_api": True, "skip_search_enabled": True,
-    }  # fmt: skip
+        "query_str": params.query,
+        "search_focus": "internet",
+        "mode": "copilot",
+        "model_preference": "experimental",
+        "sources": ["web"],
+        "attachments": [],
+        "frontend_uuid": str(uuid.uuid4()),
+        "frontend_context_uuid": str(uuid.uuid4()),
+        "version": ASK_VERSION,
+        "language": "en-US",
+        "timezone": _timezone(ctx.env),
+        "search_recency_filter": params.recency,
+        "is_incognito": True,
+        "use_schematized_api": True,
+        "skip_search_enabled": True,
+    }
     if anonymous:
         ask.update({"send_back_text_in_streaming_api": True, "source": "default"})
     body = {"query_str": params.query, "params": ask}
@@ -106,10 +128,14 @@ class AskStream(EventStream):
             if name in ASK_IGNORED
         )
         return SearchResponse(
-            provider=ID, answer=self.answer or None, sources=tuple(list(self.sources.values())[: params.limit]),
-            model=self.model, request_id=self.request_id,
-            auth_mode="anonymous" if self.auth.kind == "anonymous" else "oauth", notices=notices,
-        )  # fmt: skip
+            provider=ID,
+            answer=self.answer or None,
+            sources=tuple(list(self.sources.values())[: params.limit]),
+            model=self.model,
+            request_id=self.request_id,
+            auth_mode="anonymous" if self.auth.kind == "anonymous" else "oauth",
+            notices=notices,
+        )
 
 
 def merge_snapshot(existing: Mapping[str, Any], incoming: Mapping[str, Any]) -> dict[str, Any]:

@@ -40,8 +40,15 @@ CLIENT_ID: Final = "app_EMoamEEZ73f0CkXaXp7hrann"  # the Codex CLI's public OAut
 CREDENTIAL_IDS: Final = ("codex", "openai-codex")
 MODEL_ENV: Final = "PI_CODEX_WEB_SEARCH_MODEL"
 MODELS: Final = (
-    "gpt-5.5", "gpt-5.4", "gpt-5-codex", "gpt-5", "gpt-5.3-codex", "gpt-5.2-codex", "gpt-5.1-codex", "gpt-5-codex-mini",
-)  # fmt: skip
+    "gpt-5.5",
+    "gpt-5.4",
+    "gpt-5-codex",
+    "gpt-5",
+    "gpt-5.3-codex",
+    "gpt-5.2-codex",
+    "gpt-5.1-codex",
+    "gpt-5-codex-mini",
+)
 USER_AGENT: Final = f"websearch/{__version__} ({platform.system()} {platform.release()}; {platform.machine()})"
 _AUTH_CLAIM: Final = "https://api.openai.com/auth"
 _SCOPE: Final = "openid profile email"
@@ -49,10 +56,18 @@ _UNSUPPORTED_RE: Final = re.compile(
     r"model is not supported|requested model is not supported|not supported when using codex with a chatgpt account",
     re.IGNORECASE,
 )
-_PLACEHOLDERS: Final = frozenset({
-    "see attached image", "attached image", "see the attached image", "see image",
-    "see image above", "image above", "see image below", "image below",
-})  # fmt: skip
+_PLACEHOLDERS: Final = frozenset(
+    {
+        "see attached image",
+        "attached image",
+        "see the attached image",
+        "see image",
+        "see image above",
+        "image above",
+        "see image below",
+        "image below",
+    }
+)
 _DONE: Final = ("response.completed", "response.done", "response.incomplete")
 _STOP: Final = frozenset({*_DONE, "[DONE]", "error", "response.failed"})
 _LINK_START_RE: Final = re.compile(r"\[([^\[\]\n]*)\]\(")

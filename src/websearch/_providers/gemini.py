@@ -141,8 +141,11 @@ class Gemini(Provider):
             if not project and kind == "gemini-cli":
                 project = await discover_project(ctx, token, cred_id)
             if not project:
-                raise SearchProviderError(self.id, f"the Gemini login `{cred_id}` has no project_id; store it again "
-                                                   f"with one: `websearch auth set gemini`")  # fmt: skip
+                raise SearchProviderError(
+                    self.id,
+                    f"the Gemini login `{cred_id}` has no project_id; store it again "
+                    f"with one: `websearch auth set gemini`",
+                )
             return GeminiAuth(kind, token.access_token, project, cred_id, token)
         key = next((ctx.env[name] for name in ENV_KEYS if ctx.env.get(name)), None)
         if not key:
@@ -204,12 +207,15 @@ def time_range_notices(params: SearchParams, ctx: ProviderContext, auth: GeminiA
     given = params.given()
     dated = [n for n in ("recency_days", "recency_hours", "start_published_date", "end_published_date") if n in given]
     if auth.kind != "api_key":
-        return [f"{n}={given[n]!r} not applied: Gemini through Cloud Code (OAuth) has no time range filter"
-                for n in dated]  # fmt: skip
+        return [
+            f"{n}={given[n]!r} not applied: Gemini through Cloud Code (OAuth) has no time range filter" for n in dated
+        ]
     f = ctx.filters(params)
     if f.start is None and f.end is not None:
-        return [f"end_published_date={params.end_published_date!r} not applied: Gemini's time range needs a start "
-                "(give a start date, recency_days or recency_hours)"]  # fmt: skip
+        return [
+            f"end_published_date={params.end_published_date!r} not applied: Gemini's time range needs a start "
+            "(give a start date, recency_days or recency_hours)"
+        ]
     return []
 
 

@@ -128,11 +128,16 @@ class Perplexity(Provider):
             except SearchProviderError as exc:
                 failed.append((auth, exc))
                 continue
-            notes = [f"Perplexity with {AUTH_NAMES[a.kind]} failed: {e.message}; fell through to the next auth method"
-                     for a, e in failed]  # fmt: skip
+            notes = [
+                f"Perplexity with {AUTH_NAMES[a.kind]} failed: {e.message}; fell through to the next auth method"
+                for a, e in failed
+            ]
             if expired:
-                notes.insert(0, f"the stored Perplexity session has expired; searched with {AUTH_NAMES[auth.kind]} "
-                                f"instead (log in again with `websearch auth set {ID}`)")  # fmt: skip
+                notes.insert(
+                    0,
+                    f"the stored Perplexity session has expired; searched with {AUTH_NAMES[auth.kind]} "
+                    f"instead (log in again with `websearch auth set {ID}`)",
+                )
             return replace(response, notices=(*notes, *response.notices))
         raise failed[-1][1]
 

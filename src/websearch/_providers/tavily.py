@@ -56,9 +56,13 @@ DEFAULT_RESULTS: Final = 5
 MAX_RESULTS: Final = 20
 QUOTA_STATUSES: Final = {432: "plan usage limit exceeded", 433: "pay-as-you-go limit exceeded"}
 _DEPTHS: Final = {
-    "auto": "basic", "fast": "fast", "instant": "ultra-fast",
-    "deep-lite": "advanced", "deep": "advanced", "deep-reasoning": "advanced",
-}  # fmt: skip
+    "auto": "basic",
+    "fast": "fast",
+    "instant": "ultra-fast",
+    "deep-lite": "advanced",
+    "deep": "advanced",
+    "deep-reasoning": "advanced",
+}
 _TOPICS: Final = {"news": "news", "financial report": "finance"}
 
 

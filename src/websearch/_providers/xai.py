@@ -113,8 +113,10 @@ def domain_notices(params: SearchParams, ctx: ProviderContext) -> list[str]:
     sent = "include_domains" if f.include_domains else "exclude_domains"
     domains = getattr(f, sent)
     if len(domains) > MAX_DOMAINS:
-        notices.append(f"{sent} has {len(domains)} entries; xAI's web_search takes at most {MAX_DOMAINS}, only "
-                       f"{', '.join(domains[:MAX_DOMAINS])} were used")  # fmt: skip
+        notices.append(
+            f"{sent} has {len(domains)} entries; xAI's web_search takes at most {MAX_DOMAINS}, only "
+            f"{', '.join(domains[:MAX_DOMAINS])} were used"
+        )
     allowed = f.include_domains[:MAX_DOMAINS]
     inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in allowed)]
     if allowed and inside:

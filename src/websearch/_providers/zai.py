@@ -54,8 +54,21 @@ _ARGUMENT_RE: Final = re.compile(r"invalid|argument|search_query|query", re.IGNO
 _MCP_CODE_RE: Final = re.compile(r"MCP error\s*(-?\d+)")
 _SSE_RE: Final = re.compile(r"^data:", re.MULTILINE)
 _RECENCY: Final = {"day": "oneDay", "week": "oneWeek", "month": "oneMonth", "year": "oneYear"}
-_STATUS: Final = {1000: 401, 1001: 401, 1002: 401, 1003: 401, 1004: 401, 1113: 402, 1220: 403, 1302: 429,
-                  1303: 429, 1304: 429, 1305: 429, -32601: 404, -32603: 500}  # fmt: skip
+_STATUS: Final = {
+    1000: 401,
+    1001: 401,
+    1002: 401,
+    1003: 401,
+    1004: 401,
+    1113: 402,
+    1220: 403,
+    1302: 429,
+    1303: 429,
+    1304: 429,
+    1305: 429,
+    -32601: 404,
+    -32603: 500,
+}
 
 
 class ZAI(Provider):
@@ -92,11 +105,15 @@ class ZAI(Provider):
             if recency is None:
                 notices.append(f"{rung} not applied: the window is longer than Z.AI's longest recency filter (a year)")
             else:
-                notices.append(f"{rung} approximated as search_recency_filter={recency}: Z.AI only filters by the "
-                               "past day, week, month or year")  # fmt: skip
+                notices.append(
+                    f"{rung} approximated as search_recency_filter={recency}: Z.AI only filters by the "
+                    "past day, week, month or year"
+                )
         if len(f.include_domains) > 1:
-            notices.append(f"include_domains={params.include_domains!r} not applied: Z.AI's search_domain_filter "
-                           "takes a single domain")  # fmt: skip
+            notices.append(
+                f"include_domains={params.include_domains!r} not applied: Z.AI's search_domain_filter "
+                "takes a single domain"
+            )
         return notices
 
     async def _session(self, ctx: ProviderContext, key: str, arguments: dict[str, Any], count: int) -> SearchResponse:
@@ -104,8 +121,10 @@ class ZAI(Provider):
         init = await ctx.send(self.id, build_request(ctx, key, initialize_message()))
         read_message(init)
         session = init.headers.get("mcp-session-id")
-        await ctx.send(self.id, build_request(ctx, key, {"jsonrpc": "2.0", "method": "notifications/initialized",
-                                                         "params": {}}, session))  # fmt: skip
+        await ctx.send(
+            self.id,
+            build_request(ctx, key, {"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}}, session),
+        )
         call = {"name": TOOL, "arguments": arguments}
         message = {"jsonrpc": "2.0", "method": "tools/call", "params": call, "id": str(uuid.uuid4())}
         return parse_result(read_message(await ctx.send(self.id, build_request(ctx, key, message, session))), count)

@@ -48,8 +48,13 @@ def anthropic_message(query: str, model: str = "claude-haiku-4-5", n: int = 5) -
         {"type": "text", "text": "Based on the search results, "},
     ]
     for r in results[:2]:
-        cite = {"type": "web_search_result_location", "url": r["url"], "title": r["title"],
-                "encrypted_index": "Eo8BCioIAhgBIiQy", "cited_text": f"{r['title']} explains {query} in detail."}  # fmt: skip
+        cite = {
+            "type": "web_search_result_location",
+            "url": r["url"],
+            "title": r["title"],
+            "encrypted_index": "Eo8BCioIAhgBIiQy",
+            "cited_text": f"{r['title']} explains {query} in detail.",
+        }
         content.append({"type": "text", "text": f"{r['title']} covers {query}.", "citations": [cite]})
         content.append({"type": "text", "text": " "})
     content.append({"type": "text", "text": "Check the release notes for details."})
@@ -61,9 +66,14 @@ def anthropic_message(query: str, model: str = "claude-haiku-4-5", n: int = 5) -
         "content": content,
         "stop_reason": "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": 6039, "output_tokens": 931, "cache_creation_input_tokens": 0,
-                  "cache_read_input_tokens": 0, "server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0}},
-    }  # fmt: skip
+        "usage": {
+            "input_tokens": 6039,
+            "output_tokens": 931,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0},
+        },
+    }
 
 
 def anthropic_error(status: int, kind: str, message: str, headers: Mapping[str, str] | None = None) -> Reply:
@@ -121,5 +131,13 @@ class FakeAnthropic(FakeServer):
         self.refreshes += 1
         n = self.refreshes
         self.refresh_tokens.add(f"sk-ant-ort01-next-{n}")
-        return Reply(200, {"token_type": "Bearer", "access_token": f"sk-ant-oat01-fresh-{n}", "expires_in": 28800,
-                           "refresh_token": f"sk-ant-ort01-next-{n}", "scope": "user:inference user:profile"})  # fmt: skip
+        return Reply(
+            200,
+            {
+                "token_type": "Bearer",
+                "access_token": f"sk-ant-oat01-fresh-{n}",
+                "expires_in": 28800,
+                "refresh_token": f"sk-ant-ort01-next-{n}",
+                "scope": "user:inference user:profile",
+            },
+        )

@@ -71,20 +71,35 @@ def brave_results_body(query: str, n: int = 20, *, extra_snippets: bool = True) 
     body: dict[str, Any] = {
         "type": "search",
         "query": {
-            "original": query, "show_strict_warning": False, "is_navigational": False, "is_news_breaking": False,
-            "spellcheck_off": False, "country": "us", "bad_results": False, "should_fallback": False,
+            "original": query,
+            "show_strict_warning": False,
+            "is_navigational": False,
+            "is_news_breaking": False,
+            "spellcheck_off": False,
+            "country": "us",
+            "bad_results": False,
+            "should_fallback": False,
             "more_results_available": n > 0,
         },
-        "mixed": {"type": "mixed", "main": [{"type": "web", "index": i, "all": False} for i in range(n)], "top": [], "side": []},
-    }  # fmt: skip
+        "mixed": {
+            "type": "mixed",
+            "main": [{"type": "web", "index": i, "all": False} for i in range(n)],
+            "top": [],
+            "side": [],
+        },
+    }
     if n:
         results = [
             brave_result(
-                i, query, age=_AGES[(i - 1) % len(_AGES)],
-                extra=[f"Extra excerpt {i}a about {query}.", f"Extra excerpt {i}b."] if extra_snippets and i % 2 else None,
+                i,
+                query,
+                age=_AGES[(i - 1) % len(_AGES)],
+                extra=[f"Extra excerpt {i}a about {query}.", f"Extra excerpt {i}b."]
+                if extra_snippets and i % 2
+                else None,
             )
             for i in range(1, n + 1)
-        ]  # fmt: skip
+        ]
         body["web"] = {"type": "search", "family_friendly": True, "results": results}
     return body
 

@@ -60,23 +60,44 @@ def codex_events(
     deltas: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The event sequence of one web-search turn: `citations` are (url, title) url_citation annotations."""
-    usage = usage or {"input_tokens": 8123, "input_tokens_details": {"cached_tokens": 1024}, "output_tokens": 512,
-                      "output_tokens_details": {"reasoning_tokens": 128}, "total_tokens": 8635}  # fmt: skip
+    usage = usage or {
+        "input_tokens": 8123,
+        "input_tokens_details": {"cached_tokens": 1024},
+        "output_tokens": 512,
+        "output_tokens_details": {"reasoning_tokens": 128},
+        "total_tokens": 8635,
+    }
     annotations = [
         {"type": "url_citation", "start_index": 0, "end_index": len(answer), "url": url, "title": title}
         for url, title in citations
     ]
-    search = {"type": "web_search_call", "id": "ws_68a1f0c3d9f08190b1", "status": "completed",
-              "action": {"type": "search", "query": query, "queries": [query]}}  # fmt: skip
-    message = {"type": "message", "id": "msg_68a1f0c5e2a88190c2", "status": "completed", "role": "assistant",
-               "content": [{"type": "output_text", "text": answer, "annotations": annotations, "logprobs": []}]}  # fmt: skip
+    search = {
+        "type": "web_search_call",
+        "id": "ws_68a1f0c3d9f08190b1",
+        "status": "completed",
+        "action": {"type": "search", "query": query, "queries": [query]},
+    }
+    message = {
+        "type": "message",
+        "id": "msg_68a1f0c5e2a88190c2",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": answer, "annotations": annotations, "logprobs": []}],
+    }
     output: list[dict[str, Any]] = [search, message]
     if reasoning:
         summary = [{"type": "summary_text", "text": text} for text in reasoning]
         output.insert(0, {"type": "reasoning", "id": "rs_68a1f0c2f0b48190d3", "summary": summary})
     pieces = deltas if deltas is not None else [answer[i : i + 24] for i in range(0, len(answer), 24)]
-    base = {"id": response_id, "object": "response", "created_at": 1764504000, "model": model, "output": [],
-            "tool_choice": {"type": "web_search"}, "tools": [{"type": "web_search", "search_context_size": "high"}]}  # fmt: skip
+    base = {
+        "id": response_id,
+        "object": "response",
+        "created_at": 1764504000,
+        "model": model,
+        "output": [],
+        "tool_choice": {"type": "web_search"},
+        "tools": [{"type": "web_search", "search_context_size": "high"}],
+    }
     events: list[dict[str, Any]] = [
         {"type": "response.created", "response": {**base, "status": "in_progress"}},
         {"type": "response.in_progress", "response": {**base, "status": "in_progress"}},
@@ -87,21 +108,38 @@ def codex_events(
                 {"type": "response.output_item.added", "output_index": index, "item": {**item, "summary": []}}
             )
         elif item["type"] == "web_search_call":
-            events.append({"type": "response.output_item.added", "output_index": index,
-                           "item": {"type": "web_search_call", "id": item["id"], "status": "in_progress"}})  # fmt: skip
+            events.append(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": index,
+                    "item": {"type": "web_search_call", "id": item["id"], "status": "in_progress"},
+                }
+            )
             for stage in ("in_progress", "searching", "completed"):
                 events.append(
                     {"type": f"response.web_search_call.{stage}", "output_index": index, "item_id": item["id"]}
                 )
         else:
             where = {"item_id": item["id"], "output_index": index, "content_index": 0}
-            events.append({"type": "response.output_item.added", "output_index": index,
-                           "item": {**item, "status": "in_progress", "content": []}})  # fmt: skip
-            events.append({"type": "response.content_part.added", **where,
-                           "part": {"type": "output_text", "text": "", "annotations": []}})  # fmt: skip
+            events.append(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": index,
+                    "item": {**item, "status": "in_progress", "content": []},
+                }
+            )
+            events.append(
+                {
+                    "type": "response.content_part.added",
+                    **where,
+                    "part": {"type": "output_text", "text": "", "annotations": []},
+                }
+            )
             events += [{"type": "response.output_text.delta", **where, "delta": piece} for piece in pieces]
-            events += [{"type": "response.output_text.annotation.added", **where, "annotation_index": i,
-                        "annotation": note} for i, note in enumerate(annotations)]  # fmt: skip
+            events += [
+                {"type": "response.output_text.annotation.added", **where, "annotation_index": i, "annotation": note}
+                for i, note in enumerate(annotations)
+            ]
             events.append({"type": "response.output_text.done", **where, "text": answer})
             events.append({"type": "response.content_part.done", **where, "part": item["content"][0]})
         events.append({"type": "response.output_item.done", "output_index": index, "item": item})
@@ -152,8 +190,17 @@ class FakeCodex(FakeServer):
             return Reply(404, {"detail": "Not Found"})
         token = request.headers.get("authorization", "").removeprefix("Bearer ")
         if self.access_tokens is not None and token not in self.access_tokens:
-            return Reply(401, {"error": {"message": "Your authentication token has expired. Please try signing in again.",
-                                         "type": "invalid_request_error", "param": None, "code": "token_expired"}})  # fmt: skip
+            return Reply(
+                401,
+                {
+                    "error": {
+                        "message": "Your authentication token has expired. Please try signing in again.",
+                        "type": "invalid_request_error",
+                        "param": None,
+                        "code": "token_expired",
+                    }
+                },
+            )
         if request.headers.get("chatgpt-account-id") != self.account_id:
             return Reply(403, {"detail": "You do not have access to this workspace."})
         body = request.json()
@@ -166,16 +213,40 @@ class FakeCodex(FakeServer):
     def _token(self, request: RecordedRequest) -> Reply:
         body = request.json()
         if body.get("grant_type") != "refresh_token" or body.get("refresh_token") not in self.refresh_tokens:
-            return Reply(401, {"error": {"message": "Your refresh token has already been used to generate a new access token. Please try signing in again.",
-                                         "type": "invalid_request_error", "param": None, "code": "refresh_token_reused"}})  # fmt: skip
+            return Reply(
+                401,
+                {
+                    "error": {
+                        "message": "Your refresh token has already been used to generate a new access token. Please try signing in again.",
+                        "type": "invalid_request_error",
+                        "param": None,
+                        "code": "refresh_token_reused",
+                    }
+                },
+            )
         self.refresh_tokens.discard(body["refresh_token"])
-        access = make_jwt({"exp": int(self.now) + 864000, "iat": int(self.now), "n": len(self.issued) + 1,
-                           AUTH_CLAIM: {"chatgpt_account_id": self.account_id, "chatgpt_plan_type": "plus"}})  # fmt: skip
+        access = make_jwt(
+            {
+                "exp": int(self.now) + 864000,
+                "iat": int(self.now),
+                "n": len(self.issued) + 1,
+                AUTH_CLAIM: {"chatgpt_account_id": self.account_id, "chatgpt_plan_type": "plus"},
+            }
+        )
         self.issued.append(access)
         if self.access_tokens is not None:
             self.access_tokens.add(access)
         id_token = make_jwt({"email": "user@example.com", AUTH_CLAIM: {"chatgpt_account_id": self.account_id}})
         refresh = f"rt-rotated-{len(self.issued)}"
         self.refresh_tokens.add(refresh)
-        return Reply(200, {"id_token": id_token, "access_token": access, "refresh_token": refresh, "expires_in": 864000,
-                           "token_type": "Bearer", "scope": "openid profile email offline_access"})  # fmt: skip
+        return Reply(
+            200,
+            {
+                "id_token": id_token,
+                "access_token": access,
+                "refresh_token": refresh,
+                "expires_in": 864000,
+                "token_type": "Bearer",
+                "scope": "openid profile email offline_access",
+            },
+        )

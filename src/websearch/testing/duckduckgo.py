@@ -114,10 +114,14 @@ def results_page(query: str, results: Sequence[DdgResult]) -> str:
         kind = "results_links results_links_deep result--ad" if r.ad else "results_links results_links_deep web-result"
         blocks.append(
             _RESULT.format(
-                kind=kind, href=_href(r), title=r.title, snippet=r.snippet, host=host,
+                kind=kind,
+                href=_href(r),
+                title=r.title,
+                snippet=r.snippet,
+                host=host,
                 display=html.escape(r.url.split("://", 1)[-1]),
             )
-        )  # fmt: skip
+        )
     q = html.escape(query)
     return _HEAD.format(q=q) + "".join(blocks) + _TAIL.format(q=q)
 

@@ -35,8 +35,16 @@ __all__ = [
 
 SEARCH_TYPES = ("auto", "fast", "instant", "neural", "keyword", "deep-lite", "deep", "deep-reasoning")
 CATEGORIES = (
-    "company", "people", "publication", "research paper", "news", "pdf", "github", "personal site", "financial report",
-)  # fmt: skip
+    "company",
+    "people",
+    "publication",
+    "research paper",
+    "news",
+    "pdf",
+    "github",
+    "personal site",
+    "financial report",
+)
 PEOPLE_DOMAINS = ("linkedin.com",)
 MCP_DEFAULT_RESULTS = 8
 _PUBLISHED = ("2026-11-27T00:00:00.000Z", "2026-10-02T08:30:00.000Z", None, "2025-06-15", None)

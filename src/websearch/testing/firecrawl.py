@@ -21,9 +21,21 @@ INSUFFICIENT_CREDITS: Final = (
     "https://firecrawl.dev/pricing or try changing the request limit to a lower value."
 )
 _KEYS: Final = {
-    "query", "limit", "sources", "categories", "tbs", "filter", "lang", "country", "location", "timeout",
-    "ignoreInvalidURLs", "scrapeOptions", "integration", "origin",
-}  # fmt: skip
+    "query",
+    "limit",
+    "sources",
+    "categories",
+    "tbs",
+    "filter",
+    "lang",
+    "country",
+    "location",
+    "timeout",
+    "ignoreInvalidURLs",
+    "scrapeOptions",
+    "integration",
+    "origin",
+}
 _SOURCE_TYPES: Final = {"web", "images", "news"}
 _CATEGORIES: Final = {"github", "research", "pdf"}
 #: Google's `tbs` pieces: relative windows (qdr:h, qdr:d3 ...), a custom range, sort by date.

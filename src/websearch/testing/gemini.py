@@ -52,31 +52,63 @@ def grounded_chunks(query: str, *, model: str = "gemini-2.5-flash", n_sources: i
     webs.append({"web": {"uri": grounding_uri(query, 0), "title": SITES[0]}})
     start = len(parts[0].encode())
     supports = [
-        {"segment": {"startIndex": start, "endIndex": start + len(parts[1].encode()), "text": parts[1].strip()},
-         "groundingChunkIndices": [0, 1], "confidenceScores": [0.93, 0.81]},
-        {"segment": {"startIndex": start + len(parts[1].encode()), "endIndex": len("".join(parts).encode()),
-                     "text": parts[2]}, "groundingChunkIndices": [2, 0], "confidenceScores": [0.88, 0.7]},
-    ]  # fmt: skip
-    prompt = {"promptTokenCount": 412, "totalTokenCount": 412,
-              "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 412}]}  # fmt: skip
+        {
+            "segment": {"startIndex": start, "endIndex": start + len(parts[1].encode()), "text": parts[1].strip()},
+            "groundingChunkIndices": [0, 1],
+            "confidenceScores": [0.93, 0.81],
+        },
+        {
+            "segment": {
+                "startIndex": start + len(parts[1].encode()),
+                "endIndex": len("".join(parts).encode()),
+                "text": parts[2],
+            },
+            "groundingChunkIndices": [2, 0],
+            "confidenceScores": [0.88, 0.7],
+        },
+    ]
+    prompt = {
+        "promptTokenCount": 412,
+        "totalTokenCount": 412,
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 412}],
+    }
 
     def chunk(text: str, **candidate: Any) -> dict[str, Any]:
-        return {"candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "index": 0, **candidate}],
-                "usageMetadata": prompt, "modelVersion": model, "responseId": RESPONSE_ID}  # fmt: skip
+        return {
+            "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "index": 0, **candidate}],
+            "usageMetadata": prompt,
+            "modelVersion": model,
+            "responseId": RESPONSE_ID,
+        }
 
-    last = chunk(parts[2], finishReason="STOP", groundingMetadata={
-        "searchEntryPoint": {"renderedContent": '<style>.container{align-items:center}</style><div class="container">…</div>'},
-        "groundingChunks": webs, "groundingSupports": supports,
-        "webSearchQueries": [query, f"{query} latest", query]})  # fmt: skip
-    last["usageMetadata"] = {"promptTokenCount": 412, "candidatesTokenCount": 57, "totalTokenCount": 689,
-                             "toolUsePromptTokenCount": 96, "thoughtsTokenCount": 124}  # fmt: skip
+    last = chunk(
+        parts[2],
+        finishReason="STOP",
+        groundingMetadata={
+            "searchEntryPoint": {
+                "renderedContent": '<style>.container{align-items:center}</style><div class="container">…</div>'
+            },
+            "groundingChunks": webs,
+            "groundingSupports": supports,
+            "webSearchQueries": [query, f"{query} latest", query],
+        },
+    )
+    last["usageMetadata"] = {
+        "promptTokenCount": 412,
+        "candidatesTokenCount": 57,
+        "totalTokenCount": 689,
+        "toolUsePromptTokenCount": 96,
+        "thoughtsTokenCount": 124,
+    }
     return [chunk(parts[0]), chunk(parts[1]), last]
 
 
 def sse_body(chunks: Iterable[dict[str, Any]], *, wrap: bool = False) -> list[bytes]:
     """Each chunk as one SSE event; `wrap` puts it in Cloud Code's `{"response", "traceId"}` envelope."""
-    return [b"data: " + json.dumps({"response": c, "traceId": TRACE_ID} if wrap else c).encode() + b"\r\n\r\n"
-            for c in chunks]  # fmt: skip
+    return [
+        b"data: " + json.dumps({"response": c, "traceId": TRACE_ID} if wrap else c).encode() + b"\r\n\r\n"
+        for c in chunks
+    ]
 
 
 def stream_reply(chunks: Iterable[dict[str, Any]], *, wrap: bool = False, **kwargs: Any) -> Reply:
@@ -93,21 +125,48 @@ def google_error(code: int, status: str, message: str, *details: dict[str, Any])
 
 def api_key_invalid() -> Reply:
     """What the Developer API answers to a bad key: 400, not 401."""
-    return Reply(400, google_error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", {
-        "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com",
-        "metadata": {"service": "generativelanguage.googleapis.com"}}))  # fmt: skip
+    return Reply(
+        400,
+        google_error(
+            400,
+            "INVALID_ARGUMENT",
+            "API key not valid. Please pass a valid API key.",
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "API_KEY_INVALID",
+                "domain": "googleapis.com",
+                "metadata": {"service": "generativelanguage.googleapis.com"},
+            },
+        ),
+    )
 
 
 def quota_exhausted(retry_delay: str = "37s") -> Reply:
     """429 RESOURCE_EXHAUSTED with QuotaFailure and RetryInfo, as the free tier sends it."""
-    message = (f"You exceeded your current quota, please check your plan and billing details. Please retry in "
-               f"{retry_delay[:-1]}.2{retry_delay[-1]}.")  # fmt: skip
-    return Reply(429, google_error(429, "RESOURCE_EXHAUSTED", message, {
-        "@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
-            "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
-            "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
-            "quotaDimensions": {"location": "global", "model": "gemini-2.5-flash"}, "quotaValue": "10"}]},
-        {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay}))  # fmt: skip
+    message = (
+        f"You exceeded your current quota, please check your plan and billing details. Please retry in "
+        f"{retry_delay[:-1]}.2{retry_delay[-1]}."
+    )
+    return Reply(
+        429,
+        google_error(
+            429,
+            "RESOURCE_EXHAUSTED",
+            message,
+            {
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                "violations": [
+                    {
+                        "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                        "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                        "quotaDimensions": {"location": "global", "model": "gemini-2.5-flash"},
+                        "quotaValue": "10",
+                    }
+                ],
+            },
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay},
+        ),
+    )
 
 
 class FakeGemini(FakeServer):
@@ -138,9 +197,16 @@ class FakeGemini(FakeServer):
         if request.method == "POST" and path.startswith("/v1beta/models/") and path.endswith(":streamGenerateContent"):
             key = request.headers.get("x-goog-api-key")
             if not key:
-                return Reply(403, google_error(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers "
-                             "(callers without established identity). Please use API Key or other form of API consumer "
-                             "identity to call this API."))  # fmt: skip
+                return Reply(
+                    403,
+                    google_error(
+                        403,
+                        "PERMISSION_DENIED",
+                        "Method doesn't allow unregistered callers "
+                        "(callers without established identity). Please use API Key or other form of API consumer "
+                        "identity to call this API.",
+                    ),
+                )
             if key not in self.api_keys:
                 return api_key_invalid()
             model = path.removeprefix("/v1beta/models/").removesuffix(":streamGenerateContent")
@@ -148,17 +214,34 @@ class FakeGemini(FakeServer):
         if request.method == "POST" and path in ("/v1internal:streamGenerateContent", "/v1internal:loadCodeAssist"):
             auth = request.headers.get("authorization", "")
             if auth.removeprefix("Bearer ") not in self.access_tokens:
-                return Reply(401, google_error(401, "UNAUTHENTICATED", "Request had invalid authentication "
-                             "credentials. Expected OAuth 2 access token, login cookie or other valid authentication "
-                             "credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."))  # fmt: skip
+                return Reply(
+                    401,
+                    google_error(
+                        401,
+                        "UNAUTHENTICATED",
+                        "Request had invalid authentication "
+                        "credentials. Expected OAuth 2 access token, login cookie or other valid authentication "
+                        "credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+                    ),
+                )
             body = request.json()
             if path.endswith("loadCodeAssist"):
-                return Reply(200, {"currentTier": {"id": "free-tier", "name": "Gemini Code Assist for individuals"},
-                                   "allowedTiers": [{"id": "free-tier", "isDefault": True}],
-                                   "cloudaicompanionProject": self.project, "gcpManaged": False})  # fmt: skip
+                return Reply(
+                    200,
+                    {
+                        "currentTier": {"id": "free-tier", "name": "Gemini Code Assist for individuals"},
+                        "allowedTiers": [{"id": "free-tier", "isDefault": True}],
+                        "cloudaicompanionProject": self.project,
+                        "gcpManaged": False,
+                    },
+                )
             if body.get("project") != self.project:
-                return Reply(403, google_error(403, "PERMISSION_DENIED",
-                                               f"Permission denied on resource project {body.get('project')}."))  # fmt: skip
+                return Reply(
+                    403,
+                    google_error(
+                        403, "PERMISSION_DENIED", f"Permission denied on resource project {body.get('project')}."
+                    ),
+                )
             return self._answer(body["request"], body["model"], wrap=True, sse=request.args.get("alt") == "sse")
         if request.method == "POST" and path == "/token":
             form = dict(request.form())
@@ -169,8 +252,15 @@ class FakeGemini(FakeServer):
             self.issued += 1
             token = f"ya29.fresh-{self.issued}"
             self.access_tokens.add(token)
-            return Reply(200, {"access_token": token, "expires_in": 3599, "token_type": "Bearer",
-                               "scope": "https://www.googleapis.com/auth/cloud-platform openid"})  # fmt: skip
+            return Reply(
+                200,
+                {
+                    "access_token": token,
+                    "expires_in": 3599,
+                    "token_type": "Bearer",
+                    "scope": "https://www.googleapis.com/auth/cloud-platform openid",
+                },
+            )
         return Reply(404, google_error(404, "NOT_FOUND", f"Requested entity was not found: {path}"))
 
     def _answer(self, inner: dict[str, Any], model: str, *, wrap: bool, sse: bool) -> Reply:

@@ -9,12 +9,15 @@ from ._server import FakeServer, RecordedRequest, Reply
 __all__ = ["FakeJina", "jina_error_body", "jina_result", "jina_results_body"]
 
 _ERRORS = {
-    401: ("AuthenticationRequiredError", 40103,
-          "Authentication is required to use this endpoint. Please provide a valid API key via Authorization header."),
+    401: (
+        "AuthenticationRequiredError",
+        40103,
+        "Authentication is required to use this endpoint. Please provide a valid API key via Authorization header.",
+    ),
     402: ("InsufficientBalanceError", 40203, "Account balance not enough to run this query, please recharge."),
     422: ("ParamValidationError", 42206, "Invalid query: the search query must not be empty."),
     429: ("RateLimitTriggeredError", 42903, "Per IP rate limit exceeded: 200 requests per 60s."),
-}  # fmt: skip
+}
 
 
 def jina_result(i: int, query: str) -> dict[str, Any]:
@@ -47,8 +50,14 @@ def jina_error_body(
     """Jina's error envelope; the name, 5-digit status and message default to the known ones."""
     known_name, known_status, known_message = _ERRORS.get(code, ("InternalServerError", code * 100, "Internal error"))
     name, message = name or known_name, message or known_message
-    return {"data": None, "code": code, "name": name, "status": status or known_status, "message": message,
-            "readableMessage": f"{name}: {message}"}  # fmt: skip
+    return {
+        "data": None,
+        "code": code,
+        "name": name,
+        "status": status or known_status,
+        "message": message,
+        "readableMessage": f"{name}: {message}",
+    }
 
 
 class FakeJina(FakeServer):
@@ -81,7 +90,9 @@ class FakeJina(FakeServer):
         body = jina_results_body(query, n)
         tokens = {"X-Usage-Tokens": str(body["meta"]["usage"]["tokens"])}
         if "application/json" not in request.headers.get("accept", ""):
-            text = "\n\n".join(f"[{i}] Title: {d['title']}\n[{i}] URL Source: {d['url']}\n[{i}] Description: {d['description']}"
-                               for i, d in enumerate(body["data"], 1))  # fmt: skip
+            text = "\n\n".join(
+                f"[{i}] Title: {d['title']}\n[{i}] URL Source: {d['url']}\n[{i}] Description: {d['description']}"
+                for i, d in enumerate(body["data"], 1)
+            )
             return Reply(200, text, headers=tokens, content_type="text/markdown; charset=utf-8")
         return Reply(200, body, headers=tokens)

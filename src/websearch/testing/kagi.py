@@ -37,26 +37,41 @@ def kagi_results_body(
     return {
         "meta": {"trace": trace, "node": "us-east4", "ms": 512},
         "data": {
-            "search": [kagi_result(i, query, time="2026-11-27T12:00:00Z" if i == 1 else None) for i in range(1, count + 1)],
+            "search": [
+                kagi_result(i, query, time="2026-11-27T12:00:00Z" if i == 1 else None) for i in range(1, count + 1)
+            ],
             "video": [
-                {"url": f"https://www.youtube.com/watch?v={query[:4]}123", "title": f"{query.title()} explained",
-                 "snippet": "A 12 minute walkthrough.", "time": "2026-10-31T12:00:00Z"}
+                {
+                    "url": f"https://www.youtube.com/watch?v={query[:4]}123",
+                    "title": f"{query.title()} explained",
+                    "snippet": "A 12 minute walkthrough.",
+                    "time": "2026-10-31T12:00:00Z",
+                }
             ],
             "news": [
-                {"url": f"https://news.example.org/{query.replace(' ', '-')}", "title": f"{query.title()} in the news",
-                 "snippet": "Latest coverage.", "time": "2026-11-30T09:00:00Z"},
+                {
+                    "url": f"https://news.example.org/{query.replace(' ', '-')}",
+                    "title": f"{query.title()} in the news",
+                    "snippet": "Latest coverage.",
+                    "time": "2026-11-30T09:00:00Z",
+                },
                 {"title": "A news item without a link"},
             ],
             "adjacent_question": [{"title": f"What is {query}?", "props": {"question": f"What is {query}?"}}],
             "related_search": [
-                {"url": f"https://kagi.com/search?q={query.replace(' ', '+')}+vs", "title": f"{query} vs alternatives",
-                 "props": {"query": f"{query} vs alternatives"}},
+                {
+                    "url": f"https://kagi.com/search?q={query.replace(' ', '+')}+vs",
+                    "title": f"{query} vs alternatives",
+                    "props": {"query": f"{query} vs alternatives"},
+                },
                 {"url": f"https://kagi.com/search?q={query.replace(' ', '+')}+pricing", "title": f"{query} pricing"},
             ],
-            "direct_answer": [{"url": "https://kagi.com/answer", "title": f"{query.title()}", "snippet": f"{query} is a thing."}],
+            "direct_answer": [
+                {"url": "https://kagi.com/answer", "title": f"{query.title()}", "snippet": f"{query} is a thing."}
+            ],
             "image": [{"url": "https://img.example.com/1.jpg", "title": "An image (not a source)"}],
         },
-    }  # fmt: skip
+    }
 
 
 def kagi_error_body(code: str, message: str, location: str | None = None) -> dict[str, Any]:
@@ -69,8 +84,11 @@ def kagi_error_body(code: str, message: str, location: str | None = None) -> dic
 
 def kagi_legacy_error_body(code: int, msg: str) -> dict[str, Any]:
     """The legacy envelope with a numeric code, which Kagi also sends with HTTP 200 (101: no credit)."""
-    return {"meta": {"id": "ec420bfd904acf489f741494c87a50e7", "node": "us-central1", "ms": 4}, "data": None,
-            "error": [{"code": code, "msg": msg, "ref": None}]}  # fmt: skip
+    return {
+        "meta": {"id": "ec420bfd904acf489f741494c87a50e7", "node": "us-central1", "ms": 4},
+        "data": None,
+        "error": [{"code": code, "msg": msg, "ref": None}],
+    }
 
 
 class FakeKagi(FakeServer):

@@ -45,11 +45,16 @@ def sse(*events: Any) -> list[bytes]:
 def search_results(n: int, query: str = "quic") -> list[dict[str, Any]]:
     """`search_results` entries as Sonar sends them (`date` may be null)."""
     return [
-        {"title": f"{query.title()} explained, part {i}", "url": f"https://docs{i}.example.org/{query}/{i}",
-         "date": _DATES[(i - 1) % len(_DATES)], "last_updated": "2026-11-20", "snippet": f"Snippet {i} about {query}.",
-         "source": "web"}
+        {
+            "title": f"{query.title()} explained, part {i}",
+            "url": f"https://docs{i}.example.org/{query}/{i}",
+            "date": _DATES[(i - 1) % len(_DATES)],
+            "last_updated": "2026-11-20",
+            "snippet": f"Snippet {i} about {query}.",
+            "source": "web",
+        }
         for i in range(1, n + 1)
-    ]  # fmt: skip
+    ]
 
 
 def api_error(status: int, message: str, type_: str) -> Reply:
@@ -74,12 +79,22 @@ def chat_chunks(
     ]
     deltas = [{"role": "assistant", "content": thirds[0]}, {"content": thirds[1]}, {"content": thirds[2]}]
     chunks: list[Any] = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
-    final = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-             "citations": [r["url"] for r in results], "search_results": list(results)}  # fmt: skip
+    final = {
+        **base,
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        "citations": [r["url"] for r in results],
+        "search_results": list(results),
+    }
     if related:
         final["related_questions"] = list(related)
-    usage = {"prompt_tokens": 12, "completion_tokens": 80, "total_tokens": 92, "search_context_size": "high",
-             "citation_tokens": 1500, "num_search_queries": 1}  # fmt: skip
+    usage = {
+        "prompt_tokens": 12,
+        "completion_tokens": 80,
+        "total_tokens": 92,
+        "search_context_size": "high",
+        "citation_tokens": 1500,
+        "num_search_queries": 1,
+    }
     return sse(*chunks, final, {**base, "choices": [], "usage": usage}, "[DONE]")
 
 
@@ -94,28 +109,53 @@ def ask_chunks(
     then the final COMPLETED snapshot."""
     words = answer.split(" ")
     first, rest = words[0] + " ", [w + " " for w in words[1:-1]] + words[-1:]
-    web_results = [{"name": r["title"], "url": r["url"], "snippet": r.get("snippet"), "timestamp": r.get("date")}
-                   for r in results]  # fmt: skip
+    web_results = [
+        {"name": r["title"], "url": r["url"], "snippet": r.get("snippet"), "timestamp": r.get("date")} for r in results
+    ]
     return sse(
-        {"status": "PENDING", "uuid": request_id, "display_model": model, "final": False,
-         "blocks": [{"intended_usage": "web_results", "web_result_block": {"web_results": web_results}}]},
-        {"status": "PENDING", "blocks": [{"intended_usage": "ask_text",
-                                          "markdown_block": {"chunks": [first, "XX"], "chunk_starting_offset": 0}}]},
-        {"status": "PENDING", "blocks": [{"intended_usage": "ask_text",
-                                          "markdown_block": {"chunks": rest, "chunk_starting_offset": 1}}]},
-        {"status": "COMPLETED", "final": True, "uuid": request_id, "display_model": model,
-         "blocks": [{"intended_usage": "ask_text", "markdown_block": {"progress": "DONE"}}]},
-    )  # fmt: skip
+        {
+            "status": "PENDING",
+            "uuid": request_id,
+            "display_model": model,
+            "final": False,
+            "blocks": [{"intended_usage": "web_results", "web_result_block": {"web_results": web_results}}],
+        },
+        {
+            "status": "PENDING",
+            "blocks": [
+                {"intended_usage": "ask_text", "markdown_block": {"chunks": [first, "XX"], "chunk_starting_offset": 0}}
+            ],
+        },
+        {
+            "status": "PENDING",
+            "blocks": [{"intended_usage": "ask_text", "markdown_block": {"chunks": rest, "chunk_starting_offset": 1}}],
+        },
+        {
+            "status": "COMPLETED",
+            "final": True,
+            "uuid": request_id,
+            "display_model": model,
+            "blocks": [{"intended_usage": "ask_text", "markdown_block": {"progress": "DONE"}}],
+        },
+    )
 
 
 def anonymous_chunks(answer: str = ANSWER, results: Sequence[dict[str, Any]] = ()) -> list[bytes]:
     """An anonymous ask stream: the steps JSON in `text`, the answer payload JSON inside its FINAL step."""
-    web_results = [{"name": r["title"], "url": r["url"], "snippet": r.get("snippet"), "timestamp": r.get("date")}
-                   for r in results]  # fmt: skip
-    payload = {"answer": answer, "web_results": web_results, "chunks": [], "structured_answer": [{"type": "markdown", "text": answer}]}  # fmt: skip
-    steps = [{"step_type": "INITIAL_QUERY", "content": {"query": "q"}},
-             {"step_type": "SEARCH_RESULTS", "content": {"web_results": web_results}},
-             {"step_type": "FINAL", "content": {"answer": json.dumps(payload)}}]  # fmt: skip
+    web_results = [
+        {"name": r["title"], "url": r["url"], "snippet": r.get("snippet"), "timestamp": r.get("date")} for r in results
+    ]
+    payload = {
+        "answer": answer,
+        "web_results": web_results,
+        "chunks": [],
+        "structured_answer": [{"type": "markdown", "text": answer}],
+    }
+    steps = [
+        {"step_type": "INITIAL_QUERY", "content": {"query": "q"}},
+        {"step_type": "SEARCH_RESULTS", "content": {"web_results": web_results}},
+        {"step_type": "FINAL", "content": {"answer": json.dumps(payload)}},
+    ]
     return sse(
         {"status": "PENDING", "text": json.dumps(steps[:1]), "display_model": "turbo", "uuid": "req-anon"},
         {"status": "COMPLETED", "final": True, "text": json.dumps(steps), "display_model": "turbo", "uuid": "req-anon"},
@@ -155,10 +195,13 @@ class FakePerplexity(FakeServer):
             return api_error(400, "Invalid JSON body", "invalid_request_error")
         model = str(body.get("model", ""))
         if model.removeprefix("perplexity/" if openrouter else "") not in _MODELS:
-            return api_error(400, f"Invalid model '{model}'. Permitted models can be found in the documentation.",
-                             "invalid_model")  # fmt: skip
+            return api_error(
+                400, f"Invalid model '{model}'. Permitted models can be found in the documentation.", "invalid_model"
+            )
         if body.get("search_recency_filter", "day") not in _RECENCY:
-            return api_error(400, "search_recency_filter must be one of hour, day, week, month, year", "invalid_parameter")  # fmt: skip
+            return api_error(
+                400, "search_recency_filter must be one of hour, day, week, month, year", "invalid_parameter"
+            )
         user = [m["content"] for m in body.get("messages", []) if m.get("role") == "user"]
         query = user[-1] if user else ""
         results = search_results(min(int(body.get("num_search_results", 10)), self.n_results), query.split(" ")[0])
@@ -166,11 +209,20 @@ class FakePerplexity(FakeServer):
         if body.get("stream"):
             return Reply(200, chunks=chat_chunks(ANSWER, results, model=model, request_id=rid))
         message = {"role": "assistant", "content": ANSWER}
-        return Reply(200, {"id": rid, "model": model, "object": "chat.completion", "created": 1796040000,
-                           "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-                           "citations": [r["url"] for r in results], "search_results": results,
-                           "related_questions": RELATED,
-                           "usage": {"prompt_tokens": 12, "completion_tokens": 80, "total_tokens": 92}})  # fmt: skip
+        return Reply(
+            200,
+            {
+                "id": rid,
+                "model": model,
+                "object": "chat.completion",
+                "created": 1796040000,
+                "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                "citations": [r["url"] for r in results],
+                "search_results": results,
+                "related_questions": RELATED,
+                "usage": {"prompt_tokens": 12, "completion_tokens": 80, "total_tokens": 92},
+            },
+        )
 
     def _ask(self, request: RecordedRequest) -> Reply:
         try:

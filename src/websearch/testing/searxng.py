@@ -21,11 +21,25 @@ def searxng_result(i: int, query: str, *, published: str | None = None, legacy: 
     }
     if not legacy:
         result.update(
-            engines=["duckduckgo", "brave"], positions=[i, i + 1], score=4.0 / i, category="general",
-            template="default.html", parsed_url=["https", f"site{i}.example.org", f"/{i}", "", "", ""],
-            pubdate="", thumbnail="", img_src="", iframe_src="", audio_src="", length=None, views="",
-            author="", metadata="", priority="", open_group=False, close_group=False,
-        )  # fmt: skip
+            engines=["duckduckgo", "brave"],
+            positions=[i, i + 1],
+            score=4.0 / i,
+            category="general",
+            template="default.html",
+            parsed_url=["https", f"site{i}.example.org", f"/{i}", "", "", ""],
+            pubdate="",
+            thumbnail="",
+            img_src="",
+            iframe_src="",
+            audio_src="",
+            length=None,
+            views="",
+            author="",
+            metadata="",
+            priority="",
+            open_group=False,
+            close_group=False,
+        )
     return result
 
 

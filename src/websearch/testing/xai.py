@@ -42,19 +42,41 @@ def xai_body(
         for url, title, text in cited
     ]
     output: list[dict[str, Any]] = [
-        {"type": "web_search_call", "id": "ws_4f2a9c1e", "status": "completed",
-         "action": {"type": "search", "query": query, "sources": [{"type": "url", "url": u} for u, _, _ in cited]}},
-        {"type": "message", "id": "msg_7b3e8d2a", "role": "assistant", "status": "completed",
-         "content": [{"type": "output_text", "text": answer, "annotations": annotations, "logprobs": []}]},
-    ]  # fmt: skip
+        {
+            "type": "web_search_call",
+            "id": "ws_4f2a9c1e",
+            "status": "completed",
+            "action": {"type": "search", "query": query, "sources": [{"type": "url", "url": u} for u, _, _ in cited]},
+        },
+        {
+            "type": "message",
+            "id": "msg_7b3e8d2a",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": answer, "annotations": annotations, "logprobs": []}],
+        },
+    ]
     body: dict[str, Any] = {
-        "id": response_id, "object": "response", "created_at": 1764504000, "status": "completed", "model": model,
-        "output": output, "citations": [u for u, _, _ in cited] + list(extra_urls),
-        "usage": {"input_tokens": 2104, "output_tokens": 388, "total_tokens": 2492,
-                  "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 120},
-                  "num_sources_used": len(cited) + len(extra_urls), "num_server_side_tools_used": 1},
-        "tools": [{"type": "web_search"}], "temperature": None, "max_output_tokens": None,
-    }  # fmt: skip
+        "id": response_id,
+        "object": "response",
+        "created_at": 1764504000,
+        "status": "completed",
+        "model": model,
+        "output": output,
+        "citations": [u for u, _, _ in cited] + list(extra_urls),
+        "usage": {
+            "input_tokens": 2104,
+            "output_tokens": 388,
+            "total_tokens": 2492,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 120},
+            "num_sources_used": len(cited) + len(extra_urls),
+            "num_server_side_tools_used": 1,
+        },
+        "tools": [{"type": "web_search"}],
+        "temperature": None,
+        "max_output_tokens": None,
+    }
     if top_level_text:
         body["output_text"] = answer
     return body
@@ -92,8 +114,10 @@ class FakeXAI(FakeServer):
             return bad_key_reply(key)
         body = request.json()
         query = next((m["content"] for m in body.get("input", []) if m.get("role") == "user"), "")
-        cited = [(f"https://news.example{i}.com/{i}", f"Report {i} on {query}", f"Quoted passage {i}.")
-                 for i in range(1, self.cited + 1)]  # fmt: skip
+        cited = [
+            (f"https://news.example{i}.com/{i}", f"Report {i} on {query}", f"Quoted passage {i}.")
+            for i in range(1, self.cited + 1)
+        ]
         extra = [f"https://more.example.org/page-{i}" for i in range(1, self.extra_urls + 1)]
         answer = f"Grok's answer about {query}, citing {self.cited} sources."
         return Reply(200, xai_body(answer, cited, extra_urls=extra, query=query, model=body.get("model", "grok-4.3")))

@@ -43,8 +43,10 @@ def zai_tool_result(query: str, n: int, shape: Literal["array", "double", "objec
     results = [zai_result(i, query) for i in range(1, n + 1)]
     if shape == "object":
         seed = hashlib.sha256(query.encode()).hexdigest()
-        text = json.dumps({"id": seed[:20], "created": 1764500000, "request_id": "req-" + seed[:16],
-                           "search_result": results}, ensure_ascii=False)  # fmt: skip
+        text = json.dumps(
+            {"id": seed[:20], "created": 1764500000, "request_id": "req-" + seed[:16], "search_result": results},
+            ensure_ascii=False,
+        )
     else:
         text = json.dumps(results, ensure_ascii=False)
         text = json.dumps(text) if shape == "double" else text
@@ -69,8 +71,15 @@ def zai_error(status: int, code: str, message: str, headers: dict[str, str] | No
 class FakeZai(FakeServer):
     provider_id = "zai"
 
-    def __init__(self, *, api_key: str | None = None, query_key: str = "search_query", sse: bool = True,
-                 require_engine: bool = False, shape: Literal["array", "double", "object"] = "array") -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        query_key: str = "search_query",
+        sse: bool = True,
+        require_engine: bool = False,
+        shape: Literal["array", "double", "object"] = "array",
+    ) -> None:
         super().__init__()
         self.api_key, self.query_key, self.sse, self.require_engine = api_key, query_key, sse, require_engine
         self.shape = shape
@@ -90,8 +99,11 @@ class FakeZai(FakeServer):
         if method == "initialize":
             session = hashlib.sha256(request.body).hexdigest()[:32]
             self.sessions[session] = False
-            result = {"protocolVersion": "2025-03-26", "capabilities": {"tools": {"listChanged": False}},
-                      "serverInfo": {"name": "web-search-prime", "version": "1.0.0"}}  # fmt: skip
+            result = {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "web-search-prime", "version": "1.0.0"},
+            }
             return self._rpc(rpc_id, result=result, headers={"Mcp-Session-Id": session})
         session = request.headers.get("mcp-session-id", "")
         if session not in self.sessions:
@@ -109,16 +121,31 @@ class FakeZai(FakeServer):
         args = params.get("arguments") or {}
         missing = [k for k in (self.query_key,) + (("search_engine",) * self.require_engine) if not args.get(k)]
         if missing:
-            issues = [{"code": "invalid_type", "expected": "string", "received": "undefined", "path": [k],
-                       "message": "Required"} for k in missing]  # fmt: skip
+            issues = [
+                {
+                    "code": "invalid_type",
+                    "expected": "string",
+                    "received": "undefined",
+                    "path": [k],
+                    "message": "Required",
+                }
+                for k in missing
+            ]
             return _tool_error(f"MCP error -32602: Invalid arguments for tool web_search_prime: {json.dumps(issues)}")
         count = args.get("count", 10)
         if not isinstance(count, int) or not 1 <= count <= 50:
             return _tool_error("MCP error -32602: count must be between 1 and 50")
         return zai_tool_result(str(args[self.query_key]), count, self.shape)
 
-    def _rpc(self, rpc_id: Any, *, result: Any = None, error: tuple[int, str] | None = None, status: int = 200,
-             headers: dict[str, str] | None = None) -> Reply:  # fmt: skip
+    def _rpc(
+        self,
+        rpc_id: Any,
+        *,
+        result: Any = None,
+        error: tuple[int, str] | None = None,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> Reply:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id}
         message |= {"error": {"code": error[0], "message": error[1]}} if error else {"result": result}
         return zai_reply(message, sse=self.sse and status == 200, status=status, headers=headers)
