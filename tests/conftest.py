@@ -161,3 +161,8 @@ def run_cli(
         input=stdin,
         **kwargs,
     )
+
+
+def messages(response: SearchResponse) -> tuple[str, ...]:
+    """The response's notices as the sentences the blocks header and `note:` lines show."""
+    return tuple(notice.message for notice in response.notices)

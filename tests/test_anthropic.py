@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, eventually, provider_context, run_cli, search_once
+from conftest import NOW, FakeClock, eventually, messages, provider_context, run_cli, search_once
 from websearch import SearchResponse, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -79,7 +79,7 @@ async def test_default_request(fake: FakeAnthropic, env: dict[str, str]) -> None
     assert req.headers["anthropic-beta"] == "web-search-2025-03-05"
     assert (req.headers["content-type"], req.headers["accept"]) == ("application/json", "application/json")
     assert req.json() == BODY
-    assert response.ok and response.provider == "anthropic" and response.notices == ()
+    assert response.ok and response.provider == "anthropic" and messages(response) == ()
 
 
 @pytest.mark.parametrize(
@@ -104,14 +104,14 @@ async def test_counts_are_a_local_cap_and_never_sent(
     response = await run(make_env(env, fake), **params)
     assert fake.last.json() == BODY
     assert len(response.sources) == n
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
 async def test_recency_is_not_sent_and_says_so(fake: FakeAnthropic, env: dict[str, str], recency: str) -> None:
     response = await run(make_env(env, fake), recency=recency)
     assert fake.last.json() == BODY
-    assert response.notices == (f"recency={recency!r} not applied: Anthropic does not support it",)
+    assert messages(response) == (f"recency={recency!r} not applied: Anthropic does not support it",)
 
 
 async def test_max_tokens_temperature_and_model_pass_through(fake: FakeAnthropic, env: dict[str, str]) -> None:
@@ -120,7 +120,7 @@ async def test_max_tokens_temperature_and_model_pass_through(fake: FakeAnthropic
     )
     assert fake.last.json() == {**BODY, "model": "claude-sonnet-4-5", "max_tokens": 900, "temperature": 0.3}
     assert response.model == "claude-sonnet-4-5"
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 # -- base URLs: transparent redirect vs gateway --------------------------------------------------
@@ -290,7 +290,7 @@ async def test_tool_error_after_results_is_a_notice(fake: FakeAnthropic, env: di
     fake.enqueue(Reply(200, body))
     response = await run(make_env(env, fake))
     assert len(response.sources) == 2
-    assert response.notices == ("Anthropic web search tool reported an error: max_uses_exceeded",)
+    assert messages(response) == ("Anthropic web search tool reported an error: max_uses_exceeded",)
 
 
 # -- errors ------------------------------------------------------------------------------------
@@ -569,4 +569,4 @@ async def test_richer_domains_are_the_tools_domain_lists(
 ) -> None:
     response = await run(make_env(env, fake), **params)
     assert fake.last.json() == {**BODY, "tools": [tool]}
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock, provider_context, search_once
+from conftest import FakeClock, messages, provider_context, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
-from websearch._providers.brave import PROVIDER, http_error
+from websearch._providers.brave import PROVIDER
 from websearch._types import Attempt, SearchParams, SearchResponse, SearchSource
 from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError
@@ -55,7 +55,7 @@ def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> Provider
 
 async def test_default_request(brave: FakeBrave, benv: dict[str, str], clock: FakeClock) -> None:
     response = await search(benv, clock)
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
     req = brave.last
     assert (req.method, req.path, req.body) == ("GET", PATH, b"")
     assert req.query == (("q", "rust async"), ("count", "10"), ("extra_snippets", "true"))
@@ -73,16 +73,16 @@ async def test_default_request(brave: FakeBrave, benv: dict[str, str], clock: Fa
         (
             {"limit": 3, "num_search_results": 7},
             "7",
-            ("limit=3 not applied separately: Brave uses num_search_results=7 as its result count",),
+            ("limit=3 not applied: num_search_results=7 takes precedence",),
         ),
         ({"limit": 4, "num_search_results": 4}, "4", ()),
-        ({"limit": 50}, "20", ("limit=50 exceeds Brave's maximum of 20; at most 20 results returned",)),
+        ({"limit": 50}, "20", ("limit=50 clamped to 20: Brave returns at most 20 results",)),
         (
             {"num_search_results": 21, "limit": 2},
             "20",
             (
-                "limit=2 not applied separately: Brave uses num_search_results=21 as its result count",
-                "num_search_results=21 exceeds Brave's maximum of 20; at most 20 results returned",
+                "limit=2 not applied: num_search_results=21 takes precedence",
+                "num_search_results=21 clamped to 20: Brave returns at most 20 results",
             ),
         ),
     ],
@@ -98,7 +98,7 @@ async def test_count_is_the_collapsed_clamped_number(
     response = await search(benv, clock, **kwargs)
     assert brave.last.query == (("q", "rust async"), ("count", count), ("extra_snippets", "true"))
     assert len(response.sources) == int(count)
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize(("recency", "freshness"), [("day", "pd"), ("week", "pw"), ("month", "pm"), ("year", "py")])
@@ -112,12 +112,12 @@ async def test_recency_is_freshness(
         ("extra_snippets", "true"),
         ("freshness", freshness),
     )
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
 
 
 async def test_unsupported_parameters_become_notices(brave: FakeBrave, benv: dict[str, str], clock: FakeClock) -> None:
     response = await search(benv, clock, max_tokens=100, temperature=0.5)
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=100 not applied: Brave does not support it",
         "temperature=0.5 not applied: Brave does not support it",
     )
@@ -202,18 +202,20 @@ async def test_parses_a_realistic_body_exactly(brave: FakeBrave, benv: dict[str,
     )
 
 
-def test_parse_response_slices_and_reads_request_id_fallback(clock: FakeClock, config_dir: Path) -> None:
-    ctx = context({}, config_dir, clock)
+def test_parse_slices_and_reads_request_id_fallback(clock: FakeClock, config_dir: Path) -> None:
+    ctx = context({"BRAVE_API_KEY": KEY}, config_dir, clock)
     body = brave_results_body("q", 20)
     raw = HttpResponse(200, {"request-id": "rid-2"}, json.dumps(body).encode())
-    parsed = PROVIDER.parse_response(raw, SearchParams("q", limit=4), ctx)
+    parsed = PROVIDER.parse(raw, PROVIDER.plan(SearchParams("q", limit=4), ctx))
     assert [s.url for s in parsed.sources] == [r["url"] for r in body["web"]["results"][:4]]
     assert parsed.request_id == "rid-2"
     assert parsed.auth_mode is None and parsed.answer is None
     assert parsed.sources[0].snippet == (
         "Everything about <strong>q</strong>, part 1: setup, pitfalls and examples.\nExtra excerpt 1a about q.\nExtra excerpt 1b."
     )
-    no_header = PROVIDER.parse_response(HttpResponse(200, {}, b'{"web": {"results": []}}'), SearchParams("q"), ctx)
+    no_header = PROVIDER.parse(
+        HttpResponse(200, {}, b'{"web": {"results": []}}'), PROVIDER.plan(SearchParams("q"), ctx)
+    )
     assert no_header.request_id is None and no_header.sources == ()
 
 
@@ -230,33 +232,47 @@ async def test_no_results_is_the_chains_204(
     brave.enqueue(Reply(200, body))
     response = await search(benv, clock, "zzz")
     assert response.error == "Brave returned no renderable search content."
-    assert response.attempts == (Attempt("brave", 204, "Brave returned no renderable search content.", 0.0),)
+    assert response.attempts == (
+        Attempt("brave", 204, "Brave returned no renderable search content.", 0.0, "no_results"),
+    )
 
 
 # -- errors -----------------------------------------------------------------------------------
 
 TOKEN_MESSAGE = (
-    "Brave authorization failed (422 SUBSCRIPTION_TOKEN_INVALID): The provided subscription token is invalid. "
-    "Check API key or base URL."
+    "Brave authorization failed (422 SUBSCRIPTION_TOKEN_INVALID). Check API key or base URL. "
+    "Brave said: The provided subscription token is invalid."
 )
 
 
 @pytest.mark.parametrize(
-    ("reply", "status", "message"),
+    ("reply", "status", "kind", "message"),
     [
-        (invalid_token_reply(), 422, TOKEN_MESSAGE),
-        (invalid_token_reply(plural=True), 422, TOKEN_MESSAGE),
-        (Reply(401, {"message": "Unauthorized"}), 401, "Brave authorization failed (401). Check API key or base URL."),
-        (Reply(402, {"message": "Payment required"}), 402, "brave: 402 credits exhausted"),
+        (invalid_token_reply(), 422, "auth", TOKEN_MESSAGE),
+        (invalid_token_reply(plural=True), 422, "auth", TOKEN_MESSAGE),
+        (
+            Reply(401, {"message": "Unauthorized"}),
+            401,
+            "auth",
+            "Brave authorization failed (401). Check API key or base URL.",
+        ),
+        (Reply(402, {"message": "Payment required"}), 402, "quota", "brave: 402 credits exhausted"),
         (
             Reply(403, "<html>Forbidden</html>", content_type="text/html"),
             403,
+            "auth",
             "Brave authorization failed (403). Check API key or base URL.",
         ),
-        (quota_limited_reply(), 429, "brave: credits exhausted"),
+        (
+            quota_limited_reply(),
+            429,
+            "quota",
+            "brave: credits exhausted (QUOTA_LIMITED): Request quota limit exceeded for plan.",
+        ),
         (
             rate_limited_reply(),
             429,
+            "rate_limited",
             "Brave API error (429): Request rate limit exceeded for plan. (RATE_LIMITED); retry after 1 s",
         ),
         (
@@ -266,31 +282,44 @@ TOKEN_MESSAGE = (
                 headers={"Retry-After": "30"},
             ),
             429,
+            "rate_limited",
             "Brave API error (429): Request rate limit exceeded for plan. (RATE_LIMITED); retry after 30 s",
         ),
         (
             Reply(404, brave_error(404, "SUBSCRIPTION_NOT_FOUND", "No subscription found.", "authentication")),
             404,
+            "rejected",
             "Brave API error (404): No subscription found. (SUBSCRIPTION_NOT_FOUND)",
         ),
-        (Reply(500, "upstream   exploded\n"), 500, "Brave API error (500): upstream exploded"),
-        (Reply(503, b""), 503, "Brave API error (503): Service Unavailable"),
+        (Reply(500, "upstream   exploded\n"), 500, "unavailable", "Brave API error (500): upstream exploded"),
+        (Reply(503, b""), 503, "unavailable", "Brave API error (503): Service Unavailable"),
         (
             Reply(200, "<html>captive portal</html>", content_type="text/html"),
             200,
+            "invalid_response",
             "Brave returned a body that is not JSON",
         ),
-        (Reply(200, [1, 2]), 200, "Brave returned JSON that is not an object"),
+        (Reply(200, [1, 2]), 200, "invalid_response", "Brave returned JSON that is not an object"),
     ],
 )
 async def test_error_statuses_and_envelopes(
-    brave: FakeBrave, benv: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
+    brave: FakeBrave, benv: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, message: str
 ) -> None:
     brave.enqueue(reply)
     response = await search(benv, clock)
     assert response.error == message
     assert response.provider == "brave" and response.sources == ()
-    assert response.attempts == (Attempt("brave", status, message, 0.0),)
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == ("brave", status, message, kind)
+
+
+async def test_brave_quota_and_rate_limit_are_told_apart_by_code(
+    brave: FakeBrave, benv: dict[str, str], clock: FakeClock
+) -> None:
+    brave.enqueue(quota_limited_reply(), rate_limited_reply())
+    quota, rate = await search(benv, clock), await search(benv, clock)
+    assert (quota.attempts[0].error_kind, quota.attempts[0].retry_after_s) == ("quota", 86400.0)
+    assert (rate.attempts[0].error_kind, rate.attempts[0].retry_after_s) == ("rate_limited", 1.0)
 
 
 async def test_unknown_key_gets_the_real_422(brave: FakeBrave, env: dict[str, str], clock: FakeClock) -> None:
@@ -320,10 +349,13 @@ async def test_validation_422_shows_the_detail(brave: FakeBrave, benv: dict[str,
         (Reply(500, "boom", headers={"X-RateLimit-Reset": "1, 5"}), None),
     ],
 )
-def test_retry_hint_comes_from_the_matching_window(reply: Reply, retry: float | None) -> None:
+def test_retry_hint_comes_from_the_matching_window(
+    reply: Reply, retry: float | None, clock: FakeClock, config_dir: Path
+) -> None:
     body, _ = reply.encoded()
     headers = {k.lower(): v for k, v in reply.headers.items()}
-    assert http_error(HttpResponse(reply.status, headers, body)).retry_after == retry
+    plan = PROVIDER.plan(SearchParams("q"), context({"BRAVE_API_KEY": KEY}, config_dir, clock))
+    assert PROVIDER.error(HttpResponse(reply.status, headers, body), plan).retry_after == retry
 
 
 # -- credentials ------------------------------------------------------------------------------
@@ -332,7 +364,7 @@ def test_retry_hint_comes_from_the_matching_window(reply: Reply, retry: float | 
 async def test_missing_key_message(config_dir: Path, clock: FakeClock) -> None:
     ctx = context({"WEBSEARCH_CONFIG_DIR": str(config_dir)}, config_dir, clock)
     with pytest.raises(MissingCredentialError) as info:
-        await PROVIDER.search(SearchParams("q"), ctx)
+        PROVIDER.plan(SearchParams("q"), ctx)
     assert info.value.message == "Brave needs an API key: set BRAVE_API_KEY or run `websearch auth set brave`"
     assert info.value.provider == "brave"
 
@@ -342,7 +374,7 @@ async def test_without_a_key_an_explicit_brave_falls_back(
 ) -> None:
     response = await search({**env, **brave.env}, clock)
     assert response.provider == "duckduckgo"
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider brave was requested but is not available (set BRAVE_API_KEY or run `websearch auth set brave`); "
         "used the automatic chain instead"
     )
@@ -415,26 +447,26 @@ DAYS = "applied as whole days (freshness={}): Brave's freshness takes dates only
             {"start_published_date": "2026-03-01T10:30:00Z", "end_published_date": "2026-04-01T08:00:00+02:00"},
             "2026-03-01to2026-04-01",
             (
-                "start_published_date='2026-03-01T10:30:00Z' " + DAYS.format("2026-03-01to2026-04-01"),
-                "end_published_date='2026-04-01T08:00:00+02:00' " + DAYS.format("2026-03-01to2026-04-01"),
+                'start_published_date="2026-03-01T10:30:00Z" ' + DAYS.format("2026-03-01to2026-04-01"),
+                'end_published_date="2026-04-01T08:00:00+02:00" ' + DAYS.format("2026-03-01to2026-04-01"),
             ),
         ),
         (
             {"recency": "week", "recency_days": 3},
             "2026-11-27to2026-11-30",
-            ("recency='week' not applied: recency_days takes precedence",),
+            ('recency="week" not applied: recency_days takes precedence',),
         ),
         ({"recency": "week", "end_published_date": "2026-11-29"}, "2026-11-23to2026-11-29", ()),
         (
             {"recency": "day", "include_domains": ["docs.rs"]},
             "pd",
-            ("include_domains=('docs.rs',) applied as site: operators in the query: Brave has no domain filter",),
+            ('include_domains=["docs.rs"] applied as site: operators in the query: Brave has no domain filter',),
         ),
         (
             {"end_published_date": "2026-11-29"},
             None,
             (
-                "end_published_date='2026-11-29' not applied: Brave's freshness range needs a start (give a start date, "
+                'end_published_date="2026-11-29" not applied: Brave\'s freshness range needs a start (give a start date, '
                 "recency_days, recency_hours or recency)",
             ),
         ),
@@ -449,7 +481,7 @@ async def test_richer_date_window_is_a_freshness_range(
     notices: tuple[str, ...],
 ) -> None:
     response = await search(benv, clock, **kwargs)
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     assert dict(brave.last.query).get("freshness") == freshness
 
 
@@ -462,8 +494,8 @@ async def test_richer_domains_are_site_operators(brave: FakeBrave, benv: dict[st
         ("count", "10"),
         ("extra_snippets", "true"),
     )
-    assert response.notices == (
-        "include_domains=('tokio.rs', 'docs.rs') applied as site: operators in the query: Brave has no domain filter",
-        "exclude_domains=('reddit.com',) applied as -site: operators in the query: Brave has no domain filter",
-        "mode='fast' not applied: Brave does not support it",
+    assert messages(response) == (
+        'include_domains=["tokio.rs", "docs.rs"] applied as site: operators in the query: Brave has no domain filter',
+        'exclude_domains=["reddit.com"] applied as -site: operators in the query: Brave has no domain filter',
+        'mode="fast" not applied: Brave does not support it',
     )

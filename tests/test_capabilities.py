@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock
-from websearch import WebSearch
+from conftest import FakeClock, messages
+from websearch import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse, WebSearch
 from websearch._capabilities import PARAMETERS, capability_table, main, render_markdown
 from websearch._credentials import CredentialStore
 from websearch._registry import PROVIDERS
-from websearch._types import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
 from websearch.testing import FAKES
 
 DOC = Path(__file__).parent.parent / "docs" / "parameters.md"
@@ -128,11 +127,11 @@ async def test_every_parameter_set_yields_a_notice_for_each_not_honoured(provide
             continue
         chain_notice = not_applied(provider, param, EVERY[param])
         if support == "no":
-            assert chain_notice in response.notices, (param, response.notices)
+            assert chain_notice in messages(response), (param, messages(response))
         else:
             # native, or approximate (honoured for some values, approximated with a notice for
             # others: each provider's own tests pin which values get which notice)
-            assert chain_notice not in response.notices, (param, response.notices)
+            assert chain_notice not in messages(response), (param, messages(response))
 
 
 @pytest.mark.parametrize(("provider", "param", "support"), NOT_NATIVE, ids=[f"{p}-{q}" for p, q, _ in NOT_NATIVE])
@@ -142,6 +141,6 @@ async def test_each_parameter_alone_yields_its_notice(
     value = APPROXIMATED.get((provider, param), EVERY[param])
     response = await search(provider, config_dir, **{param: value})
     if support == "no":
-        assert not_applied(provider, param, value) in response.notices, response.notices
+        assert not_applied(provider, param, value) in messages(response), messages(response)
     else:
-        assert mentions(response.notices, param), response.notices
+        assert mentions(messages(response), param), messages(response)

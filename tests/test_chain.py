@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, messages
 from websearch import (
     SEARCH_PROVIDER_ORDER,
     SearchParams,
@@ -203,7 +203,7 @@ async def test_explicit_unavailable_falls_back_with_a_notice(
         response = await ws.asearch("q", provider="brave")
     assert response.provider == "duckduckgo"
     assert brave.calls == []
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider brave was requested but is not available (set BRAVE_API_KEY or run `websearch auth set brave`); "
         "used the automatic chain instead"
     )
@@ -220,7 +220,7 @@ async def test_unimplemented_provider_is_registered_but_unavailable(
         response = await ws.asearch("q", provider="brave")
     assert list(rows) == list(SEARCH_PROVIDER_ORDER)
     assert (rows["brave"].available, rows["brave"].reason) == (False, "not implemented yet")
-    assert response.notices[0].startswith("provider brave was requested but is not available (not implemented yet)")
+    assert messages(response)[0].startswith("provider brave was requested but is not available (not implemented yet)")
     with pytest.raises(LookupError, match="Brave is not implemented yet"):
         registry.load_provider("brave")
 
@@ -434,7 +434,7 @@ async def test_served_response_keeps_every_field_the_provider_set(
         None,
         None,
     )
-    assert response.notices == ("own notice",)
+    assert messages(response) == ("own notice",)
     assert [f.name for f in dataclasses.fields(SearchResponse)] == [
         "provider",
         "query",

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, eventually, run_cli, search_once
+from conftest import NOW, FakeClock, eventually, messages, run_cli, search_once
 from websearch import WebSearch
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
@@ -90,7 +90,7 @@ def assert_no_secret(response: SearchResponse, *secrets: str) -> None:
 
 async def test_default_request(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(cenv, clock)
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
     req = codex.last
     assert (req.method, req.path, req.query) == ("POST", CODEX_PATH, ())
     assert req.headers["authorization"] == f"Bearer {ACCESS}"
@@ -150,14 +150,14 @@ async def test_counts_are_a_local_cap_only(
     response = await search(cenv, clock, **kwargs)
     assert codex.last.json() == expected_body()
     assert [s.url for s in response.sources] == [url for url, _ in CITED][:count]
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
 async def test_recency_is_not_sent(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, recency: str) -> None:
     response = await search(cenv, clock, recency=recency)
     assert codex.last.json() == expected_body()
-    assert response.notices == (f"recency={recency!r} not applied: OpenAI does not support it",)
+    assert messages(response) == (f"recency={recency!r} not applied: OpenAI does not support it",)
 
 
 async def test_max_tokens_and_temperature_are_not_sent(
@@ -165,7 +165,7 @@ async def test_max_tokens_and_temperature_are_not_sent(
 ) -> None:
     response = await search(cenv, clock, max_tokens=500, temperature=0.3)
     assert codex.last.json() == expected_body()
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=500 not applied: OpenAI does not support it",
         "temperature=0.3 not applied: OpenAI does not support it",
     )
@@ -545,7 +545,7 @@ async def test_missing_login(env: dict[str, str], codex: FakeCodex, clock: FakeC
         response = await ws.asearch("q", provider="codex")
     assert not status.available and status.reason == "run `websearch auth set codex`"
     assert response.provider == "duckduckgo"  # not available, so the automatic chain ran
-    assert response.notices[0].startswith("provider codex was requested but is not available")
+    assert messages(response)[0].startswith("provider codex was requested but is not available")
     assert codex.requests == []
 
 
@@ -703,4 +703,4 @@ async def test_richer_include_domains_are_the_tools_allowed_domains(
         "filters": {"allowed_domains": ["python.org", "peps.python.org"]},
     }
     assert codex.last.json() == {**expected_body(), "tools": [tool]}
-    assert response.ok and response.notices == ("exclude_domains=('x.com',) not applied: OpenAI does not support it",)
+    assert response.ok and messages(response) == ("exclude_domains=('x.com',) not applied: OpenAI does not support it",)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock
+from conftest import FakeClock, messages
 from ddg_reference import parse_with_spec_regex
 from websearch import WebSearch
 from websearch._providers.duckduckgo import CHALLENGE_MESSAGE, HEADERS, parse_results, unwrap_href
@@ -34,7 +34,7 @@ async def test_recency_maps_to_df(ddg: FakeDuckDuckGo, env: dict[str, str], rece
     async with client(env) as ws:
         response = await ws.asearch("q", recency=recency)
     assert ddg.last.form() == [("q", "q"), ("kl", "us-en"), ("df", df), ("b", "")]
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 async def test_parses_results_unwraps_redirects_and_decodes(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
@@ -71,8 +71,8 @@ async def test_ads_and_duplicates_are_dropped(ddg: FakeDuckDuckGo, env: dict[str
     [
         ({}, 10, None),
         ({"limit": 3}, 3, None),
-        ({"num_search_results": 4, "limit": 9}, 4, "limit=9 not applied separately"),
-        ({"limit": 999}, 20, "limit=999 exceeds DuckDuckGo's maximum of 20"),
+        ({"num_search_results": 4, "limit": 9}, 4, "limit=9 not applied: num_search_results=4 takes precedence"),
+        ({"limit": 999}, 20, "limit=999 clamped to 20: DuckDuckGo returns at most 20 results"),
     ],
 )
 async def test_count_is_clamped(
@@ -82,15 +82,15 @@ async def test_count_is_clamped(
         response = await ws.asearch("x", **kwargs)
     assert len(response.sources) == expected
     if notice:
-        assert any(n.startswith(notice) for n in response.notices), response.notices
+        assert any(n.startswith(notice) for n in messages(response)), messages(response)
     else:
-        assert response.notices == ()
+        assert messages(response) == ()
 
 
 async def test_unsupported_parameters_become_notices(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
     async with client(env) as ws:
         response = await ws.asearch("x", max_tokens=100, temperature=0.5)
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=100 not applied: DuckDuckGo does not support it",
         "temperature=0.5 not applied: DuckDuckGo does not support it",
     )
@@ -102,7 +102,7 @@ async def test_bot_challenge_is_an_error_not_no_results(ddg: FakeDuckDuckGo, env
     async with client(env) as ws:
         response = await ws.asearch("x")
     assert response.error == CHALLENGE_MESSAGE
-    assert response.attempts[0].status == 429
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (429, "blocked")
 
 
 async def test_202_results_page_is_parsed(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
@@ -125,6 +125,7 @@ async def test_retry_after_is_reported(ddg: FakeDuckDuckGo, env: dict[str, str])
     async with client(env) as ws:
         response = await ws.asearch("x")
     assert response.error == "DuckDuckGo HTML error (429); retry after 30 s"
+    assert (response.attempts[0].error_kind, response.attempts[0].retry_after_s) == ("rate_limited", 30.0)
 
 
 async def test_no_results_page_is_a_204_failure(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
@@ -216,25 +217,27 @@ ONLY = "DuckDuckGo only filters by the past day, week, month or year"
 @pytest.mark.parametrize(
     ("kwargs", "df", "notices"),
     [
-        ({"recency_hours": 20}, "d", (f"recency_hours=20 approximated as df=d (the past day): {ONLY}",)),
-        ({"recency_days": 3}, "w", (f"recency_days=3 approximated as df=w (the past week): {ONLY}",)),
+        ({"recency_hours": 20}, "d", (f"recency_hours=20 widened to df=d (the past day): {ONLY}",)),
+        ({"recency_days": 3}, "w", (f"recency_days=3 widened to df=w (the past week): {ONLY}",)),
         (
             {"recency_days": 20, "recency": "day"},
             "m",
             (
-                "recency='day' not applied: recency_days takes precedence",
-                f"recency_days=20 approximated as df=m (the past month): {ONLY}",
+                'recency="day" not applied: recency_days takes precedence',
+                f"recency_days=20 widened to df=m (the past month): {ONLY}",
             ),
         ),
         (
             {"start_published_date": "2026-02-01"},
             "y",
-            (f"start_published_date='2026-02-01' approximated as df=y (the past year): {ONLY}",),
+            (f'start_published_date="2026-02-01" widened to df=y (the past year): {ONLY}',),
         ),
         (
             {"start_published_date": "2020-02-01"},
             None,
-            ("start_published_date='2020-02-01' not applied: the window is longer than DuckDuckGo's longest (a year)",),
+            (
+                'start_published_date="2020-02-01" not applied: the window is longer than DuckDuckGo\'s longest (a year)',
+            ),
         ),
     ],
 )
@@ -243,7 +246,7 @@ async def test_richer_dates_are_the_narrowest_df(
 ) -> None:
     async with client(env) as ws:
         response = await ws.asearch("q", provider="duckduckgo", **kwargs)
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     assert ddg.last.form() == [("q", "q"), ("kl", "us-en"), *([("df", df)] * bool(df)), ("b", "")]
 
 
@@ -251,7 +254,7 @@ async def test_richer_domains_are_site_operators(ddg: FakeDuckDuckGo, env: dict[
     async with client(env) as ws:
         response = await ws.asearch("q", provider="duckduckgo", include_domains=["a.org"], exclude_domains=["b.org"])
     assert ddg.last.form() == [("q", "q site:a.org -site:b.org"), ("kl", "us-en"), ("b", "")]
-    assert response.notices == (
-        "include_domains=('a.org',) applied as site: operators in the query: DuckDuckGo has no domain filter",
-        "exclude_domains=('b.org',) applied as -site: operators in the query: DuckDuckGo has no domain filter",
+    assert messages(response) == (
+        'include_domains=["a.org"] applied as site: operators in the query: DuckDuckGo has no domain filter',
+        'exclude_domains=["b.org"] applied as -site: operators in the query: DuckDuckGo has no domain filter',
     )

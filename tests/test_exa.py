@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, search_once
+from conftest import NOW, FakeClock, messages, search_once
 from websearch import ConfigError, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._providers.exa import UNEXPECTED_SHAPE, parse_api_response, parse_mcp_response
@@ -69,7 +69,7 @@ async def test_default_request(exa: FakeExa, keyed: dict[str, str], clock: FakeC
     assert "authorization" not in req.headers
     assert req.json() == api_body("rust async", 10)
     assert len(response.sources) == 10
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,7 @@ async def test_counts(
     response = await search(keyed, clock, **params)
     assert exa.last.json() == api_body("rust async", sent)
     assert len(response.sources) == returned  # the fake holds 40 results
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
@@ -107,12 +107,12 @@ async def test_recency_is_not_sent_and_says_so(
 ) -> None:
     response = await search(keyed, clock, recency=recency)
     assert exa.last.json() == api_body("rust async", 10)
-    assert response.notices == (f"recency={recency!r} not applied: Exa does not support it",)
+    assert messages(response) == (f"recency={recency!r} not applied: Exa does not support it",)
 
 
 async def test_unsupported_parameters_become_notices(keyed: dict[str, str], clock: FakeClock) -> None:
     response = await search(keyed, clock, max_tokens=100, temperature=0.5)
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=100 not applied: Exa does not support it",
         "temperature=0.5 not applied: Exa does not support it",
     )
@@ -394,7 +394,7 @@ async def test_settings_switch_removes_exa_entirely(
         auto = await ws.asearch("q")
         explicit = await ws.asearch("q", provider="exa")
     assert auto.provider == explicit.provider == "duckduckgo"
-    assert explicit.notices[0] == (
+    assert messages(explicit)[0] == (
         f"provider exa was requested but is not available (disabled by the setting exa.{switch}); "
         "used the automatic chain instead"
     )

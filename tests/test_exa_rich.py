@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context, run_cli, search_once
+from conftest import FakeClock, messages, provider_context, run_cli, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
@@ -45,7 +45,7 @@ def assert_notices_in_header(response: SearchResponse) -> None:
     """Every notice is a `[...]` line of the blocks header, between the title and `[served by: ...]`."""
     lines = render(response, "blocks").splitlines()
     end = next((i for i, line in enumerate(lines) if line.startswith(("[served by:", "Error:"))), len(lines))
-    assert lines[1:end] == [f"[{notice}]" for notice in response.notices]
+    assert lines[1:end] == [f"[{notice}]" for notice in messages(response)]
 
 
 def body(**fields: Any) -> dict[str, Any]:
@@ -63,7 +63,7 @@ async def test_without_richer_parameters_the_body_is_unchanged(
     response = await search(keyed, clock, limit=4, summary=False, sort_by_date=False, include_domains=[])
     assert exa.last.json() == {"query": Q, "numResults": 4, "type": "auto", "contents": {"summary": {"query": Q}}}
     assert response.answer is not None and response.answer.startswith("**")  # the three-summary answer
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 # -- modes ---------------------------------------------------------------------------------------
@@ -95,7 +95,7 @@ async def test_mode_is_the_search_type(
 ) -> None:
     response = await search(keyed, clock, mode=mode)
     assert exa.last.json() == body(type=sent, **extra)
-    assert response.notices == notices
+    assert messages(response) == notices
     assert (response.answer is not None) == bool(extra)  # only a deep mode synthesizes an answer
 
 
@@ -207,7 +207,7 @@ async def test_text_chars_sizes_the_request(
 ) -> None:
     response = await search(keyed, clock, text_chars=given)
     assert exa.last.json() == body(contents={"text": {"maxCharacters": sent}, "highlights": True})
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 async def test_the_fake_cuts_text_to_max_characters(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
@@ -311,7 +311,7 @@ async def test_date_ladder(
 ) -> None:
     response = await search(keyed, clock, **params)
     assert exa.last.json() == body(**dates)
-    assert response.notices == notices
+    assert messages(response) == notices
     assert response.ok
 
 
@@ -363,7 +363,7 @@ async def test_category_migrations(
 ) -> None:
     response = await search(keyed, clock, **params)
     assert exa.last.json() == body(**fields)
-    assert response.notices == notices
+    assert messages(response) == notices
     assert response.ok and response.provider == "exa"  # the fake refuses what Exa refuses: none of it was sent
 
 
@@ -394,10 +394,10 @@ MANY = [f"site{i}.example" for i in range(1, 26)]
 async def test_domain_lists_over_twenty_are_capped(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
     response = await search(keyed, clock, include_domains=MANY)
     assert exa.last.json() == body(includeDomains=MANY[:20])
-    assert response.notices == ("include_domains has 25 entries; only the first 20 were used",)
+    assert messages(response) == ("include_domains has 25 entries; only the first 20 were used",)
     response = await search(keyed, clock, exclude_domains=MANY)
     assert exa.last.json() == body(excludeDomains=MANY[:20])
-    assert response.notices == ("exclude_domains has 25 entries; only the first 20 were used",)
+    assert messages(response) == ("exclude_domains has 25 entries; only the first 20 were used",)
 
 
 async def test_include_wins_and_exclude_is_applied_to_the_results(
@@ -417,7 +417,7 @@ async def test_include_wins_and_exclude_is_applied_to_the_results(
     )
     assert exa.last.json() == body(includeDomains=["python.org"])
     assert [s.url for s in response.sources] == [urls[0], urls[2], urls[4]]
-    assert response.notices == (
+    assert messages(response) == (
         "exclude_domains applied by dropping matching results after the search: "
         "Exa does not accept include_domains and exclude_domains together",
     )
@@ -429,7 +429,7 @@ async def test_include_wins_and_exclude_is_applied_to_the_results(
 async def test_sort_by_date_is_disclosed_as_not_applied(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
     response = await search(keyed, clock, sort_by_date=True)
     assert exa.last.json() == body()
-    assert response.notices == ("sort_by_date=True not applied: Exa does not support it",)
+    assert messages(response) == ("sort_by_date=True not applied: Exa does not support it",)
     assert "[sort_by_date=True not applied: Exa does not support it]\n[served by: exa]" in render(response, "blocks")
 
 
@@ -459,7 +459,7 @@ async def test_everything_at_once(exa: FakeExa, keyed: dict[str, str], clock: Fa
         "endPublishedDate": "2026-11-30T11:00:00.000Z",
         "outputSchema": ANSWER_SCHEMA,
     }
-    assert response.notices == (
+    assert messages(response) == (
         "category=research paper was renamed; searched as category=publication",
         "max_tokens=50 not applied: Exa does not support it",
         "sort_by_date=True not applied: Exa does not support it",
@@ -488,7 +488,7 @@ async def test_mcp_path_sends_the_count_and_discloses_the_rest(
         sort_by_date=True,
     )
     assert exa.last.json()["params"] == {"name": "web_search_exa", "arguments": {"query": Q, "numResults": 3}}
-    assert response.notices == (
+    assert messages(response) == (
         "recency='day' not applied: Exa does not support it",
         f"mode='deep' {KEYLESS_MCP}",
         f"recency_days=2 {KEYLESS_MCP}",
@@ -503,7 +503,7 @@ async def test_mcp_path_sends_the_count_and_discloses_the_rest(
 async def test_mcp_path_honours_mode_auto_silently(exa: FakeExa, keyless: dict[str, str], clock: FakeClock) -> None:
     response = await search(keyless, clock, mode="auto", text_chars=300)
     assert exa.last.json()["params"]["arguments"] == {"query": Q}
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 # -- the CLI ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIRECRAWL_KEY, FakeClock, provider_context, search_once
+from conftest import FIRECRAWL_KEY, FakeClock, messages, provider_context, search_once
 from websearch import MissingCredentialError, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -50,7 +50,7 @@ async def test_default_request(fc: FakeFirecrawl, fc_env: dict[str, str], clock:
     assert len(fc.requests) == 1
     assert response.provider == "firecrawl" and response.error is None
     assert len(response.sources) == 10
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ async def test_count_becomes_limit(
     response = await search(fc_env, clock, **kwargs)
     assert fc.last.json() == {"query": "rust async book", "limit": limit, "sources": [{"type": "web"}]}
     assert len(response.sources) == limit
-    assert response.notices == ((notice,) if notice else ())
+    assert messages(response) == ((notice,) if notice else ())
 
 
 @pytest.mark.parametrize(
@@ -88,7 +88,7 @@ async def test_recency_becomes_tbs(
 ) -> None:
     response = await search(fc_env, clock, recency=recency)
     assert fc.last.json() == {"query": "rust async book", "limit": 10, "sources": [{"type": "web"}], "tbs": tbs}
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
 
 
 async def test_unsupported_parameters_become_notices(
@@ -96,7 +96,7 @@ async def test_unsupported_parameters_become_notices(
 ) -> None:
     response = await search(fc_env, clock, max_tokens=200, temperature=0.3)
     assert "max_tokens" not in fc.last.json() and "temperature" not in fc.last.json()
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=200 not applied: Firecrawl does not support it",
         "temperature=0.3 not applied: Firecrawl does not support it",
     )
@@ -184,7 +184,7 @@ async def test_more_results_than_asked_are_cut(fc: FakeFirecrawl, fc_env: dict[s
 async def test_warning_becomes_a_notice(fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock) -> None:
     fc.enqueue(Reply(200, firecrawl_results_body("q", 2, warning="Only 2 results were found for this query.")))
     response = await search(fc_env, clock, "q")
-    assert response.notices == ("Firecrawl warning: Only 2 results were found for this query.",)
+    assert messages(response) == ("Firecrawl warning: Only 2 results were found for this query.",)
 
 
 def test_parse_v1_flat_data_and_missing_id(config_dir: Path, clock: FakeClock) -> None:
@@ -335,7 +335,7 @@ async def test_unavailable_explicit_provider_falls_back_to_the_chain(
 ) -> None:
     response = await search({**env, **fc.env}, clock)
     assert response.provider == "duckduckgo" and fc.requests == []
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider firecrawl was requested but is not available (set FIRECRAWL_API_KEY or run "
         "`websearch auth set firecrawl`); used the automatic chain instead"
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIRECRAWL_KEY, FakeClock, run_cli, search_once
+from conftest import FIRECRAWL_KEY, FakeClock, messages, run_cli, search_once
 from websearch import WebSearch, render
 from websearch._types import SearchResponse
 from websearch.testing import FakeBrave, Reply
@@ -31,7 +31,7 @@ def header(response: SearchResponse) -> list[str]:
     """The blocks header lines between the title and `[served by: ...]`; checks they are the notices."""
     lines = render(response, "blocks").splitlines()
     served = next(i for i, line in enumerate(lines) if line.startswith("[served by: "))
-    assert lines[1:served] == [f"[{n}]" for n in response.notices]
+    assert lines[1:served] == [f"[{n}]" for n in messages(response)]
     return lines[: served + 1]
 
 
@@ -146,7 +146,7 @@ async def test_dates_become_tbs(
 ) -> None:
     response = await search(fc_env, clock, **kwargs)
     assert fc.last.json() == body(tbs=tbs)
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     header(response)
 
 
@@ -171,7 +171,7 @@ async def test_sort_by_date_is_sbd(
 ) -> None:
     response = await search(fc_env, clock, sort_by_date=True, **kwargs)
     assert fc.last.json() == body(tbs=tbs)
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
 
 
 # -- domains and categories --------------------------------------------------------------------
@@ -202,7 +202,7 @@ async def test_domains_become_site_operators(
 ) -> None:
     response = await search(fc_env, clock, **kwargs)
     assert fc.last.json() == body(query)
-    assert response.notices == notices
+    assert messages(response) == notices
     header(response)
 
 
@@ -211,7 +211,7 @@ async def test_domain_lists_over_twenty_are_capped(fc: FakeFirecrawl, fc_env: di
     include = " OR ".join(f"site:{d}" for d in DOMAINS[:20])
     exclude = " ".join(f"-site:{d}" for d in DOMAINS[::-1][:20])
     assert fc.last.json() == body(f"{QUERY} ({include}) {exclude}")
-    assert response.notices == (
+    assert messages(response) == (
         "exclude_domains has 25 entries; only the first 20 were used",
         "include_domains has 25 entries; only the first 20 were used",
         SITE,
@@ -246,7 +246,7 @@ async def test_category_becomes_categories(
 ) -> None:
     response = await search(fc_env, clock, category=category)
     assert fc.last.json() == (body(categories=[{"type": sent}]) if sent else body())
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     header(response)
 
 
@@ -260,7 +260,7 @@ async def test_people_drop_dates_and_exclusions(fc: FakeFirecrawl, fc_env: dict[
         exclude_domains=["x.com"],
     )
     assert fc.last.json() == body(tbs="sbd:1")
-    assert response.notices == (
+    assert messages(response) == (
         "category=people does not allow date filters or exclude_domains; dropped",
         f"category='people' {NO_CATEGORY}",
     )
@@ -269,7 +269,7 @@ async def test_people_drop_dates_and_exclusions(fc: FakeFirecrawl, fc_env: dict[
 async def test_mode_and_summary_are_not_supported(fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock) -> None:
     response = await search(fc_env, clock, mode="fast", summary=True, text_chars=3000)
     assert fc.last.json() == body()
-    assert response.notices == (
+    assert messages(response) == (
         "mode='fast' not applied: Firecrawl does not support it",
         "summary=True not applied: Firecrawl does not support it",
     )
@@ -319,7 +319,7 @@ async def test_failing_explicit_provider_falls_to_firecrawl_with_tbs(
         categories=[{"type": "research"}],
         tbs="cdr:1,cd_min:11/01/2026,cd_max:11/20/2026,sbd:1",
     )
-    assert response.notices == (
+    assert messages(response) == (
         "recency_hours=6 not applied: start_published_date takes precedence",
         "category=research paper was renamed; searched as category=publication",
         "recency='week' not applied: start_published_date takes precedence",
@@ -340,7 +340,7 @@ async def test_fallback_tier_maps_relative_dates_and_sort(
     async with WebSearch(env=tier_env, clock=clock) as ws:
         response = await ws.asearch(QUERY, provider="brave", recency_days=2, sort_by_date=True, limit=4)
     assert fc.last.json() == {"query": QUERY, "limit": 4, "sources": [{"type": "web"}], "tbs": "qdr:d2,sbd:1"}
-    assert response.fallback == BRAVE_DOWN and response.notices == ()
+    assert response.fallback == BRAVE_DOWN and messages(response) == ()
     assert render(response, "blocks").splitlines()[1] == f"[served by: firecrawl search — {BRAVE_DOWN}]"
 
 
@@ -350,7 +350,7 @@ async def test_fallback_tier_without_richer_parameters_sends_the_base_request(
     async with WebSearch(env=tier_env, clock=clock) as ws:
         response = await ws.asearch(QUERY, provider="brave", recency="month")
     assert fc.last.json() == body(tbs="qdr:m")
-    assert response.fallback == BRAVE_DOWN and response.notices == ()
+    assert response.fallback == BRAVE_DOWN and messages(response) == ()
 
 
 def test_fallback_tier_through_the_cli(fc: FakeFirecrawl, tier_env: dict[str, str]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, eventually, provider_context, run_cli
+from conftest import NOW, FakeClock, eventually, messages, provider_context, run_cli
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -124,7 +124,7 @@ def assert_no_secret(response: SearchResponse) -> None:
 
 async def test_default_request(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
     response = await search(genv, clock)
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
     req = gemini.last
     assert (req.method, req.path, req.query) == ("POST", DEV_PATH, (("alt", "sse"),))
     assert req.headers["x-goog-api-key"] == KEY
@@ -161,7 +161,7 @@ async def test_counts_cut_sources_locally_and_are_not_sent(
     assert gemini.last.query == (("alt", "sse"),)
     assert len(response.sources) == n_sources
     assert len(response.citations) == 4  # citations are not cut
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
@@ -170,7 +170,7 @@ async def test_recency_is_not_sent_and_says_so(
 ) -> None:
     response = await search(genv, clock, recency=recency)
     assert gemini.last.json() == inner_body()
-    assert response.notices == (f"recency={recency!r} not applied: Gemini does not support it",)
+    assert messages(response) == (f"recency={recency!r} not applied: Gemini does not support it",)
     assert len(response.sources) == 4
 
 
@@ -187,7 +187,7 @@ async def test_generation_config_only_when_asked(
 ) -> None:
     response = await search(genv, clock, **kwargs)
     assert gemini.last.json() == inner_body(generationConfig=config)
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 async def test_model_from_env_then_settings(
@@ -581,7 +581,7 @@ async def test_missing_credentials_message(env: dict[str, str], config_dir: Path
     async with WebSearch(env=env, clock=clock) as ws:
         response = await ws.asearch(Q, provider="gemini")
     assert response.provider == "duckduckgo"
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider gemini was requested but is not available (set GEMINI_API_KEY or run `websearch auth set gemini`); "
         "used the automatic chain instead"
     )
@@ -933,7 +933,7 @@ async def test_richer_dates_are_the_time_range_filter(
     notices: tuple[str, ...],
 ) -> None:
     response = await search(genv, clock, **kwargs)
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     tool = {"googleSearch": {"timeRangeFilter": window} if window else {}}
     assert gemini.last.json() == inner_body(tools=[tool])
 
@@ -946,4 +946,4 @@ async def test_richer_dates_are_not_applied_through_cloud_code(
     assert response.ok and response.auth_mode == "oauth"
     assert gemini.last.path == CC_PATH and gemini.last.json()["request"]["tools"] == [{"googleSearch": {}}]
     cloud = "not applied: Gemini through Cloud Code (OAuth) has no time range filter"
-    assert response.notices == (f"recency_days=3 {cloud}", f"end_published_date='2026-11-29' {cloud}")
+    assert messages(response) == (f"recency_days=3 {cloud}", f"end_published_date='2026-11-29' {cloud}")

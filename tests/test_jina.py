@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, search_once
+from conftest import FakeClock, messages, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -64,7 +64,7 @@ def assert_no_key(response: SearchResponse) -> None:
 async def test_default_request_returns_every_item(jina: FakeJina, jenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(jenv, clock)
     assert_default_request(jina)
-    assert len(response.sources) == 10 and response.notices == ()
+    assert len(response.sources) == 10 and messages(response) == ()
 
 
 def test_query_is_encoded_like_encode_uri_component(clock: FakeClock, config_dir: Path) -> None:
@@ -110,7 +110,7 @@ async def test_counts_slice_locally_and_send_nothing(
     assert [s.url for s in response.sources] == [
         f"https://guide{i}.example.net/rust-async-book" for i in range(1, count + 1)
     ]
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
@@ -120,13 +120,13 @@ async def test_recency_is_not_sent_and_says_so(
     response = await search(jenv, clock, recency=recency)
     assert_default_request(jina)
     assert response.ok
-    assert response.notices == (f"recency={recency!r} not applied: Jina does not support it",)
+    assert messages(response) == (f"recency={recency!r} not applied: Jina does not support it",)
 
 
 async def test_token_caps_are_not_sent_and_say_so(jina: FakeJina, jenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(jenv, clock, max_tokens=200, temperature=0.1, limit=1)
     assert_default_request(jina)
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=200 not applied: Jina does not support it",
         "temperature=0.1 not applied: Jina does not support it",
     )
@@ -299,7 +299,7 @@ async def test_without_a_key_explicit_jina_falls_back_to_the_chain(
 ) -> None:
     response = await search({**env, **jina.env}, clock)
     assert response.provider == "duckduckgo" and jina.requests == []
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider jina was requested but is not available (set JINA_API_KEY or run `websearch auth set jina`); "
         "used the automatic chain instead"
     )
@@ -337,7 +337,7 @@ async def test_richer_include_domains_are_site_filters(jina: FakeJina, jenv: dic
     response = await search(jenv, clock, include_domains=["tokio.rs", "docs.rs"], recency_days=3)
     req = jina.last
     assert (req.path, req.query) == ("/rust async book", (("site", "tokio.rs"), ("site", "docs.rs")))
-    assert response.ok and response.notices == ("recency_days=3 not applied: Jina does not support it",)
+    assert response.ok and messages(response) == ("recency_days=3 not applied: Jina does not support it",)
 
 
 async def test_richer_exclude_domains_are_site_operators(
@@ -346,7 +346,7 @@ async def test_richer_exclude_domains_are_site_operators(
     response = await search(jenv, clock, include_domains=["docs.rs"], exclude_domains=["spam.rs", "ads.rs"])
     req = jina.last
     assert (req.path, req.query) == ("/rust async book -site:spam.rs -site:ads.rs", (("site", "docs.rs"),))
-    assert response.notices == (
+    assert messages(response) == (
         "exclude_domains=('spam.rs', 'ads.rs') applied as -site: operators in the query: Jina can only restrict "
         "to sites, not exclude them",
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, search_once
+from conftest import FakeClock, messages, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -75,7 +75,7 @@ async def test_default_request(kagi: FakeKagi, kenv: dict[str, str], clock: Fake
     assert (req.method, req.path, req.query) == ("POST", "/api/v1/search", ())
     assert {k: req.headers[k] for k in HEADERS} == HEADERS
     assert req.json() == {"query": "rust async", "workflow": "search", "limit": 10}
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ async def test_counts(
     response = await search(kenv, clock, **kwargs)
     assert kagi.last.json() == {"query": "rust async", "workflow": "search", "limit": sent}
     assert len(response.sources) == sent  # search results first; video/news fall past the cap
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize(
@@ -124,7 +124,7 @@ async def test_recency_is_filters_after(
 ) -> None:
     response = await search(kenv, clock, recency=recency, limit=4)
     assert kagi.last.json() == {"query": "rust async", "workflow": "search", "limit": 4, "filters": {"after": after}}
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
 
 
 @pytest.mark.parametrize(
@@ -145,7 +145,7 @@ def test_after_date_is_a_utc_calendar_date(now: datetime, recency: Any, expected
 async def test_unsupported_parameters_become_notices(kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(kenv, clock, max_tokens=100, temperature=0.5)
     assert "max_tokens" not in kagi.last.json() and "temperature" not in kagi.last.json()
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=100 not applied: Kagi does not support it",
         "temperature=0.5 not applied: Kagi does not support it",
     )
@@ -408,7 +408,7 @@ async def test_without_a_key_explicit_kagi_falls_back_to_the_chain(
 ) -> None:
     response = await search({**env, **kagi.env}, clock)
     assert response.provider == "duckduckgo" and kagi.requests == []
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider kagi was requested but is not available (set KAGI_API_KEY or run `websearch auth set kagi`); "
         "used the automatic chain instead"
     )
@@ -490,7 +490,7 @@ async def test_richer_dates_are_filters(
     notices: tuple[str, ...],
 ) -> None:
     response = await search(kenv, clock, **kwargs)
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     assert kagi.last.json() == {"query": "rust async", "workflow": "search", "limit": 10, "filters": filters}
 
 
@@ -501,7 +501,7 @@ async def test_richer_domains_are_site_operators(kagi: FakeKagi, kenv: dict[str,
         "workflow": "search",
         "limit": 10,
     }
-    assert response.notices == (
+    assert messages(response) == (
         "include_domains=('tokio.rs',) applied as site: operators in the query: Kagi has no domain filter",
         "exclude_domains=('a.com', 'b.com') applied as -site: operators in the query: Kagi has no domain filter",
     )

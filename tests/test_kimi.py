@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, provider_context, search_once
+from conftest import NOW, FakeClock, messages, provider_context, search_once
 from websearch import SearchResponse, SearchSource, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -67,7 +67,7 @@ async def test_default_request(kimi: FakeKimi, env: dict[str, str]) -> None:
     assert req.json() == BODY
     assert response.ok and response.provider == "kimi"
     assert len(response.sources) == 10
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 @pytest.mark.parametrize(
@@ -95,20 +95,20 @@ async def test_count_is_sent_as_limit(
     response = await run(make_env(env, kimi), **params)
     assert kimi.last.json() == {**BODY, "limit": limit}
     assert len(response.sources) == limit
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
 async def test_recency_is_not_sent_and_says_so(kimi: FakeKimi, env: dict[str, str], recency: str) -> None:
     response = await run(make_env(env, kimi), recency=recency)
     assert kimi.last.json() == BODY
-    assert response.notices == (f"recency={recency!r} not applied: Kimi does not support it",)
+    assert messages(response) == (f"recency={recency!r} not applied: Kimi does not support it",)
 
 
 async def test_unsupported_parameters_become_notices(kimi: FakeKimi, env: dict[str, str]) -> None:
     response = await run(make_env(env, kimi), max_tokens=100, temperature=0.5)
     assert kimi.last.json() == BODY
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=100 not applied: Kimi does not support it",
         "temperature=0.5 not applied: Kimi does not support it",
     )
@@ -196,7 +196,7 @@ async def test_not_available_without_a_key(kimi: FakeKimi, env: dict[str, str]) 
     response = await run({**env, **kimi.env})
     assert kimi.requests == []
     assert response.provider == "duckduckgo"
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider kimi was requested but is not available (set MOONSHOT_SEARCH_API_KEY or set KIMI_SEARCH_API_KEY "
         "or set MOONSHOT_API_KEY or set KIMI_API_KEY or run `websearch auth set kimi`); used the automatic chain instead"
     )
@@ -389,7 +389,7 @@ async def test_richer_domains_are_site_operators(kimi: FakeKimi, env: dict[str, 
         make_env(env, kimi), include_domains=["rust-lang.org"], exclude_domains=["x.cn"], recency_days=3
     )
     assert kimi.last.json() == {**BODY, "text_query": f"{QUERY} site:rust-lang.org -site:x.cn"}
-    assert response.notices == (
+    assert messages(response) == (
         "include_domains=('rust-lang.org',) applied as site: operators in the query: Kimi has no domain filter",
         "exclude_domains=('x.cn',) applied as -site: operators in the query: Kimi has no domain filter",
         "recency_days=3 not applied: Kimi does not support it",

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context, search_once
+from conftest import FakeClock, messages, provider_context, search_once
 from websearch import SearchResponse, SearchSource, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -73,7 +73,7 @@ async def test_default_request(parallel: FakeParallel, env: dict[str, str]) -> N
     assert_request(parallel)
     assert response.ok and response.provider == "parallel"
     assert len(response.sources) == 10
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 @pytest.mark.parametrize(
@@ -97,19 +97,19 @@ async def test_count_is_a_local_cap_and_never_sent(
     response = await run(make_env(env, parallel), **params)
     assert_request(parallel)  # the body is the same whatever the count
     assert len(response.sources) == count
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
 async def test_recency_is_not_sent_and_says_so(parallel: FakeParallel, env: dict[str, str], recency: str) -> None:
     response = await run(make_env(env, parallel), recency=recency)
     assert_request(parallel)
-    assert response.notices == (f"recency={recency!r} not applied: Parallel does not support it",)
+    assert messages(response) == (f"recency={recency!r} not applied: Parallel does not support it",)
 
 
 async def test_unsupported_parameters_become_notices(parallel: FakeParallel, env: dict[str, str]) -> None:
     response = await run(make_env(env, parallel), max_tokens=64, temperature=1.0)
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=64 not applied: Parallel does not support it",
         "temperature=1.0 not applied: Parallel does not support it",
     )
@@ -146,7 +146,7 @@ async def test_not_available_without_a_key(parallel: FakeParallel, env: dict[str
     response = await run({**env, **parallel.env})
     assert parallel.requests == []
     assert response.provider == "duckduckgo"
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider parallel was requested but is not available (set PARALLEL_API_KEY or run "
         "`websearch auth set parallel`); used the automatic chain instead"
     )
@@ -342,4 +342,4 @@ async def test_richer_parameters_are_the_source_policy(
 ) -> None:
     response = await run(make_env(env, parallel), **params)
     assert parallel.last.json() == {**BODY, "source_policy": policy}
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices

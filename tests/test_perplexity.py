@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, eventually, provider_context, run_cli, search_once
+from conftest import NOW, FakeClock, eventually, messages, provider_context, run_cli, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -125,7 +125,7 @@ def age(date: str) -> int:
 
 async def test_default_api_request(pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock) -> None:
     response = await search(keyed, clock)
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
     req = pplx.last
     assert (req.method, req.path, req.query) == ("POST", "/chat/completions", ())
     assert req.headers["authorization"] == f"Bearer {KEY}"
@@ -153,7 +153,7 @@ async def test_limit_slices_sources_and_num_search_results_is_the_api_breadth(
     assert pplx.last.json() == chat_body(num_search_results=sent)
     assert len(response.sources) == n_sources
     assert len(response.citations) == sent  # citations are not sliced
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
@@ -162,7 +162,7 @@ async def test_recency_is_search_recency_filter(
 ) -> None:
     response = await search(keyed, clock, recency=recency)
     assert pplx.last.json() == chat_body(search_recency_filter=recency)
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
 
 
 async def test_max_tokens_and_temperature_pass_through(
@@ -170,7 +170,7 @@ async def test_max_tokens_and_temperature_pass_through(
 ) -> None:
     response = await search(keyed, clock, max_tokens=512, temperature=0)
     assert pplx.last.json() == chat_body(max_tokens=512, temperature=0)
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 # -- API-key mode: parsing --------------------------------------------------------------------
@@ -494,7 +494,7 @@ async def test_falls_through_from_perplexity_to_openrouter(
     assert pplx.last.headers["authorization"] == f"Bearer {OR_KEY}"
     assert pplx.last.json() == chat_body(model="perplexity/sonar-pro")
     assert (response.auth_mode, response.model, response.answer) == ("api_key", "perplexity/sonar-pro", ANSWER)
-    assert response.notices == (
+    assert messages(response) == (
         "Perplexity with the API key failed: perplexity: 401 unauthorized; fell through to the next auth method",
     )
     assert response.attempts == (Attempt("perplexity", None, None, 0.0),)
@@ -521,7 +521,7 @@ async def test_every_method_in_order_with_fall_through(
     assert pplx.requests[0].headers["cookie"] == COOKIES
     assert pplx.requests[1].headers["cookie"] == f"__Secure-next-auth.session-token={SESSION}"
     assert response.auth_mode == "api_key" and response.answer == ANSWER
-    assert response.notices == (
+    assert messages(response) == (
         "Perplexity with PERPLEXITY_COOKIES failed: perplexity: 403 forbidden; fell through to the next auth method",
         "Perplexity with the stored session failed: Perplexity ask API error (500): ask backend unavailable; "
         "fell through to the next auth method",
@@ -572,7 +572,7 @@ async def test_a_session_about_to_expire_is_skipped(
         "the stored Perplexity session has expired; searched with the API key instead "
         "(log in again with `websearch auth set perplexity`)"
     )
-    assert (expired in response.notices) is not used  # a skipped session is never silent
+    assert (expired in messages(response)) is not used  # a skipped session is never silent
 
 
 async def test_an_expired_session_alone_says_log_in_again(
@@ -740,7 +740,7 @@ async def test_ask_mode_ignores_breadth_and_sampling_and_says_so(
     response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock, **kwargs)
     assert sent_ask(pplx.last.json())["params"] == ask_params(search_recency_filter="week")
     assert len(response.sources) == 2
-    assert response.notices == tuple(
+    assert messages(response) == tuple(
         f"{name}={value} not applied: Perplexity's ask endpoint (used with PERPLEXITY_COOKIES) does not support it"
         for name, value in (("num_search_results", 9), ("max_tokens", 100), ("temperature", 0.5))
     )
@@ -750,7 +750,7 @@ async def test_ask_mode_ignores_breadth_and_sampling_and_says_so(
 async def test_ask_recency(pplx: FakePerplexity, base: dict[str, str], clock: FakeClock, recency: str) -> None:
     response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock, recency=recency)
     assert sent_ask(pplx.last.json())["params"]["search_recency_filter"] == recency
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 async def test_anonymous_only_when_explicit_and_nothing_is_configured(
@@ -982,7 +982,7 @@ async def test_cookies_and_session_never_leak(
 async def test_fall_through_notices_never_leak(pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock) -> None:
     pplx.enqueue(Reply(500, f"cookie {COOKIES} rejected"))
     response = await search({**keyed, "PERPLEXITY_COOKIES": COOKIES}, clock)
-    assert response.ok and len(response.notices) == 1
+    assert response.ok and len(messages(response)) == 1
     assert "cookie-session-5e6f7a8b9c" not in repr(response) and "visitor-77aa01" not in repr(response)
 
 
@@ -1118,7 +1118,7 @@ async def test_richer_api_request(
     notices: tuple[str, ...],
 ) -> None:
     response = await search(keyed, clock, **kwargs)
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     assert pplx.last.json() == chat_body(**changes)
 
 
@@ -1138,7 +1138,7 @@ async def test_richer_parameters_are_not_applied_in_ask_mode(
     assert params["search_recency_filter"] == "day"
     assert not {"search_domain_filter", "search_after_date_filter", "search_mode"} & set(params)
     ask = "not applied: Perplexity's ask endpoint (used with PERPLEXITY_COOKIES) does not support it"
-    assert response.notices == (
+    assert messages(response) == (
         f"recency_days=3 {ask}",
         f"category='news' {ask}",
         f"include_domains=('docs.rs',) {ask}",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import search_once
+from conftest import messages, search_once
 from websearch import SearchSource, WebSearch
 from websearch.testing import FakeSearXNG, Reply
 from websearch.testing.searxng import json_disabled_page, searxng_results_body
@@ -41,7 +41,7 @@ async def test_recency_maps_to_time_range(searx: FakeSearXNG, config_dir: Path, 
     response = await run(make_env(config_dir, searx), recency=recency, limit=3)
     assert searx.last.query == (("q", "rust async"), ("format", "json"), ("pageno", "1"), ("time_range", sent))
     week_notice = "recency='week' widened to 'month': SearXNG has no week time range"
-    assert (week_notice in response.notices) == (recency == "week")
+    assert (week_notice in messages(response)) == (recency == "week")
 
 
 async def test_parse_realistic_body(searx: FakeSearXNG, config_dir: Path) -> None:
@@ -237,7 +237,7 @@ async def test_richer_dates_are_the_narrowest_time_range(
     searx: FakeSearXNG, config_dir: Path, kwargs: dict[str, object], time_range: str | None, notices: tuple[str, ...]
 ) -> None:
     response = await run(make_env(config_dir, searx), **kwargs)
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     assert searx.last.query == (
         ("q", "rust async"),
         ("format", "json"),
@@ -249,7 +249,7 @@ async def test_richer_domains_are_site_operators(searx: FakeSearXNG, config_dir:
     response = await run(make_env(config_dir, searx), include_domains=["a.org", "b.org"], exclude_domains=["c.org"])
     assert searx.last.query == (("q", "rust async (site:a.org OR site:b.org) -site:c.org"), ("format", "json"))
     tail = "in the query: SearXNG has no domain filter (most of its engines honour the operators)"
-    assert response.notices == (
+    assert messages(response) == (
         f"include_domains=('a.org', 'b.org') applied as site: operators {tail}",
         f"exclude_domains=('c.org',) applied as -site: operators {tail}",
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context, search_once
+from conftest import FakeClock, messages, provider_context, search_once
 from websearch import SearchResponse, SearchSource, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -65,7 +65,7 @@ async def test_default_request_returns_every_result(synthetic: FakeSynthetic, en
     assert_request(synthetic)
     assert response.ok and response.provider == "synthetic"
     assert len(response.sources) == 8  # no default cap: all of them
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 @pytest.mark.parametrize(
@@ -88,19 +88,19 @@ async def test_count_is_a_local_slice_and_never_sent(
     response = await run(make_env(env, synthetic), **params)
     assert_request(synthetic)
     assert len(response.sources) == count
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
 async def test_recency_is_not_sent_and_says_so(synthetic: FakeSynthetic, env: dict[str, str], recency: str) -> None:
     response = await run(make_env(env, synthetic), recency=recency)
     assert_request(synthetic)
-    assert response.notices == (f"recency={recency!r} not applied: Synthetic does not support it",)
+    assert messages(response) == (f"recency={recency!r} not applied: Synthetic does not support it",)
 
 
 async def test_unsupported_parameters_become_notices(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
     response = await run(make_env(env, synthetic), max_tokens=10, temperature=0.0)
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=10 not applied: Synthetic does not support it",
         "temperature=0.0 not applied: Synthetic does not support it",
     )
@@ -137,7 +137,7 @@ async def test_not_available_without_a_key(synthetic: FakeSynthetic, env: dict[s
     response = await run({**env, **synthetic.env})
     assert synthetic.requests == []
     assert response.provider == "duckduckgo"
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider synthetic was requested but is not available (set SYNTHETIC_API_KEY or run "
         "`websearch auth set synthetic`); used the automatic chain instead"
     )
@@ -273,7 +273,7 @@ async def test_richer_parameters_are_not_sent_and_each_is_disclosed(
 ) -> None:
     response = await run(make_env(env, synthetic), include_domains=["python.org"], recency_days=3)
     assert_request(synthetic)  # still just {"query": ...}
-    assert response.ok and response.notices == (
+    assert response.ok and messages(response) == (
         "recency_days=3 not applied: Synthetic does not support it",
         "include_domains=('python.org',) not applied: Synthetic does not support it",
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import TAVILY_KEY, FakeClock, provider_context, search_once
+from conftest import TAVILY_KEY, FakeClock, messages, provider_context, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -46,7 +46,7 @@ def body(max_results: int = 5, query: str = "bun release", **extra: Any) -> dict
 
 async def test_default_request(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(tenv, clock)
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
     req = tavily.last
     assert (req.method, req.path, req.query) == ("POST", "/search", ())
     assert req.headers["authorization"] == f"Bearer {KEY}"
@@ -86,7 +86,7 @@ async def test_max_results_is_the_collapsed_clamped_number(
     response = await search(tenv, clock, **kwargs)
     assert tavily.last.json() == body(max_results)
     assert len(response.sources) == max_results
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
@@ -97,14 +97,14 @@ async def test_recency_is_time_range_verbatim(
     assert len(tavily.requests) == 1
     assert tavily.last.json() == body(2, time_range=recency)
     assert "topic" not in tavily.last.json()
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
 
 
 async def test_unsupported_parameters_become_notices(
     tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock
 ) -> None:
     response = await search(tenv, clock, max_tokens=64, temperature=1.0)
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=64 not applied: Tavily does not support it",
         "temperature=1.0 not applied: Tavily does not support it",
     )
@@ -122,7 +122,7 @@ async def test_empty_filtered_search_is_repeated_without_time_range(
         response = await search({**env, **fake.env, "TAVILY_API_KEY": KEY}, clock, recency=recency, limit=3)
     assert [r.json() for r in fake.requests] == [body(3, time_range=recency), body(3)]
     assert len(response.sources) == 3 and response.ok
-    assert response.notices == (
+    assert messages(response) == (
         f"recency='{recency}' not applied: Tavily found nothing with time_range={recency}, "
         "so these results come from a search without it",
     )
@@ -362,7 +362,7 @@ async def test_without_a_key_an_explicit_tavily_falls_back(
 ) -> None:
     response = await search({**env, **tavily.env}, clock)
     assert response.provider == "duckduckgo"
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider tavily was requested but is not available (set TAVILY_API_KEY or run `websearch auth set tavily`); "
         "used the automatic chain instead"
     )

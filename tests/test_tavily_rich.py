@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conftest import TAVILY_KEY, FakeClock, search_once
+from conftest import TAVILY_KEY, FakeClock, messages, search_once
 from websearch import render
 from websearch._types import SearchResponse
 from websearch.testing import Reply
@@ -37,7 +37,7 @@ def assert_in_header(response: SearchResponse) -> None:
     """Every notice is a `[...]` line of the blocks header, above the `[served by: ...]` line."""
     lines = render(response, "blocks").splitlines()
     served = next(i for i, line in enumerate(lines) if line.startswith("[served by: "))
-    assert lines[1:served] == [f"[{n}]" for n in response.notices]
+    assert lines[1:served] == [f"[{n}]" for n in messages(response)]
 
 
 # -- mode -------------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ async def test_mode_is_search_depth(
     response = await search(tenv, clock, mode=mode)
     assert tavily.last.json() == body(search_depth=depth)
     assert list(tavily.last.json()) == list(body())  # the same fields, in the same order
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     assert_in_header(response)
 
 
@@ -175,7 +175,7 @@ async def test_date_ladder(
     response = await search(tenv, clock, **kwargs)
     assert tavily.last.json() == body(**fields)
     assert len(tavily.requests) == 1
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     assert_in_header(response)
 
 
@@ -226,7 +226,7 @@ async def test_category_is_topic_where_tavily_has_one(
 ) -> None:
     response = await search(tenv, clock, category=category)
     assert tavily.last.json() == body(**fields)
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     assert_in_header(response)
 
 
@@ -244,7 +244,7 @@ async def test_entity_categories_drop_dates_and_exclusions(
         tenv, clock, category=category, recency_days=7, exclude_domains=["x.com"], include_domains=["y.com"]
     )
     assert tavily.last.json() == body(include_domains=["y.com"])
-    assert response.notices == (
+    assert messages(response) == (
         f"category={category} does not allow date filters or exclude_domains; dropped",
         f"category={category!r} {NOT_A_TOPIC}",
     )
@@ -256,14 +256,14 @@ async def test_entity_categories_drop_dates_and_exclusions(
 async def test_domain_lists_are_native(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(tenv, clock, include_domains=["bun.com", "github.com"], exclude_domains="reddit.com")
     assert tavily.last.json() == body(include_domains=["bun.com", "github.com"], exclude_domains=["reddit.com"])
-    assert response.notices == ()
+    assert messages(response) == ()
     assert {s.url.split("/")[2] for s in response.sources} == {"bun.com", "github.com"}
 
 
 async def test_domain_lists_over_twenty_are_capped(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(tenv, clock, include_domains=DOMAINS, exclude_domains=DOMAINS[::-1])
     assert tavily.last.json() == body(include_domains=DOMAINS[:20], exclude_domains=DOMAINS[::-1][:20])
-    assert response.notices == (
+    assert messages(response) == (
         "exclude_domains has 25 entries; only the first 20 were used",
         "include_domains has 25 entries; only the first 20 were used",
     )
@@ -273,7 +273,7 @@ async def test_domain_lists_over_twenty_are_capped(tavily: FakeTavily, tenv: dic
 async def test_summary_and_sort_are_not_supported(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(tenv, clock, summary=True, sort_by_date=True, text_chars=5000)
     assert tavily.last.json() == body()  # text_chars is the renderer's; Tavily's content stays a snippet
-    assert response.notices == (
+    assert messages(response) == (
         "summary=True not applied: Tavily does not support it",
         "sort_by_date=True not applied: Tavily does not support it",
     )
@@ -284,7 +284,7 @@ async def test_false_switches_and_empty_lists_are_not_given(
 ) -> None:
     response = await search(tenv, clock, summary=False, sort_by_date=False, include_domains=[], exclude_domains=())
     assert tavily.last.json() == body()
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 async def test_every_parameter_at_once(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
@@ -317,7 +317,7 @@ async def test_every_parameter_at_once(tavily: FakeTavily, tenv: dict[str, str],
         include_domains=DOMAINS[:20],
         exclude_domains=["spam.example"],
     )
-    assert response.notices == (
+    assert messages(response) == (
         "text_chars=100 clamped to 200 (allowed 200-8000)",
         "recency_hours=12 not applied: start_published_date takes precedence",
         "recency_days=3 not applied: start_published_date takes precedence",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, provider_context, search_once
+from conftest import FakeClock, messages, provider_context, search_once
 from websearch import MissingCredentialError, SearchParams, SearchProviderError, SearchResponse, SearchSource, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -65,7 +65,7 @@ async def test_default_request_is_one_page_of_ten(tf: FakeTinyFish, tf_env: dict
     assert "authorization" not in req.headers
     assert len(tf.requests) == 1
     assert response.provider == "tinyfish" and len(response.sources) == 10
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 @pytest.mark.parametrize(
@@ -104,7 +104,7 @@ async def test_count_sets_page_size_and_pages(
     response = await search(tf_env, clock, **kwargs)
     assert pages(tf) == [(("query", Q), ("num_results", size), ("page", str(p))) for p in range(n_pages)]
     assert [s.url for s in response.sources] == [tinyfish_result(i, Q)["url"] for i in range(1, n_sources + 1)]
-    assert response.notices == ((notice,) if notice else ())
+    assert messages(response) == ((notice,) if notice else ())
 
 
 @pytest.mark.parametrize(
@@ -118,7 +118,7 @@ async def test_recency_becomes_recency_minutes(
         (("query", Q), ("recency_minutes", minutes), ("num_results", "10"), ("page", "0")),
         (("query", Q), ("recency_minutes", minutes), ("num_results", "10"), ("page", "1")),
     ]
-    assert len(response.sources) == 20 and response.notices == ()
+    assert len(response.sources) == 20 and messages(response) == ()
 
 
 @pytest.mark.parametrize(("total", "n_pages", "n_sources"), [(13, 2, 13), (10, 2, 10), (5, 1, 5), (0, 1, 0)])
@@ -336,7 +336,7 @@ async def test_unavailable_explicit_provider_falls_back_to_the_chain(
 ) -> None:
     response = await search({**env, **tf.env}, clock)
     assert response.provider == "duckduckgo" and tf.requests == []
-    assert response.notices[0] == (
+    assert messages(response)[0] == (
         "provider tinyfish was requested but is not available (set TINYFISH_API_KEY or run "
         "`websearch auth set tinyfish`); used the automatic chain instead"
     )
@@ -370,7 +370,7 @@ async def test_unsupported_parameters_become_notices(
 ) -> None:
     response = await search(tf_env, clock, max_tokens=64, temperature=1.0)
     assert dict(tf.last.query).keys() == {"query", "num_results", "page"}
-    assert response.notices == (
+    assert messages(response) == (
         "max_tokens=64 not applied: TinyFish does not support it",
         "temperature=1.0 not applied: TinyFish does not support it",
     )
@@ -417,7 +417,7 @@ async def test_richer_dates_are_recency_minutes(
     notices: tuple[str, ...],
 ) -> None:
     response = await search(tf_env, clock, **kwargs)
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices
     assert tf.last.query == (("query", Q), ("recency_minutes", minutes), ("num_results", "10"), ("page", "0"))
 
 
@@ -428,7 +428,7 @@ async def test_richer_domains_are_site_operators(tf: FakeTinyFish, tf_env: dict[
         ("num_results", "10"),
         ("page", "0"),
     )
-    assert response.notices == (
+    assert messages(response) == (
         "include_domains=('a.io', 'b.io') applied as site: operators in the query: TinyFish has no domain filter",
         "exclude_domains=('c.io',) applied as -site: operators in the query: TinyFish has no domain filter",
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, eventually, run_cli, search_once
+from conftest import FakeClock, eventually, messages, run_cli, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -68,7 +68,7 @@ def assert_no_secret(response: SearchResponse) -> None:
 
 async def test_default_request(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(xenv, clock)
-    assert response.ok and response.notices == ()
+    assert response.ok and messages(response) == ()
     req = xai.last
     assert (req.method, req.path, req.query) == ("POST", RESPONSES_PATH, ())
     assert req.headers["authorization"] == f"Bearer {KEY}"
@@ -106,20 +106,20 @@ async def test_counts_are_a_local_cap_only(
     assert xai.last.json() == expected_body()  # never search_parameters
     assert len(response.sources) == len(response.citations) == cap
     assert response.sources[0].url == "https://news.example1.com/1"
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
 async def test_recency_is_not_sent(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock, recency: str) -> None:
     response = await search(xenv, clock, recency=recency, limit=2)
     assert xai.last.json() == expected_body()
-    assert response.notices == (f"limit=2 {NOT_SENT}", f"recency={recency!r} not applied: xAI does not support it")
+    assert messages(response) == (f"limit=2 {NOT_SENT}", f"recency={recency!r} not applied: xAI does not support it")
 
 
 async def test_max_tokens_and_temperature_pass_through(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock) -> None:
     response = await search(xenv, clock, max_tokens=800, temperature=0.4)
     assert xai.last.json() == expected_body(max_output_tokens=800, temperature=0.4)
-    assert response.notices == ()
+    assert messages(response) == ()
 
 
 # -- the parse --------------------------------------------------------------------------------
@@ -420,4 +420,4 @@ async def test_richer_domains_are_the_tools_domain_lists(
 ) -> None:
     response = await search(xenv, clock, **params)
     assert xai.last.json() == {**expected_body(), "tools": [tool]}
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices

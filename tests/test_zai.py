@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, eventually, provider_context, search_once
+from conftest import FakeClock, eventually, messages, provider_context, search_once
 from websearch import SearchResponse, WebSearch, __version__
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -94,7 +94,7 @@ async def test_session_sequence_when_the_first_shape_is_accepted(env: dict[str, 
     with FakeZai(api_key=KEY, query_key="query") as fake:
         response = await run(make_env(env, fake))
     assert_session(fake.requests, {"query": QUERY, "count": 10})
-    assert response.ok and len(response.sources) == 10 and response.notices == ()
+    assert response.ok and len(response.sources) == 10 and messages(response) == ()
 
 
 async def test_default_call_falls_back_to_search_query(fake: FakeZai, env: dict[str, str]) -> None:
@@ -133,14 +133,14 @@ async def test_counts(
     response = await run(make_env(env, fake), **params)
     assert calls(fake) == [{"query": QUERY, "count": count}, {"search_query": QUERY, "count": count}]
     assert len(response.sources) == count
-    assert response.notices == notices
+    assert messages(response) == notices
 
 
 @pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
 async def test_recency_is_not_sent_and_says_so(fake: FakeZai, env: dict[str, str], recency: str) -> None:
     response = await run(make_env(env, fake), recency=recency, max_tokens=100, temperature=0.5)
     assert calls(fake)[-1] == {"search_query": QUERY, "count": 10}
-    assert response.notices == (
+    assert messages(response) == (
         f"recency={recency!r} not applied: Z.AI does not support it",
         "max_tokens=100 not applied: Z.AI does not support it",
         "temperature=0.5 not applied: Z.AI does not support it",
@@ -490,4 +490,4 @@ async def test_richer_parameters_are_tool_arguments(
         {"search_query": QUERY, "count": 10, **extra},
         {"search_query": QUERY, "search_engine": "search-prime", "count": 10, **extra},
     ]
-    assert response.ok and response.notices == notices
+    assert response.ok and messages(response) == notices

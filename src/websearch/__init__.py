@@ -1,4 +1,4 @@
-"""websearch: one dependable `web_search` tool over eighteen search providers.
+"""websearch: one dependable `web_search` tool over many search providers.
 
     import websearch
     response = websearch.search("rust async book")          # blocking
@@ -8,52 +8,85 @@
 For many searches, reuse a `WebSearch` client (one pooled HTTP session). Provider failures come
 back as a response whose `error` is set; `response.raise_for_error()` turns that into an
 exception. Heavy parts (the HTTP stack, provider modules) load on first use.
+
+This module's `__all__` is the API, with `websearch.errors` and `websearch.testing`; every module
+whose name starts with an underscore is internal. To write a provider of your own, subclass
+`HttpProvider` (plan the request, parse the response) and pass it in `WebSearch(providers=[...])`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._types import (
-    RECENCY_VALUES,
-    SEARCH_PROVIDER_ORDER,
-    Attempt,
-    ProviderId,
-    Recency,
-    SearchCitation,
-    SearchParams,
-    SearchResponse,
-    SearchSource,
-    SearchUsage,
-)
+from ._notices import NOTICE_KINDS, Notice, NoticeKind
+from ._params import MODE_VALUES, RECENCY_VALUES, Mode, Recency
+from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER, ProviderId, ProviderInfo
+from ._types import Attempt, ProviderResult, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from ._wire import HttpRequest, HttpResponse
 from .errors import (
+    AuthenticationFailed,
+    Blocked,
     ConfigError,
+    InvalidResponse,
     InvalidSearchParams,
     MissingCredentialError,
+    NoResults,
     ProviderConnectionError,
     ProviderTimeoutError,
+    QuotaExhausted,
+    RateLimited,
+    RequestRejected,
     SearchFailedError,
     SearchProviderError,
+    UpstreamUnavailable,
     WebSearchError,
 )
 
 if TYPE_CHECKING:
-    from ._client import WebSearch, asearch, search
+    from ._client import ProviderStatus, WebSearch, asearch, search
+    from ._clock import Clock, SystemClock
+    from ._context import ProviderContext, SendsRequests
+    from ._providers._base import HttpProvider, Plan, Provider
+    from ._providers._errors import ErrorEnvelope
     from ._rendering import render
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "MODE_VALUES",
+    "NOTICE_KINDS",
+    "PROVIDERS",
     "RECENCY_VALUES",
     "SEARCH_PROVIDER_ORDER",
     "Attempt",
+    "AuthenticationFailed",
+    "Blocked",
+    "Clock",
     "ConfigError",
+    "ErrorEnvelope",
+    "HttpProvider",
+    "HttpRequest",
+    "HttpResponse",
+    "InvalidResponse",
     "InvalidSearchParams",
     "MissingCredentialError",
+    "Mode",
+    "NoResults",
+    "Notice",
+    "NoticeKind",
+    "Plan",
+    "Provider",
     "ProviderConnectionError",
+    "ProviderContext",
     "ProviderId",
+    "ProviderInfo",
+    "ProviderResult",
+    "ProviderStatus",
     "ProviderTimeoutError",
+    "QuotaExhausted",
+    "RateLimited",
     "Recency",
+    "RequestRejected",
     "SearchCitation",
     "SearchFailedError",
     "SearchParams",
@@ -61,6 +94,9 @@ __all__ = [
     "SearchResponse",
     "SearchSource",
     "SearchUsage",
+    "SendsRequests",
+    "SystemClock",
+    "UpstreamUnavailable",
     "WebSearch",
     "WebSearchError",
     "asearch",
@@ -68,7 +104,21 @@ __all__ = [
     "search",
 ]
 
-_LAZY = {"WebSearch": "_client", "asearch": "_client", "search": "_client", "render": "_rendering"}
+_LAZY = {
+    "WebSearch": "_client",
+    "ProviderStatus": "_client",
+    "asearch": "_client",
+    "search": "_client",
+    "render": "_rendering",
+    "Clock": "_clock",
+    "SystemClock": "_clock",
+    "ProviderContext": "_context",
+    "SendsRequests": "_context",
+    "HttpProvider": "_providers._base",
+    "Plan": "_providers._base",
+    "Provider": "_providers._base",
+    "ErrorEnvelope": "_providers._errors",
+}
 
 
 def __getattr__(name: str) -> Any:

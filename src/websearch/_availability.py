@@ -28,7 +28,7 @@ def _disabled(info: ProviderInfo, ctx: ProviderContext) -> bool:
 
 def is_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
     """May the automatic chain use this provider? Cheap: env, settings, stored credential ids."""
-    if not info.implemented or _disabled(info, ctx):
+    if _disabled(info, ctx):
         return False
     if info.keyless or info.id in ctx.api_keys:
         return True
@@ -49,15 +49,13 @@ def is_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
 
 def is_explicitly_available(info: ProviderInfo, ctx: ProviderContext) -> bool:
     """May this provider run when chosen explicitly (preferred or `provider=`)?"""
-    if info.implemented and info.explicit_keyless and not _disabled(info, ctx):
+    if info.explicit_keyless and not _disabled(info, ctx):
         return True
     return is_available(info, ctx)
 
 
 def unavailable_reason(info: ProviderInfo, ctx: ProviderContext) -> str:
     """What would make the provider available, for `websearch providers` and notices."""
-    if not info.implemented:
-        return "not implemented yet"
     off = [key for key in info.disabled_by if not ctx.settings.get_bool(key, True)]
     if off:
         return f"disabled by the setting {' and '.join(off)}"

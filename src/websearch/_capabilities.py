@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Final, Literal
 
 from ._chain import RENDER_SIDE
-from ._registry import PROVIDERS, load_provider
-from ._types import PARAM_NAMES, RICH_PARAMS, SEARCH_PROVIDER_ORDER
+from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER, load_provider
+from ._types import PARAM_NAMES, RICH_PARAMS
 
 __all__ = ["PARAMETERS", "Capability", "capability_table", "main", "render_markdown"]
 

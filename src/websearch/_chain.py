@@ -1,122 +1,63 @@
-"""The provider chain: which providers, in what order, run one by one until one answers.
+"""The provider chain: which providers, in what order, tried one by one until one answers.
 
-This is the one place where every attempt is recorded (provider, status, error, duration), where
-an empty answer becomes a status-204 failure, and where failures are normalised into the
-`All web search providers failed: ...` summary. Cancellation is never swallowed.
+This is the one place where every attempt is recorded (provider, status, error, its kind,
+duration, the notices of its plan), where an answer with nothing renderable becomes `NoResults`,
+and where failures are summed up as `All web search providers failed: ...`. Errors are
+reported as their own messages (written where they were built); the chain never looks at a
+provider's id or an error's text. Cancellation is never swallowed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from ._availability import is_available, is_explicitly_available, unavailable_reason
-from ._context import ProviderContext
-from ._registry import PROVIDERS, ProviderInfo, load_provider
-from ._types import SEARCH_PROVIDER_ORDER, Attempt, SearchParams, SearchResponse
-from .errors import SearchProviderError
+from ._lineup import Lineup
+from ._notices import Notice, fallback, not_supported
+from ._types import Attempt, ProviderResult, SearchParams, SearchResponse
+from .errors import ConfigError, NoResults, SearchProviderError
 
-__all__ = [
-    "DEFAULT_FALLBACK",
-    "NO_PROVIDER_MESSAGE",
-    "Failure",
-    "fallback_tier",
-    "format_failure",
-    "is_available",
-    "is_explicitly_available",
-    "resolve_chain",
-    "run_search",
-    "unavailable_reason",
-]
+if TYPE_CHECKING:
+    from ._context import ProviderContext
+    from ._registry import ProviderInfo
+
+__all__ = ["DEFAULT_FALLBACK", "NO_PROVIDER_MESSAGE", "RENDER_SIDE", "resolve_chain", "run_search"]
 
 log = logging.getLogger("websearch")
 
-NO_PROVIDER_MESSAGE = "No web search provider configured."
+NO_PROVIDER_MESSAGE: Final = "No web search provider configured."
 #: `providers.webSearchFallback` when the setting is absent.
 DEFAULT_FALLBACK: Final = ("firecrawl",)
-
-
-def resolve_chain(ctx: ProviderContext, preferred: str = "auto", excluded: Iterable[str] = ()) -> list[ProviderInfo]:
-    """The ordered fallback list: the preferred provider (if explicitly available) then the
-    automatic order, each gated by availability; excluded ids never appear."""
-    excluded = frozenset(excluded)
-    chain: list[ProviderInfo] = []
-    if preferred != "auto" and preferred not in excluded:
-        info = PROVIDERS[preferred]
-        if is_explicitly_available(info, ctx):
-            chain.append(info)
-    for provider_id in SEARCH_PROVIDER_ORDER:
-        if provider_id == preferred or provider_id in excluded:
-            continue
-        info = PROVIDERS[provider_id]
-        if is_available(info, ctx):
-            chain.append(info)
-    return chain
-
-
-# -- failures ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    provider: str
-    error: BaseException
-
-
-def format_failure(failure: Failure) -> str:
-    """One failure as the spec words it (401/403 and Anthropic 404 are rewritten)."""
-    info = PROVIDERS.get(failure.provider)
-    label = info.label if info else failure.provider
-    err = failure.error
-    if isinstance(err, SearchProviderError):
-        if err.provider == "anthropic" and err.status == 404:
-            return "Anthropic web search returned 404 (model or endpoint not found)."
-        if err.status in (401, 403) and err.provider != "zai":
-            text = f"{label} authorization failed ({err.status}). Check API key or base URL."
-            return f"{text} {err.hint}" if err.hint else text
-        return err.message
-    text = str(err)
-    return text if text else f"Unknown error from {label}"
-
-
-def _summary(chain_length: int, failures: list[Failure]) -> str:
-    if chain_length > 1:
-        return "All web search providers failed: " + "; ".join(f"{f.provider}: {format_failure(f)}" for f in failures)
-    return format_failure(failures[-1])
-
-
-# -- the walk ----------------------------------------------------------------------------------
-
-
 #: Parameters every provider honours because the renderer applies them (body length in `blocks`).
 RENDER_SIDE: Final = frozenset({"text_chars"})
 
 
-def _ignored_notices(label: str, supports: Mapping[str, str], params: SearchParams) -> list[str]:
-    return [
-        f"{name}={value!r} not applied: {label} does not support it"
-        for name, value in params.given().items()
-        if name not in supports and name not in RENDER_SIDE
-    ]
+def resolve_chain(
+    ctx: ProviderContext, lineup: Lineup, preferred: str = "auto", excluded: Iterable[str] = ()
+) -> list[str]:
+    """The ordered provider ids: the preferred one (if it may run when chosen) then the
+    lineup's order, each gated by availability; excluded ids never appear."""
+    excluded = frozenset(excluded)
+    scan = lineup.scan(ctx)
+    chain = [preferred] if preferred in scan.explicit and preferred not in excluded else []
+    chain += [p for p in lineup.ids if p in scan.available and p not in excluded and p != preferred]
+    return chain
 
 
-def fallback_tier(ctx: ProviderContext, explicit: str, excluded: Iterable[str] = ()) -> list[ProviderInfo]:
+def fallback_tier(ctx: ProviderContext, lineup: Lineup, explicit: str, excluded: frozenset[str]) -> list[str]:
     """`providers.webSearchFallback` (default firecrawl): tried after an explicit provider fails."""
     names = ctx.settings.get("providers.webSearchFallback", list(DEFAULT_FALLBACK))
-    excluded = frozenset(excluded)
-    return [
-        PROVIDERS[name]
-        for name in names
-        if name != explicit and name not in excluded and is_available(PROVIDERS[name], ctx)
-    ]
+    available = lineup.scan(ctx).available
+    return [name for name in names if name != explicit and name not in excluded and name in available]
 
 
 async def run_search(
     params: SearchParams,
     ctx: ProviderContext,
+    lineup: Lineup,
     *,
     provider: str | None = None,
     preferred: str = "auto",
@@ -127,87 +68,171 @@ async def run_search(
     An explicitly chosen provider that fails is followed by the fallback tier; a response it
     serves says why (`fallback`).
     """
-    notices: list[str] = []
-    explicit = False
+    excluded = frozenset(excluded)
+    notices: list[Notice] = list(ctx.filter_notices(params))
+    chosen: str | None = None
     if provider is not None and provider != "auto":
-        info = PROVIDERS[provider]
-        explicit = is_explicitly_available(info, ctx)
-        if explicit:
-            chain = [info]
+        if provider in lineup.scan(ctx).explicit:
+            chain, chosen = [provider], provider
         else:
-            chain = resolve_chain(ctx, "auto", excluded)
-            notices.append(
-                f"provider {provider} was requested but is not available ({unavailable_reason(info, ctx)}); "
-                "used the automatic chain instead"
+            chain = resolve_chain(ctx, lineup, "auto", excluded)
+            why = lineup.reason(provider, ctx)
+            message = (
+                f"provider {provider} was requested but is not available ({why}); used the automatic chain instead"
             )
-    elif provider == "auto":
-        chain = resolve_chain(ctx, "auto", excluded)
+            notices.append(fallback("provider", provider, message))
     else:
-        chain = resolve_chain(ctx, preferred, excluded)
-
+        chain = resolve_chain(ctx, lineup, "auto" if provider == "auto" else preferred, excluded)
+        chosen = chain[0] if chain and chain[0] == preferred else None
     if not chain:
         return SearchResponse(provider="none", query=params.query, notices=tuple(notices), error=NO_PROVIDER_MESSAGE)
 
     attempts: list[Attempt] = []
-    failures: list[Failure] = []
+    failures: list[str] = []
+    served_by_fallback: str | None = None
     walked = chain
-    fallback: str | None = None
-    clock = ctx.clock
     while True:  # the chain, then (after a failed explicit provider) the fallback tier
-        for info in walked:  # inline rather than a helper coroutine: one frame less per search
-            started = clock.monotonic()
-            try:
-                impl = load_provider(info.id)
-                response = await impl.search(params, ctx)
-                if not response.has_renderable_content():
-                    raise SearchProviderError(info.id, f"{info.label} returned no renderable search content.", 204)
-                provider_notices = impl.param_notices(params, ctx)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if not isinstance(exc, SearchProviderError):
-                    log.debug("provider %s raised", info.id, exc_info=True)
-                failure = Failure(info.id, exc)
-                failures.append(failure)
-                status = exc.status if isinstance(exc, SearchProviderError) else None
-                attempts.append(Attempt(info.id, status, format_failure(failure), _ms(clock.monotonic() - started)))
-                continue
-            attempts.append(Attempt(info.id, None, None, _ms(clock.monotonic() - started)))
-            notices.extend(ctx.filter_notices(params))
-            notices.extend(provider_notices)
-            notices.extend(_ignored_notices(info.label, impl.supports, params))
-            notices.extend(response.notices)
-            return SearchResponse(  # positional, in field order (cheaper than dataclasses.replace)
-                info.id,
-                params.query,
-                response.answer,
-                response.sources,
-                response.citations,
-                response.related_questions,
-                response.search_queries,
-                response.usage,
-                response.model,
-                response.request_id,
-                response.auth_mode,
-                tuple(attempts),
-                tuple(notices),
-                None,
-                fallback,
-            )
-        tier = fallback_tier(ctx, chain[0].id, excluded) if explicit and fallback is None else []
-        if not tier:
+        for provider_id in walked:
+            attempt_ctx = dataclasses.replace(ctx, explicit=True) if provider_id == chosen else ctx
+            result, attempt = await _attempt(lineup, lineup.info(provider_id), params, attempt_ctx)
+            attempts.append(attempt)
+            if result is not None:
+                return _served(provider_id, params, result, attempts, notices, served_by_fallback)
+            failures.append(f"{provider_id}: {attempt.error}")
+        tier = fallback_tier(ctx, lineup, chain[0], excluded) if provider == chosen and chosen else []
+        if not tier or served_by_fallback is not None:
             break
-        fallback = f"{chain[0].id} unavailable: {format_failure(failures[-1])}"
+        served_by_fallback = f"{chain[0]} unavailable: {attempts[-1].error}"
         walked = tier
-    tried = chain + walked if fallback is not None else chain
+    tried = len(attempts)
+    error = "All web search providers failed: " + "; ".join(failures) if tried > 1 else attempts[-1].error
     return SearchResponse(
-        provider=tried[-1].id,
+        provider=attempts[-1].provider,
         query=params.query,
         attempts=tuple(attempts),
         notices=tuple(notices),
-        error=_summary(len(tried), failures),
+        error=error,
     )
+
+
+async def _attempt(
+    lineup: Lineup, info: ProviderInfo, params: SearchParams, ctx: ProviderContext
+) -> tuple[ProviderResult | None, Attempt]:
+    """One provider: plan, search, check; the result (or None) and the attempt's record."""
+    clock = ctx.clock
+    started = clock.monotonic()
+    notices: list[Notice] = []
+    try:
+        impl = lineup.load(info.id)
+        if not hasattr(impl, "plan"):  # MIGRATION: a provider still on the old contract
+            result, notices = await _legacy_search(impl, info, params, ctx)
+        else:
+            plan = impl.plan(params, ctx)
+            notices = [*plan.notices, *_unsupported(info.label, impl.supports, params)]
+            result = await impl.search(plan, ctx)
+        if not result.has_renderable_content():
+            raise NoResults(info.id, f"{info.label} returned no renderable search content.", 204)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        if not isinstance(exc, SearchProviderError):
+            log.debug("provider %s raised", info.id, exc_info=True)
+        status = exc.status if isinstance(exc, SearchProviderError) else None
+        retry = exc.retry_after if isinstance(exc, SearchProviderError) else None
+        return None, Attempt(
+            info.id, status, _message(info, exc), _ms(clock.monotonic() - started), _kind(exc), retry, tuple(notices)
+        )
+    notices.extend(result.notices)
+    return result, Attempt(info.id, None, None, _ms(clock.monotonic() - started), notices=tuple(notices))
+
+
+def _served(
+    provider_id: str,
+    params: SearchParams,
+    result: ProviderResult,
+    attempts: list[Attempt],
+    notices: list[Notice],
+    served_by_fallback: str | None,
+) -> SearchResponse:
+    return SearchResponse(
+        provider=provider_id,
+        query=params.query,
+        answer=result.answer,
+        sources=result.sources,
+        citations=result.citations,
+        related_questions=result.related_questions,
+        search_queries=result.search_queries,
+        usage=result.usage,
+        model=result.model,
+        request_id=result.request_id,
+        auth_mode=result.auth_mode,
+        attempts=tuple(attempts),
+        notices=(*notices, *attempts[-1].notices),
+        fallback=served_by_fallback,
+    )
+
+
+def _unsupported(label: str, supports: Mapping[str, str], params: SearchParams) -> list[Notice]:
+    return [
+        not_supported(name, value, label)
+        for name, value in params.given().items()
+        if name not in supports and name not in RENDER_SIDE
+    ]
+
+
+def _message(info: ProviderInfo, exc: BaseException) -> str:
+    if isinstance(exc, SearchProviderError):
+        if type(exc) is SearchProviderError:  # MIGRATION: the old contract's errors carry no class
+            return _legacy_message(info, exc)
+        return exc.message
+    return str(exc) or f"Unknown error from {info.label}"
+
+
+def _kind(exc: BaseException) -> str:
+    if isinstance(exc, SearchProviderError):
+        return exc.kind
+    return "config" if isinstance(exc, ConfigError) else "internal"
 
 
 def _ms(seconds: float) -> float:
     return round(seconds * 1000, 3)
+
+
+# -- MIGRATION: the old provider contract, until every provider plans -------------------------
+
+
+async def _legacy_search(
+    impl: object, info: ProviderInfo, params: SearchParams, ctx: ProviderContext
+) -> tuple[ProviderResult, list[Notice]]:
+    response = await impl.search(params, ctx)  # type: ignore[attr-defined]
+    if not response.has_renderable_content():
+        raise NoResults(info.id, f"{info.label} returned no renderable search content.", 204)
+    notices = as_notices(impl.param_notices(params, ctx))  # type: ignore[attr-defined]
+    notices += _unsupported(info.label, impl.supports, params)  # type: ignore[attr-defined]
+    result = ProviderResult(
+        answer=response.answer,
+        sources=response.sources,
+        citations=response.citations,
+        related_questions=response.related_questions,
+        search_queries=response.search_queries,
+        usage=response.usage,
+        model=response.model,
+        request_id=response.request_id,
+        auth_mode=response.auth_mode,
+        notices=tuple(as_notices(response.notices)),
+    )
+    return result, notices
+
+
+def as_notices(texts: Iterable[object]) -> list[Notice]:
+    """Old providers' notices were strings; keep their text until they plan."""
+    return [t if isinstance(t, Notice) else Notice(None, None, "approximated", str(t)) for t in texts]
+
+
+def _legacy_message(info: ProviderInfo, err: SearchProviderError) -> str:
+    if err.provider == "anthropic" and err.status == 404:
+        return "Anthropic web search returned 404 (model or endpoint not found)."
+    if err.status in (401, 403) and err.provider != "zai":
+        text = f"{info.label} authorization failed ({err.status}). Check API key or base URL."
+        return f"{text} {err.hint}" if err.hint else text
+    return err.message

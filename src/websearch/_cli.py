@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from ._types import LEGACY_MODES, MODE_VALUES, RECENCY_VALUES, SEARCH_PROVIDER_ORDER
+from ._params import LEGACY_MODES, MODE_VALUES, RECENCY_VALUES
+from ._registry import SEARCH_PROVIDER_ORDER
 from .errors import ConfigError, InvalidSearchParams
 
 if TYPE_CHECKING:

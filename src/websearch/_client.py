@@ -1,30 +1,36 @@
-"""`WebSearch`: the client that owns settings, credentials, one HTTP session and the clock.
+"""`WebSearch`: the client that owns settings, credentials, the provider list, one HTTP session
+and the clock.
 
 Async first (`asearch`); `search` runs the same coroutine on a private event loop in a
-background thread, so it also works where a loop is already running (notebooks, servers).
+background thread, so it also works where a loop is already running (notebooks, servers). The
+command line and the MCP server do everything through this class: searches, the provider
+listing and the stored credentials.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import threading
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from ._availability import is_available, unavailable_reason
 from ._chain import run_search
 from ._clock import Clock, SystemClock
 from ._context import ProviderContext, SendsRequests
-from ._credentials import CredentialStore
-from ._registry import PROVIDERS
+from ._credentials import Credential, CredentialStore
+from ._lineup import Lineup
 from ._settings import Settings
 from ._settings import config_dir as default_config_dir
-from ._types import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
-from .errors import InvalidSearchParams
+from ._types import SearchParams, SearchResponse
+from .errors import ConfigError, InvalidSearchParams
+
+if TYPE_CHECKING:
+    from ._providers._base import Provider
 
 __all__ = ["ProviderStatus", "WebSearch", "asearch", "search"]
 
@@ -51,6 +57,9 @@ class WebSearch:
     `env` defaults to `os.environ`; `config_dir` to `$WEBSEARCH_CONFIG_DIR` or the user config
     directory; `timeout` (seconds per HTTP request) to the setting `http.timeout`, else 60.
     `api_keys` maps provider ids to keys that win over the environment and agent.db.
+    `providers` fixes the chain: exactly these, in this order (built-in ids, or provider objects
+    of your own), each still gated by availability and `providers.webSearchExclude`; the default
+    is the setting `providers.list` (env `WEBSEARCH_PROVIDERS`), else every built-in provider.
     """
 
     def __init__(
@@ -64,6 +73,7 @@ class WebSearch:
         timeout: float | None = None,
         clock: Clock | None = None,
         transport: SendsRequests | None = None,
+        providers: Iterable[str | Provider] | None = None,
     ) -> None:
         import os
 
@@ -73,8 +83,10 @@ class WebSearch:
         self.credentials = credentials if credentials is not None else CredentialStore(directory / "agent.db")
         self.clock: Clock = clock or SystemClock()
         self.timeout = timeout if timeout is not None else self.settings.http_timeout
-        if self.timeout <= 0:
+        if not 0 < self.timeout < float("inf"):
             raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout}")
+        chosen = providers if providers is not None else self.settings.provider_list
+        self.lineup = Lineup(chosen)
         self._api_keys = dict(api_keys or {})
         self._transport = transport
         self._owns_transport = transport is None
@@ -91,54 +103,67 @@ class WebSearch:
         if self._transport is None and with_transport:
             from ._transport import Transport
 
-            self._transport = Transport(timeout=self.timeout, env=self.env)
+            labels = {info.id: info.label for info in self.lineup.infos()}
+            self._transport = Transport(timeout=self.timeout, env=self.env, labels=labels)
         return ProviderContext(self.env, self.settings, self.credentials, self._transport, self.clock, self._api_keys)
 
     def provider_status(self) -> list[ProviderStatus]:
-        """Every provider in chain order: available or not, and what would make it so."""
+        """Every provider of this client in chain order: available or not, and what would make it so."""
         ctx = self._context(with_transport=False)
+        available = self.lineup.scan(ctx).available
         preferred, excluded = self.settings.preferred_provider, self.settings.excluded_providers
         return [
             ProviderStatus(
                 info.id,
                 info.label,
-                is_available(info, ctx),
-                unavailable_reason(info, ctx),
+                info.id in available,
+                self.lineup.reason(info.id, ctx),
                 info.id == preferred,
                 info.id in excluded,
             )
-            for info in PROVIDERS.values()
+            for info in self.lineup.infos()
         ]
 
     async def asearch(
-        self, query: str, *, provider: str | None = None, exclude: Iterable[str] = (), **params: Any
+        self,
+        query: str,
+        *,
+        provider: str | None = None,
+        exclude: Iterable[str] = (),
+        providers: Iterable[str] | None = None,
+        **params: Any,
     ) -> SearchResponse:
         """Search once. Provider failures come back as a response with `error` set; invalid
         parameters raise `InvalidSearchParams`; cancellation raises `asyncio.CancelledError`.
 
         `provider` forces one provider ("auto" walks the automatic chain, ignoring the
         `providers.webSearch` preference; a forced provider that fails is followed by the
-        `providers.webSearchFallback` tier); `exclude` adds ids the automatic chain must skip.
+        `providers.webSearchFallback` tier); `exclude` adds ids the automatic chain must skip;
+        `providers` narrows the chain to exactly these ids, in this order, for this search.
         `params` are the fields of `SearchParams`; `num_results` is accepted for `limit`.
         """
         if "num_results" in params:  # the MCP tool's name for limit
             alias = params.pop("num_results")
             if params.get("limit") is not None and alias is not None and params["limit"] != alias:
-                raise InvalidSearchParams("num_results", "num_results is another name for limit; give one of them")
+                raise InvalidSearchParams(
+                    "num_results",
+                    f"num_results is another name for limit; give one of them; got {alias} and {params['limit']}",
+                )
             params["limit"] = params.get("limit") if params.get("limit") is not None else alias
         try:
             search_params = SearchParams(query, **params)
         except TypeError as exc:  # an unknown keyword
             raise InvalidSearchParams("params", f"unknown search parameter: {exc}") from None
+        lineup = self.lineup if providers is None else self.lineup.narrowed(_names(providers))
         excluded = self.settings.excluded_providers
         if exclude:
-            names = [exclude] if isinstance(exclude, str) else exclude
-            excluded = excluded | frozenset(_known_provider(name) for name in names)
+            excluded = excluded | frozenset(self._known(name) for name in _names(exclude))
         if provider is not None and provider != "auto":
-            _known_provider(provider)
+            self._known(provider, lineup)
         return await run_search(
             search_params,
             self._context(),
+            lineup,
             provider=provider,
             preferred=self.settings.preferred_provider,
             excluded=excluded,
@@ -147,13 +172,49 @@ class WebSearch:
     async def aclose(self) -> None:
         """Close the HTTP session (only one this client created)."""
         if self._owns_transport and self._transport is not None:
-            await self._transport.aclose()  # type: ignore[attr-defined]
+            await self._transport.aclose()
 
     async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+    # -- stored credentials ----------------------------------------------------------------------
+
+    def stored_credentials(self) -> list[Credential]:
+        """Every credential in agent.db, ordered by provider id (their reprs mask the secrets)."""
+        return self.credentials.list()
+
+    def store_credential(self, provider: str, secret: str) -> Credential:
+        """Store a key for `provider` in agent.db; a JSON object (access_token, refresh_token,
+        expires_at, account_id, project_id) is stored as an OAuth login."""
+        self._known(provider)
+        secret = secret.strip()
+        if not secret:
+            raise ConfigError("no secret given")
+        if not secret.startswith("{"):
+            return self.credentials.set(provider, "api_key", {"api_key": secret})
+        from ._oauth import OAuthToken
+
+        try:
+            data = json.loads(secret)
+        except ValueError:
+            raise ConfigError("the input starts with '{' but is not valid JSON") from None
+        return self.credentials.set(provider, "oauth", OAuthToken.from_dict(data).to_dict())
+
+    def remove_credential(self, provider: str) -> bool:
+        """Delete `provider`'s stored credential; False when there was none."""
+        return self.credentials.remove(self._known(provider))
+
+    def import_login(self, provider: str, home: Path | None = None) -> Credential:
+        """Copy the login of a provider's official CLI (Codex, Gemini) from `home` into agent.db."""
+        self._known(provider)
+        importer = getattr(self.lineup.load(provider), "import_login", None)
+        if importer is None:
+            raise ConfigError(f"{provider} has no official CLI login to import")
+        token = importer(home or Path.home())
+        return self.credentials.set(provider, "oauth", token.to_dict())
 
     # -- sync ----------------------------------------------------------------------------------
 
@@ -194,13 +255,17 @@ class WebSearch:
                 self._loop, self._thread = loop, thread
             return self._loop
 
+    def _known(self, name: str, lineup: Lineup | None = None) -> str:
+        lineup = lineup or self.lineup
+        if name not in lineup:
+            raise InvalidSearchParams(
+                "provider", f"provider must be auto or one of: {', '.join(lineup.ids)}; got {json.dumps(name)}"
+            )
+        return name
 
-def _known_provider(name: str) -> str:
-    if name not in PROVIDERS:
-        raise InvalidSearchParams(
-            "provider", f"unknown provider {name!r}; use auto or one of: {', '.join(SEARCH_PROVIDER_ORDER)}"
-        )
-    return name
+
+def _names(value: Iterable[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
 
 
 async def asearch(query: str, **params: Any) -> SearchResponse:

@@ -21,18 +21,27 @@ from ._wire import HttpRequest, HttpResponse
 
 if TYPE_CHECKING:
     from ._filters import Filters
+    from ._notices import Notice
 
 __all__ = ["ProviderContext", "SendsRequests", "base_url_env"]
 
 
 class SendsRequests(Protocol):
-    """The transport seam (implemented by `transport.Transport`)."""
+    """The transport seam: the aiohttp transport, `websearch.testing.MockTransport`, or yours.
+
+    `send` reads a whole response; `stream` yields the head and the body's lines and closes the
+    connection when the block is left. Both honour `request.timeout` (else their own default)
+    and raise only `SearchProviderError`s (timeouts and broken connections included); `provider`
+    is the id the request is for, for error messages. `aclose` releases pooled connections.
+    """
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse: ...
 
     def stream(
         self, provider: str, request: HttpRequest
     ) -> AbstractAsyncContextManager[tuple[HttpResponse, AsyncIterator[bytes]]]: ...
+
+    async def aclose(self) -> None: ...
 
 
 @functools.cache
@@ -51,7 +60,7 @@ def _redirect(base_url: str, url: str) -> str:
 
 @dataclass(slots=True)
 class ProviderContext:
-    """The injected world of one client. `api_keys` are explicit keys passed by the caller."""
+    """The injected world of one search. `api_keys` are explicit keys passed by the caller."""
 
     env: Mapping[str, str] = field(repr=False)  # holds every key of the environment
     settings: Settings
@@ -59,7 +68,9 @@ class ProviderContext:
     transport: SendsRequests | None  # None for availability checks, which never send
     clock: Clock
     api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
-    _filters: tuple[SearchParams, Filters, list[str]] | None = field(default=None, repr=False)
+    #: True while the provider being asked was chosen explicitly (`provider=`, or the preference).
+    explicit: bool = False
+    _filters: tuple[SearchParams, Filters, list[Notice]] | None = field(default=None, repr=False)
 
     def filters(self, params: SearchParams) -> Filters:
         """The normalised richer parameters (`websearch._filters`), computed once per search."""
@@ -67,11 +78,11 @@ class ProviderContext:
             return _no_filters()
         return self._resolve(params)[1]
 
-    def filter_notices(self, params: SearchParams) -> list[str]:
+    def filter_notices(self, params: SearchParams) -> list[Notice]:
         """What normalising the richer parameters changed or dropped."""
         return list(self._resolve(params)[2]) if params.rich else []
 
-    def _resolve(self, params: SearchParams) -> tuple[SearchParams, Filters, list[str]]:
+    def _resolve(self, params: SearchParams) -> tuple[SearchParams, Filters, list[Notice]]:
         """One slot: a context serves one search, so it sees one `SearchParams`."""
         cached = self._filters
         if cached is None or cached[0] is not params:

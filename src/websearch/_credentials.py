@@ -139,6 +139,10 @@ class CredentialStore:
 
     # -- plumbing ------------------------------------------------------------------------------
 
+    def stamp(self) -> tuple[int, ...] | None:
+        """What changes when anyone writes the store (None when it does not exist): for caches."""
+        return self._stamp()
+
     def _stamp(self) -> tuple[int, ...] | None:
         """What changes when another process writes: mtime and size of the file and its WAL."""
         try:

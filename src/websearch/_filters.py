@@ -23,11 +23,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Final, Literal
 
 from ._dates import parse_date
-from ._types import LEGACY_MODES, SearchParams
+from ._notices import Notice, approximated, clamped, dropped, overridden, replaced
+from ._params import LEGACY_MODES, TEXT_CHARS_RANGE
+from ._types import SearchParams
 
-__all__ = ["MAX_DOMAINS", "TEXT_CHARS_RANGE", "Filters", "recency_start", "resolve_filters"]
+__all__ = ["MAX_DOMAINS", "Filters", "recency_start", "resolve_filters"]
 
-TEXT_CHARS_RANGE: Final = (200, 8000)
 MAX_DOMAINS: Final = 20
 _RENAMED: Final = {"research paper": "publication"}
 _DROPPED: Final = frozenset({"tweet"})
@@ -35,6 +36,8 @@ _DEPRECATED: Final = frozenset({"pdf", "github"})
 _ENTITY: Final = frozenset({"company", "people"})
 _KNOWN: Final = _ENTITY | _DEPRECATED | {"news", "publication", "financial report", "personal site"}
 _RECENCY_DAYS: Final = {"day": 1, "week": 7, "month": 30, "year": 365}
+
+_NOT_A_DATE: Final = "it is not an ISO date or timestamp"
 
 StartSource = Literal["start_published_date", "recency_hours", "recency_days"]
 
@@ -62,34 +65,35 @@ def recency_start(recency: str | None, now: datetime) -> datetime | None:
     return now - timedelta(days=_RECENCY_DAYS[recency]) if recency in _RECENCY_DAYS else None
 
 
-def resolve_filters(params: SearchParams, now: datetime) -> tuple[Filters, list[str]]:
+def resolve_filters(params: SearchParams, now: datetime) -> tuple[Filters, list[Notice]]:
     """Normalise the richer parameters of `params`; return them with a notice per change."""
-    notices: list[str] = []
+    notices: list[Notice] = []
     mode = params.mode
     if mode in LEGACY_MODES:
-        notices.append(f"mode={mode} is deprecated; searched with mode={LEGACY_MODES[mode]}")
+        notices.append(replaced("mode", mode, f'mode="{LEGACY_MODES[mode]}"', "the legacy search types are gone"))
         mode = LEGACY_MODES[mode]
 
     text_chars = params.text_chars
     if text_chars is not None:
         low, high = TEXT_CHARS_RANGE
-        clamped = min(high, max(low, text_chars))
-        if clamped != text_chars:
-            notices.append(f"text_chars={text_chars} clamped to {clamped} (allowed {low}-{high})")
-        text_chars = clamped
+        bounded = min(high, max(low, text_chars))
+        if bounded != text_chars:
+            notices.append(clamped("text_chars", text_chars, bounded, f"allowed {low}-{high}"))
+        text_chars = bounded
 
     start, start_source, start_has_time = _ladder(params, now, notices)
     end, end_has_time = _end(params, notices)
     if start is not None and end is not None and end < start:
-        notices.append(f"end_published_date={params.end_published_date} is before the start; end dropped")
+        notices.append(dropped("end_published_date", params.end_published_date, "it is before the start"))
         end, end_has_time = None, False
 
     category = _category(params.category, notices)
     exclude = _capped("exclude_domains", params.exclude_domains or (), notices)
     if category in _ENTITY:
-        dropped = [n for n, v in (("date filters", start or end), ("exclude_domains", exclude)) if v]
-        if dropped:
-            notices.append(f"category={category} does not allow {' or '.join(dropped)}; dropped")
+        lost = [name for name, used in ((start_source, start), ("end_published_date", end)) if used and name]
+        lost += ["exclude_domains"] if exclude else []
+        notices.extend(dropped(n, getattr(params, n), f'category="{category}" does not allow it') for n in lost)
+        if lost:
             start = end = None
             start_source, start_has_time, end_has_time = None, False, False
             exclude = ()
@@ -126,16 +130,14 @@ def _positive(value: object) -> float | None:
 
 
 def _ladder(
-    params: SearchParams, now: datetime, notices: list[str]
+    params: SearchParams, now: datetime, notices: list[Notice]
 ) -> tuple[datetime | None, StartSource | None, bool]:
     """The first usable rung of start, hours, days; notices for unusable and overridden rungs."""
     chosen: tuple[datetime, StartSource, bool] | None = None
     if params.start_published_date is not None:
         parsed = _parse(params.start_published_date)
         if parsed is None:
-            notices.append(
-                f"start_published_date={params.start_published_date!r} is not an ISO date or timestamp; ignored"
-            )
+            notices.append(dropped("start_published_date", params.start_published_date, _NOT_A_DATE))
         else:
             chosen = (parsed[0], "start_published_date", parsed[1])
     rungs: tuple[tuple[StartSource, float], ...] = (("recency_hours", 3600.0), ("recency_days", 86400.0))
@@ -145,25 +147,25 @@ def _ladder(
             continue
         amount = _positive(raw)
         if amount is None:
-            notices.append(f"{name}={raw!r} is not a positive number; ignored")
+            notices.append(dropped(name, raw, "it is not a positive number"))
         elif chosen is not None:
-            notices.append(f"{name}={raw!r} not applied: {chosen[1]} takes precedence")
+            notices.append(overridden(name, raw, chosen[1]))
         else:
             try:
                 chosen = (now - timedelta(seconds=amount * seconds), name, name == "recency_hours")
             except (OverflowError, ValueError):  # reaches before year 1
-                notices.append(f"{name}={raw!r} reaches before any date; ignored")
+                notices.append(dropped(name, raw, "it reaches before any date"))
     if chosen is None:
         return None, None, False
     return chosen
 
 
-def _end(params: SearchParams, notices: list[str]) -> tuple[datetime | None, bool]:
+def _end(params: SearchParams, notices: list[Notice]) -> tuple[datetime | None, bool]:
     if params.end_published_date is None:
         return None, False
     parsed = _parse(params.end_published_date)
     if parsed is None:
-        notices.append(f"end_published_date={params.end_published_date!r} is not an ISO date or timestamp; ignored")
+        notices.append(dropped("end_published_date", params.end_published_date, _NOT_A_DATE))
         return None, False
     return parsed
 
@@ -181,23 +183,23 @@ def _parse(value: object) -> tuple[datetime, bool] | None:
         return None
 
 
-def _category(category: str | None, notices: list[str]) -> str | None:
+def _category(category: str | None, notices: list[Notice]) -> str | None:
     if category is None:
         return None
     key = category.strip().lower()
     if key in _RENAMED:
-        notices.append(f"category={category} was renamed; searched as category={_RENAMED[key]}")
+        notices.append(replaced("category", category, f'category="{_RENAMED[key]}"', "it was renamed"))
         return _RENAMED[key]
     if key in _DROPPED:
-        notices.append(f"category={category} is no longer supported; dropped, the search is unscoped")
+        notices.append(dropped("category", category, "it is no longer supported; the search is unscoped"))
         return None
     if key in _DEPRECATED:
-        notices.append(f"category={category} is deprecated; passed through as is")
+        notices.append(approximated("category", category, "given", "it is deprecated and may stop working"))
     return key if key in _KNOWN else category.strip()
 
 
-def _capped(name: str, domains: tuple[str, ...], notices: list[str]) -> tuple[str, ...]:
+def _capped(name: str, domains: tuple[str, ...], notices: list[Notice]) -> tuple[str, ...]:
     if len(domains) > MAX_DOMAINS:
-        notices.append(f"{name} has {len(domains)} entries; only the first {MAX_DOMAINS} were used")
+        notices.append(clamped(name, domains, f"its first {MAX_DOMAINS} entries", f"at most {MAX_DOMAINS} are used"))
         return domains[:MAX_DOMAINS]
     return domains

@@ -1,8 +1,11 @@
-"""The provider registry: one table row per provider, modules imported on first use.
+"""The provider registry: one row per provider, the only list of them.
 
-Availability is declared here (env vars, stored credential ids, settings), so that the chain,
-`websearch providers` and the MCP tool's enum can decide it without importing a provider module.
-Adding a provider means adding its module and one row below.
+A row says everything known about a provider before its module is imported: its chain position
+(the row order), label, the environment variables, stored credential ids and settings that make
+it available, whether it needs nothing (keyless) or nothing when chosen explicitly, whether it
+streams, and where its module and its loopback fake live. `SEARCH_PROVIDER_ORDER`, the CLI's
+choices, the MCP tool's enum, `websearch.testing.FAKES` and the settings checks all read these rows.
+Adding a provider means adding its module, its fake and one row below.
 """
 
 from __future__ import annotations
@@ -10,19 +13,26 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
-
-from ._types import SEARCH_PROVIDER_ORDER
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
     from ._providers._base import Provider
 
-__all__ = ["PROVIDERS", "ProviderInfo", "load_provider"]
+__all__ = ["PROVIDERS", "SEARCH_PROVIDER_ORDER", "ProviderId", "ProviderInfo", "Tier", "load_object", "load_provider"]
+
+#: Provider ids are open: the registry's rows, plus whatever a caller injects (`WebSearch(providers=...)`).
+ProviderId = str
+Tier = Literal["answer", "search", "keyless"]
 
 
 @dataclass(frozen=True, slots=True)
 class ProviderInfo:
-    """What the chain knows about a provider before importing it."""
+    """What the chain knows about a provider before importing it.
+
+    For a provider of your own, give at least `id` and `label` (and `keyless=True` if it needs no
+    key, or the `env_keys` whose presence makes it available); `module` and `fake` are only for
+    the built-in rows.
+    """
 
     id: str
     label: str
@@ -32,71 +42,109 @@ class ProviderInfo:
     keyless: bool = False  # available with nothing configured
     explicit_keyless: bool = False  # reachable without credentials when chosen explicitly
     disabled_by: tuple[str, ...] = ()  # boolean settings that, when false, remove it entirely
-    implemented: bool = True
-
-    @property
-    def module(self) -> str:
-        """The provider module's import path."""
-        return f"websearch._providers.{self.id}"
+    streaming: bool = False  # answers as a stream of events (SSE)
+    tier: Tier = "search"  # answer engine, keyed search API, or keyless engine
+    module: str = ""  # "package.module:NAME" of the provider object (built-in rows)
+    fake: str = ""  # "package.module:NAME" of its loopback fake in websearch.testing (built-in rows)
 
 
-def _row(id: str, label: str, *env: str, **kw: object) -> ProviderInfo:
+def _row(id: str, label: str, *env: str, fake: str = "", **kw: Any) -> ProviderInfo:
     kw.setdefault("credential_ids", (id,))
-    return ProviderInfo(id, label, tuple(env), **kw)  # type: ignore[arg-type]
+    module = f"websearch._providers.{id}:PROVIDER"
+    return ProviderInfo(id, label, tuple(env), module=module, fake=f"websearch.testing.{id}:{fake}", **kw)
 
 
-PROVIDERS: Final[Mapping[str, ProviderInfo]] = {
-    p.id: p
-    for p in (
-        _row(
-            "perplexity",
-            "Perplexity",
-            "PERPLEXITY_COOKIES",
-            "PERPLEXITY_API_KEY",
-            "PPLX_API_KEY",
-            explicit_keyless=True,
-        ),
-        _row(
-            "gemini", "Gemini", "GEMINI_API_KEY", credential_ids=("gemini", "google-gemini-cli", "google-antigravity")
-        ),
-        _row("anthropic", "Anthropic", "ANTHROPIC_SEARCH_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
-        _row("codex", "OpenAI", credential_ids=("codex", "openai-codex")),
-        _row("xai", "xAI", "XAI_API_KEY"),
-        _row("zai", "Z.AI", "ZAI_API_KEY"),
-        _row("exa", "Exa", "EXA_API_KEY", explicit_keyless=True, disabled_by=("exa.enabled", "exa.enableSearch")),
-        _row("tinyfish", "TinyFish", "TINYFISH_API_KEY"),
-        _row("jina", "Jina", "JINA_API_KEY"),
-        _row("kagi", "Kagi", "KAGI_API_KEY"),
-        _row("tavily", "Tavily", "TAVILY_API_KEY"),
-        _row("firecrawl", "Firecrawl", "FIRECRAWL_API_KEY"),
-        _row("brave", "Brave", "BRAVE_API_KEY"),
-        _row(
-            "kimi",
-            "Kimi",
-            "MOONSHOT_SEARCH_API_KEY",
-            "KIMI_SEARCH_API_KEY",
-            "MOONSHOT_API_KEY",
-            "KIMI_API_KEY",
-            credential_ids=("kimi", "moonshot", "kimi-code"),
-        ),
-        _row("parallel", "Parallel", "PARALLEL_API_KEY"),
-        _row("synthetic", "Synthetic", "SYNTHETIC_API_KEY"),
-        _row("searxng", "SearXNG", credential_ids=(), settings_keys=("searxng.endpoint",)),
-        _row("duckduckgo", "DuckDuckGo", credential_ids=(), keyless=True, explicit_keyless=True),
-    )
-}
-assert tuple(PROVIDERS) == SEARCH_PROVIDER_ORDER, "registry order must match SEARCH_PROVIDER_ORDER"
+_ROWS: Final = (
+    _row(
+        "perplexity",
+        "Perplexity",
+        "PERPLEXITY_COOKIES",
+        "PERPLEXITY_API_KEY",
+        "PPLX_API_KEY",
+        explicit_keyless=True,
+        streaming=True,
+        tier="answer",
+        fake="FakePerplexity",
+    ),
+    _row(
+        "gemini",
+        "Gemini",
+        "GEMINI_API_KEY",
+        credential_ids=("gemini", "google-gemini-cli", "google-antigravity"),
+        streaming=True,
+        tier="answer",
+        fake="FakeGemini",
+    ),
+    _row(
+        "anthropic",
+        "Anthropic",
+        "ANTHROPIC_SEARCH_API_KEY",
+        "ANTHROPIC_OAUTH_TOKEN",
+        "ANTHROPIC_API_KEY",
+        tier="answer",
+        fake="FakeAnthropic",
+    ),
+    _row("codex", "OpenAI", credential_ids=("codex", "openai-codex"), streaming=True, tier="answer", fake="FakeCodex"),
+    _row("xai", "xAI", "XAI_API_KEY", tier="answer", fake="FakeXAI"),
+    _row("zai", "Z.AI", "ZAI_API_KEY", tier="answer", fake="FakeZai"),
+    _row(
+        "exa",
+        "Exa",
+        "EXA_API_KEY",
+        explicit_keyless=True,
+        disabled_by=("exa.enabled", "exa.enableSearch"),
+        fake="FakeExa",
+    ),
+    _row("tinyfish", "TinyFish", "TINYFISH_API_KEY", fake="FakeTinyFish"),
+    _row("jina", "Jina", "JINA_API_KEY", fake="FakeJina"),
+    _row("kagi", "Kagi", "KAGI_API_KEY", fake="FakeKagi"),
+    _row("tavily", "Tavily", "TAVILY_API_KEY", fake="FakeTavily"),
+    _row("firecrawl", "Firecrawl", "FIRECRAWL_API_KEY", fake="FakeFirecrawl"),
+    _row("brave", "Brave", "BRAVE_API_KEY", fake="FakeBrave"),
+    _row(
+        "kimi",
+        "Kimi",
+        "MOONSHOT_SEARCH_API_KEY",
+        "KIMI_SEARCH_API_KEY",
+        "MOONSHOT_API_KEY",
+        "KIMI_API_KEY",
+        credential_ids=("kimi", "moonshot", "kimi-code"),
+        fake="FakeKimi",
+    ),
+    _row("parallel", "Parallel", "PARALLEL_API_KEY", fake="FakeParallel"),
+    _row("synthetic", "Synthetic", "SYNTHETIC_API_KEY", fake="FakeSynthetic"),
+    _row(
+        "searxng", "SearXNG", credential_ids=(), settings_keys=("searxng.endpoint",), tier="keyless", fake="FakeSearXNG"
+    ),
+    _row(
+        "duckduckgo",
+        "DuckDuckGo",
+        credential_ids=(),
+        keyless=True,
+        explicit_keyless=True,
+        tier="keyless",
+        fake="FakeDuckDuckGo",
+    ),
+)
+
+#: Every built-in provider by id, in the automatic chain's order.
+PROVIDERS: Final[Mapping[str, ProviderInfo]] = {row.id: row for row in _ROWS}
+#: The automatic chain's priority: answer engines first, keyed search APIs next, keyless last.
+SEARCH_PROVIDER_ORDER: Final[tuple[str, ...]] = tuple(PROVIDERS)
 
 _loaded: dict[str, Provider] = {}
 
 
+def load_object(path: str) -> Any:
+    """The object a `package.module:NAME` path names (imported on first use)."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def load_provider(provider_id: str) -> Provider:
-    """Import the provider's module on first use and return its `PROVIDER` singleton."""
+    """Import a built-in provider's module on first use and return its provider object."""
     provider = _loaded.get(provider_id)
     if provider is None:
-        info = PROVIDERS[provider_id]
-        if not info.implemented:
-            raise LookupError(f"{info.label} is not implemented yet")
-        provider = importlib.import_module(info.module).PROVIDER
+        provider = load_object(PROVIDERS[provider_id].module)
         _loaded[provider_id] = provider
     return provider

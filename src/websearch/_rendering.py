@@ -13,14 +13,13 @@ from typing import Final, Literal, get_args
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ._dates import parse_date
-from ._filters import TEXT_CHARS_RANGE
+from ._params import DEFAULT_TEXT_CHARS, TEXT_CHARS_RANGE
 from ._types import SearchResponse
 
 __all__ = ["DEFAULT_TEXT_CHARS", "RENDER_FORMATS", "RenderFormat", "format_age", "render", "truncate"]
 
 RenderFormat = Literal["summary", "blocks", "json"]
 RENDER_FORMATS: Final[tuple[str, ...]] = get_args(RenderFormat)
-DEFAULT_TEXT_CHARS: Final = 1200
 _MAX_HIGHLIGHTS: Final = 4
 
 

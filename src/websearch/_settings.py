@@ -8,6 +8,7 @@ Where the spec names an environment variable for a setting (`ENV_TWINS`), the va
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -15,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
-from ._types import SEARCH_PROVIDER_ORDER
+from ._registry import SEARCH_PROVIDER_ORDER
 from .errors import ConfigError
 
 __all__ = ["DEFAULT_TIMEOUT", "ENV_TWINS", "Settings", "config_dir"]
@@ -29,6 +30,7 @@ ENV_TWINS: Final[Mapping[str, str]] = {
     "searxng.basicPassword": "SEARXNG_BASIC_PASSWORD",
     "searxng.token": "SEARXNG_TOKEN",
     "providers.webSearchGeminiModel": "GEMINI_SEARCH_MODEL",
+    "providers.list": "WEBSEARCH_PROVIDERS",
 }
 
 
@@ -118,7 +120,7 @@ class Settings:
     def get_number(self, key: str, default: float) -> float:
         """A positive number setting; ConfigError otherwise."""
         value = self.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
             raise ConfigError(f"setting {key} must be a positive number, got {value!r}")
         return float(value)
 
@@ -131,6 +133,21 @@ class Settings:
     def excluded_providers(self) -> frozenset[str]:
         """`providers.webSearchExclude`: ids the automatic chain never uses."""
         return frozenset(self.get("providers.webSearchExclude") or ())
+
+    @cached_property
+    def provider_list(self) -> tuple[str, ...] | None:
+        """`providers.list` (env `WEBSEARCH_PROVIDERS`, comma-separated): the only providers to
+        use, in this order; None for all of them."""
+        value = self.get("providers.list")
+        if value is None or value == "":
+            return None
+        names = [v.strip() for v in value.split(",")] if isinstance(value, str) else value
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            raise ConfigError("setting providers.list must be a list of provider ids")
+        unknown = [x for x in names if x and x not in SEARCH_PROVIDER_ORDER]
+        if unknown:
+            raise ConfigError(f"setting providers.list names unknown providers: {', '.join(unknown)}")
+        return tuple(dict.fromkeys(x for x in names if x))
 
     @property
     def http_timeout(self) -> float:

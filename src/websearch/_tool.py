@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
-from ._filters import TEXT_CHARS_RANGE
-from ._types import LEGACY_MODES, MODE_VALUES, RECENCY_VALUES, SEARCH_PROVIDER_ORDER
+from ._params import LEGACY_MODES, MODE_VALUES, RECENCY_VALUES, TEXT_CHARS_RANGE
+from ._registry import SEARCH_PROVIDER_ORDER
 from .errors import InvalidSearchParams
 
 if TYPE_CHECKING:

@@ -20,10 +20,9 @@ import aiohttp
 import orjson
 from yarl import URL
 
-from ._registry import PROVIDERS
 from ._settings import DEFAULT_TIMEOUT
 from ._wire import HttpRequest, HttpResponse
-from .errors import ProviderConnectionError, ProviderTimeoutError, SearchProviderError
+from .errors import InvalidResponse, ProviderConnectionError, ProviderTimeoutError, SearchProviderError
 
 __all__ = ["MAX_BODY_BYTES", "Transport", "redact"]
 
@@ -50,11 +49,6 @@ def json_text(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:  # orjson.JSONEncodeError
         return json.dumps(value)
-
-
-def _label(provider: str) -> str:
-    info = PROVIDERS.get(provider)
-    return info.label if info else provider
 
 
 class _Proxies:
@@ -95,6 +89,7 @@ class Transport:
 
     `timeout` bounds each request, connect to last byte. Proxies come from the standard
     `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` variables of `env` (default `os.environ`).
+    `labels` maps provider ids to the names its error messages use ("Brave" for "brave").
     """
 
     def __init__(
@@ -104,8 +99,10 @@ class Transport:
         max_body_bytes: int = MAX_BODY_BYTES,
         max_connections: int = 100,
         env: Mapping[str, str] | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> None:
         self.timeout = timeout
+        self._labels = dict(labels or {})
         self.max_body_bytes = max_body_bytes
         self.max_connections = max_connections
         self._proxies = _Proxies(os.environ if env is None else env)
@@ -177,6 +174,9 @@ class Transport:
 
     # -- internals -----------------------------------------------------------------------------
 
+    def _label(self, provider: str) -> str:
+        return self._labels.get(provider, provider)
+
     def _request_args(self, request: HttpRequest) -> tuple[URL, dict[str, Any]]:
         """The URL (parsed once, for the proxy decision and for aiohttp) and aiohttp's arguments.
 
@@ -232,7 +232,7 @@ class Transport:
             url = target
             resp = await self._get_session().request(method, url, **kwargs)
         resp.release()
-        raise ProviderConnectionError(provider, f"{_label(provider)} request failed: too many redirects")
+        raise ProviderConnectionError(provider, f"{self._label(provider)} request failed: too many redirects")
 
     async def _read_chunked(self, provider: str, resp: aiohttp.ClientResponse) -> bytes:
         """A body without Content-Length, read up to the cap."""
@@ -257,24 +257,23 @@ class Transport:
 
     def _translate(self, provider: str, request: HttpRequest, exc: Exception) -> SearchProviderError:
         """The one place where aiohttp's (and asyncio's) exceptions become ours."""
-        label = _label(provider)
+        label = self._label(provider)
         if isinstance(exc, TimeoutError):
             timeout = request.timeout if request.timeout is not None else self.timeout
             return ProviderTimeoutError(provider, f"{label} did not answer within {timeout:g} s")
         if isinstance(exc, aiohttp.ClientError):
             return self._wire_error(provider, request, exc)
         msg = redact(str(exc), request.secrets)  # ValueError: e.g. a malformed base-URL override
-        return SearchProviderError(provider, f"{label} request could not be sent: {msg}")
+        return ProviderConnectionError(provider, f"{label} request could not be sent: {msg}")
 
     def _too_large(self, provider: str, status: int) -> SearchProviderError:
         limit_mb = self.max_body_bytes / (1024 * 1024)
-        return SearchProviderError(
-            provider, f"{_label(provider)} sent a response larger than {limit_mb:g} MB; refused", status
+        return InvalidResponse(
+            provider, f"{self._label(provider)} sent a response larger than {limit_mb:g} MB; refused", status
         )
 
-    @staticmethod
-    def _wire_error(provider: str, request: HttpRequest, exc: aiohttp.ClientError) -> SearchProviderError:
-        label = _label(provider)
+    def _wire_error(self, provider: str, request: HttpRequest, exc: aiohttp.ClientError) -> SearchProviderError:
+        label = self._label(provider)
         if isinstance(exc, aiohttp.ClientConnectorError):
             reason = exc.os_error.strerror or type(exc.os_error).__name__
             what = f"could not connect to {exc.host}:{exc.port} ({reason})"

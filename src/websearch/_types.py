@@ -9,20 +9,23 @@ snake_case, in Python and in JSON.
 from __future__ import annotations
 
 import dataclasses
-import math
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final
 
+from ._notices import Notice
+from ._params import LEGACY_MODES, MODE_VALUES, PARAMS, RECENCY_VALUES, Mode, Recency, check, got
 from .errors import InvalidSearchParams, SearchFailedError
 
 __all__ = [
+    "LEGACY_MODES",
     "MODE_VALUES",
+    "PARAM_NAMES",
     "RECENCY_VALUES",
-    "SEARCH_PROVIDER_ORDER",
+    "RICH_PARAMS",
     "Attempt",
     "Mode",
-    "ProviderId",
+    "ProviderResult",
     "Recency",
     "SearchCitation",
     "SearchParams",
@@ -30,37 +33,6 @@ __all__ = [
     "SearchSource",
     "SearchUsage",
 ]
-
-Recency = Literal["day", "week", "month", "year"]
-RECENCY_VALUES: Final[tuple[str, ...]] = get_args(Recency)
-
-Mode = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
-MODE_VALUES: Final[tuple[str, ...]] = get_args(Mode)
-#: Older Exa search types, accepted and searched as `auto` (with a notice).
-LEGACY_MODES: Final = {"neural": "auto", "keyword": "auto"}
-
-ProviderId = Literal[
-    "perplexity",
-    "gemini",
-    "anthropic",
-    "codex",
-    "xai",
-    "zai",
-    "exa",
-    "tinyfish",
-    "jina",
-    "kagi",
-    "tavily",
-    "firecrawl",
-    "brave",
-    "kimi",
-    "parallel",
-    "synthetic",
-    "searxng",
-    "duckduckgo",
-]
-#: The automatic chain's priority: answer engines first, keyed search APIs next, keyless last.
-SEARCH_PROVIDER_ORDER: Final[tuple[str, ...]] = get_args(ProviderId)
 
 
 @dataclass(slots=True)
@@ -101,12 +73,62 @@ class SearchUsage:
 
 @dataclass(frozen=True, slots=True)
 class Attempt:
-    """One provider tried by the chain: its HTTP status (or None) and error (None on success)."""
+    """One provider tried by the chain.
+
+    `status` is the HTTP status (or an HTTP-like code, or None), `error` the message (None on
+    success), `error_kind` the error class's kind (`auth`, `quota`, `rate_limited`, ...; see
+    `websearch.errors`), `retry_after_s` the upstream's hint when it gave one, and `notices`
+    what this provider's plan changed or left out (kept also when the attempt failed).
+    """
 
     provider: str
     status: int | None
     error: str | None
     duration_ms: float
+    error_kind: str | None = None
+    retry_after_s: float | None = None
+    notices: tuple[Notice, ...] = ()
+
+
+def _renderable(
+    answer: str | None,
+    sources: tuple[SearchSource, ...],
+    citations: tuple[SearchCitation, ...],
+    related: tuple[str, ...],
+    queries: tuple[str, ...],
+) -> bool:
+    return bool(
+        (answer and answer.strip())
+        or sources
+        or citations
+        or any(q.strip() for q in related)
+        or any(q.strip() for q in queries)
+    )
+
+
+@dataclass(slots=True)
+class ProviderResult:
+    """What a provider may say about one search: only the fields a provider sets.
+
+    The chain wraps it into a `SearchResponse`, adding the query, the attempts and the notices of
+    the plan and of the search; `notices` here are what the provider found while answering (a
+    tool that failed quietly, an auth method that fell through).
+    """
+
+    answer: str | None = None
+    sources: tuple[SearchSource, ...] = ()
+    citations: tuple[SearchCitation, ...] = ()
+    related_questions: tuple[str, ...] = ()
+    search_queries: tuple[str, ...] = ()
+    usage: SearchUsage | None = None
+    model: str | None = None
+    request_id: str | None = None
+    auth_mode: str | None = None
+    notices: tuple[Notice, ...] = ()
+
+    def has_renderable_content(self) -> bool:
+        """The chain's acceptance rule: some answer, source, citation, question or query."""
+        return _renderable(self.answer, self.sources, self.citations, self.related_questions, self.search_queries)
 
 
 @dataclass(slots=True)
@@ -133,7 +155,7 @@ class SearchResponse:
     request_id: str | None = None
     auth_mode: str | None = None
     attempts: tuple[Attempt, ...] = ()
-    notices: tuple[str, ...] = ()
+    notices: tuple[Notice, ...] = ()
     error: str | None = None
     fallback: str | None = None  # "<provider> unavailable: <reason>" when a fallback-tier provider served
 
@@ -150,51 +172,24 @@ class SearchResponse:
 
     def has_renderable_content(self) -> bool:
         """The chain's acceptance rule: some answer, source, citation, question or query."""
-        return bool(
-            (self.answer and self.answer.strip())
-            or self.sources
-            or self.citations
-            or any(q.strip() for q in self.related_questions)
-            or any(q.strip() for q in self.search_queries)
-        )
+        return _renderable(self.answer, self.sources, self.citations, self.related_questions, self.search_queries)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with snake_case keys."""
         return dataclasses.asdict(self)
 
 
-def _check_int(name: str, value: object, minimum: int = 1) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidSearchParams(name, f"{name} must be a whole number, got {value!r}")
-    if value < minimum:
-        raise InvalidSearchParams(name, f"{name} must be at least {minimum}, got {value}")
-
-
-def _domains(name: str, value: object) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(d, str) for d in value):
-        raise InvalidSearchParams(name, f"{name} must be a list of domain names, got {value!r}")
-    return tuple(d.strip() for d in value if d.strip())
-
-
 @dataclass(slots=True)
 class SearchParams:
-    """What the caller asked for; validated on construction.
+    """What the caller asked for; validated on construction against the parameter table
+    (`websearch._params.PARAMS`), which also documents each field.
 
-    Not frozen either: a frozen dataclass of 18 fields costs 2.5 us to build against 0.4 us, which
-    was 4% of the throughput of 500 searches in flight. Nothing in the public API takes a
-    `SearchParams` back from the caller, and no provider assigns to one; treat it as a value.
-    (Assigning to a field skips the validation and leaves `given()` stale.)
+    Not frozen: a frozen dataclass of 18 fields costs 2.5 us to build against 0.4 us. Nothing in
+    the public API takes a `SearchParams` back from the caller, and no provider assigns to one;
+    treat it as a value. (Assigning to a field skips the validation and leaves `given()` stale.)
 
     `limit` caps the results returned; `num_search_results` is the search breadth asked of the
-    provider. Most providers use `num_search_results`, else `limit` (see `count`).
-
-    The richer parameters (mode ... sort_by_date) follow mcp-web_search-tool.md. Date rungs that
+    provider. Most providers use `num_search_results`, else `limit` (see `count`). Date rungs that
     cannot be used (an unparseable date, a non-positive number of days) are not errors: they fall
     through the precedence ladder with a notice (see `websearch._filters`).
     """
@@ -221,44 +216,25 @@ class SearchParams:
 
     def __post_init__(self) -> None:
         if not isinstance(self.query, str) or not self.query.strip():
-            raise InvalidSearchParams("query", "query must be a non-empty string")
+            raise InvalidSearchParams("query", f"query must be a non-empty string; got {got(self.query)}")
         values = _param_values(self)
         if values.count(None) == len(values):  # the common plain call: nothing else to check
             return
-        if self.recency is not None and self.recency not in RECENCY_VALUES:
-            raise InvalidSearchParams(
-                "recency", f"recency must be one of {', '.join(RECENCY_VALUES)}; got {self.recency!r}"
-            )
-        _check_int("limit", self.limit)
-        _check_int("num_search_results", self.num_search_results)
-        _check_int("max_tokens", self.max_tokens)
-        t = self.temperature
-        if t is not None:
-            if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
-                raise InvalidSearchParams("temperature", f"temperature must be a number, got {t!r}")
-            if not 0 <= t <= 2:
-                raise InvalidSearchParams("temperature", f"temperature must be between 0 and 2, got {t}")
-        if self.mode is not None and self.mode not in MODE_VALUES and self.mode not in LEGACY_MODES:
-            raise InvalidSearchParams(
-                "mode", f"mode must be one of {', '.join(MODE_VALUES)} (or legacy neural, keyword); got {self.mode!r}"
-            )
-        _check_int("text_chars", self.text_chars)
-        if self.category is not None and (not isinstance(self.category, str) or not self.category.strip()):
-            raise InvalidSearchParams("category", f"category must be a non-empty string, got {self.category!r}")
-        for name in ("summary", "sort_by_date"):
-            if getattr(self, name) is not None and not isinstance(getattr(self, name), bool):
-                raise InvalidSearchParams(name, f"{name} must be true or false, got {getattr(self, name)!r}")
-        if self.include_domains is not None:
-            self.include_domains = _domains("include_domains", self.include_domains)
-        if self.exclude_domains is not None:
-            self.exclude_domains = _domains("exclude_domains", self.exclude_domains)
-        given = tuple(
-            (name, value)
-            for name, value in zip(PARAM_NAMES, _param_values(self), strict=True)
-            if value is not None and value is not False and value != ()
-        )
-        self._given = given
-        self._rich = any(name in RICH_PARAMS for name, _ in given)
+        given = []
+        rich = False
+        for param, value in zip(PARAMS, values, strict=True):
+            if value is None:
+                continue
+            value = check(param, value)
+            if param.kind == "domains":
+                setattr(self, param.name, value)
+            if value is False or value == ():
+                continue
+            rich = rich or param.rich
+            if value != param.default:
+                given.append((param.name, value))
+        self._given = tuple(given)
+        self._rich = rich
 
     @property
     def count(self) -> int | None:
@@ -266,8 +242,8 @@ class SearchParams:
         return self.num_search_results if self.num_search_results is not None else self.limit
 
     def given(self) -> dict[str, Any]:
-        """The optional parameters the caller actually set (query excluded; false switches and
-        empty domain lists count as not set)."""
+        """The optional parameters the caller set to something other than their documented
+        default (query excluded; false switches and empty domain lists count as not set)."""
         return dict(self._given)
 
     @property
@@ -279,5 +255,6 @@ class SearchParams:
 #: Every optional search parameter, in declaration order.
 PARAM_NAMES: Final = tuple(f.name for f in dataclasses.fields(SearchParams) if f.init and f.name != "query")
 _param_values: Final = operator.attrgetter(*PARAM_NAMES)
+assert tuple(p.name for p in PARAMS) == PARAM_NAMES, "the parameter table must follow SearchParams' fields"
 #: The parameters of mcp-web_search-tool.md that web_search.md does not have.
-RICH_PARAMS: Final = frozenset(PARAM_NAMES[PARAM_NAMES.index("mode") :])
+RICH_PARAMS: Final = frozenset(p.name for p in PARAMS if p.rich)

@@ -5,29 +5,48 @@ WebSearchError
  ├── InvalidSearchParams (also ValueError)  a parameter the caller passed is not acceptable
  ├── ConfigError                            settings.toml or a credential is malformed
  ├── SearchFailedError                      raised by SearchResponse.raise_for_error()
- └── SearchProviderError                    one provider failed: provider, message, status
-      ├── MissingCredentialError            no key/token for that provider
-      ├── ProviderTimeoutError              the upstream did not answer in time
-      └── ProviderConnectionError           refused, reset, DNS failure, broken body
+ └── SearchProviderError                    one provider failed: provider, message, status  kind
+      ├── MissingCredentialError            no key/token for that provider                  missing_credential
+      ├── AuthenticationFailed              the key or login was refused (401, 403, ...)    auth
+      ├── QuotaExhausted                    out of credits, or over the plan's budget       quota
+      ├── RateLimited                       too many requests for now; see retry_after      rate_limited
+      ├── UpstreamUnavailable               5xx, overload, the upstream's own engines down  unavailable
+      ├── Blocked                           a bot challenge, consent or CAPTCHA page        blocked
+      ├── NoResults                         an answer with nothing renderable in it         no_results
+      ├── InvalidResponse                   a body that is not what the API promises        invalid_response
+      ├── RequestRejected                   the upstream refused the request (400, 404...)  rejected
+      ├── ProviderTimeoutError              the upstream did not answer in time             timeout
+      └── ProviderConnectionError           refused, reset, DNS failure, broken body        connection
 ```
 
-Fallback between providers is decided by type (any `SearchProviderError` advances the chain),
-never by matching text in a message. Messages never contain a secret: the transport redacts
-every credential it was handed before an error leaves it.
+Every class has a `kind` (the last column), which `--format json` shows as an attempt's
+`error_kind`. Fallback between providers is decided by type (any `SearchProviderError` advances
+the chain), and cooldowns by class, never by matching text in a message. `retry_variant` marks an
+error after which the same provider may try its next request shape (another model, another
+argument spelling); it is set where the error is built, from the upstream's code. Messages never
+contain a secret: the transport and the error mapping redact every credential a request carried.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = [
+    "AuthenticationFailed",
+    "Blocked",
     "ConfigError",
+    "InvalidResponse",
     "InvalidSearchParams",
     "MissingCredentialError",
+    "NoResults",
     "ProviderConnectionError",
     "ProviderTimeoutError",
+    "QuotaExhausted",
+    "RateLimited",
+    "RequestRejected",
     "SearchFailedError",
     "SearchProviderError",
+    "UpstreamUnavailable",
     "WebSearchError",
 ]
 
@@ -67,11 +86,14 @@ class SearchFailedError(WebSearchError):
 class SearchProviderError(WebSearchError):
     """One provider failed to answer.
 
-    `status` is the HTTP status, or an HTTP-like code for failures that have none
-    (204: nothing renderable, 429: bot challenge, 503: all upstream engines failed), or None.
-    `retry_after` is the server's hint in seconds when it gave one. `hint` is extra advice the
-    error formatter appends when it replaces the message (for 401/403).
+    `status` is the HTTP status, or an HTTP-like code for failures that have none (204: nothing
+    renderable, 429: a bot challenge, 503: all upstream engines failed), or None. `retry_after`
+    is the server's hint in seconds when it gave one. `message` is written for the person or
+    model reading it, complete where the error is built. `retry_variant` says another request
+    shape of the same provider may succeed (see the module docstring).
     """
+
+    kind: ClassVar[str] = "error"
 
     def __init__(
         self,
@@ -80,32 +102,91 @@ class SearchProviderError(WebSearchError):
         status: int | None = None,
         *,
         retry_after: float | None = None,
-        hint: str | None = None,
+        retry_variant: bool = False,
+        hint: str | None = None,  # MIGRATION: legacy providers' 401/403 advice; gone once all use envelopes
     ) -> None:
         super().__init__(message)
         self.provider = provider
         self.message = message
         self.status = status
         self.retry_after = retry_after
+        self.retry_variant = retry_variant
         self.hint = hint
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(provider={self.provider!r}, message={self.message!r}, status={self.status!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable across process pools, fields and all
-        return (_rebuild, (type(self), self.provider, self.message, self.status, self.retry_after, self.hint))
+        return (
+            _rebuild,
+            (type(self), self.provider, self.message, self.status, self.retry_after, self.retry_variant),
+        )
 
 
 class MissingCredentialError(SearchProviderError):
     """The provider needs a key or token that is not configured."""
 
+    kind = "missing_credential"
+
+
+class AuthenticationFailed(SearchProviderError):
+    """The upstream refused the key, token or login."""
+
+    kind = "auth"
+
+
+class QuotaExhausted(SearchProviderError):
+    """The account is out of credits or over its plan's budget (a status or code said so)."""
+
+    kind = "quota"
+
+
+class RateLimited(SearchProviderError):
+    """Too many requests for now; `retry_after` says for how long, when the upstream said."""
+
+    kind = "rate_limited"
+
+
+class UpstreamUnavailable(SearchProviderError):
+    """The upstream is down or overloaded (5xx, 529, all of its own engines failing)."""
+
+    kind = "unavailable"
+
+
+class Blocked(SearchProviderError):
+    """The upstream answered with a bot challenge, consent or CAPTCHA page instead of results."""
+
+    kind = "blocked"
+
+
+class NoResults(SearchProviderError):
+    """The upstream answered, with nothing renderable (no answer, source, citation or question)."""
+
+    kind = "no_results"
+
+
+class InvalidResponse(SearchProviderError):
+    """The upstream's answer is not what its API promises (not JSON, a cut stream, a wrong shape)."""
+
+    kind = "invalid_response"
+
+
+class RequestRejected(SearchProviderError):
+    """The upstream refused the request itself (400, 404, 422, ...): a parameter, a model, a path."""
+
+    kind = "rejected"
+
 
 class ProviderTimeoutError(SearchProviderError):
     """The upstream did not answer within the request timeout."""
 
+    kind = "timeout"
+
 
 class ProviderConnectionError(SearchProviderError):
     """The connection could not be made or broke before the response was complete."""
+
+    kind = "connection"
 
 
 def _rebuild(
@@ -114,6 +195,6 @@ def _rebuild(
     message: str,
     status: int | None,
     retry: float | None,
-    hint: str | None,
+    variant: bool,
 ) -> SearchProviderError:
-    return cls(provider, message, status, retry_after=retry, hint=hint)
+    return cls(provider, message, status, retry_after=retry, retry_variant=variant)

@@ -1,46 +1,54 @@
-"""The provider contract and the helpers every provider shares.
+"""The provider contract (plan once, send, parse) and the helpers every provider shares.
 
-A provider module reads top to bottom: metadata and `supports` (which parameters it honours
-natively or approximately; anything else it is handed becomes an "ignored" notice), then
-`build_request` and `parse_response` as pure functions, then private helpers.
+A provider module reads top to bottom:
+
+1. its class, with `info` (its registry row), `supports` (the parameters it honours natively or
+   approximately; the chain reports every other parameter the caller set as not applied) and
+   `envelope` (where its error bodies keep their message and code; see `_errors`);
+2. `plan(params, ctx) -> Plan`: every decision, made once and purely: the request, the notices
+   of what it changed or left out, and what the parser needs (`limit`, `state`);
+3. `parse(response, plan) -> ProviderResult`: bytes to results, pure, with errors mapped by
+   `self.error(response, plan)` through the envelope;
+4. private helpers.
+
+Providers that stream or take several requests (Perplexity, Gemini, Codex, Z.AI, TinyFish's
+pages) override `search(plan, ctx)`, and still take their notices from `plan`. A provider knows
+nothing of the chain: the context says what it needs (for example `ctx.explicit`).
 """
 
 from __future__ import annotations
 
-import email.utils
-import functools
 import math
-import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
-from http import HTTPStatus
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from .._dates import age_seconds, parse_date
-from .._registry import PROVIDERS, ProviderInfo
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._filters import Filters
+from .._notices import Notice, approximated, clamped, not_applied, overridden, widened
+from .._registry import ProviderInfo
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import MissingCredentialError, SearchProviderError
+from ..errors import InvalidResponse, MissingCredentialError, SearchProviderError
+from ._errors import DEFAULT_ENVELOPE, ErrorEnvelope, http_error, redact_detail, retry_after_seconds, status_phrase
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
-    from .._filters import Filters
 
 __all__ = [
     "HttpProvider",
+    "Plan",
     "Provider",
+    "ProviderResult",
     "Support",
     "age_seconds",
-    "api_error",
     "as_dict",
     "as_int",
     "as_list",
     "as_str",
-    "clamp_count",
-    "classify_http_error",
-    "json_body",
-    "ladder_bucket",
-    "ladder_bucket_notices",
+    "bucket_notices",
+    "count",
     "make_source",
     "parse_date",
     "recency_bucket",
@@ -56,150 +64,113 @@ __all__ = [
 Support = Literal["native", "approximate"]
 
 
-class Provider:
-    """Base of every provider: an id, what it supports, and `search`."""
+@dataclass(slots=True)
+class Plan:
+    """What a provider decided for one search before anything is sent.
 
-    id: ClassVar[str]
+    `request` is what `HttpProvider.search` sends (providers with their own `search` may leave it
+    None and keep their requests in `state`); `notices` say what the plan changed or left out;
+    `limit` is how many sources the parser keeps; `now` is the instant the plan was made (dates,
+    windows and ages all read it, so a plan is reproducible); `state` is anything else the
+    parser needs.
+    """
+
+    params: SearchParams
+    filters: Filters
+    now: datetime
+    request: HttpRequest | None = None
+    notices: list[Notice] = field(default_factory=list)
+    limit: int | None = None
+    state: Any = None
+
+
+class Provider:
+    """Base of every provider: its row, what it supports, its error envelope, `plan` and `search`."""
+
+    info: ClassVar[ProviderInfo]
     #: Parameters honoured: "native" (sent upstream as asked) or "approximate" (mapped with a notice).
     supports: ClassVar[Mapping[str, Support]] = {}
+    envelope: ClassVar[ErrorEnvelope] = DEFAULT_ENVELOPE
 
     @property
-    def info(self) -> ProviderInfo:
-        """This provider's registry row."""
-        return PROVIDERS[self.id]
+    def id(self) -> str:
+        """The provider id ("brave", ...)."""
+        return self.info.id
 
-    @functools.cached_property
+    @property
     def label(self) -> str:
         """The display name ("Brave", "OpenAI", ...)."""
         return self.info.label
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        """Notices for parameters honoured only approximately (clamps, downgrades)."""
-        return []
+    def new_plan(self, params: SearchParams, ctx: ProviderContext, **fields: Any) -> Plan:
+        """A plan dated now, with the search's normalised filters."""
+        return Plan(params, ctx.filters(params), ctx.clock.now(), **fields)
 
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        """Run one search; raise a SearchProviderError (never return an error response)."""
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        """Decide the search (pure: no I/O). Raise MissingCredentialError when a key is needed."""
         raise NotImplementedError
+
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        """Run the planned search; raise a SearchProviderError (never return an error)."""
+        raise NotImplementedError
+
+    def error(
+        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
+    ) -> SearchProviderError:
+        """The error for a failed response, mapped through this provider's envelope."""
+        return http_error(self.info, self.envelope, response, plan.now, status=status, body=body)
+
+    def json_object(self, response: HttpResponse) -> dict[str, Any]:
+        """The body as a JSON object, or InvalidResponse saying it was not JSON or not an object."""
+        try:
+            data = response.json()
+        except ValueError:
+            raise InvalidResponse(self.id, f"{self.label} returned a body that is not JSON", response.status) from None
+        if not isinstance(data, dict):
+            raise InvalidResponse(self.id, f"{self.label} returned JSON that is not an object", response.status)
+        return data
 
 
 class HttpProvider(Provider):
-    """A provider that needs one request and one complete response."""
+    """A provider that sends one request and parses one complete response."""
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        """The request for `params` (pure: no I/O)."""
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
+        """The response as results, or a SearchProviderError for an error status or body (pure)."""
         raise NotImplementedError
 
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        """The response parsed, or a SearchProviderError for an error status or body (pure)."""
-        raise NotImplementedError
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        assert plan.request is not None, f"{self.id}: plan() made no request"
+        response = await ctx.send(self.id, plan.request)
+        return self.parse(response, plan)
 
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        request = self.build_request(params, ctx)
-        response = await ctx.send(self.id, request)
-        return self.parse_response(response, params, ctx)
+
+def require_key(ctx: ProviderContext, info: ProviderInfo) -> str:
+    """The provider's key (explicit, then its env vars, then agent.db), or an error saying how to set one."""
+    key = ctx.secret(info.id, info.env_keys, info.credential_ids)
+    if key:
+        return key
+    where = " or ".join(info.env_keys) if info.env_keys else "a key"
+    raise MissingCredentialError(
+        info.id, f"{info.label} needs an API key: set {where} or run `websearch auth set {info.id}`"
+    )
 
 
 # -- counts ------------------------------------------------------------------------------------
 
 
-def clamp_count(params: SearchParams, default: int, maximum: int, label: str) -> tuple[int, list[str]]:
-    """The collapsed count (`num_search_results`, else `limit`) clamped to 1..maximum, with notices."""
-    notices: list[str] = []
+def count(params: SearchParams, default: int, maximum: int, label: str) -> tuple[int, list[Notice]]:
+    """The result count (`num_search_results`, else `limit`) clamped to 1..maximum, and its notices."""
+    notices: list[Notice] = []
     if params.num_search_results is not None and params.limit is not None and params.limit != params.num_search_results:
-        notices.append(
-            f"limit={params.limit} not applied separately: {label} uses num_search_results="
-            f"{params.num_search_results} as its result count"
-        )
+        notices.append(overridden("limit", params.limit, f"num_search_results={params.num_search_results}"))
     n = params.count
     if n is None:
         return default, notices
     if n > maximum:
         name = "num_search_results" if params.num_search_results is not None else "limit"
-        notices.append(f"{name}={n} exceeds {label}'s maximum of {maximum}; at most {maximum} results returned")
+        notices.append(clamped(name, n, maximum, f"{label} returns at most {maximum} results"))
         return maximum, notices
     return max(1, n), notices
-
-
-# -- errors ------------------------------------------------------------------------------------
-
-_QUOTA_RE: Final = re.compile(r"credits?\s*(?:exhausted|exceeded)|quota|insufficient", re.IGNORECASE)
-
-
-def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
-    """The `Retry-After` header as seconds (delta-seconds or an HTTP date), or None."""
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    now = now or datetime.now(UTC)
-    return max(0.0, (when - now).total_seconds())
-
-
-def classify_http_error(provider: str, response: HttpResponse) -> SearchProviderError | None:
-    """The shared classification of a non-2xx response (quota wording, 402, 401, 403), or None."""
-    status = response.status
-    retry = retry_after_seconds(response.headers)
-    if _QUOTA_RE.search(response.text()):
-        return SearchProviderError(provider, f"{provider}: credits exhausted", status, retry_after=retry)
-    message = {402: "402 credits exhausted", 401: "401 unauthorized", 403: "403 forbidden"}.get(status)
-    if message is None:
-        return None
-    return SearchProviderError(provider, f"{provider}: {message}", status, retry_after=retry)
-
-
-def api_error(provider: str, response: HttpResponse, *, detail: str | None = None) -> SearchProviderError:
-    """The error for a non-2xx response: the shared classification, else
-    `<Label> API error (<status>): <detail>` (detail defaults to the body, folded and redacted)."""
-    error = classify_http_error(provider, response)
-    if error is not None:
-        return error
-    if detail is None:
-        detail = response.safe_text() or status_phrase(response.status)
-    label = PROVIDERS[provider].label
-    return SearchProviderError(
-        provider,
-        f"{label} API error ({response.status}): {detail}",
-        response.status,
-        retry_after=retry_after_seconds(response.headers),
-    )
-
-
-def json_body(provider: str, response: HttpResponse) -> Any:
-    """The body as JSON, or a provider error that says it was not JSON."""
-    try:
-        return response.json()
-    except ValueError:
-        label = PROVIDERS[provider].label
-        raise SearchProviderError(provider, f"{label} returned a body that is not JSON", response.status) from None
-
-
-def json_object(provider: str, response: HttpResponse, label: str | None = None) -> dict[str, Any]:
-    """The body as a JSON object, or a provider error that says it was not JSON or not an object."""
-    data = json_body(provider, response)
-    if not isinstance(data, dict):
-        name = label or PROVIDERS[provider].label
-        raise SearchProviderError(provider, f"{name} returned JSON that is not an object", response.status)
-    return data
-
-
-def require_key(
-    ctx: ProviderContext, provider: str, env_keys: tuple[str, ...], credential_ids: tuple[str, ...] = ()
-) -> str:
-    """The provider's key (explicit, then env, then agent.db), or an error that says how to set one."""
-    key = ctx.secret(provider, env_keys, credential_ids)
-    if key:
-        return key
-    label = PROVIDERS[provider].label
-    where = " or ".join(env_keys) if env_keys else "a key"
-    raise MissingCredentialError(
-        provider, f"{label} needs an API key: set {where} or run `websearch auth set {provider}`"
-    )
 
 
 # -- reading loosely-typed JSON ----------------------------------------------------------------
@@ -207,8 +178,7 @@ def require_key(
 
 def make_source(url: str, title: object, text: object, published: object, now: datetime) -> SearchSource:
     """A result from loosely-typed JSON values: the title falls back to the URL, the text is
-    trimmed (blank becomes None), a non-string or empty date is dropped, the age comes from `now`.
-    Written for the hot path: providers build dozens of these per search."""
+    trimmed (blank becomes None), a non-string or empty date is dropped, the age comes from `now`."""
     date = published if isinstance(published, str) and published else None
     snippet = text.strip() if isinstance(text, str) else ""
     return SearchSource(
@@ -242,19 +212,6 @@ def as_int(value: object) -> int | None:
     return int(value) if math.isfinite(value) else None
 
 
-def redact_detail(response: HttpResponse, text: str, limit: int = 300) -> str:
-    """`text` taken from an error response, folded, cut and with the request's secrets redacted."""
-    return HttpResponse(response.status, {}, text.encode(), secrets=response.secrets).safe_text(limit)
-
-
-def status_phrase(status: int) -> str:
-    """ "Service Unavailable" for 503; for an error whose body says nothing."""
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "no body"
-
-
 # -- richer parameters, approximated -----------------------------------------------------------
 
 _BUCKETS: Final = (("day", 1), ("week", 7), ("month", 31), ("year", 366))
@@ -267,41 +224,37 @@ def recency_bucket(start: datetime, now: datetime) -> str | None:
     return next((name for name, limit in _BUCKETS if days <= limit), None)
 
 
-def ladder_bucket(params: SearchParams, ctx: ProviderContext) -> str | None:
-    """The narrowest of day/week/month/year covering the date ladder's start .. now, or None."""
-    start = ctx.filters(params).start
-    return recency_bucket(start, ctx.clock.now()) if start is not None else None
-
-
-def recency_overridden(params: SearchParams, filters: Filters) -> list[str]:
+def recency_overridden(params: SearchParams, filters: Filters) -> list[Notice]:
     """The notice that `recency` lost to a date-ladder rung, when both were given."""
     if params.recency and filters.start_source is not None:
-        return [f"recency={params.recency!r} not applied: {filters.start_source} takes precedence"]
+        return [overridden("recency", params.recency, filters.start_source)]
     return []
 
 
-def ladder_bucket_notices(
-    params: SearchParams, filters: Filters, applied: str | None, longest: str, only: str
-) -> list[str]:
-    """The notices of a ladder start mapped onto a provider's coarse windows: `recency` overridden,
-    then "approximated as <applied>: <only>", or "not applied" when even `longest` is too short."""
-    if filters.start_source is None:
+def bucket_notices(plan: Plan, applied: str | None, longest: str, only: str) -> list[Notice]:
+    """The notices of a ladder start mapped onto a provider's coarse windows: `recency`
+    overridden, then "widened to <applied>: <only>", or "not applied" when even `longest` is too
+    short. `applied` is how the window was sent (`df=w (the past week)`)."""
+    f = plan.filters
+    if f.start_source is None:
         return []
-    notices = recency_overridden(params, filters)
-    rung = f"{filters.start_source}={getattr(params, filters.start_source)!r}"
+    notices = recency_overridden(plan.params, f)
+    value = getattr(plan.params, f.start_source)
     if applied is None:
-        notices.append(f"{rung} not applied: the window is longer than {longest}")
+        notices.append(not_applied(f.start_source, value, f"the window is longer than {longest}"))
     else:
-        notices.append(f"{rung} approximated as {applied}: {only}")
+        notices.append(widened(f.start_source, value, applied, only))
     return notices
 
 
-def site_operator_notices(params: SearchParams, filters: Filters, label: str, why: str = "") -> list[str]:
+def site_operator_notices(plan: Plan, label: str, why: str = "") -> list[Notice]:
     """The notices of `with_site_operators`: domains applied as query operators, not a filter."""
     return [
-        f"{name}={getattr(params, name)!r} applied as {op} operators in the query: {label} has no domain filter{why}"
+        approximated(
+            name, getattr(plan.params, name), f"{op} operators in the query", f"{label} has no domain filter{why}"
+        )
         for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:"))
-        if getattr(filters, name)
+        if getattr(plan.filters, name)
     ]
 
 

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from .._oauth import OAuthToken, Refresh, oauth_token
 from .._wire import HttpRequest
 from ..errors import ConfigError, SearchProviderError
-from ._base import as_dict, as_str, json_body
 from ._gemini_retry import http_error
+from ._legacy import as_dict, as_str, json_body
 
 if TYPE_CHECKING:
     from .._context import ProviderContext

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final
 from .._types import SearchResponse
 from .._wire import HttpRequest, HttpResponse
 from ..errors import ProviderTimeoutError, SearchProviderError
-from ._base import as_dict, as_list, as_str, classify_http_error, redact_detail, retry_after_seconds
+from ._legacy import as_dict, as_list, as_str, classify_http_error, redact_detail, retry_after_seconds
 
 if TYPE_CHECKING:
     from .._context import ProviderContext

@@ -18,7 +18,15 @@ from .._sse import SseEvent
 from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
-from ._base import age_seconds, as_list, as_str, classify_http_error, redact_detail, retry_after_seconds, status_phrase
+from ._legacy import (
+    age_seconds,
+    as_list,
+    as_str,
+    classify_http_error,
+    redact_detail,
+    retry_after_seconds,
+    status_phrase,
+)
 
 if TYPE_CHECKING:
     from .perplexity import Auth

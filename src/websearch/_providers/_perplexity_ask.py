@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .._types import SearchParams, SearchResponse, SearchSource
 from .._wire import HttpRequest
 from ..errors import SearchProviderError
-from ._base import as_list, as_str
+from ._legacy import as_list, as_str
 from ._perplexity_api import AUTH_NAMES, ID, EventStream, int_or_none, json_or_none, to_source
 
 if TYPE_CHECKING:

@@ -27,7 +27,17 @@ from .._prompts import SYSTEM_PROMPT
 from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
-from ._base import Provider, Support, api_error, as_dict, as_list, clamp_count, json_object, redact_detail, require_key
+from ._legacy import (
+    Provider,
+    Support,
+    api_error,
+    as_dict,
+    as_list,
+    clamp_count,
+    json_object,
+    redact_detail,
+    require_key,
+)
 
 if TYPE_CHECKING:
     from .._context import ProviderContext

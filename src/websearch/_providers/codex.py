@@ -29,7 +29,16 @@ from .._sse import SseEvent, aiter_sse
 from .._types import SearchParams, SearchResponse, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
 from ..errors import ConfigError, MissingCredentialError, SearchProviderError
-from ._base import Provider, Support, as_dict, as_list, as_str, classify_http_error, redact_detail, retry_after_seconds
+from ._legacy import (
+    Provider,
+    Support,
+    as_dict,
+    as_list,
+    as_str,
+    classify_http_error,
+    redact_detail,
+    retry_after_seconds,
+)
 
 if TYPE_CHECKING:
     from .._context import ProviderContext

@@ -20,20 +20,21 @@ from urllib.parse import unquote
 from selectolax.lexbor import LexborHTMLParser
 from yarl import URL as _YarlURL
 
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import SearchProviderError
+from ..errors import Blocked
 from ._base import (
     HttpProvider,
+    Plan,
     Support,
-    clamp_count,
-    classify_http_error,
-    ladder_bucket,
-    ladder_bucket_notices,
-    retry_after_seconds,
+    bucket_notices,
+    count,
+    recency_bucket,
     site_operator_notices,
     with_site_operators,
 )
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -80,7 +81,7 @@ _RETAIN_MAX: Final = 256 * 1024
 
 
 class DuckDuckGo(HttpProvider):
-    id = "duckduckgo"
+    info = PROVIDERS["duckduckgo"]
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -92,33 +93,32 @@ class DuckDuckGo(HttpProvider):
         "exclude_domains": "approximate",
     }
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        f = ctx.filters(params)
+    envelope = ErrorEnvelope(message=(), code=(), prefix="DuckDuckGo HTML error", body_in_message=False)
+
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        f = plan.filters
         form = [("q", with_site_operators(params.query, f.include_domains, f.exclude_domains)), ("kl", "us-en")]
-        window = ladder_bucket(params, ctx) if f.start is not None else params.recency
+        bucket = recency_bucket(f.start, plan.now) if f.start is not None else None
+        window = bucket if f.start is not None else params.recency
         if window in _DF:
             form.append(("df", _DF[window]))
         form.append(("b", ""))
-        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=HEADERS, form=form)
-
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        f = ctx.filters(params)
-        window = ladder_bucket(params, ctx)
-        applied = f"df={_DF[window]} (the past {window})" if window else None
+        applied = f"df={_DF[bucket]} (the past {bucket})" if bucket else None
         only = "DuckDuckGo only filters by the past day, week, month or year"
-        notices.extend(ladder_bucket_notices(params, f, applied, "DuckDuckGo's longest (a year)", only))
-        notices.extend(site_operator_notices(params, f, self.label))
-        return notices
+        plan.notices += bucket_notices(plan, applied, "DuckDuckGo's longest (a year)", only)
+        plan.notices += site_operator_notices(plan, self.label)
+        plan.request = HttpRequest("POST", ctx.endpoint(self.id, URL), headers=HEADERS, form=form)
+        return plan
 
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         body = response.body
         if b"anomaly-modal" in body or b"anomaly.js" in body:
-            raise SearchProviderError(self.id, CHALLENGE_MESSAGE, 429)
+            raise Blocked(self.id, CHALLENGE_MESSAGE, 429)
         if not response.ok:  # 202 is a normal answer here; 200-299 all parse
-            raise classify_http_error(self.id, response) or _html_error(response)
-        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
-        return SearchResponse(provider=self.id, sources=tuple(parse_results(body, limit)))
+            raise self.error(response, plan)
+        return ProviderResult(sources=tuple(parse_results(body, plan.limit or DEFAULT_RESULTS)))
 
 
 def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSource]:
@@ -217,14 +217,6 @@ def unwrap_href(href: str) -> str | None:
     if href.startswith(("http://", "https://")):
         return href
     return None
-
-
-def _html_error(response: HttpResponse) -> SearchProviderError:
-    retry = retry_after_seconds(response.headers)
-    message = f"DuckDuckGo HTML error ({response.status})"
-    if retry is not None:
-        message += f"; retry after {retry:g} s"
-    return SearchProviderError("duckduckgo", message, response.status, retry_after=retry)
 
 
 PROVIDER: Final = DuckDuckGo()

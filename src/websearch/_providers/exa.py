@@ -27,11 +27,11 @@ from urllib.parse import urlsplit
 
 from .._clock import SystemClock
 from .._filters import Filters, recency_start
-from .._rendering import DEFAULT_TEXT_CHARS
+from .._params import DEFAULT_TEXT_CHARS
 from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import ConfigError, SearchProviderError
-from ._base import (
+from ._legacy import (
     HttpProvider,
     Support,
     age_seconds,

@@ -35,7 +35,7 @@ from .._filters import Filters, recency_start
 from .._types import SearchParams, SearchResponse, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
-from ._base import (
+from ._legacy import (
     HttpProvider,
     Support,
     api_error,

@@ -35,7 +35,6 @@ from .._sse import SseEvent, aiter_sse
 from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
 from ..errors import MissingCredentialError, ProviderConnectionError, ProviderTimeoutError, SearchProviderError
-from ._base import Provider, Support, as_dict, as_list, as_str
 from ._gemini_oauth import (
     ANTIGRAVITY_CLIENT,
     ANTIGRAVITY_ENDPOINTS,
@@ -55,6 +54,7 @@ from ._gemini_oauth import (
     refresher,
 )
 from ._gemini_retry import AuthRejected, Outcome, http_error, retry_hint, send_with_retries
+from ._legacy import Provider, Support, as_dict, as_list, as_str
 
 if TYPE_CHECKING:
     from .._context import ProviderContext

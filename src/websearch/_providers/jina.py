@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from .._types import SearchParams, SearchResponse, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ._base import (
+from ._legacy import (
     HttpProvider,
     Support,
     api_error,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from .._types import Recency, SearchParams, SearchResponse, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
-from ._base import (
+from ._legacy import (
     HttpProvider,
     Support,
     age_seconds,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from .._types import SearchParams, SearchResponse, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
-from ._base import (
+from ._legacy import (
     HttpProvider,
     Support,
     age_seconds,

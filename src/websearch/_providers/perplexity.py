@@ -41,7 +41,7 @@ from .._sse import SseEvent, aiter_sse
 from .._types import SearchParams, SearchResponse
 from .._wire import HttpRequest
 from ..errors import MissingCredentialError, SearchProviderError
-from ._base import Provider, Support, json_body, recency_overridden
+from ._legacy import Provider, Support, json_body, recency_overridden
 from ._perplexity_api import AUTH_NAMES, ID, ChatStream, EventStream, http_error
 from ._perplexity_ask import (
     APP_USER_AGENT,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 
 from .._types import SearchParams, SearchResponse, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Support, api_error, as_str, json_object, require_key
+from ._legacy import HttpProvider, Support, api_error, as_str, json_object, require_key
 
 if TYPE_CHECKING:
     from .._context import ProviderContext

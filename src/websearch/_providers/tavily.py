@@ -33,7 +33,7 @@ from .._filters import Filters, recency_start
 from .._types import SearchParams, SearchResponse
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
-from ._base import (
+from ._legacy import (
     HttpProvider,
     Support,
     as_str,

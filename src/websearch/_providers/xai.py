@@ -19,7 +19,7 @@ from .._prompts import SYSTEM_PROMPT
 from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
-from ._base import (
+from ._legacy import (
     HttpProvider,
     Support,
     as_dict,

@@ -26,7 +26,7 @@ from .._sse import iter_sse
 from .._types import SearchParams, SearchResponse, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import ProviderConnectionError, ProviderTimeoutError, SearchProviderError
-from ._base import (
+from ._legacy import (
     Provider,
     Support,
     as_dict,

@@ -1,0 +1,112 @@
+"""The providers a client may use, in chain order, and which of them are available right now.
+
+A `Lineup` is the registry's rows (the default) or a list the caller gives (`WebSearch(providers=
+[...])`: built-in ids, or provider objects for engines of their own). Availability is decided from
+declarations alone (no provider module is imported) and computed once per client: the scan is
+kept until the environment values it read, the settings or agent.db's stamp change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ._availability import is_available, is_explicitly_available, unavailable_reason
+from ._registry import PROVIDERS, ProviderInfo, load_provider
+from ._settings import ENV_TWINS
+from .errors import InvalidSearchParams
+
+if TYPE_CHECKING:
+    from ._context import ProviderContext
+    from ._providers._base import Provider
+
+__all__ = ["Lineup", "Scan"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """Which providers of a lineup the automatic chain may use, and which may run when chosen."""
+
+    available: frozenset[str]
+    explicit: frozenset[str]
+
+
+class Lineup:
+    """An ordered set of providers: ids of built-in ones and provider objects of the caller's."""
+
+    def __init__(self, providers: Iterable[str | Provider] | None = None) -> None:
+        self._infos: dict[str, ProviderInfo] = {}
+        self._objects: dict[str, Provider] = {}
+        for item in PROVIDERS if providers is None else providers:
+            if isinstance(item, str):
+                if item not in PROVIDERS:
+                    raise InvalidSearchParams(
+                        "providers", f"unknown provider {item!r}; use one of: {', '.join(PROVIDERS)}"
+                    )
+                info = PROVIDERS[item]
+            else:
+                info = item.info
+                self._objects[info.id] = item
+            if info.id in self._infos:
+                raise InvalidSearchParams("providers", f"provider {info.id!r} is listed twice")
+            self._infos[info.id] = info
+        names = {n for info in self._infos.values() for n in info.env_keys}
+        names.update(ENV_TWINS[k] for info in self._infos.values() for k in info.settings_keys if k in ENV_TWINS)
+        self._env_names = tuple(sorted(names))
+        self._scan: tuple[Any, Scan] | None = None
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The provider ids, in chain order."""
+        return tuple(self._infos)
+
+    def __contains__(self, provider_id: object) -> bool:
+        return provider_id in self._infos
+
+    def info(self, provider_id: str) -> ProviderInfo:
+        """The row of a provider in this lineup."""
+        return self._infos[provider_id]
+
+    def infos(self) -> Sequence[ProviderInfo]:
+        """Every row, in chain order."""
+        return tuple(self._infos.values())
+
+    def load(self, provider_id: str) -> Provider:
+        """The provider object (a built-in one is imported on first use)."""
+        return self._objects.get(provider_id) or load_provider(provider_id)
+
+    def narrowed(self, ids: Iterable[str]) -> Lineup:
+        """A lineup of exactly `ids` (each one of this lineup's), in that order."""
+        items: list[str | Provider] = []
+        for provider_id in ids:
+            if provider_id not in self._infos:
+                raise InvalidSearchParams(
+                    "providers", f"unknown provider {provider_id!r}; use one of: {', '.join(self._infos)}"
+                )
+            items.append(self._objects.get(provider_id, provider_id))
+        return Lineup(items)
+
+    def scan(self, ctx: ProviderContext) -> Scan:
+        """Availability of every provider, recomputed only when what it was decided from changed."""
+        env = ctx.env
+        stamp = (
+            tuple(env.get(name) for name in self._env_names),
+            ctx.credentials.stamp(),
+            id(ctx.settings),
+            tuple(sorted(ctx.api_keys)),
+        )
+        cached = self._scan
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        infos = self._infos.values()
+        scan = Scan(
+            frozenset(i.id for i in infos if is_available(i, ctx)),
+            frozenset(i.id for i in infos if is_explicitly_available(i, ctx)),
+        )
+        self._scan = (stamp, scan)
+        return scan
+
+    def reason(self, provider_id: str, ctx: ProviderContext) -> str:
+        """What would make a provider available (for `websearch providers` and notices)."""
+        return unavailable_reason(self._infos[provider_id], ctx)

@@ -1,0 +1,137 @@
+"""Notices: what a search did with the parameters it was given, in one typed vocabulary.
+
+A `Notice` names the parameter, the value as the caller gave it (JSON-ready: lists, not
+tuples), a `kind` from a small closed set, and a message. Messages are written only by the
+constructors below, so one situation always reads the same, and values are shown as JSON
+(`include_domains=["example.org"]`, `summary=true`, `recency="day"`):
+
+| kind           | constructor     | reads                                                   |
+|----------------|-----------------|---------------------------------------------------------|
+| `not_applied`  | `not_supported` | `<p>=<v> not applied: <Label> does not support it`      |
+|                | `not_applied`   | `<p>=<v> not applied: <why>`                            |
+| `approximated` | `approximated`  | `<p>=<v> applied as <how>: <why>`                       |
+| `widened`      | `widened`       | `<p>=<v> widened to <how>: <why>`                       |
+| `clamped`      | `clamped`       | `<p>=<v> clamped to <to>: <why>`                        |
+| `overridden`   | `overridden`    | `<p>=<v> not applied: <by> takes precedence`            |
+| `replaced`     | `replaced`      | `<p>=<v> searched as <by>: <why>`                       |
+| `dropped`      | `dropped`       | `<p>=<v> dropped: <why>`                                |
+| `fallback`     | `fallback`      | a provider other than the one asked for served          |
+| `partial`      | `partial`       | part of the answer is missing, or a step failed quietly |
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final, Literal, get_args
+
+__all__ = [
+    "NOTICE_KINDS",
+    "Notice",
+    "NoticeKind",
+    "approximated",
+    "clamped",
+    "dropped",
+    "fallback",
+    "json_value",
+    "not_applied",
+    "not_supported",
+    "overridden",
+    "partial",
+    "replaced",
+    "shown",
+    "widened",
+]
+
+NoticeKind = Literal[
+    "not_applied", "approximated", "widened", "clamped", "overridden", "replaced", "dropped", "fallback", "partial"
+]
+NOTICE_KINDS: Final[tuple[str, ...]] = get_args(NoticeKind)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """One thing a search did differently from what was asked, or could not do.
+
+    `param` is the parameter it is about (None for a notice about the search as a whole);
+    `value` is that parameter's value as the caller gave it, JSON-ready; `kind` is one of
+    `NOTICE_KINDS`; `message` is the sentence shown in the blocks header and `note:` lines.
+    """
+
+    param: str | None
+    value: Any
+    kind: NoticeKind
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def json_value(value: Any) -> Any:
+    """`value` made JSON-ready the way the caller would have written it: tuples become lists."""
+    if isinstance(value, (tuple, list)):
+        return [json_value(v) for v in value]
+    return value
+
+
+def shown(param: str, value: Any) -> str:
+    """`param=<value as JSON>`: `include_domains=["a.org"]`, `summary=true`, `recency="day"`."""
+    try:
+        text = json.dumps(json_value(value), ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return f"{param}={text}"
+
+
+def _notice(param: str, value: Any, kind: NoticeKind, rest: str) -> Notice:
+    return Notice(param, json_value(value), kind, f"{shown(param, value)} {rest}")
+
+
+def not_supported(param: str, value: Any, label: str) -> Notice:
+    """The provider has no use for the parameter at all."""
+    return _notice(param, value, "not_applied", f"not applied: {label} does not support it")
+
+
+def not_applied(param: str, value: Any, why: str) -> Notice:
+    """The parameter was not used, for a reason more specific than "not supported"."""
+    return _notice(param, value, "not_applied", f"not applied: {why}")
+
+
+def approximated(param: str, value: Any, how: str, why: str) -> Notice:
+    """The parameter was mapped onto the nearest thing the provider has (`how`), because `why`."""
+    return _notice(param, value, "approximated", f"applied as {how}: {why}")
+
+
+def widened(param: str, value: Any, how: str, why: str) -> Notice:
+    """A window or filter was applied wider than asked (`how`), because `why`."""
+    return _notice(param, value, "widened", f"widened to {how}: {why}")
+
+
+def clamped(param: str, value: Any, to: Any, why: str) -> Notice:
+    """A number was cut to a bound."""
+    return _notice(param, value, "clamped", f"clamped to {to}: {why}")
+
+
+def overridden(param: str, value: Any, by: str) -> Notice:
+    """Another parameter (`by`, e.g. `recency_days` or `num_search_results=7`) took precedence."""
+    return _notice(param, value, "overridden", f"not applied: {by} takes precedence")
+
+
+def replaced(param: str, value: Any, by: str, why: str) -> Notice:
+    """The value was searched as another one (`by`, e.g. `mode="auto"`): renamed or legacy values."""
+    return _notice(param, value, "replaced", f"searched as {by}: {why}")
+
+
+def dropped(param: str, value: Any, why: str) -> Notice:
+    """The value (or part of it) could not be used and was left out."""
+    return _notice(param, value, "dropped", f"dropped: {why}")
+
+
+def fallback(param: str | None, value: Any, message: str) -> Notice:
+    """A provider other than the one asked for served the search."""
+    return Notice(param, json_value(value), "fallback", message)
+
+
+def partial(message: str, param: str | None = None, value: Any = None) -> Notice:
+    """Part of the answer is missing or a step failed without failing the search."""
+    return Notice(param, json_value(value), "partial", message)
