@@ -19,7 +19,7 @@ from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers.anthropic import PROVIDER, parse_message, parse_page_age
 from websearch._types import SearchCitation, SearchParams, SearchSource, SearchUsage
 from websearch._wire import HttpResponse
-from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.anthropic import FakeAnthropic, anthropic_error, anthropic_message
 
@@ -39,7 +39,7 @@ MISSING = (
     "Anthropic needs an API key: set ANTHROPIC_SEARCH_API_KEY or ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY "
     "or run `websearch auth set anthropic`"
 )
-LOCAL = "{}={} applied locally: Anthropic's web_search tool takes no result count, so at most {} of the sources it found are returned"
+LOCAL = "{}={} applied as a local cap on sources: Anthropic has no result-count parameter"
 
 
 @pytest.fixture
@@ -85,17 +85,15 @@ async def test_default_request(fake: FakeAnthropic, env: dict[str, str]) -> None
 @pytest.mark.parametrize(
     ("params", "n", "notices"),
     [
-        ({"limit": 3}, 3, (LOCAL.format("limit", 3, 3),)),
-        ({"num_search_results": 2}, 2, (LOCAL.format("num_search_results", 2, 2),)),
+        ({"limit": 3}, 3, (LOCAL.format("limit", 3),)),
+        ({"num_search_results": 2}, 2, (LOCAL.format("num_search_results", 2),)),
         (
             {"limit": 4, "num_search_results": 2},
             2,
-            (
-                "limit=4 not applied separately: Anthropic uses num_search_results=2 as its result count",
-                LOCAL.format("num_search_results", 2, 2),
-            ),
+            ("limit=4 not applied: num_search_results=2 takes precedence", LOCAL.format("num_search_results", 2)),
         ),
-        ({"limit": 50}, 5, (LOCAL.format("limit", 50, 50),)),
+        ({"limit": 2, "num_search_results": 2}, 2, (LOCAL.format("num_search_results", 2),)),
+        ({"limit": 50}, 5, (LOCAL.format("limit", 50),)),
     ],
 )
 async def test_counts_are_a_local_cap_and_never_sent(
@@ -111,7 +109,7 @@ async def test_counts_are_a_local_cap_and_never_sent(
 async def test_recency_is_not_sent_and_says_so(fake: FakeAnthropic, env: dict[str, str], recency: str) -> None:
     response = await run(make_env(env, fake), recency=recency)
     assert fake.last.json() == BODY
-    assert messages(response) == (f"recency={recency!r} not applied: Anthropic does not support it",)
+    assert messages(response) == (f'recency="{recency}" not applied: Anthropic does not support it',)
 
 
 async def test_max_tokens_temperature_and_model_pass_through(fake: FakeAnthropic, env: dict[str, str]) -> None:
@@ -164,13 +162,26 @@ async def test_websearch_base_url_wins_over_the_gateway_and_keeps_x_api_key(
 
 
 def test_official_base_url_is_not_a_gateway(config_dir: Path) -> None:
-    ctx = context(config_dir, {"ANTHROPIC_SEARCH_BASE_URL": "https://api.anthropic.com/"})
-    request = PROVIDER.build_request(SearchParams(QUERY), ctx, KEY)
-    assert request.url == "https://api.anthropic.com/v1/messages"
+    ctx = context(config_dir, {"ANTHROPIC_SEARCH_BASE_URL": "https://api.anthropic.com/", "ANTHROPIC_API_KEY": KEY})
+    request = PROVIDER.plan(SearchParams(QUERY), ctx).request
+    assert request is not None and request.url == "https://api.anthropic.com/v1/messages"
     assert request.headers["X-Api-Key"] == KEY and "Authorization" not in request.headers
     assert request.secrets == (KEY,)
-    default = PROVIDER.build_request(SearchParams(QUERY), context(config_dir, {}), KEY)
+    default = PROVIDER.plan(SearchParams(QUERY), context(config_dir, {"ANTHROPIC_API_KEY": KEY})).request
+    assert default is not None
     assert (default.url, default.params) == ("https://api.anthropic.com/v1/messages", [("beta", "true")])
+
+
+def test_a_stored_login_is_planned_without_its_token(config_dir: Path) -> None:
+    CredentialStore(config_dir / "agent.db").set(
+        "anthropic", "oauth", {"access_token": OAUTH, "refresh_token": REFRESH, "expires_at": NOW.timestamp() + 3600}
+    )
+    plan = PROVIDER.plan(SearchParams(QUERY), context(config_dir, {}))
+    assert (plan.state.oauth, plan.state.login) == (True, True)
+    assert plan.request is not None and plan.request.secrets == ()
+    assert "Authorization" not in plan.request.headers and "X-Api-Key" not in plan.request.headers
+    assert plan.request.headers["anthropic-beta"] == "claude-code-20250219,oauth-2025-04-20,web-search-2025-03-05"
+    assert plan.request.json["system"][0]["text"].startswith("You are Claude Code")
 
 
 # -- the response ------------------------------------------------------------------------------
@@ -260,10 +271,17 @@ async def test_empty_message_is_a_204(fake: FakeAnthropic, env: dict[str, str]) 
 
 
 @pytest.mark.parametrize(
-    ("code", "status"), [("max_uses_exceeded", 502), ("too_many_requests", 429), ("unavailable", 503)]
+    ("code", "status", "kind"),
+    [
+        ("max_uses_exceeded", 502, "unavailable"),
+        ("too_many_requests", 429, "rate_limited"),
+        ("unavailable", 503, "unavailable"),
+        ("query_too_long", 400, "rejected"),
+        ("invalid_tool_input", 400, "rejected"),
+    ],
 )
 async def test_tool_error_without_results_fails(
-    fake: FakeAnthropic, env: dict[str, str], code: str, status: int
+    fake: FakeAnthropic, env: dict[str, str], code: str, status: int, kind: str
 ) -> None:
     error = {"type": "web_search_tool_result_error", "error_code": code}
     content = [
@@ -274,7 +292,7 @@ async def test_tool_error_without_results_fails(
     fake.enqueue(Reply(200, {"id": "msg_1", "type": "message", "content": content}))
     response = await run(make_env(env, fake))
     assert response.error == f"Anthropic web search failed: {code}"
-    assert response.attempts[0].status == status
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (status, kind)
 
 
 async def test_tool_error_after_results_is_a_notice(fake: FakeAnthropic, env: dict[str, str]) -> None:
@@ -291,80 +309,111 @@ async def test_tool_error_after_results_is_a_notice(fake: FakeAnthropic, env: di
     response = await run(make_env(env, fake))
     assert len(response.sources) == 2
     assert messages(response) == ("Anthropic web search tool reported an error: max_uses_exceeded",)
+    assert [n.kind for n in response.notices] == ["partial"]
 
 
 # -- errors ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    ("reply", "message", "status"),
+    ("reply", "status", "kind", "message"),
     [
         (
             anthropic_error(401, "authentication_error", f"invalid x-api-key {KEY}"),
-            "Anthropic authorization failed (401). Check API key or base URL.",
             401,
+            "auth",
+            "Anthropic authorization failed (401 authentication_error). Check API key or base URL.",
         ),
         (
             anthropic_error(
                 403, "permission_error", "Your API key does not have permission to use the specified resource."
             ),
-            "Anthropic authorization failed (403). Check API key or base URL.",
             403,
+            "auth",
+            "Anthropic authorization failed (403 permission_error). Check API key or base URL.",
         ),
-        (anthropic_error(402, "billing_error", "Payment required"), "anthropic: 402 credits exhausted", 402),
         (
+            anthropic_error(402, "billing_error", "Payment required"),
+            402,
+            "quota",
+            "anthropic: 402 credits exhausted (billing_error): Payment required",
+        ),
+        (  # a low balance is reported as a bad request: quota comes from a status or a code, never the prose
             anthropic_error(
                 400, "invalid_request_error", "Your credit balance is too low to access the Anthropic API."
             ),
-            "Anthropic API error (400): invalid_request_error: Your credit balance is too low to access the Anthropic API.",
             400,
+            "rejected",
+            "Anthropic API error (400): Your credit balance is too low to access the Anthropic API. "
+            "(invalid_request_error)",
         ),
         (
             anthropic_error(404, "not_found_error", "model: claude-nope"),
-            "Anthropic web search returned 404 (model or endpoint not found).",
             404,
+            "rejected",
+            "Anthropic web search returned 404 (model or endpoint not found).",
         ),
         (
             anthropic_error(
                 429, "rate_limit_error", "Number of requests has exceeded your rate limit.", {"retry-after": "30"}
             ),
-            "Anthropic API error (429): rate_limit_error: Number of requests has exceeded your rate limit.",
             429,
+            "rate_limited",
+            "Anthropic API error (429): Number of requests has exceeded your rate limit. (rate_limit_error); "
+            "retry after 30 s",
         ),
         (
             anthropic_error(500, "api_error", f"Internal server error for {KEY}"),
-            "Anthropic API error (500): api_error: Internal server error for [redacted]",
             500,
+            "unavailable",
+            "Anthropic API error (500): Internal server error for [redacted] (api_error)",
         ),
         (
             anthropic_error(529, "overloaded_error", "Overloaded"),
-            "Anthropic API error (529): overloaded_error: Overloaded",
             529,
+            "unavailable",
+            "Anthropic API error (529): Overloaded (overloaded_error)",
         ),
         (
             Reply(502, "<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
-            "Anthropic API error (502): <html><body>502 Bad Gateway</body></html>",
             502,
+            "unavailable",
+            "Anthropic API error (502): <html><body>502 Bad Gateway</body></html>",
         ),
         (
             Reply(200, "<html>captive portal</html>", content_type="text/html"),
-            "Anthropic returned a body that is not JSON",
             200,
+            "invalid_response",
+            "Anthropic returned a body that is not JSON",
         ),
         (
-            Reply(200, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
-            "Anthropic API error: overloaded_error: Overloaded",
+            Reply(200, [{"type": "message"}]),
             200,
+            "invalid_response",
+            "Anthropic returned JSON that is not an object",
+        ),
+        (  # an error inside a 200 takes the status its type stands for
+            Reply(200, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+            529,
+            "unavailable",
+            "Anthropic API error (529): Overloaded (overloaded_error)",
+        ),
+        (
+            Reply(200, {"type": "error", "error": {"type": "strange_error", "message": "Odd"}}),
+            502,
+            "unavailable",
+            "Anthropic API error (502): Odd (strange_error)",
         ),
     ],
 )
 async def test_error_statuses_and_envelopes(
-    fake: FakeAnthropic, env: dict[str, str], reply: Reply, message: str, status: int
+    fake: FakeAnthropic, env: dict[str, str], reply: Reply, status: int, kind: str, message: str
 ) -> None:
     fake.enqueue(reply)
     response = await run(make_env(env, fake))
     assert response.error == message
-    assert response.attempts[0].status == status
+    (attempt,) = response.attempts
+    assert (attempt.status, attempt.error_kind, attempt.error) == (status, kind, message)
     assert_no_secret(response)
 
 
@@ -376,8 +425,9 @@ async def test_unknown_model_is_the_404_message(fake: FakeAnthropic, env: dict[s
 def test_429_keeps_the_retry_after_hint(config_dir: Path) -> None:
     reply = anthropic_error(429, "rate_limit_error", "slow down", {"retry-after": "30"})
     response = HttpResponse(429, {"retry-after": "30"}, json.dumps(reply.body).encode())
-    with pytest.raises(SearchProviderError) as err:
-        PROVIDER.parse_response(response, SearchParams(QUERY), context(config_dir, {}))
+    plan = PROVIDER.plan(SearchParams(QUERY), context(config_dir, {"ANTHROPIC_API_KEY": KEY}))
+    with pytest.raises(RateLimited) as err:
+        PROVIDER.parse(response, plan)
     assert (err.value.status, err.value.retry_after) == (429, 30.0)
 
 
@@ -391,7 +441,7 @@ async def test_body_cut_mid_way_is_an_error_not_a_partial_answer(fake: FakeAnthr
 async def test_missing_credential_message(config_dir: Path) -> None:
     ctx = context(config_dir, {})
     with pytest.raises(MissingCredentialError) as err:
-        await PROVIDER.search(SearchParams(QUERY), ctx)
+        PROVIDER.plan(SearchParams(QUERY), ctx)
     assert err.value.message == MISSING
 
 
@@ -553,8 +603,9 @@ TOOL = {"type": "web_search_20250305", "name": "web_search"}
             {"include_domains": ["github.com"], "exclude_domains": ["gist.github.com", "x.com"]},
             {**TOOL, "allowed_domains": ["github.com"]},
             (
-                "exclude_domains=('gist.github.com', 'x.com') not applied to gist.github.com: Anthropic's web_search takes "
-                "allowed_domains or blocked_domains, not both (the others are outside the allowed ones)",
+                'exclude_domains=["gist.github.com", "x.com"] dropped: Anthropic\'s web_search takes allowed_domains or '
+                "blocked_domains, not both, so gist.github.com (inside the allowed ones) stays searchable; the others "
+                "are outside them",
             ),
         ),
         (

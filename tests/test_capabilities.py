@@ -13,6 +13,7 @@ from conftest import FakeClock, messages
 from websearch import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse, WebSearch
 from websearch._capabilities import PARAMETERS, capability_table, main, render_markdown
 from websearch._credentials import CredentialStore
+from websearch._notices import not_supported
 from websearch._registry import PROVIDERS
 from websearch.testing import FAKES
 
@@ -74,8 +75,8 @@ async def search(provider: str, config_dir: Path, **params: Any) -> SearchRespon
 
 def not_applied(provider: str, param: str, value: object) -> str:
     """The chain's notice for a parameter the provider does not support."""
-    given = SearchParams("q", **{param: value}).given()[param]  # the normalised value (lists become tuples)
-    return f"{param}={given!r} not applied: {PROVIDERS[provider].label} does not support it"
+    given = SearchParams("q", **{param: value}).given()[param]  # the normalised value
+    return not_supported(param, given, PROVIDERS[provider].label).message
 
 
 def mentions(notices: tuple[str, ...], param: str) -> bool:

@@ -1,4 +1,8 @@
-"""The provider chain's semantics, with scripted providers standing in for real ones."""
+"""The provider chain's semantics, with scripted providers injected in place of real ones.
+
+Every client here is given exactly the scripted providers (`WebSearch(providers=[...])`), so no
+test in this file can reach a real provider, however many the registry holds.
+"""
 
 from __future__ import annotations
 
@@ -14,17 +18,25 @@ import pytest
 
 from conftest import FakeClock, messages
 from websearch import (
+    PROVIDERS,
     SEARCH_PROVIDER_ORDER,
+    AuthenticationFailed,
+    Plan,
+    Provider,
+    ProviderInfo,
+    ProviderResult,
+    RequestRejected,
+    SearchCitation,
     SearchParams,
-    SearchProviderError,
     SearchResponse,
     SearchSource,
+    SearchUsage,
+    UpstreamUnavailable,
     WebSearch,
 )
-from websearch import _registry as registry
-from websearch._providers._base import Provider
+from websearch._notices import partial
 
-Outcome = SearchResponse | BaseException | Callable[[], Any]
+Outcome = ProviderResult | BaseException | Callable[[], Any]
 
 
 class Scripted(Provider):
@@ -32,15 +44,18 @@ class Scripted(Provider):
 
     supports: ClassVar[dict[str, str]] = {"limit": "native"}
 
-    def __init__(self, provider_id: str, outcome: Outcome, clock: FakeClock | None = None, cost: float = 0.0) -> None:
-        self.id = provider_id  # type: ignore[misc]
+    def __init__(self, info: ProviderInfo, outcome: Outcome, clock: FakeClock | None = None, cost: float = 0.0):
+        self.info = info  # type: ignore[misc]
         self.outcome = outcome
         self.calls: list[SearchParams] = []
         self.clock = clock
         self.cost = cost
 
-    async def search(self, params: SearchParams, ctx: Any) -> SearchResponse:
-        self.calls.append(params)
+    def plan(self, params: SearchParams, ctx: Any) -> Plan:
+        return self.new_plan(params, ctx)
+
+    async def search(self, plan: Plan, ctx: Any) -> ProviderResult:
+        self.calls.append(plan.params)
         if self.clock is not None:
             await self.clock.sleep(self.cost)
         outcome = self.outcome
@@ -51,191 +66,166 @@ class Scripted(Provider):
         return outcome
 
 
-def answer(provider: str, n: int = 1) -> SearchResponse:
-    return SearchResponse(
-        provider, sources=tuple(SearchSource(f"t{i}", f"https://{provider}.example/{i}") for i in range(n))
-    )
+def answer(provider: str, n: int = 1) -> ProviderResult:
+    return ProviderResult(sources=tuple(SearchSource(f"t{i}", f"https://{provider}.example/{i}") for i in range(n)))
+
+
+class Stage:
+    """Scripted stand-ins for registry providers, and clients given exactly those."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.scripts: dict[str, Scripted] = {}
+
+    def __call__(self, provider_id: str, outcome: Outcome, **kw: Any) -> Scripted:
+        self.scripts[provider_id] = Scripted(PROVIDERS[provider_id], outcome, **kw)
+        return self.scripts[provider_id]
+
+    def client(self, extra_env: dict[str, str] | None = None, **kw: Any) -> WebSearch:
+        lineup = [self.scripts[p] for p in SEARCH_PROVIDER_ORDER if p in self.scripts]
+        return WebSearch(
+            env={**self.env, **(extra_env or {})}, clock=kw.pop("clock", FakeClock()), providers=lineup, **kw
+        )
 
 
 @pytest.fixture
-def script(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Scripted]:
-    """Install a scripted provider under a real id and mark that id implemented."""
-
-    def install(provider_id: str, outcome: Outcome, **kw: Any) -> Scripted:
-        info = registry.PROVIDERS[provider_id]
-        monkeypatch.setitem(registry.PROVIDERS, provider_id, dataclasses.replace(info, implemented=True))  # type: ignore[arg-type]
-        fake = Scripted(provider_id, outcome, **kw)
-        monkeypatch.setitem(registry._loaded, provider_id, fake)
-        return fake
-
-    return install
+def script(config_dir: Path) -> Stage:
+    return Stage({"WEBSEARCH_CONFIG_DIR": str(config_dir)})
 
 
-@pytest.fixture
-def base_env(config_dir: Path) -> dict[str, str]:
-    return {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
+#: The spec's chain order of its eighteen providers (answer engines, search APIs, keyless last).
+SPEC_ORDER = (
+    "perplexity",
+    "gemini",
+    "anthropic",
+    "codex",
+    "xai",
+    "zai",
+    "exa",
+    "tinyfish",
+    "jina",
+    "kagi",
+    "tavily",
+    "firecrawl",
+    "brave",
+    "kimi",
+    "parallel",
+    "synthetic",
+    "searxng",
+    "duckduckgo",
+)
 
 
-def client(env: dict[str, str], **kw: Any) -> WebSearch:
-    return WebSearch(env=env, clock=kw.pop("clock", FakeClock()), **kw)
+def test_the_registry_keeps_the_specs_order() -> None:
+    assert tuple(PROVIDERS) == SEARCH_PROVIDER_ORDER
+    assert tuple(p for p in SEARCH_PROVIDER_ORDER if p in SPEC_ORDER) == SPEC_ORDER
+    assert {PROVIDERS[p].tier for p in SPEC_ORDER[:6]} == {"answer"}
+    assert {PROVIDERS[p].tier for p in SPEC_ORDER[-2:]} == {"keyless"}
 
 
-def test_order_is_the_specs_eighteen() -> None:
-    assert SEARCH_PROVIDER_ORDER == (
-        "perplexity",
-        "gemini",
-        "anthropic",
-        "codex",
-        "xai",
-        "zai",
-        "exa",
-        "tinyfish",
-        "jina",
-        "kagi",
-        "tavily",
-        "firecrawl",
-        "brave",
-        "kimi",
-        "parallel",
-        "synthetic",
-        "searxng",
-        "duckduckgo",
-    )
-    assert tuple(registry.PROVIDERS) == SEARCH_PROVIDER_ORDER
-
-
-async def test_sequential_fallback_records_every_attempt(
-    script: Callable[..., Scripted], base_env: dict[str, str]
-) -> None:
+async def test_sequential_fallback_records_every_attempt(script: Stage) -> None:
     clock = FakeClock()
-    brave = script("brave", SearchProviderError("brave", "brave: 401 unauthorized", 401), clock=clock, cost=0.25)
+    failure = AuthenticationFailed("brave", "Brave authorization failed (401). Check API key or base URL.", 401)
+    brave = script("brave", failure, clock=clock, cost=0.25)
     ddg = script("duckduckgo", answer("duckduckgo"), clock=clock, cost=0.5)
-    async with client({**base_env, "BRAVE_API_KEY": "k" * 20}, clock=clock) as ws:
+    async with script.client({"BRAVE_API_KEY": "k" * 20}, clock=clock) as ws:
         response = await ws.asearch("q")
     assert response.provider == "duckduckgo"
     assert response.ok
-    assert [(a.provider, a.status, a.error, a.duration_ms) for a in response.attempts] == [
-        ("brave", 401, "Brave authorization failed (401). Check API key or base URL.", 250.0),
-        ("duckduckgo", None, None, 500.0),
+    assert [(a.provider, a.status, a.error, a.error_kind, a.duration_ms) for a in response.attempts] == [
+        ("brave", 401, "Brave authorization failed (401). Check API key or base URL.", "auth", 250.0),
+        ("duckduckgo", None, None, None, 500.0),
     ]
     assert len(brave.calls) == len(ddg.calls) == 1
 
 
-async def test_preferred_provider_first(
-    script: Callable[..., Scripted], base_env: dict[str, str], config_dir: Path
-) -> None:
+async def test_preferred_provider_first(script: Stage, config_dir: Path) -> None:
     (config_dir / "settings.toml").write_text('providers.webSearch = "tavily"\n')
     script("brave", answer("brave"))
     tavily = script("tavily", answer("tavily"))
-    env = {**base_env, "BRAVE_API_KEY": "x" * 12, "TAVILY_API_KEY": "y" * 12}
-    async with client(env) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12, "TAVILY_API_KEY": "y" * 12}) as ws:
         response = await ws.asearch("q")
     assert response.provider == "tavily"
     assert [a.provider for a in response.attempts] == ["tavily"]
     assert len(tavily.calls) == 1
 
 
-async def test_auto_ignores_preference(
-    script: Callable[..., Scripted], base_env: dict[str, str], config_dir: Path
-) -> None:
+async def test_auto_ignores_preference(script: Stage, config_dir: Path) -> None:
     (config_dir / "settings.toml").write_text('providers.webSearch = "brave"\n')
     script("brave", answer("brave"))
     script("tavily", answer("tavily"))
-    env = {**base_env, "BRAVE_API_KEY": "x" * 12, "TAVILY_API_KEY": "y" * 12}
-    async with client(env) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12, "TAVILY_API_KEY": "y" * 12}) as ws:
         assert (await ws.asearch("q")).provider == "brave"
         assert (await ws.asearch("q", provider="auto")).provider == "tavily"
 
 
-async def test_unavailable_preferred_is_skipped(
-    script: Callable[..., Scripted], base_env: dict[str, str], config_dir: Path
-) -> None:
+async def test_unavailable_preferred_is_skipped(script: Stage, config_dir: Path) -> None:
     (config_dir / "settings.toml").write_text('providers.webSearch = "brave"\n')
     script("brave", answer("brave"))
     script("duckduckgo", answer("duckduckgo"))
-    async with client(base_env) as ws:  # no BRAVE_API_KEY
+    async with script.client() as ws:  # no BRAVE_API_KEY
         response = await ws.asearch("q")
     assert response.provider == "duckduckgo"
     assert [a.provider for a in response.attempts] == ["duckduckgo"]
 
 
-async def test_excluded_never_used_even_as_preferred(
-    script: Callable[..., Scripted], base_env: dict[str, str], config_dir: Path
-) -> None:
+async def test_excluded_never_used_even_as_preferred(script: Stage, config_dir: Path) -> None:
     (config_dir / "settings.toml").write_text(
         '[providers]\nwebSearch = "brave"\nwebSearchExclude = ["brave", "duckduckgo"]\n'
     )
     brave = script("brave", answer("brave"))
     ddg = script("duckduckgo", answer("duckduckgo"))
-    async with client({**base_env, "BRAVE_API_KEY": "x" * 12}) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12}) as ws:
         response = await ws.asearch("q")
     assert response.error == "No web search provider configured."
     assert response.provider == "none"
     assert brave.calls == ddg.calls == []
 
 
-async def test_exclude_argument_adds_to_settings(script: Callable[..., Scripted], base_env: dict[str, str]) -> None:
+async def test_exclude_argument_adds_to_settings(script: Stage) -> None:
     script("brave", answer("brave"))
     script("duckduckgo", answer("duckduckgo"))
-    async with client({**base_env, "BRAVE_API_KEY": "x" * 12}) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12}) as ws:
         assert (await ws.asearch("q", exclude=["brave"])).provider == "duckduckgo"
 
 
-async def test_explicit_provider_runs_alone_even_if_excluded(
-    script: Callable[..., Scripted], base_env: dict[str, str], config_dir: Path
-) -> None:
+async def test_explicit_provider_runs_alone_even_if_excluded(script: Stage, config_dir: Path) -> None:
     (config_dir / "settings.toml").write_text('providers.webSearchExclude = ["brave"]\n')
-    script("brave", SearchProviderError("brave", "Brave API error (500): boom", 500))
+    script("brave", UpstreamUnavailable("brave", "Brave API error (500): boom", 500))
     ddg = script("duckduckgo", answer("duckduckgo"))
-    async with client({**base_env, "BRAVE_API_KEY": "x" * 12}) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12}) as ws:
         response = await ws.asearch("q", provider="brave")
     assert response.error == "Brave API error (500): boom"  # one provider: no "All ... failed" prefix
     assert response.provider == "brave"
     assert ddg.calls == []
 
 
-async def test_explicit_unavailable_falls_back_with_a_notice(
-    script: Callable[..., Scripted], base_env: dict[str, str]
-) -> None:
+async def test_explicit_unavailable_falls_back_with_a_notice(script: Stage) -> None:
     brave = script("brave", answer("brave"))
     script("duckduckgo", answer("duckduckgo"))
-    async with client(base_env) as ws:
+    async with script.client() as ws:
         response = await ws.asearch("q", provider="brave")
     assert response.provider == "duckduckgo"
     assert brave.calls == []
-    assert messages(response)[0] == (
+    (notice,) = response.notices
+    assert (notice.param, notice.value, notice.kind) == ("provider", "brave", "fallback")
+    assert notice.message == (
         "provider brave was requested but is not available (set BRAVE_API_KEY or run `websearch auth set brave`); "
         "used the automatic chain instead"
     )
 
 
-async def test_unimplemented_provider_is_registered_but_unavailable(
-    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    info = registry.PROVIDERS["brave"]
-    monkeypatch.setitem(registry.PROVIDERS, "brave", dataclasses.replace(info, implemented=False))  # type: ignore[arg-type]
-    monkeypatch.delitem(registry._loaded, "brave", raising=False)
-    async with client({**env, "BRAVE_API_KEY": "x" * 12}) as ws:  # env: the DuckDuckGo fake answers
-        rows = {r.id: r for r in ws.provider_status()}
-        response = await ws.asearch("q", provider="brave")
-    assert list(rows) == list(SEARCH_PROVIDER_ORDER)
-    assert (rows["brave"].available, rows["brave"].reason) == (False, "not implemented yet")
-    assert messages(response)[0].startswith("provider brave was requested but is not available (not implemented yet)")
-    with pytest.raises(LookupError, match="Brave is not implemented yet"):
-        registry.load_provider("brave")
-
-
-async def test_unrenderable_response_is_204_and_advances(
-    script: Callable[..., Scripted], base_env: dict[str, str]
-) -> None:
-    script("brave", SearchResponse("brave", answer="   ", related_questions=(" ",)))
+async def test_unrenderable_response_is_no_results_and_advances(script: Stage) -> None:
+    script("brave", ProviderResult(answer="   ", related_questions=(" ",)))
     script("duckduckgo", answer("duckduckgo"))
-    async with client({**base_env, "BRAVE_API_KEY": "x" * 12}) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12}) as ws:
         response = await ws.asearch("q")
     assert response.provider == "duckduckgo"
-    assert (response.attempts[0].status, response.attempts[0].error) == (
+    first = response.attempts[0]
+    assert (first.status, first.error, first.error_kind) == (
         204,
         "Brave returned no renderable search content.",
+        "no_results",
     )
 
 
@@ -251,42 +241,61 @@ async def test_unrenderable_response_is_204_and_advances(
 def test_renderable_rule(renderable: SearchResponse) -> None:
     assert renderable.has_renderable_content()
     assert not SearchResponse("x", answer=" \n", search_queries=("",)).has_renderable_content()
+    assert not ProviderResult(answer=" \n", search_queries=("",)).has_renderable_content()
 
 
-async def test_all_failed_message_and_normalisation(script: Callable[..., Scripted], base_env: dict[str, str]) -> None:
-    script("anthropic", SearchProviderError("anthropic", "not found", 404))
-    script("zai", SearchProviderError("zai", "Z.AI raw auth message", 401))
-    script("tinyfish", SearchProviderError("tinyfish", "tinyfish: 403 forbidden", 403))
+async def test_all_failed_message_keeps_each_providers_own_words(script: Stage) -> None:
+    script(
+        "anthropic",
+        RequestRejected("anthropic", "Anthropic web search returned 404 (model or endpoint not found).", 404),
+    )
+    script("zai", AuthenticationFailed("zai", "Z.AI raw auth message", 401))
     script("kagi", RuntimeError("kagi exploded"))
     script("brave", RuntimeError(""))
-    script("duckduckgo", SearchProviderError("duckduckgo", "DuckDuckGo HTML error (503)", 503))
-    env = {
-        **base_env,
-        "ANTHROPIC_API_KEY": "a" * 12,
-        "ZAI_API_KEY": "z" * 12,
-        "TINYFISH_API_KEY": "t" * 12,
-        "KAGI_API_KEY": "k" * 12,
-        "BRAVE_API_KEY": "b" * 12,
-    }
-    async with client(env) as ws:
+    script("duckduckgo", UpstreamUnavailable("duckduckgo", "DuckDuckGo HTML error (503)", 503))
+    env = {"ANTHROPIC_API_KEY": "a" * 12, "ZAI_API_KEY": "z" * 12, "KAGI_API_KEY": "k" * 12, "BRAVE_API_KEY": "b" * 12}
+    async with script.client(env) as ws:
         response = await ws.asearch("q")
     assert response.error == (
         "All web search providers failed: "
         "anthropic: Anthropic web search returned 404 (model or endpoint not found).; "
         "zai: Z.AI raw auth message; "
-        "tinyfish: TinyFish authorization failed (403). Check API key or base URL.; "
         "kagi: kagi exploded; "
         "brave: Unknown error from Brave; "
         "duckduckgo: DuckDuckGo HTML error (503)"
     )
     assert response.provider == "duckduckgo"
-    assert [a.provider for a in response.attempts] == ["anthropic", "zai", "tinyfish", "kagi", "brave", "duckduckgo"]
+    assert [(a.provider, a.error_kind) for a in response.attempts] == [
+        ("anthropic", "rejected"),
+        ("zai", "auth"),
+        ("kagi", "internal"),
+        ("brave", "internal"),
+        ("duckduckgo", "unavailable"),
+    ]
     assert response.sources == ()
 
 
-async def test_cancellation_propagates_and_stops_the_walk(
-    script: Callable[..., Scripted], base_env: dict[str, str]
-) -> None:
+async def test_a_failed_attempt_keeps_the_notices_its_plan_made(script: Stage) -> None:
+    class Planned(Scripted):
+        def plan(self, params: SearchParams, ctx: Any) -> Plan:
+            plan = super().plan(params, ctx)
+            plan.notices.append(partial("planned for brave"))
+            return plan
+
+    script.scripts["brave"] = Planned(PROVIDERS["brave"], UpstreamUnavailable("brave", "down", 503))
+    script("duckduckgo", answer("duckduckgo"))
+    async with script.client({"BRAVE_API_KEY": "x" * 12}) as ws:
+        response = await ws.asearch("q", max_tokens=5)
+    brave, ddg = response.attempts
+    assert [n.message for n in brave.notices] == [
+        "planned for brave",
+        "max_tokens=5 not applied: Brave does not support it",
+    ]
+    assert [n.message for n in ddg.notices] == ["max_tokens=5 not applied: DuckDuckGo does not support it"]
+    assert messages(response) == ("max_tokens=5 not applied: DuckDuckGo does not support it",)
+
+
+async def test_cancellation_propagates_and_stops_the_walk(script: Stage) -> None:
     started = asyncio.Event()
 
     async def hang() -> None:
@@ -295,7 +304,7 @@ async def test_cancellation_propagates_and_stops_the_walk(
 
     script("brave", hang)
     ddg = script("duckduckgo", answer("duckduckgo"))
-    async with client({**base_env, "BRAVE_API_KEY": "x" * 12}) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12}) as ws:
         task = asyncio.create_task(ws.asearch("q"))
         await started.wait()
         task.cancel()
@@ -304,11 +313,9 @@ async def test_cancellation_propagates_and_stops_the_walk(
     assert ddg.calls == []
 
 
-async def test_a_provider_raising_cancelled_error_is_not_turned_into_text(
-    script: Callable[..., Scripted], base_env: dict[str, str]
-) -> None:
+async def test_a_provider_raising_cancelled_error_is_not_turned_into_text(script: Stage) -> None:
     script("duckduckgo", asyncio.CancelledError())
-    async with client(base_env) as ws:
+    async with script.client() as ws:
         with pytest.raises(asyncio.CancelledError):
             await ws.asearch("q")
 
@@ -319,21 +326,22 @@ def test_lazy_loading_imports_only_the_tried_provider(tmp_path: Path) -> None:
         "assert not [m for m in sys.modules if m.startswith('websearch._providers.')], 'eager provider import'\n"
         "from websearch._chain import resolve_chain\n"
         "ws = websearch.WebSearch(env={'WEBSEARCH_CONFIG_DIR': sys.argv[1], 'SEARXNG_ENDPOINT': 'http://127.0.0.1:9'})\n"
-        "chain = resolve_chain(ws._context(with_transport=False))\n"
-        "print([i.id for i in chain])\n"
+        "print(resolve_chain(ws._context(with_transport=False), ws.lineup))\n"
         "print(sorted(m for m in sys.modules if m.startswith('websearch._providers.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["['searxng', 'duckduckgo']", "[]"]
+    keyless = [p for p in SEARCH_PROVIDER_ORDER if PROVIDERS[p].keyless or p == "searxng"]
+    assert out.splitlines() == [str(keyless), "[]"]
 
 
-def test_unknown_provider_and_bad_params_raise(base_env: dict[str, str]) -> None:
+def test_unknown_provider_and_bad_params_raise(script: Stage) -> None:
     from websearch import InvalidSearchParams
 
-    with client(base_env) as ws:
-        with pytest.raises(InvalidSearchParams, match="unknown provider 'bing'"):
+    script("duckduckgo", answer("duckduckgo"))
+    with script.client() as ws:
+        with pytest.raises(InvalidSearchParams, match='provider must be auto or one of: duckduckgo; got "bing"'):
             ws.search("q", provider="bing")
-        with pytest.raises(InvalidSearchParams, match="unknown provider 'yahoo'"):
+        with pytest.raises(InvalidSearchParams, match='got "yahoo"'):
             ws.search("q", exclude=["yahoo"])
         for bad in (
             {"limit": 0},
@@ -348,14 +356,11 @@ def test_unknown_provider_and_bad_params_raise(base_env: dict[str, str]) -> None
             ws.search("   ")
 
 
-async def test_failed_explicit_provider_is_followed_by_the_fallback_tier(
-    script: Callable[..., Scripted], base_env: dict[str, str]
-) -> None:
-    script("brave", SearchProviderError("brave", "Brave API error (500): boom", 500))
+async def test_failed_explicit_provider_is_followed_by_the_fallback_tier(script: Stage) -> None:
+    script("brave", UpstreamUnavailable("brave", "Brave API error (500): boom", 500))
     firecrawl = script("firecrawl", answer("firecrawl"))
     ddg = script("duckduckgo", answer("duckduckgo"))
-    env = {**base_env, "BRAVE_API_KEY": "x" * 12, "FIRECRAWL_API_KEY": "f" * 12}
-    async with client(env) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12, "FIRECRAWL_API_KEY": "f" * 12}) as ws:
         response = await ws.asearch("q", provider="brave")
     assert response.provider == "firecrawl"
     assert response.fallback == "brave unavailable: Brave API error (500): boom"
@@ -369,65 +374,44 @@ async def test_failed_explicit_provider_is_followed_by_the_fallback_tier(
     )
 
 
-async def test_fallback_tier_is_skipped_when_unavailable_or_not_explicit(
-    script: Callable[..., Scripted], base_env: dict[str, str], config_dir: Path
-) -> None:
-    script("brave", SearchProviderError("brave", "Brave API error (500): boom", 500))
-    firecrawl = script("firecrawl", SearchProviderError("firecrawl", "Firecrawl API error (502): bad gateway", 502))
-    async with client({**base_env, "BRAVE_API_KEY": "x" * 12}) as ws:  # no Firecrawl key
+async def test_fallback_tier_is_skipped_when_unavailable_or_not_explicit(script: Stage, config_dir: Path) -> None:
+    script("brave", UpstreamUnavailable("brave", "Brave API error (500): boom", 500))
+    firecrawl = script("firecrawl", UpstreamUnavailable("firecrawl", "Firecrawl API error (502): bad gateway", 502))
+    async with script.client({"BRAVE_API_KEY": "x" * 12}) as ws:  # no Firecrawl key
         response = await ws.asearch("q", provider="brave")
     assert response.error == "Brave API error (500): boom"
     assert firecrawl.calls == []
-    async with client({**base_env, "BRAVE_API_KEY": "x" * 12, "FIRECRAWL_API_KEY": "f" * 12}) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12, "FIRECRAWL_API_KEY": "f" * 12}) as ws:
         response = await ws.asearch("q", provider="brave")
     assert response.error == (
         "All web search providers failed: brave: Brave API error (500): boom; "
         "firecrawl: Firecrawl API error (502): bad gateway"
     )
     (config_dir / "settings.toml").write_text("providers.webSearchFallback = []\n")
-    async with client({**base_env, "BRAVE_API_KEY": "x" * 12, "FIRECRAWL_API_KEY": "f" * 12}) as ws:
+    async with script.client({"BRAVE_API_KEY": "x" * 12, "FIRECRAWL_API_KEY": "f" * 12}) as ws:
         response = await ws.asearch("q", provider="brave")
     assert response.error == "Brave API error (500): boom"
     assert len(firecrawl.calls) == 1
 
 
-async def test_served_response_keeps_every_field_the_provider_set(
-    script: Callable[..., Scripted], base_env: dict[str, str]
-) -> None:
-    from websearch import SearchCitation, SearchUsage
-
-    full = SearchResponse(
-        "duckduckgo",
-        "ignored",
-        "answer",
-        (SearchSource("t", "https://u"),),
-        (SearchCitation("https://c", "c"),),
-        ("related?",),
-        ("query",),
-        SearchUsage(1, 2, 3, 4),
-        "model-x",
-        "req-1",
-        "api_key",
-        (),
-        ("own notice",),
+async def test_served_response_keeps_every_field_the_provider_set(script: Stage) -> None:
+    full = ProviderResult(
+        answer="answer",
+        sources=(SearchSource("t", "https://u"),),
+        citations=(SearchCitation("https://c", "c"),),
+        related_questions=("related?",),
+        search_queries=("query",),
+        usage=SearchUsage(1, 2, 3, 4),
+        model="model-x",
+        request_id="req-1",
+        auth_mode="api_key",
+        notices=(partial("own notice"),),
     )
     script("duckduckgo", full)
-    async with client(base_env) as ws:
+    async with script.client() as ws:
         response = await ws.asearch("the query", provider="duckduckgo", limit=1)
-    import dataclasses
-
-    kept = (
-        "answer",
-        "sources",
-        "citations",
-        "related_questions",
-        "search_queries",
-        "usage",
-        "model",
-        "request_id",
-        "auth_mode",
-    )
-    assert {k: getattr(response, k) for k in kept} == {k: getattr(full, k) for k in kept}
+    provider_fields = [f.name for f in dataclasses.fields(ProviderResult) if f.name != "notices"]
+    assert {k: getattr(response, k) for k in provider_fields} == {k: getattr(full, k) for k in provider_fields}
     assert (response.provider, response.query, response.error, response.fallback) == (
         "duckduckgo",
         "the query",
@@ -438,17 +422,46 @@ async def test_served_response_keeps_every_field_the_provider_set(
     assert [f.name for f in dataclasses.fields(SearchResponse)] == [
         "provider",
         "query",
-        "answer",
-        "sources",
-        "citations",
-        "related_questions",
-        "search_queries",
-        "usage",
-        "model",
-        "request_id",
-        "auth_mode",
+        *provider_fields,
         "attempts",
         "notices",
         "error",
         "fallback",
     ]
+
+
+# -- the provider list ---------------------------------------------------------------------------
+
+
+async def test_a_provider_list_fixes_the_chain_exactly(script: Stage) -> None:
+    from websearch import InvalidSearchParams
+
+    script("tavily", answer("tavily"))
+    brave = script("brave", answer("brave"))
+    ddg = script("duckduckgo", answer("duckduckgo"))
+    env = {"BRAVE_API_KEY": "x" * 12, "TAVILY_API_KEY": "y" * 12}
+    async with WebSearch(env={**script.env, **env}, clock=FakeClock(), providers=[ddg, brave]) as ws:
+        assert [s.id for s in ws.provider_status()] == ["duckduckgo", "brave"]
+        assert (await ws.asearch("q")).provider == "duckduckgo"
+        assert (await ws.asearch("q", exclude=["duckduckgo"])).provider == "brave"
+        assert (await ws.asearch("q", providers=["brave"])).provider == "brave"
+        with pytest.raises(InvalidSearchParams, match="tavily"):
+            await ws.asearch("q", provider="tavily")
+    assert len(brave.calls) == 2
+
+
+def test_a_provider_list_names_known_providers_once() -> None:
+    from websearch import InvalidSearchParams
+
+    with pytest.raises(InvalidSearchParams, match="unknown provider 'bing'"):
+        WebSearch(env={}, providers=["bing"])
+    with pytest.raises(InvalidSearchParams, match="listed twice"):
+        WebSearch(env={}, providers=["brave", "brave"])
+
+
+async def test_the_provider_list_setting_and_its_env_twin(script: Stage, config_dir: Path) -> None:
+    async with WebSearch(env={**script.env, "WEBSEARCH_PROVIDERS": "duckduckgo, brave"}) as ws:
+        assert ws.lineup.ids == ("duckduckgo", "brave")
+    (config_dir / "settings.toml").write_text('providers.list = ["searxng", "duckduckgo"]\n')
+    async with WebSearch(env=script.env) as ws:
+        assert ws.lineup.ids == ("searxng", "duckduckgo")

@@ -76,11 +76,14 @@ def test_json_failure_goes_to_stdout(ddg: FakeDuckDuckGo, env: dict[str, str]) -
         (["search", "   "], "the query is empty"),
         (["search", "q", "--provider", "bing"], "invalid choice: 'bing'"),
         (["search", "q", "--exclude", "bing"], "invalid choice: 'bing'"),
-        (["search", "q", "--limit", "0"], "must be at least 1, got 0"),
-        (["search", "q", "--limit", "many"], "expected a whole number"),
+        (["search", "q", "--limit", "0"], "--limit/--num-results: must be a whole number of at least 1; got 0"),
+        (["search", "q", "--limit", "many"], "must be a whole number of at least 1; got 'many'"),
         (["search", "q", "--recency", "decade"], "invalid choice: 'decade'"),
-        (["search", "q", "--temperature", "5"], "must be between 0 and 2"),
-        (["search", "q", "--timeout", "0"], "must be greater than 0"),
+        (["search", "q", "--temperature", "5"], "--temperature: must be a number from 0 to 2; got 5"),
+        (["search", "q", "--recency-days", "soon"], "--recency-days: must be a number; got 'soon'"),
+        (["search", "q", "--providers", "bing"], "--providers: must be provider ids separated by commas"),
+        (["search", "q", "--timeout", "0"], "--timeout: must be a number of seconds greater than 0; got 0"),
+        (["search", "q", "--timeout", "nan"], "--timeout: must be a number of seconds greater than 0; got nan"),
         (["search"], "the following arguments are required: query"),
         ([], "the following arguments are required: COMMAND"),
     ],
@@ -103,7 +106,30 @@ def test_bad_settings_file_is_a_clear_error(env: dict[str, str], config_dir: Pat
     assert "setting providers.webSearch is 'bing'" in proc.stderr
 
 
-def test_providers_lists_all_eighteen_in_order(env: dict[str, str], config_dir: Path) -> None:
+def test_readme_command_line_block_is_the_generated_one() -> None:
+    from websearch._cli import usage_block
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "```\n" + usage_block() + "\n```" in readme, "README's CLI block is out of date: paste usage_block()"
+
+
+def test_numeric_flags_reach_notices_as_numbers(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    proc = run_cli(["search", "q", "--recency-days", "3", "--max-tokens", "9", "--format", "json"], env)
+    notices = json.loads(proc.stdout)["response"]["notices"]
+    assert {k: notices[0][k] for k in ("param", "value", "kind")} == {
+        "param": "recency_days",
+        "value": 3,
+        "kind": "widened",
+    }
+    assert notices[1] == {
+        "param": "max_tokens",
+        "value": 9,
+        "kind": "not_applied",
+        "message": "max_tokens=9 not applied: DuckDuckGo does not support it",
+    }
+
+
+def test_providers_lists_every_provider_in_order(env: dict[str, str], config_dir: Path) -> None:
     (config_dir / "settings.toml").write_text('[providers]\nwebSearchExclude = ["searxng"]\n')
     proc = run_cli(["providers", "--format", "json"], {**env, "SEARXNG_ENDPOINT": "http://127.0.0.1:9"})
     rows = json.loads(proc.stdout)
@@ -113,12 +139,15 @@ def test_providers_lists_all_eighteen_in_order(env: dict[str, str], config_dir: 
     assert by_id["searxng"]["available"] is True
     assert by_id["searxng"]["excluded"] is True
     text = run_cli(["providers"], env).stdout.splitlines()
-    assert len(text) == 18
-    assert (
-        text[16]
-        == "17. searxng     SearXNG     unavailable [excluded]  (set searxng.endpoint in settings.toml or SEARXNG_ENDPOINT)"
+    assert len(text) == len(SEARCH_PROVIDER_ORDER)
+    width = max(map(len, SEARCH_PROVIDER_ORDER))
+    n = SEARCH_PROVIDER_ORDER.index("searxng") + 1
+    assert text[n - 1] == (
+        f"{n:2}. {'searxng':<{width}}  SearXNG     unavailable [excluded]  "
+        "(set searxng.endpoint in settings.toml or SEARXNG_ENDPOINT)"
     )
-    assert text[17] == "18. duckduckgo  DuckDuckGo  available"
+    n = SEARCH_PROVIDER_ORDER.index("duckduckgo") + 1
+    assert text[n - 1] == f"{n:2}. {'duckduckgo':<{width}}  DuckDuckGo  available"
 
 
 def test_auth_set_list_remove(env: dict[str, str], config_dir: Path) -> None:
@@ -130,7 +159,8 @@ def test_auth_set_list_remove(env: dict[str, str], config_dir: Path) -> None:
     assert stat.S_IMODE(db.stat().st_mode) == 0o600
     listed = run_cli(["auth", "list"], env).stdout
     assert listed == "brave        api_key  …abcd\n"
-    assert run_cli(["providers"], env).stdout.splitlines()[12] == "13. brave       Brave       available"
+    rows = json.loads(run_cli(["providers", "--format", "json"], env).stdout)
+    assert {r["id"]: r["available"] for r in rows}["brave"] is True
     assert run_cli(["auth", "remove", "brave"], env).returncode == 0
     again = run_cli(["auth", "remove", "brave"], env)
     assert (again.returncode, again.stderr) == (1, "websearch: no stored credential for brave\n")

@@ -10,14 +10,15 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, eventually, messages, run_cli, search_once
+from conftest import NOW, FakeClock, eventually, messages, provider_context, run_cli, search_once
 from websearch import WebSearch
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
+from websearch._providers._base import Plan
 from websearch._providers.codex import (
     CLIENT_ID,
     MODELS,
-    http_error,
+    PROVIDER,
     import_credentials,
     is_image_placeholder,
     parse_events,
@@ -26,7 +27,7 @@ from websearch._providers.codex import (
 from websearch._sse import iter_sse
 from websearch._types import SearchParams, SearchResponse, SearchSource, SearchUsage
 from websearch._wire import HttpResponse
-from websearch.errors import ConfigError, SearchProviderError
+from websearch.errors import ConfigError, NoResults
 from websearch.testing import Reply
 from websearch.testing.codex import CODEX_PATH, TOKEN_PATH, FakeCodex, codex_events, make_jwt, sse_chunks, stream_reply
 
@@ -78,6 +79,10 @@ def expected_body(query: str = "rust async", model: str = "gpt-5.5") -> dict[str
     }
 
 
+def plan(config_dir: Path, params: SearchParams | None = None, **env: str) -> Plan:
+    return PROVIDER.plan(params or SearchParams("q"), provider_context(config_dir, env))
+
+
 def assert_no_secret(response: SearchResponse, *secrets: str) -> None:
     for secret in secrets:
         assert secret not in (response.error or "")
@@ -104,38 +109,21 @@ async def test_default_request(codex: FakeCodex, cenv: dict[str, str], clock: Fa
     assert list(req.json()) == list(expected_body())
 
 
+LOCAL = "{}={} applied as a local cap on sources: OpenAI has no result-count parameter"
+
+
 @pytest.mark.parametrize(
     ("kwargs", "count", "notices"),
     [
-        (
-            {"limit": 2},
-            2,
-            (
-                "limit=2 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
-            ),
-        ),
-        (
-            {"num_search_results": 5},
-            5,
-            (
-                "num_search_results=5 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
-            ),
-        ),
+        ({"limit": 2}, 2, (LOCAL.format("limit", 2),)),
+        ({"num_search_results": 5}, 5, (LOCAL.format("num_search_results", 5),)),
         (
             {"limit": 2, "num_search_results": 5},
             5,
-            (
-                "num_search_results=5 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
-                "limit=2 not applied separately: OpenAI uses num_search_results=5 as its result count",
-            ),
+            ("limit=2 not applied: num_search_results=5 takes precedence", LOCAL.format("num_search_results", 5)),
         ),
-        (
-            {"limit": 40},
-            12,
-            (
-                "limit=40 not sent upstream: OpenAI Codex has no result-count parameter; applied locally as a cap on sources",
-            ),
-        ),
+        ({"limit": 5, "num_search_results": 5}, 5, (LOCAL.format("num_search_results", 5),)),
+        ({"limit": 40}, 12, (LOCAL.format("limit", 40),)),
     ],
 )
 async def test_counts_are_a_local_cap_only(
@@ -157,7 +145,7 @@ async def test_counts_are_a_local_cap_only(
 async def test_recency_is_not_sent(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, recency: str) -> None:
     response = await search(cenv, clock, recency=recency)
     assert codex.last.json() == expected_body()
-    assert messages(response) == (f"recency={recency!r} not applied: OpenAI does not support it",)
+    assert messages(response) == (f'recency="{recency}" not applied: OpenAI does not support it',)
 
 
 async def test_max_tokens_and_temperature_are_not_sent(
@@ -196,7 +184,22 @@ async def test_parsed_response(codex: FakeCodex, cenv: dict[str, str], clock: Fa
     assert response.citations == () and response.related_questions == () and response.search_queries == ()
 
 
-def test_parse_events_pure_on_bytes() -> None:
+def test_plan_decides_models_login_and_body(config_dir: Path) -> None:
+    store_login(config_dir, cred_id="openai-codex")
+    planned = plan(config_dir, SearchParams("q", include_domains=["python.org"], limit=3))
+    assert (planned.state.credential_id, planned.state.models, planned.limit) == ("openai-codex", MODELS, 3)
+    assert planned.state.url == "https://chatgpt.com/backend-api/codex/responses"
+    assert {"model": "m", **planned.state.body} == {
+        **expected_body("q", "m"),
+        "tools": [
+            {"type": "web_search", "search_context_size": "high", "filters": {"allowed_domains": ["python.org"]}}
+        ],
+    }
+    assert plan(config_dir, PI_CODEX_WEB_SEARCH_MODEL=" gpt-5 ").state.models == ("gpt-5",)
+    assert plan(config_dir).limit is None
+
+
+def test_parse_events_pure_on_bytes(config_dir: Path) -> None:
     stream = b"".join(
         sse_chunks(
             codex_events(
@@ -207,13 +210,13 @@ def test_parse_events_pure_on_bytes() -> None:
             )
         )
     )
-    response = parse_events(iter_sse(stream.decode()), SearchParams("q"))
+    response = parse_events(iter_sse(stream.decode()), plan(config_dir))
     assert response.answer == "Searched for the article.\n\nCodex answer"  # reasoning summaries join the final parts
     assert response.sources == (SearchSource(title="Example Article", url="https://example.com/article"),)
     assert response.model == "gpt-5"
 
 
-def test_spec_example_stream_with_done_sentinel() -> None:
+def test_spec_example_stream_with_done_sentinel(config_dir: Path) -> None:
     text = (
         'data: {"type":"response.output_text.delta","delta":"Codex "}\n\n'
         'data: {"type":"response.output_item.done","item":{"type":"message","content":[{"type":"output_text",'
@@ -222,11 +225,11 @@ def test_spec_example_stream_with_done_sentinel() -> None:
         '"output_tokens":7,"total_tokens":19,"input_tokens_details":{"cached_tokens":2}}}}\n\n'
         "data: [DONE]\n\n"
     )
-    response = parse_events(iter_sse(text), SearchParams("q"))
+    response = parse_events(iter_sse(text), plan(config_dir))
     assert (response.answer, response.request_id, response.model) == ("Codex answer", "resp_1", "gpt-5.5")
     assert response.usage == SearchUsage(10, 7, 19)
     only_done = parse_events(
-        iter_sse('data: {"type":"response.output_text.delta","delta":"Hi"}\n\ndata: [DONE]\n\n'), SearchParams("q")
+        iter_sse('data: {"type":"response.output_text.delta","delta":"Hi"}\n\ndata: [DONE]\n\n'), plan(config_dir)
     )
     assert (only_done.answer, only_done.usage, only_done.request_id) == ("Hi", None, None)
 
@@ -254,23 +257,23 @@ def test_image_placeholder_rule() -> None:
         assert not is_image_placeholder(text), text
 
 
-def test_placeholder_final_text_prefers_the_streamed_text() -> None:
+def test_placeholder_final_text_prefers_the_streamed_text(config_dir: Path) -> None:
     events = iter_sse(
         b"".join(sse_chunks(codex_events("See attached image.", deltas=["Real streamed ", "answer."]))).decode()
     )
-    assert parse_events(events, SearchParams("q")).answer == "Real streamed answer."
+    assert parse_events(events, plan(config_dir)).answer == "Real streamed answer."
 
 
-def test_image_only_answer_is_a_502() -> None:
+def test_image_only_answer_is_a_502(config_dir: Path) -> None:
     events = iter_sse(b"".join(sse_chunks(codex_events("[See attached image]", deltas=["see image above"]))).decode())
-    with pytest.raises(SearchProviderError, match=r"^Codex returned image-only response$") as err:
-        parse_events(events, SearchParams("q"))
+    with pytest.raises(NoResults, match=r"^Codex returned image-only response$") as err:
+        parse_events(events, plan(config_dir))
     assert err.value.status == 502
 
 
-def test_placeholder_with_annotations_keeps_sources_without_answer() -> None:
+def test_placeholder_with_annotations_keeps_sources_without_answer(config_dir: Path) -> None:
     events = iter_sse(b"".join(sse_chunks(codex_events("See attached image", [("https://a.example/x", "A")]))).decode())
-    response = parse_events(events, SearchParams("q"))
+    response = parse_events(events, plan(config_dir))
     assert response.answer is None
     assert response.sources == (SearchSource(title="A", url="https://a.example/x"),)
 
@@ -328,6 +331,7 @@ async def test_every_model_unsupported_reports_the_last(
     assert response.error == (
         "Codex API error (400): The 'gpt-5-codex-mini' model is not supported when using Codex with a ChatGPT account."
     )
+    assert response.attempts[0].error_kind == "rejected"
 
 
 async def test_pinned_model_is_tried_once(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
@@ -355,14 +359,35 @@ async def test_other_400s_are_not_retried(codex: FakeCodex, cenv: dict[str, str]
     )
     response = await search(cenv, clock)
     assert len(codex.requests) == 1
-    assert response.error == "Codex API error (400): Invalid value for 'input'."
+    assert response.error == "Codex API error (400): Invalid value for 'input'. (invalid_value)"
+    assert response.attempts[0].error_kind == "rejected"
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "variant"),
+    [
+        (400, {"detail": "The 'gpt-5.5' model is not supported when using Codex with a ChatGPT account."}, True),
+        (400, {"error": {"message": "The requested model is not supported.", "type": "invalid_request_error"}}, True),
+        (400, {"error": {"message": "Invalid value for 'input'.", "code": "invalid_value"}}, False),
+        (400, "model is not supported", False),  # not the envelope's detail: the raw body never decides
+        (401, {"error": {"message": "Token expired.", "code": "token_expired"}}, False),
+    ],
+)
+def test_the_next_model_is_tried_on_the_envelopes_flag(
+    config_dir: Path, status: int, body: object, variant: bool
+) -> None:
+    raw = (json.dumps(body) if not isinstance(body, str) else body).encode()
+    assert PROVIDER.error(HttpResponse(status, {}, raw), plan(config_dir)).retry_variant is variant
 
 
 # -- errors -----------------------------------------------------------------------------------
 
 
+LOGIN_AGAIN = "Log in again with `websearch auth import codex` or `websearch auth set codex`."
+
+
 @pytest.mark.parametrize(
-    ("reply", "error", "status"),
+    ("reply", "status", "kind", "error"),
     [
         (
             Reply(
@@ -375,17 +400,17 @@ async def test_other_400s_are_not_retried(codex: FakeCodex, cenv: dict[str, str]
                     }
                 },
             ),
-            "OpenAI authorization failed (401). Check API key or base URL. Log in again with `websearch auth import codex` "
-            "or `websearch auth set codex`.",
             401,
+            "auth",
+            f"OpenAI authorization failed (401 token_expired). {LOGIN_AGAIN}",
         ),
         (
             Reply(403, {"detail": "You do not have access to this workspace."}),
-            "OpenAI authorization failed (403). Check API key or base URL. Log in again with `websearch auth import codex` "
-            "or `websearch auth set codex`.",
             403,
+            "auth",
+            f"OpenAI authorization failed (403). {LOGIN_AGAIN}",
         ),
-        (Reply(402, {"detail": "Payment required"}), "codex: 402 credits exhausted", 402),
+        (Reply(402, {"detail": "Payment required"}), 402, "quota", "codex: 402 credits exhausted: Payment required"),
         (
             Reply(
                 429,
@@ -398,8 +423,9 @@ async def test_other_400s_are_not_retried(codex: FakeCodex, cenv: dict[str, str]
                 },
                 headers={"Retry-After": "1800"},
             ),
-            "Codex API error (429): The usage limit has been reached",
             429,
+            "rate_limited",
+            "Codex API error (429): The usage limit has been reached (usage_limit_reached); retry after 1800 s",
         ),
         (
             Reply(
@@ -412,40 +438,53 @@ async def test_other_400s_are_not_retried(codex: FakeCodex, cenv: dict[str, str]
                     }
                 },
             ),
-            "codex: credits exhausted",
             429,
+            "quota",
+            "codex: credits exhausted (insufficient_quota): You exceeded your current quota.",
+        ),
+        (  # quota comes from a code, never from the prose: this 429 is a rate limit
+            Reply(429, {"error": {"message": "Your quota is insufficient, slow down.", "type": "requests"}}),
+            429,
+            "rate_limited",
+            "Codex API error (429): Your quota is insufficient, slow down. (requests)",
         ),
         (
             Reply(
                 500, {"error": {"message": "An error occurred while processing your request.", "type": "server_error"}}
             ),
-            "Codex API error (500): An error occurred while processing your request.",
             500,
+            "unavailable",
+            "Codex API error (500): An error occurred while processing your request. (server_error)",
         ),
         (
             Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
-            "Codex API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>",
             502,
+            "unavailable",
+            "Codex API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>",
         ),
     ],
 )
 async def test_http_errors(
-    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, error: str
 ) -> None:
     codex.enqueue(reply)
     response = await search(cenv, clock)
     assert response.error == error
-    assert response.attempts[0].status == status
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (status, kind)
     assert len(codex.requests) == 1
     assert_no_secret(response, ACCESS, REFRESH)
 
 
-def test_retry_hint_from_header_or_body() -> None:
+def test_retry_hint_from_header_or_body(config_dir: Path) -> None:
     body = json.dumps(
         {"error": {"type": "usage_limit_reached", "message": "limit", "resets_in_seconds": 1800}}
     ).encode()
-    assert http_error(HttpResponse(429, {}, body)).retry_after == 1800
-    assert http_error(HttpResponse(429, {"retry-after": "20"}, body)).retry_after == 20
+    from_body = PROVIDER.error(HttpResponse(429, {}, body), plan(config_dir))
+    assert (from_body.retry_after, from_body.kind) == (1800, "rate_limited")
+    assert from_body.message == "Codex API error (429): limit (usage_limit_reached); retry after 1800 s"
+    assert PROVIDER.error(HttpResponse(429, {"retry-after": "20"}, body), plan(config_dir)).retry_after == 20
+    junk = json.dumps({"error": {"message": "limit", "resets_in_seconds": -5}}).encode()
+    assert PROVIDER.error(HttpResponse(429, {}, junk), plan(config_dir)).retry_after is None
 
 
 async def test_error_body_echoing_the_token_is_redacted(
@@ -463,7 +502,7 @@ async def test_non_sse_200_body_is_an_incomplete_stream(
     codex.enqueue(Reply(200, "<html>Just a moment...</html>", content_type="text/html"))
     response = await search(cenv, clock)
     assert response.error == "Codex stream ended before the response was complete"
-    assert response.attempts[0].status == 500
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (500, "invalid_response")
 
 
 async def test_stream_cut_mid_event_is_an_error(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
@@ -473,6 +512,7 @@ async def test_stream_cut_mid_event_is_an_error(codex: FakeCodex, cenv: dict[str
     response = await search(cenv, clock)
     assert response.answer is None and response.sources == ()
     assert response.error is not None and response.error.startswith("OpenAI request failed:")
+    assert response.attempts[0].error_kind == "connection"
     # the same stream closed cleanly but without its terminal event
     codex.enqueue(Reply(200, chunks=[*chunks[:10], half], content_type="text/event-stream"))
     response = await search(cenv, clock)
@@ -480,15 +520,27 @@ async def test_stream_cut_mid_event_is_an_error(codex: FakeCodex, cenv: dict[str
 
 
 @pytest.mark.parametrize(
-    ("event", "error"),
+    ("event", "kind", "error"),
     [
         (
             {"type": "error", "code": "server_error", "message": "The server had an error processing your request."},
+            "unavailable",
             "Codex error (server_error): The server had an error processing your request.",
         ),
         (
             {"type": "error", "error": {"code": "context_length_exceeded", "message": "Input too long."}},
+            "rejected",
             "Codex error (context_length_exceeded): Input too long.",
+        ),
+        (
+            {"type": "error", "error": {"code": "insufficient_quota", "message": "You exceeded your current quota."}},
+            "quota",
+            "Codex error (insufficient_quota): You exceeded your current quota.",
+        ),
+        (
+            {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down."},
+            "rate_limited",
+            "Codex error (rate_limit_exceeded): Slow down.",
         ),
         (
             {
@@ -499,19 +551,28 @@ async def test_stream_cut_mid_event_is_an_error(codex: FakeCodex, cenv: dict[str
                     "error": {"code": "server_error", "message": "Web search failed."},
                 },
             },
+            "unavailable",
             "Codex request failed: Web search failed.",
+        ),
+        (
+            {
+                "type": "response.failed",
+                "response": {"status": "failed", "error": {"code": "insufficient_quota", "message": "No credits."}},
+            },
+            "quota",
+            "Codex request failed: No credits.",
         ),
     ],
 )
 async def test_sse_error_events(
-    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, event: dict[str, Any], error: str
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, event: dict[str, Any], kind: str, error: str
 ) -> None:
     events = codex_events("partial answer")
     codex.enqueue(stream_reply([*events[:8], event, events[-1]]))
     response = await search(cenv, clock)
     assert response.error == error
     assert response.answer is None
-    assert response.attempts[0].status == 500
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (500, kind)
 
 
 async def test_cancelling_mid_stream_closes_it(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:
@@ -643,6 +704,14 @@ def test_import_credentials(tmp_path: Path) -> None:
         tmp_path, {"id_token": id_token, "access_token": access, "refresh_token": REFRESH, "account_id": "acct-x"}
     )
     assert import_credentials(tmp_path).account_id == "acct-x"
+    assert PROVIDER.import_login(tmp_path) == import_credentials(tmp_path)
+
+
+def test_the_client_imports_the_login_through_the_provider(tmp_path: Path, config_dir: Path) -> None:
+    write_auth_json(tmp_path, {"access_token": ACCESS, "refresh_token": REFRESH, "account_id": ACCOUNT})
+    with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir)}) as ws:
+        cred = ws.import_login("codex", tmp_path)
+    assert (cred.provider, cred.kind, cred.data["account_id"]) == ("codex", "oauth", ACCOUNT)
 
 
 @pytest.mark.parametrize(
@@ -703,4 +772,4 @@ async def test_richer_include_domains_are_the_tools_allowed_domains(
         "filters": {"allowed_domains": ["python.org", "peps.python.org"]},
     }
     assert codex.last.json() == {**expected_body(), "tools": [tool]}
-    assert response.ok and messages(response) == ("exclude_domains=('x.com',) not applied: OpenAI does not support it",)
+    assert response.ok and messages(response) == ('exclude_domains=["x.com"] not applied: OpenAI does not support it',)

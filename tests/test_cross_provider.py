@@ -88,7 +88,7 @@ def test_chain_falls_through_a_failing_keyed_provider(config_dir: Path) -> None:
     response = json.loads(proc.stdout)["response"]
     assert response["provider"] == "duckduckgo"
     assert [(a["provider"], a["status"], a["error"]) for a in response["attempts"]] == [
-        ("brave", 401, "Brave authorization failed (401). Check API key or base URL."),
+        ("brave", 401, "Brave authorization failed (401 UNAUTHORIZED). Check API key or base URL. Brave said: bad"),
         ("duckduckgo", None, None),
     ]
     assert len(brave.requests) == len(ddg.requests) == 1

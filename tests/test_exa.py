@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, messages, search_once
+from conftest import FakeClock, messages, provider_context, search_once
 from websearch import ConfigError, WebSearch
 from websearch._credentials import CredentialStore
-from websearch._providers.exa import UNEXPECTED_SHAPE, parse_api_response, parse_mcp_response
-from websearch._types import SearchParams, SearchResponse, SearchSource
+from websearch._providers.exa import PROVIDER, UNEXPECTED_SHAPE
+from websearch._types import ProviderResult, SearchParams, SearchResponse, SearchSource
 from websearch._wire import HttpResponse
-from websearch.errors import SearchProviderError
+from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.exa import FakeExa, exa_error, exa_search_body, mcp_listing, mcp_reply, mcp_result
 
@@ -47,6 +48,14 @@ def api_body(query: str, n: int) -> dict[str, Any]:
 
 def settings(config_dir: Path, text: str) -> None:
     (config_dir / "settings.toml").write_text(text)
+
+
+def parse(response: HttpResponse, config_dir: Path, *, keyed: bool = True, **params: Any) -> ProviderResult:
+    """`response` parsed as the answer to a planned search: keyed (REST), or keyless (MCP, as when
+    Exa is chosen explicitly without a key)."""
+    ctx = provider_context(config_dir, {"EXA_API_KEY": KEY} if keyed else {}, FakeClock())
+    plan = PROVIDER.plan(SearchParams("q", **params), dataclasses.replace(ctx, explicit=not keyed))
+    return PROVIDER.parse(response, plan)
 
 
 def assert_no_key(response: SearchResponse, key: str = KEY) -> None:
@@ -81,9 +90,9 @@ async def test_default_request(exa: FakeExa, keyed: dict[str, str], clock: FakeC
             {"limit": 2, "num_search_results": 5},
             5,
             5,
-            ("limit=2 not applied separately: Exa uses num_search_results=5 as its result count",),
+            ("limit=2 not applied: num_search_results=5 takes precedence",),
         ),
-        ({"limit": 150}, 100, 40, ("limit=150 exceeds Exa's maximum of 100; at most 100 results returned",)),
+        ({"limit": 150}, 100, 40, ("limit=150 clamped to 100: Exa returns at most 100 results",)),
     ],
 )
 async def test_counts(
@@ -107,7 +116,7 @@ async def test_recency_is_not_sent_and_says_so(
 ) -> None:
     response = await search(keyed, clock, recency=recency)
     assert exa.last.json() == api_body("rust async", 10)
-    assert messages(response) == (f"recency={recency!r} not applied: Exa does not support it",)
+    assert messages(response) == (f'recency="{recency}" not applied: Exa does not support it',)
 
 
 async def test_unsupported_parameters_become_notices(keyed: dict[str, str], clock: FakeClock) -> None:
@@ -230,7 +239,7 @@ async def test_sources_are_sliced_to_the_count(exa: FakeExa, keyed: dict[str, st
     assert response.answer is not None and response.answer.count("**: ") == 2
 
 
-def test_snippet_precedence_summary_text_highlights() -> None:
+def test_snippet_precedence_summary_text_highlights(config_dir: Path) -> None:
     body = {
         "results": [
             {"url": "https://a.example", "summary": "S", "text": "T", "highlights": ["H1", "H2"]},
@@ -239,7 +248,7 @@ def test_snippet_precedence_summary_text_highlights() -> None:
             {"url": "https://d.example"},
         ]
     }
-    response = parse_api_response(HttpResponse(200, {}, json.dumps(body).encode()), SearchParams("q"), NOW)
+    response = parse(HttpResponse(200, {}, json.dumps(body).encode()), config_dir)
     assert [s.snippet for s in response.sources] == ["S", "T", "H1 H2", None]
     assert [s.highlights for s in response.sources] == [("H1", "H2"), ("H1",), ("H1", "H2"), ()]
     assert response.answer == "**https://a.example**: S"
@@ -260,60 +269,102 @@ async def test_empty_result_is_the_chains_204(
 
 
 @pytest.mark.parametrize(
-    ("reply", "error", "status"),
+    ("reply", "status", "kind", "error"),
     [
-        (exa_error(401, "INVALID_API_KEY", "Invalid API key"), AUTH_FAILED.format(401), 401),
+        (exa_error(401, "INVALID_API_KEY", "Invalid API key"), 401, "auth", AUTH_FAILED.format("401 INVALID_API_KEY")),
         (
             exa_error(402, "NO_MORE_CREDITS", "You have run out of credits"),
-            "exa: 402 credits exhausted (NO_MORE_CREDITS)",
             402,
+            "quota",
+            "exa: 402 credits exhausted (NO_MORE_CREDITS): You have run out of credits",
         ),
         (
             exa_error(402, "API_KEY_BUDGET_EXCEEDED", "This API key has hit its budget"),
-            "exa: 402 credits exhausted (API_KEY_BUDGET_EXCEEDED)",
             402,
+            "quota",
+            "exa: 402 credits exhausted (API_KEY_BUDGET_EXCEEDED): This API key has hit its budget",
         ),
-        (exa_error(403, "FEATURE_DISABLED", "Summaries are not enabled for this plan"), AUTH_FAILED.format(403), 403),
+        (
+            exa_error(403, "FEATURE_DISABLED", "Summaries are not enabled for this plan"),
+            403,
+            "auth",
+            AUTH_FAILED.format("403 FEATURE_DISABLED"),
+        ),
         (
             exa_error(429, "RATE_LIMIT_EXCEEDED", "Too many requests", headers={"Retry-After": "30"}),
-            "Exa API error (429): Too many requests (RATE_LIMIT_EXCEEDED)",
             429,
+            "rate_limited",
+            "Exa API error (429): Too many requests (RATE_LIMIT_EXCEEDED); retry after 30 s",
         ),
+        # the tag decides, not the words: a rate limit that mentions a quota is still a rate limit
         (
             exa_error(429, "RATE_LIMIT_EXCEEDED", "Monthly quota reached"),
-            "exa: credits exhausted (RATE_LIMIT_EXCEEDED)",
             429,
+            "rate_limited",
+            "Exa API error (429): Monthly quota reached (RATE_LIMIT_EXCEEDED)",
         ),
         (
             exa_error(400, "INVALID_NUM_RESULTS", "numResults must be at most 100"),
-            "Exa API error (400): numResults must be at most 100 (INVALID_NUM_RESULTS)",
             400,
+            "rejected",
+            "Exa API error (400): numResults must be at most 100 (INVALID_NUM_RESULTS)",
         ),
-        (Reply(500, "Internal Server Error"), "Exa API error (500): Internal Server Error", 500),
+        # quota comes from a status or a tag, never from the words
+        (
+            exa_error(500, "INTERNAL_ERROR", "quota service unavailable"),
+            500,
+            "unavailable",
+            "Exa API error (500): quota service unavailable (INTERNAL_ERROR)",
+        ),
+        (
+            exa_error(400, "INVALID_REQUEST", "insufficient query"),
+            400,
+            "rejected",
+            "Exa API error (400): insufficient query (INVALID_REQUEST)",
+        ),
+        (
+            exa_error(422, "INVALID_REQUEST_BODY", "Insufficient parameters"),
+            422,
+            "rejected",
+            "Exa API error (422): Insufficient parameters (INVALID_REQUEST_BODY)",
+        ),
+        (Reply(500, "Internal Server Error"), 500, "unavailable", "Exa API error (500): Internal Server Error"),
         (
             Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
-            "Exa API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>",
             502,
+            "unavailable",
+            "Exa API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>",
         ),
-        (Reply(503, {"message": "upstream down"}), 'Exa API error (503): {"message": "upstream down"}', 503),
-        (Reply(200, "<html>maintenance</html>", content_type="text/html"), "Exa returned a body that is not JSON", 200),
-        (Reply(200, ["not", "an", "object"]), "Exa returned JSON that is not an object", 200),
+        (
+            Reply(503, {"message": "upstream down"}),
+            503,
+            "unavailable",
+            'Exa API error (503): {"message": "upstream down"}',
+        ),
+        (
+            Reply(200, "<html>maintenance</html>", content_type="text/html"),
+            200,
+            "invalid_response",
+            "Exa returned a body that is not JSON",
+        ),
+        (Reply(200, ["not", "an", "object"]), 200, "invalid_response", "Exa returned JSON that is not an object"),
     ],
 )
 async def test_errors(
-    exa: FakeExa, keyed: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int
+    exa: FakeExa, keyed: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, error: str
 ) -> None:
     exa.enqueue(reply)
     response = await search(keyed, clock)
     assert response.error == error
-    assert [(a.provider, a.status) for a in response.attempts] == [("exa", status)]
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == ("exa", status, error, kind)
     assert_no_key(response)
 
 
-def test_retry_after_is_kept_on_the_error() -> None:
+def test_retry_after_is_kept_on_the_error(config_dir: Path) -> None:
     response = HttpResponse(429, {"retry-after": "30"}, b'{"error": "Too many requests", "tag": "RATE_LIMITED"}')
-    with pytest.raises(SearchProviderError) as info:
-        parse_api_response(response, SearchParams("q"), NOW)
+    with pytest.raises(RateLimited) as info:
+        parse(response, config_dir)
     assert (info.value.status, info.value.retry_after) == (429, 30.0)
 
 
@@ -331,7 +382,7 @@ async def test_key_echoed_by_the_server_is_redacted(
 async def test_wrong_key_rejected_by_the_fake_is_redacted(env: dict[str, str], clock: FakeClock) -> None:
     with FakeExa(api_key="the-only-valid-key") as fake:
         response = await search({**env, **fake.env, "EXA_API_KEY": KEY}, clock)
-    assert response.error == AUTH_FAILED.format(401)
+    assert response.error == AUTH_FAILED.format("401 INVALID_API_KEY")
     assert fake.last.headers["x-api-key"] == KEY
     assert_no_key(response)
 
@@ -410,6 +461,21 @@ async def test_switches_set_true_keep_exa(
 
 
 # -- the keyless MCP fallback ----------------------------------------------------------------
+
+
+def test_keyed_or_keyless_is_decided_once_and_keyless_only_when_explicit(config_dir: Path) -> None:
+    ctx = provider_context(config_dir, {}, FakeClock())
+    with pytest.raises(MissingCredentialError) as info:
+        PROVIDER.plan(SearchParams("q"), ctx)  # the automatic chain never reaches the keyless MCP
+    assert info.value.message == "Exa needs an API key: set EXA_API_KEY or run `websearch auth set exa`"
+    keyless = PROVIDER.plan(SearchParams("q"), dataclasses.replace(ctx, explicit=True))
+    assert keyless.state.keyed is False
+    assert keyless.request is not None and keyless.request.url == "https://mcp.exa.ai/mcp"
+    with_key = provider_context(config_dir, {"EXA_API_KEY": KEY}, FakeClock())
+    for explicit in (False, True):
+        keyed = PROVIDER.plan(SearchParams("q"), dataclasses.replace(with_key, explicit=explicit))
+        assert keyed.state.keyed is True
+        assert keyed.request is not None and keyed.request.url == "https://api.exa.ai/search"
 
 
 def mcp_call(query: str, **arguments: Any) -> dict[str, Any]:
@@ -524,56 +590,64 @@ async def test_mcp_empty_results_are_the_chains_204(exa: FakeExa, keyless: dict[
 
 
 @pytest.mark.parametrize(
-    ("reply", "error", "status"),
+    ("reply", "status", "kind", "error"),
     [
         (
             mcp_reply(1, error={"code": -32602, "message": "Invalid arguments for tool web_search_exa"}),
-            "Exa MCP error: Invalid arguments for tool web_search_exa",
             None,
+            "rejected",
+            "Exa MCP error: Invalid arguments for tool web_search_exa",
         ),
         (
             mcp_reply(1, mcp_result("You've hit Exa's free MCP rate limit.\nCreate an API key.", is_error=True)),
-            "Exa MCP tool error: You've hit Exa's free MCP rate limit. Create an API key.",
             None,
+            "unavailable",  # the tool failed; its words are not a code, so not a rate limit
+            "Exa MCP tool error: You've hit Exa's free MCP rate limit. Create an API key.",
         ),
         (
             mcp_reply(1, mcp_result("No search results found. Please try a different query.")),
-            f"{UNEXPECTED_SHAPE} No search results found. Please try a different query.",
             None,
+            "invalid_response",
+            f"{UNEXPECTED_SHAPE} No search results found. Please try a different query.",
         ),
-        (mcp_reply(1, {"unexpected": True}), UNEXPECTED_SHAPE, None),
+        (mcp_reply(1, {"unexpected": True}), None, "invalid_response", UNEXPECTED_SHAPE),
         (
             Reply(200, "<html>captive portal</html>", content_type="text/html"),
-            "Exa MCP returned a body that is neither JSON nor SSE",
             200,
+            "invalid_response",
+            "Exa MCP returned a body that is neither JSON nor SSE",
         ),
         (
             Reply(429, "Too Many Requests", headers={"Retry-After": "5"}),
-            "Exa API error (429): MCP request failed: Too Many Requests",
             429,
+            "rate_limited",
+            "Exa MCP error (429): Too Many Requests; retry after 5 s",
         ),
         (
             Reply(406, {"jsonrpc": "2.0", "error": {"code": -32000, "message": "Not Acceptable"}, "id": None}),
-            'Exa API error (406): MCP request failed: {"jsonrpc": "2.0", "error": {"code": -32000, "message": "Not Acceptable"}, "id": null}',
             406,
+            "rejected",
+            "Exa MCP error (406): Not Acceptable (-32000)",
         ),
-        (Reply(401, "Unauthorized"), AUTH_FAILED.format(401), 401),
+        (Reply(503, b""), 503, "unavailable", "Exa MCP error (503): Service Unavailable"),
+        (Reply(401, "Unauthorized"), 401, "auth", AUTH_FAILED.format(401)),
     ],
 )
 async def test_mcp_errors(
-    exa: FakeExa, keyless: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int | None
+    exa: FakeExa, keyless: dict[str, str], clock: FakeClock, reply: Reply, status: int | None, kind: str, error: str
 ) -> None:
     exa.enqueue(reply)
     response = await search(keyless, clock)
     assert response.error == error
-    assert [(a.provider, a.status) for a in response.attempts] == [("exa", status)]
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == ("exa", status, error, kind)
 
 
-def test_mcp_sse_takes_the_first_data_line_with_json() -> None:
+def test_mcp_sse_takes_the_first_data_line_with_json(config_dir: Path) -> None:
     listing = mcp_listing(exa_search_body("q", 2, text=True)["results"])
     message = {"jsonrpc": "2.0", "id": 3, "result": mcp_result(listing)}
     sse = f"event: ping\ndata: \ndata: {{}}\ndata: not json\nevent: message\ndata: {json.dumps(message)}\n\n"
-    response = parse_mcp_response(HttpResponse(200, {}, sse.encode()), SearchParams("q"), NOW)
+    response = parse(HttpResponse(200, {}, sse.encode()), config_dir, keyed=False)
     assert [s.title for s in response.sources] == ["Q: part 1", "Q: part 2"]
     assert response.sources[0].snippet == "q — part 1. Full page text with details, examples and caveats."
 

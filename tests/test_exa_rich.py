@@ -16,6 +16,7 @@ from websearch._context import ProviderContext
 from websearch._providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
 from websearch._rendering import render
 from websearch._types import SearchCitation, SearchParams, SearchResponse
+from websearch._wire import HttpRequest
 from websearch.testing import FakeFirecrawl, Reply
 from websearch.testing.exa import FakeExa, exa_search_body
 
@@ -23,6 +24,9 @@ KEY = "exa-rich-key-51d0c7e2"
 Q = "rust async"
 TEXT: dict[str, Any] = {"text": {"maxCharacters": 1200}, "highlights": True}
 KEYLESS_MCP = "not applied: Exa's keyless MCP search does not support it (set EXA_API_KEY)"
+RECENCY = "applied as startPublishedDate={}: Exa has no recency window, only a start date"
+DEPRECATED = "applied as given: it is deprecated and may stop working"
+CAPPED = "clamped to its first 20 entries: at most 20 are used"
 
 
 @pytest.fixture
@@ -80,8 +84,8 @@ DEEP = {"outputSchema": ANSWER_SCHEMA}
         ("deep-lite", "deep-lite", DEEP, ()),
         ("deep", "deep", DEEP, ()),
         ("deep-reasoning", "deep-reasoning", DEEP, ()),
-        ("neural", "auto", {}, ("mode=neural is deprecated; searched with mode=auto",)),
-        ("keyword", "auto", {}, ("mode=keyword is deprecated; searched with mode=auto",)),
+        ("neural", "auto", {}, ('mode="neural" searched as mode="auto": the legacy search types are gone',)),
+        ("keyword", "auto", {}, ('mode="keyword" searched as mode="auto": the legacy search types are gone',)),
     ],
 )
 async def test_mode_is_the_search_type(
@@ -103,6 +107,13 @@ def context(config_dir: Path, clock: FakeClock, transport: object, env: dict[str
     return provider_context(config_dir, env, clock=clock, transport=transport)
 
 
+def request(params: SearchParams, ctx: ProviderContext) -> HttpRequest:
+    """The request the plan for `params` sends."""
+    planned = PROVIDER.plan(params, ctx).request
+    assert planned is not None
+    return planned
+
+
 @pytest.mark.parametrize(
     ("mode", "client_timeout", "expected"),
     [
@@ -122,15 +133,15 @@ def test_deep_modes_get_a_longer_timeout(
 ) -> None:
     transport = SimpleNamespace(timeout=client_timeout) if client_timeout is not None else object()
     ctx = context(config_dir, clock, transport, {"EXA_API_KEY": KEY})
-    assert PROVIDER.build_request(SearchParams(Q, mode=mode), ctx).timeout == expected
-    assert PROVIDER.build_request(SearchParams(Q), ctx).timeout is None  # web_search.md's call keeps the client's
+    assert request(SearchParams(Q, mode=mode), ctx).timeout == expected
+    assert request(SearchParams(Q), ctx).timeout is None  # web_search.md's call keeps the client's
 
 
 async def test_the_real_client_timeout_floors_the_deep_timeout(config_dir: Path, clock: FakeClock) -> None:
     async with WebSearch(env={"EXA_API_KEY": KEY}, clock=clock, timeout=150) as ws:
         ctx = ws._context()
-        assert PROVIDER.build_request(SearchParams(Q, mode="deep"), ctx).timeout == 150
-        assert PROVIDER.build_request(SearchParams(Q, mode="deep-reasoning"), ctx).timeout == 180
+        assert request(SearchParams(Q, mode="deep"), ctx).timeout == 150
+        assert request(SearchParams(Q, mode="deep-reasoning"), ctx).timeout == 180
 
 
 # -- the deep answer -----------------------------------------------------------------------------
@@ -198,8 +209,8 @@ async def test_summary_with_a_deep_mode_keeps_the_answer(exa: FakeExa, keyed: di
     ("given", "sent", "notices"),
     [
         (3000, 3000, ()),
-        (50, 200, ("text_chars=50 clamped to 200 (allowed 200-8000)",)),
-        (9000, 8000, ("text_chars=9000 clamped to 8000 (allowed 200-8000)",)),
+        (50, 200, ("text_chars=50 clamped to 200: allowed 200-8000",)),
+        (9000, 8000, ("text_chars=9000 clamped to 8000: allowed 200-8000",)),
     ],
 )
 async def test_text_chars_sizes_the_request(
@@ -253,8 +264,8 @@ async def test_the_fake_cuts_text_to_max_characters(exa: FakeExa, keyed: dict[st
             {"start_published_date": "last tuesday", "recency_hours": -2, "recency_days": 2},
             {"startPublishedDate": "2026-11-28"},
             (
-                "start_published_date='last tuesday' is not an ISO date or timestamp; ignored",
-                "recency_hours=-2 is not a positive number; ignored",
+                'start_published_date="last tuesday" dropped: it is not an ISO date or timestamp',
+                "recency_hours=-2 dropped: it is not a positive number",
             ),
         ),
         (
@@ -265,38 +276,38 @@ async def test_the_fake_cuts_text_to_max_characters(exa: FakeExa, keyed: dict[st
         (
             {"start_published_date": "2026-11-20", "end_published_date": "2026-11-15"},
             {"startPublishedDate": "2026-11-20"},
-            ("end_published_date=2026-11-15 is before the start; end dropped",),
+            ('end_published_date="2026-11-15" dropped: it is before the start',),
         ),
         (
             {"end_published_date": "2026-13-45", "recency_days": 0},
             {},
             (
-                "recency_days=0 is not a positive number; ignored",
-                "end_published_date='2026-13-45' is not an ISO date or timestamp; ignored",
+                "recency_days=0 dropped: it is not a positive number",
+                'end_published_date="2026-13-45" dropped: it is not an ISO date or timestamp',
             ),
         ),
         # recency, the base parameter, is the ladder's last rung in a call with richer parameters
         (
             {"recency": "week", "mode": "auto"},
             {"startPublishedDate": "2026-11-23"},
-            ("recency='week' applied as startPublishedDate=2026-11-23",),
+            ('recency="week" ' + RECENCY.format("2026-11-23"),),
         ),
         (
             {"recency": "day", "end_published_date": "2026-11-30"},
             {"startPublishedDate": "2026-11-29", "endPublishedDate": "2026-11-30"},
-            ("recency='day' applied as startPublishedDate=2026-11-29",),
+            ('recency="day" ' + RECENCY.format("2026-11-29"),),
         ),
         (
             {"recency": "year", "recency_days": 3},
             {"startPublishedDate": "2026-11-27"},
-            ("recency='year' not applied: recency_days takes precedence",),
+            ('recency="year" not applied: recency_days takes precedence',),
         ),
         (
             {"recency": "month", "end_published_date": "2026-01-01"},
             {"startPublishedDate": "2026-10-31"},
             (
-                "recency='month' applied as startPublishedDate=2026-10-31",
-                "end_published_date=2026-01-01 is before the start; end dropped",
+                'recency="month" ' + RECENCY.format("2026-10-31"),
+                'end_published_date="2026-01-01" dropped: it is before the start',
             ),
         ),
     ],
@@ -326,11 +337,11 @@ async def test_date_ladder(
         (
             {"category": "research paper"},
             {"category": "publication"},
-            ("category=research paper was renamed; searched as category=publication",),
+            ('category="research paper" searched as category="publication": it was renamed',),
         ),
-        ({"category": "tweet"}, {}, ("category=tweet is no longer supported; dropped, the search is unscoped",)),
-        ({"category": "pdf"}, {"category": "pdf"}, ("category=pdf is deprecated; passed through as is",)),
-        ({"category": "github"}, {"category": "github"}, ("category=github is deprecated; passed through as is",)),
+        ({"category": "tweet"}, {}, ('category="tweet" dropped: it is no longer supported; the search is unscoped',)),
+        ({"category": "pdf"}, {"category": "pdf"}, (f'category="pdf" {DEPRECATED}',)),
+        ({"category": "github"}, {"category": "github"}, (f'category="github" {DEPRECATED}',)),
         (
             {
                 "category": "company",
@@ -339,17 +350,21 @@ async def test_date_ladder(
                 "exclude_domains": ["x.com"],
             },
             {"category": "company"},
-            ("category=company does not allow date filters or exclude_domains; dropped",),
+            (
+                'recency_days=7 dropped: category="company" does not allow it',
+                'end_published_date="2026-11-29" dropped: category="company" does not allow it',
+                'exclude_domains=["x.com"] dropped: category="company" does not allow it',
+            ),
         ),
         (
             {"category": "people", "start_published_date": "2026-01-01", "include_domains": ["linkedin.com"]},
             {"category": "people", "includeDomains": ["linkedin.com"]},
-            ("category=people does not allow date filters; dropped",),
+            ('start_published_date="2026-01-01" dropped: category="people" does not allow it',),
         ),
         (
             {"category": "company", "recency": "week"},
             {"category": "company"},
-            ("recency='week' not applied: category=company does not allow date filters",),
+            ('recency="week" dropped: category="company" does not allow it',),
         ),
     ],
 )
@@ -394,10 +409,10 @@ MANY = [f"site{i}.example" for i in range(1, 26)]
 async def test_domain_lists_over_twenty_are_capped(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
     response = await search(keyed, clock, include_domains=MANY)
     assert exa.last.json() == body(includeDomains=MANY[:20])
-    assert messages(response) == ("include_domains has 25 entries; only the first 20 were used",)
+    assert messages(response) == (f"include_domains={json.dumps(MANY)} {CAPPED}",)
     response = await search(keyed, clock, exclude_domains=MANY)
     assert exa.last.json() == body(excludeDomains=MANY[:20])
-    assert messages(response) == ("exclude_domains has 25 entries; only the first 20 were used",)
+    assert messages(response) == (f"exclude_domains={json.dumps(MANY)} {CAPPED}",)
 
 
 async def test_include_wins_and_exclude_is_applied_to_the_results(
@@ -418,7 +433,7 @@ async def test_include_wins_and_exclude_is_applied_to_the_results(
     assert exa.last.json() == body(includeDomains=["python.org"])
     assert [s.url for s in response.sources] == [urls[0], urls[2], urls[4]]
     assert messages(response) == (
-        "exclude_domains applied by dropping matching results after the search: "
+        'exclude_domains=["https://www.mail.python.org/"] applied as a filter on the results: '
         "Exa does not accept include_domains and exclude_domains together",
     )
 
@@ -429,8 +444,8 @@ async def test_include_wins_and_exclude_is_applied_to_the_results(
 async def test_sort_by_date_is_disclosed_as_not_applied(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
     response = await search(keyed, clock, sort_by_date=True)
     assert exa.last.json() == body()
-    assert messages(response) == ("sort_by_date=True not applied: Exa does not support it",)
-    assert "[sort_by_date=True not applied: Exa does not support it]\n[served by: exa]" in render(response, "blocks")
+    assert messages(response) == ("sort_by_date=true not applied: Exa does not support it",)
+    assert "[sort_by_date=true not applied: Exa does not support it]\n[served by: exa]" in render(response, "blocks")
 
 
 async def test_everything_at_once(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
@@ -460,10 +475,10 @@ async def test_everything_at_once(exa: FakeExa, keyed: dict[str, str], clock: Fa
         "outputSchema": ANSWER_SCHEMA,
     }
     assert messages(response) == (
-        "category=research paper was renamed; searched as category=publication",
+        'category="research paper" searched as category="publication": it was renamed',
+        'recency="week" not applied: recency_hours takes precedence',
         "max_tokens=50 not applied: Exa does not support it",
-        "sort_by_date=True not applied: Exa does not support it",
-        "recency='week' not applied: recency_hours takes precedence",
+        "sort_by_date=true not applied: Exa does not support it",
     )
     assert response.answer is not None
 
@@ -489,13 +504,13 @@ async def test_mcp_path_sends_the_count_and_discloses_the_rest(
     )
     assert exa.last.json()["params"] == {"name": "web_search_exa", "arguments": {"query": Q, "numResults": 3}}
     assert messages(response) == (
-        "recency='day' not applied: Exa does not support it",
-        f"mode='deep' {KEYLESS_MCP}",
+        'recency="day" not applied: Exa does not support it',
+        f'mode="deep" {KEYLESS_MCP}',
         f"recency_days=2 {KEYLESS_MCP}",
-        f"category='news' {KEYLESS_MCP}",
-        f"include_domains=('a.example',) {KEYLESS_MCP}",
-        f"summary=True {KEYLESS_MCP}",
-        "sort_by_date=True not applied: Exa does not support it",
+        f'category="news" {KEYLESS_MCP}',
+        f'include_domains=["a.example"] {KEYLESS_MCP}',
+        f"summary=true {KEYLESS_MCP}",
+        "sort_by_date=true not applied: Exa does not support it",
     )
     assert response.answer is None and len(response.sources) == 3
 

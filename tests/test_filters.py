@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,7 +14,9 @@ from websearch._providers._base import recency_bucket, with_site_operators
 
 
 def resolve(**kw: object) -> tuple[Filters, list[str]]:
-    return resolve_filters(SearchParams("q", **kw), NOW)  # type: ignore[arg-type]
+    """The filters and the notices' texts."""
+    filters, notices = resolve_filters(SearchParams("q", **kw), NOW)  # type: ignore[arg-type]
+    return filters, [n.message for n in notices]
 
 
 def test_nothing_given_is_nothing_resolved() -> None:
@@ -45,8 +48,8 @@ def test_invalid_rungs_fall_through_with_notices_never_errors() -> None:
     f, notices = resolve(start_published_date="last tuesday", recency_hours=-2, recency_days="2")
     assert (f.start, f.start_source) == (NOW - timedelta(days=2), "recency_days")
     assert notices == [
-        "start_published_date='last tuesday' is not an ISO date or timestamp; ignored",
-        "recency_hours=-2 is not a positive number; ignored",
+        'start_published_date="last tuesday" dropped: it is not an ISO date or timestamp',
+        "recency_hours=-2 dropped: it is not a positive number",
     ]
     f, notices = resolve(recency_days=True, end_published_date="2026-13-45")
     assert (f.start, f.end) == (None, None)
@@ -64,16 +67,20 @@ def test_timestamps_and_reversed_bounds() -> None:
     assert notices == []
     f, notices = resolve(start_published_date="2026-05-01", end_published_date="2026-04-01")
     assert (f.start, f.end) == (datetime(2026, 5, 1, tzinfo=UTC), None)
-    assert notices == ["end_published_date=2026-04-01 is before the start; end dropped"]
+    assert notices == ['end_published_date="2026-04-01" dropped: it is before the start']
 
 
 @pytest.mark.parametrize(
     ("given", "category", "notice"),
     [
-        ("research paper", "publication", "category=research paper was renamed; searched as category=publication"),
-        ("tweet", None, "category=tweet is no longer supported; dropped, the search is unscoped"),
-        ("pdf", "pdf", "category=pdf is deprecated; passed through as is"),
-        ("github", "github", "category=github is deprecated; passed through as is"),
+        (
+            "research paper",
+            "publication",
+            'category="research paper" searched as category="publication": it was renamed',
+        ),
+        ("tweet", None, 'category="tweet" dropped: it is no longer supported; the search is unscoped'),
+        ("pdf", "pdf", 'category="pdf" applied as given: it is deprecated and may stop working'),
+        ("github", "github", 'category="github" applied as given: it is deprecated and may stop working'),
         ("news", "news", None),
         ("Financial Report", "financial report", None),
         ("Some Free String", "Some Free String", None),
@@ -89,7 +96,10 @@ def test_category_migrations(given: str, category: str | None, notice: str | Non
 def test_entity_categories_drop_dates_and_excluded_domains(category: str) -> None:
     f, notices = resolve(category=category, recency_days=7, exclude_domains=["x.com"], include_domains=["linkedin.com"])
     assert (f.start, f.exclude_domains, f.include_domains) == (None, (), ("linkedin.com",))
-    assert notices == [f"category={category} does not allow date filters or exclude_domains; dropped"]
+    assert notices == [
+        f'recency_days=7 dropped: category="{category}" does not allow it',
+        f'exclude_domains=["x.com"] dropped: category="{category}" does not allow it',
+    ]
 
 
 def test_domain_lists_are_capped_at_twenty() -> None:
@@ -97,15 +107,15 @@ def test_domain_lists_are_capped_at_twenty() -> None:
     f, notices = resolve(include_domains=many, exclude_domains=many[:3])
     assert f.include_domains == tuple(many[:20])
     assert f.exclude_domains == tuple(many[:3])
-    assert notices == ["include_domains has 25 entries; only the first 20 were used"]
+    assert notices == [f"include_domains={json.dumps(many)} clamped to its first 20 entries: at most 20 are used"]
 
 
 @pytest.mark.parametrize(
     ("given", "used", "notices"),
     [
         (1200, 1200, []),
-        (50, 200, ["text_chars=50 clamped to 200 (allowed 200-8000)"]),
-        (99999, 8000, ["text_chars=99999 clamped to 8000 (allowed 200-8000)"]),
+        (50, 200, ["text_chars=50 clamped to 200: allowed 200-8000"]),
+        (99999, 8000, ["text_chars=99999 clamped to 8000: allowed 200-8000"]),
     ],
 )
 def test_text_chars_clamp(given: int, used: int, notices: list[str]) -> None:
@@ -114,10 +124,13 @@ def test_text_chars_clamp(given: int, used: int, notices: list[str]) -> None:
 
 
 def test_modes() -> None:
-    assert resolve(mode="keyword") == (Filters(mode="auto"), ["mode=keyword is deprecated; searched with mode=auto"])
+    assert resolve(mode="keyword") == (
+        Filters(mode="auto"),
+        ['mode="keyword" searched as mode="auto": the legacy search types are gone'],
+    )
     assert resolve(mode="deep-reasoning")[0].mode == "deep-reasoning"
     with pytest.raises(
-        InvalidSearchParams, match="mode must be one of auto, fast, instant, deep-lite, deep, deep-reasoning"
+        InvalidSearchParams, match="mode must be one of: auto, fast, instant, deep-lite, deep, deep-reasoning"
     ):
         SearchParams("q", mode="turbo")
 
@@ -147,8 +160,8 @@ def test_huge_date_values_fall_through_instead_of_failing() -> None:
     f, notices = resolve(recency_days=1e6, recency_hours=1e300)
     assert f.start is None
     assert notices == [
-        "recency_hours=1e+300 reaches before any date; ignored",
-        "recency_days=1000000.0 reaches before any date; ignored",
+        "recency_hours=1e+300 dropped: it reaches before any date",
+        "recency_days=1000000.0 dropped: it reaches before any date",
     ]
     f, notices = resolve(start_published_date="0001-01-01T00:00:00+01:00")
     assert (f.start, len(notices)) == (None, 1)

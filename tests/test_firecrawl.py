@@ -12,9 +12,10 @@ from conftest import FIRECRAWL_KEY, FakeClock, messages, provider_context, searc
 from websearch import MissingCredentialError, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
-from websearch._providers.firecrawl import PROVIDER, http_error
+from websearch._providers.firecrawl import PROVIDER
 from websearch._types import Attempt
 from websearch._wire import HttpResponse
+from websearch.errors import SearchProviderError
 from websearch.testing import Reply
 from websearch.testing.firecrawl import (
     INSUFFICIENT_CREDITS,
@@ -35,6 +36,12 @@ async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async
 
 def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
     return provider_context(config_dir, env, clock=clock)
+
+
+def error_of(response: HttpResponse, config_dir: Path, clock: FakeClock) -> SearchProviderError:
+    """The error the provider maps `response` to."""
+    plan = PROVIDER.plan(SearchParams("q"), context({"FIRECRAWL_API_KEY": KEY}, config_dir, clock))
+    return PROVIDER.error(response, plan)
 
 
 # -- the request -------------------------------------------------------------------------------
@@ -61,13 +68,13 @@ async def test_default_request(fc: FakeFirecrawl, fc_env: dict[str, str], clock:
         (
             {"limit": 4, "num_search_results": 7},
             7,
-            "limit=4 not applied separately: Firecrawl uses num_search_results=7 as its result count",
+            "limit=4 not applied: num_search_results=7 takes precedence",
         ),
-        ({"limit": 500}, 100, "limit=500 exceeds Firecrawl's maximum of 100; at most 100 results returned"),
+        ({"limit": 500}, 100, "limit=500 clamped to 100: Firecrawl returns at most 100 results"),
         (
             {"num_search_results": 101, "limit": 101},
             100,
-            "num_search_results=101 exceeds Firecrawl's maximum of 100; at most 100 results returned",
+            "num_search_results=101 clamped to 100: Firecrawl returns at most 100 results",
         ),
     ],
 )
@@ -185,12 +192,13 @@ async def test_warning_becomes_a_notice(fc: FakeFirecrawl, fc_env: dict[str, str
     fc.enqueue(Reply(200, firecrawl_results_body("q", 2, warning="Only 2 results were found for this query.")))
     response = await search(fc_env, clock, "q")
     assert messages(response) == ("Firecrawl warning: Only 2 results were found for this query.",)
+    assert [n.kind for n in response.notices] == ["partial"]
 
 
 def test_parse_v1_flat_data_and_missing_id(config_dir: Path, clock: FakeClock) -> None:
     body = b'{"success":true,"data":[{"url":"https://a.example","title":"A","description":"first"},{"url":""}]}'
-    ctx = context({}, config_dir, clock)
-    parsed = PROVIDER.parse_response(HttpResponse(200, {}, body), SearchParams("q"), ctx)
+    plan = PROVIDER.plan(SearchParams("q"), context({"FIRECRAWL_API_KEY": KEY}, config_dir, clock))
+    parsed = PROVIDER.parse(HttpResponse(200, {}, body), plan)
     assert parsed.sources == (SearchSource("A", "https://a.example", "first"),)
     assert parsed.request_id is None and parsed.auth_mode == "api_key"
 
@@ -215,15 +223,26 @@ async def test_empty_result_is_a_204_failure(
 # -- errors ------------------------------------------------------------------------------------
 
 ERRORS = [
-    (Reply(401, firecrawl_error("Unauthorized: Invalid token")), AUTH_FAILED.format(401), 401),
-    (Reply(403, firecrawl_error("Forbidden")), AUTH_FAILED.format(403), 403),
-    (Reply(402, firecrawl_error(INSUFFICIENT_CREDITS)), "firecrawl: credits exhausted", 402),
-    (Reply(402, "Payment Required"), "firecrawl: 402 credits exhausted", 402),
-    (Reply(429, rate_limited(12)), "Firecrawl API error (429): " + rate_limited(12)["error"], 429),
+    (Reply(401, firecrawl_error("Unauthorized: Invalid token")), 401, "auth", AUTH_FAILED.format(401)),
+    (Reply(403, firecrawl_error("Forbidden")), 403, "auth", AUTH_FAILED.format(403)),
+    (
+        Reply(402, firecrawl_error(INSUFFICIENT_CREDITS)),
+        402,
+        "quota",
+        f"firecrawl: 402 credits exhausted: {INSUFFICIENT_CREDITS}",
+    ),
+    (Reply(402, "Payment Required"), 402, "quota", "firecrawl: 402 credits exhausted"),
+    (
+        Reply(429, rate_limited(12)),
+        429,
+        "rate_limited",
+        "Firecrawl API error (429): " + rate_limited(12)["error"] + "; retry after 12 s",
+    ),
     (
         Reply(429, firecrawl_error("Too many requests"), headers={"Retry-After": "30"}),
-        "Firecrawl API error (429): Too many requests",
         429,
+        "rate_limited",
+        "Firecrawl API error (429): Too many requests; retry after 30 s",
     ),
     (
         Reply(
@@ -240,60 +259,93 @@ ERRORS = [
                 ],
             ),
         ),
-        "Firecrawl API error (400): Invalid request body: Unrecognized key in body -- please review the v1 API documentation for request body changes",
         400,
+        "rejected",
+        "Firecrawl API error (400): Invalid request body: Unrecognized key in body -- please review the v1 API documentation for request body changes",
     ),
     (
         Reply(408, firecrawl_error("Request timed out", code="SCRAPE_TIMEOUT")),
-        "Firecrawl API error (408): Request timed out",
         408,
+        "unavailable",
+        "Firecrawl API error (408): Request timed out (SCRAPE_TIMEOUT)",
     ),
     (
         Reply(500, firecrawl_error("An unexpected error occurred. Your exception ID is 7e1f")),
-        "Firecrawl API error (500): An unexpected error occurred. Your exception ID is 7e1f",
         500,
+        "unavailable",
+        "Firecrawl API error (500): An unexpected error occurred. Your exception ID is 7e1f",
     ),
     (
         Reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
-        "Firecrawl API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>",
         502,
+        "unavailable",
+        "Firecrawl API error (502): <html><body><h1>502 Bad Gateway</h1></body></html>",
+    ),
+    # quota comes from the status, never from the words: none of these is "credits exhausted"
+    (
+        Reply(500, firecrawl_error("quota service unavailable")),
+        500,
+        "unavailable",
+        "Firecrawl API error (500): quota service unavailable",
+    ),
+    (
+        Reply(400, firecrawl_error("insufficient query")),
+        400,
+        "rejected",
+        "Firecrawl API error (400): insufficient query",
+    ),
+    (
+        Reply(422, firecrawl_error("Insufficient parameters")),
+        422,
+        "rejected",
+        "Firecrawl API error (422): Insufficient parameters",
     ),
     (
         Reply(200, "<html>maintenance</html>", content_type="text/html"),
-        "Firecrawl returned a body that is not JSON",
         200,
+        "invalid_response",
+        "Firecrawl returned a body that is not JSON",
     ),
+    # a failure envelope served with 2xx keeps the status 502: Firecrawl failed
     (
         Reply(200, firecrawl_error("Search engine returned no response")),
-        "Firecrawl search failed: Search engine returned no response",
         502,
+        "unavailable",
+        "Firecrawl API error (502): Search engine returned no response",
     ),
-    (Reply(200, [1, 2]), "Firecrawl returned JSON that is not an object", 200),
+    (
+        Reply(200, firecrawl_error("Search timed out", code="SCRAPE_TIMEOUT")),
+        502,
+        "unavailable",
+        "Firecrawl API error (502): Search timed out (SCRAPE_TIMEOUT)",
+    ),
+    (Reply(200, [1, 2]), 200, "invalid_response", "Firecrawl returned JSON that is not an object"),
 ]
 
 
-@pytest.mark.parametrize(("reply", "message", "status"), ERRORS)
+@pytest.mark.parametrize(("reply", "status", "kind", "message"), ERRORS)
 async def test_error_replies(
-    fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock, reply: Reply, message: str, status: int
+    fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, message: str
 ) -> None:
     fc.enqueue(reply)
     response = await search(fc_env, clock)
     assert response.error == message
     assert response.sources == ()
-    assert [(a.provider, a.status, a.error) for a in response.attempts] == [("firecrawl", status, message)]
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == ("firecrawl", status, message, kind)
 
 
-def test_retry_after_from_header_or_message_text() -> None:
+def test_retry_after_from_header_or_message_text(config_dir: Path, clock: FakeClock) -> None:
     header = HttpResponse(429, {"retry-after": "30"}, b'{"success":false,"error":"Too many requests"}')
-    assert http_error(header).retry_after == 30.0
+    assert error_of(header, config_dir, clock).retry_after == 30.0
     text = HttpResponse(429, {}, json.dumps(rate_limited(12)).encode())
-    assert http_error(text).retry_after == 12.0
-    assert http_error(HttpResponse(500, {}, b"{}")).retry_after is None
+    assert error_of(text, config_dir, clock).retry_after == 12.0
+    assert error_of(HttpResponse(500, {}, b"{}"), config_dir, clock).retry_after is None
 
 
-def test_envelope_detail_is_redacted() -> None:
+def test_envelope_detail_is_redacted(config_dir: Path, clock: FakeClock) -> None:
     body = b'{"success":false,"error":"token fc-3f9a1c7e5b2d4a6c8e0f is malformed"}'
-    error = http_error(HttpResponse(418, {}, body, secrets=(KEY,)))
+    error = error_of(HttpResponse(418, {}, body, secrets=(KEY,)), config_dir, clock)
     assert error.message == "Firecrawl API error (418): token [redacted] is malformed"
 
 
@@ -302,7 +354,7 @@ async def test_key_never_leaks_on_error_paths(fc: FakeFirecrawl, fc_env: dict[st
         Reply(500, firecrawl_error(f"bad token {KEY}")),
         Reply(418, f"plain text with {KEY}"),
         Reply(400, firecrawl_error("Invalid request body", details=[{"message": f"key {KEY} rejected"}])),
-        *(reply for reply, _, _ in ERRORS),
+        *(reply for reply, _, _, _ in ERRORS),
     ]
     for reply in echoes:
         fc.enqueue(reply)
@@ -317,7 +369,7 @@ async def test_key_never_leaks_on_error_paths(fc: FakeFirecrawl, fc_env: dict[st
 
 def test_missing_key_message(config_dir: Path, clock: FakeClock) -> None:
     with pytest.raises(MissingCredentialError) as info:
-        PROVIDER.build_request(SearchParams("q"), context({}, config_dir, clock))
+        PROVIDER.plan(SearchParams("q"), context({}, config_dir, clock))
     assert info.value.message == MISSING and info.value.provider == "firecrawl"
 
 

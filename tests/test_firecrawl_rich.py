@@ -3,6 +3,7 @@ domains as `site:` operators, categories; and Firecrawl as the fallback tier of 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,7 +38,9 @@ def header(response: SearchResponse) -> list[str]:
 
 # -- the date ladder and recency in tbs --------------------------------------------------------
 
-WHOLE_DAYS = "approximated: Firecrawl's date range is whole days"
+WHOLE_DAYS = "applied as whole days ({}): Firecrawl's date range takes dates only"
+RANGE = "applied as whole days ({}): with end_published_date Firecrawl needs a date range, which takes dates only"
+HOURS = "applied as whole hours ({}): Firecrawl's relative windows count whole hours"
 TBS = [
     ({"start_published_date": "2026-11-01"}, "cdr:1,cd_min:11/01/2026", ()),
     (
@@ -48,12 +51,12 @@ TBS = [
     (
         {"start_published_date": "2026-11-20T08:30:00Z"},
         "cdr:1,cd_min:11/20/2026",
-        (f"start_published_date='2026-11-20T08:30:00Z' {WHOLE_DAYS}; sent cd_min:11/20/2026",),
+        ('start_published_date="2026-11-20T08:30:00Z" ' + WHOLE_DAYS.format("cd_min:11/20/2026"),),
     ),
     (
         {"start_published_date": "2026-01-05", "end_published_date": "2026-02-07T18:00:00+01:00"},
         "cdr:1,cd_min:01/05/2026,cd_max:02/07/2026",
-        (f"end_published_date='2026-02-07T18:00:00+01:00' {WHOLE_DAYS}; sent cd_max:02/07/2026",),
+        ('end_published_date="2026-02-07T18:00:00+01:00" ' + WHOLE_DAYS.format("cd_max:02/07/2026"),),
     ),
     ({"recency_hours": 1}, "qdr:h", ()),
     ({"recency_hours": 6}, "qdr:h6", ()),
@@ -61,17 +64,17 @@ TBS = [
     (
         {"recency_hours": 1.5},
         "qdr:h2",
-        ("recency_hours=1.5 approximated: Firecrawl filters by whole hours; sent qdr:h2",),
+        ("recency_hours=1.5 " + HOURS.format("qdr:h2"),),
     ),
     (
         {"recency_hours": 0.25},
         "qdr:h",
-        ("recency_hours=0.25 approximated: Firecrawl filters by whole hours; sent qdr:h",),
+        ("recency_hours=0.25 " + HOURS.format("qdr:h"),),
     ),
     (
         {"recency_hours": 1e-7},
         "qdr:h",
-        ("recency_hours=1e-07 approximated: Firecrawl filters by whole hours; sent qdr:h",),
+        ("recency_hours=1e-07 " + HOURS.format("qdr:h"),),
     ),
     ({"recency_days": 1}, "qdr:d", ()),
     ({"recency_days": 7}, "qdr:d7", ()),
@@ -80,57 +83,48 @@ TBS = [
     (
         {"recency_days": 1.01},
         "qdr:h25",
-        ("recency_days=1.01 approximated: Firecrawl filters by whole hours; sent qdr:h25",),
+        ("recency_days=1.01 " + HOURS.format("qdr:h25"),),
     ),
     (
         {"recency_hours": 6, "recency": "year"},
         "qdr:h6",
-        ("recency='year' not applied: recency_hours takes precedence",),
+        ('recency="year" not applied: recency_hours takes precedence',),
     ),
     (
         {"start_published_date": "last tuesday", "recency_hours": 12},
         "qdr:h12",
-        ("start_published_date='last tuesday' is not an ISO date or timestamp; ignored",),
+        ('start_published_date="last tuesday" dropped: it is not an ISO date or timestamp',),
     ),
-    ({"recency_hours": 0, "recency_days": 2}, "qdr:d2", ("recency_hours=0 is not a positive number; ignored",)),
+    ({"recency_hours": 0, "recency_days": 2}, "qdr:d2", ("recency_hours=0 dropped: it is not a positive number",)),
     (
         {"start_published_date": "2026-11-01", "recency_hours": 6, "recency_days": 3, "recency": "week"},
         "cdr:1,cd_min:11/01/2026",
         (
             "recency_hours=6 not applied: start_published_date takes precedence",
             "recency_days=3 not applied: start_published_date takes precedence",
-            "recency='week' not applied: start_published_date takes precedence",
+            'recency="week" not applied: start_published_date takes precedence',
         ),
     ),
     (
         {"start_published_date": "2026-11-20", "end_published_date": "2026-11-10"},
         "cdr:1,cd_min:11/20/2026",
-        ("end_published_date=2026-11-10 is before the start; end dropped",),
+        ('end_published_date="2026-11-10" dropped: it is before the start',),
     ),
     ({"end_published_date": "2026-11-20"}, "cdr:1,cd_max:11/20/2026", ()),
     (
         {"end_published_date": "2026-11-29", "recency_days": 7},
         "cdr:1,cd_min:11/23/2026,cd_max:11/29/2026",
-        (
-            "recency_days=7 approximated: with end_published_date Firecrawl needs a date range of whole days; "
-            "sent cd_min:11/23/2026",
-        ),
+        ("recency_days=7 " + RANGE.format("cd_min:11/23/2026"),),
     ),
     (
         {"end_published_date": "2026-11-30", "recency_hours": 30},
         "cdr:1,cd_min:11/29/2026,cd_max:11/30/2026",
-        (
-            "recency_hours=30 approximated: with end_published_date Firecrawl needs a date range of whole days; "
-            "sent cd_min:11/29/2026",
-        ),
+        ("recency_hours=30 " + RANGE.format("cd_min:11/29/2026"),),
     ),
     (
         {"end_published_date": "2026-11-29", "recency": "month"},
         "cdr:1,cd_min:10/31/2026,cd_max:11/29/2026",
-        (
-            "recency='month' approximated: with end_published_date Firecrawl needs a date range of whole days; "
-            "sent cd_min:10/31/2026",
-        ),
+        ('recency="month" ' + RANGE.format("cd_min:10/31/2026"),),
     ),
 ]
 
@@ -176,20 +170,24 @@ async def test_sort_by_date_is_sbd(
 
 # -- domains and categories --------------------------------------------------------------------
 
-SITE = "include_domains approximated: Firecrawl has no domain filter; sent as site: operators"
-NOT_SITE = "exclude_domains approximated: Firecrawl has no domain filter; sent as -site: operators"
+SITE = "include_domains={} applied as site: operators in the query: Firecrawl has no domain filter"
+NOT_SITE = "exclude_domains={} applied as -site: operators in the query: Firecrawl has no domain filter"
 
 
 @pytest.mark.parametrize(
     ("kwargs", "query", "notices"),
     [
-        ({"include_domains": ["docs.rs"]}, f"{QUERY} site:docs.rs", (SITE,)),
+        ({"include_domains": ["docs.rs"]}, f"{QUERY} site:docs.rs", (SITE.format('["docs.rs"]'),)),
         (
             {"include_domains": ["docs.rs", "tokio.rs"], "exclude_domains": ["reddit.com"]},
             f"{QUERY} (site:docs.rs OR site:tokio.rs) -site:reddit.com",
-            (SITE, NOT_SITE),
+            (SITE.format('["docs.rs", "tokio.rs"]'), NOT_SITE.format('["reddit.com"]')),
         ),
-        ({"exclude_domains": ["a.com", "b.com"]}, f"{QUERY} -site:a.com -site:b.com", (NOT_SITE,)),
+        (
+            {"exclude_domains": ["a.com", "b.com"]},
+            f"{QUERY} -site:a.com -site:b.com",
+            (NOT_SITE.format('["a.com", "b.com"]'),),
+        ),
     ],
 )
 async def test_domains_become_site_operators(
@@ -212,10 +210,10 @@ async def test_domain_lists_over_twenty_are_capped(fc: FakeFirecrawl, fc_env: di
     exclude = " ".join(f"-site:{d}" for d in DOMAINS[::-1][:20])
     assert fc.last.json() == body(f"{QUERY} ({include}) {exclude}")
     assert messages(response) == (
-        "exclude_domains has 25 entries; only the first 20 were used",
-        "include_domains has 25 entries; only the first 20 were used",
-        SITE,
-        NOT_SITE,
+        "exclude_domains=" + json.dumps(DOMAINS[::-1]) + " clamped to its first 20 entries: at most 20 are used",
+        "include_domains=" + json.dumps(DOMAINS) + " clamped to its first 20 entries: at most 20 are used",
+        SITE.format(json.dumps(DOMAINS)),
+        NOT_SITE.format(json.dumps(DOMAINS[::-1])),
     )
     header(response)
 
@@ -224,14 +222,18 @@ NO_CATEGORY = (
     "not applied: Firecrawl does not support it (its categories are github, research for publication, and pdf)"
 )
 CATEGORIES = [
-    ("github", "github", ("category=github is deprecated; passed through as is",)),
+    ("github", "github", ('category="github" applied as given: it is deprecated and may stop working',)),
     ("publication", "research", ()),
-    ("research paper", "research", ("category=research paper was renamed; searched as category=publication",)),
-    ("pdf", "pdf", ("category=pdf is deprecated; passed through as is",)),
-    ("news", None, (f"category='news' {NO_CATEGORY}",)),
-    ("financial report", None, (f"category='financial report' {NO_CATEGORY}",)),
-    ("tweet", None, ("category=tweet is no longer supported; dropped, the search is unscoped",)),
-    ("company", None, (f"category='company' {NO_CATEGORY}",)),
+    (
+        "research paper",
+        "research",
+        ('category="research paper" searched as category="publication": it was renamed',),
+    ),
+    ("pdf", "pdf", ('category="pdf" applied as given: it is deprecated and may stop working',)),
+    ("news", None, (f'category="news" {NO_CATEGORY}',)),
+    ("financial report", None, (f'category="financial report" {NO_CATEGORY}',)),
+    ("tweet", None, ('category="tweet" dropped: it is no longer supported; the search is unscoped',)),
+    ("company", None, (f'category="company" {NO_CATEGORY}',)),
 ]
 
 
@@ -261,8 +263,9 @@ async def test_people_drop_dates_and_exclusions(fc: FakeFirecrawl, fc_env: dict[
     )
     assert fc.last.json() == body(tbs="sbd:1")
     assert messages(response) == (
-        "category=people does not allow date filters or exclude_domains; dropped",
-        f"category='people' {NO_CATEGORY}",
+        'start_published_date="2026-01-01" dropped: category="people" does not allow it',
+        'exclude_domains=["x.com"] dropped: category="people" does not allow it',
+        f'category="people" {NO_CATEGORY}',
     )
 
 
@@ -270,8 +273,8 @@ async def test_mode_and_summary_are_not_supported(fc: FakeFirecrawl, fc_env: dic
     response = await search(fc_env, clock, mode="fast", summary=True, text_chars=3000)
     assert fc.last.json() == body()
     assert messages(response) == (
-        "mode='fast' not applied: Firecrawl does not support it",
-        "summary=True not applied: Firecrawl does not support it",
+        'mode="fast" not applied: Firecrawl does not support it',
+        "summary=true not applied: Firecrawl does not support it",
     )
 
 
@@ -321,12 +324,12 @@ async def test_failing_explicit_provider_falls_to_firecrawl_with_tbs(
     )
     assert messages(response) == (
         "recency_hours=6 not applied: start_published_date takes precedence",
-        "category=research paper was renamed; searched as category=publication",
-        "recency='week' not applied: start_published_date takes precedence",
-        f"start_published_date='2026-11-01T09:00:00Z' {WHOLE_DAYS}; sent cd_min:11/01/2026",
-        SITE,
-        "mode='deep' not applied: Firecrawl does not support it",
-        "summary=True not applied: Firecrawl does not support it",
+        'category="research paper" searched as category="publication": it was renamed',
+        'recency="week" not applied: start_published_date takes precedence',
+        'start_published_date="2026-11-01T09:00:00Z" ' + WHOLE_DAYS.format("cd_min:11/01/2026"),
+        SITE.format('["docs.rs"]'),
+        'mode="deep" not applied: Firecrawl does not support it',
+        "summary=true not applied: Firecrawl does not support it",
     )
     lines = header(response)
     assert lines[0] == f"# Web search: {QUERY}"

@@ -30,16 +30,21 @@ from websearch._providers.gemini import (
     NO_CREDENTIALS,
     PROVIDER,
     GeminiAuth,
-    build_requests,
-    http_error,
+    Route,
     import_credentials,
-    parse_events,
     retry_hint,
 )
-from websearch._sse import iter_sse
-from websearch._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch._sse import SseEvent, iter_sse
+from websearch._types import ProviderResult, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from websearch._wire import HttpResponse
-from websearch.errors import ConfigError, MissingCredentialError, SearchProviderError
+from websearch.errors import (
+    ConfigError,
+    InvalidResponse,
+    MissingCredentialError,
+    QuotaExhausted,
+    RateLimited,
+    RequestRejected,
+)
 from websearch.testing import Reply
 from websearch.testing.gemini import (
     RESPONSE_ID,
@@ -103,6 +108,14 @@ def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> Provider
     return provider_context(config_dir, env, clock=clock)
 
 
+def parse_events(
+    events: list[SseEvent], params: SearchParams, config_dir: Path, model: str = "gemini-2.5-flash"
+) -> ProviderResult:
+    """A whole Developer API stream through `PROVIDER.parse`, planned with a key and `model`."""
+    ctx = context({"GEMINI_API_KEY": KEY, "GEMINI_SEARCH_MODEL": model}, config_dir, FakeClock())
+    return PROVIDER.parse(events, PROVIDER.plan(params, ctx))
+
+
 def inner_body(query: str = Q, **extra: Any) -> dict[str, Any]:
     return {
         "contents": [{"role": "user", "parts": [{"text": query}]}],
@@ -142,7 +155,7 @@ async def test_default_request(gemini: FakeGemini, genv: dict[str, str], clock: 
         (
             {"limit": 2, "num_search_results": 3},
             3,
-            ("limit=2 not applied separately: Gemini uses num_search_results=3 as its result count",),
+            ("limit=2 not applied: num_search_results=3 takes precedence",),
         ),
         ({"limit": 3, "num_search_results": 3}, 3, ()),
         ({"limit": 50}, 4, ()),
@@ -170,7 +183,7 @@ async def test_recency_is_not_sent_and_says_so(
 ) -> None:
     response = await search(genv, clock, recency=recency)
     assert gemini.last.json() == inner_body()
-    assert messages(response) == (f"recency={recency!r} not applied: Gemini does not support it",)
+    assert messages(response) == (f'recency="{recency}" not applied: Gemini does not support it',)
     assert len(response.sources) == 4
 
 
@@ -233,7 +246,7 @@ async def test_parses_the_grounded_stream(gemini: FakeGemini, genv: dict[str, st
     assert all(s.published_date is None and s.age_seconds is None and s.author is None for s in response.sources)
 
 
-def test_parse_events_edge_cases() -> None:
+def test_parse_events_edge_cases(config_dir: Path) -> None:
     chunks = [
         "not json at all",
         json.dumps([1, 2]),
@@ -273,7 +286,7 @@ def test_parse_events_edge_cases() -> None:
         ),
     ]
     text = "".join(f"data: {c}\n\n" for c in chunks)
-    response = parse_events(iter_sse(text), SearchParams("q", limit=1), model="gemini-x")
+    response = parse_events(iter_sse(text), SearchParams("q", limit=1), config_dir, model="gemini-x")
     assert response.answer == "Answer done."
     assert response.sources == (SearchSource("https://a.example/x", "https://a.example/x"),)
     assert response.citations == (
@@ -283,22 +296,23 @@ def test_parse_events_edge_cases() -> None:
     )
     assert response.search_queries == ("q1", "q2")
     assert response.usage == SearchUsage(5, 0, 0)
-    assert (response.model, response.request_id) == ("gemini-x", "trace-9")
+    assert (response.model, response.request_id, response.auth_mode) == ("gemini-x", "trace-9", "api_key")
 
 
-def test_parse_events_needs_a_finish_reason_and_a_body() -> None:
+def test_parse_events_needs_a_finish_reason_and_a_body(config_dir: Path) -> None:
     first = sse_body(grounded_chunks(Q)[:2])
-    with pytest.raises(SearchProviderError, match=r"stream ended early \(no chunk with a finishReason\)") as err:
-        parse_events(iter_sse(b"".join(first).decode()), SearchParams(Q))
+    with pytest.raises(InvalidResponse, match=r"stream ended early \(no chunk with a finishReason\)") as err:
+        parse_events(iter_sse(b"".join(first).decode()), SearchParams(Q), config_dir)
     assert err.value.status is None
-    with pytest.raises(SearchProviderError, match="returned no response body") as err:
-        parse_events([], SearchParams(Q))
+    with pytest.raises(InvalidResponse, match="returned no response body") as err:
+        parse_events([], SearchParams(Q), config_dir)
     assert err.value.status == 500
-    with pytest.raises(SearchProviderError, match="returned a stream whose events are not JSON"):
-        parse_events(iter_sse("data: <html>\n\n"), SearchParams(Q))
+    with pytest.raises(InvalidResponse, match="returned a stream whose events are not JSON"):
+        parse_events(iter_sse("data: <html>\n\n"), SearchParams(Q), config_dir)
     blocked = 'data: {"promptFeedback": {"blockReason": "SAFETY"}}\n\n'
-    with pytest.raises(SearchProviderError, match=r"blocked the query \(blockReason SAFETY\)"):
-        parse_events(iter_sse(blocked), SearchParams(Q))
+    with pytest.raises(RequestRejected, match=r"blocked the query \(blockReason SAFETY\)") as err:
+        parse_events(iter_sse(blocked), SearchParams(Q), config_dir)
+    assert err.value.status == 400
 
 
 async def test_empty_answer_is_the_chains_204(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
@@ -332,27 +346,40 @@ async def test_200_without_a_usable_body(
 ) -> None:
     gemini.enqueue(reply)
     response = await search(genv, clock)
-    assert (response.error, response.attempts[0].status) == (message, 500)
+    assert (response.error, response.attempts[0].status, response.attempts[0].error_kind) == (
+        message,
+        500,
+        "invalid_response",
+    )
 
 
 # -- errors and retries ----------------------------------------------------------------------
 
 
+AUTH = "Gemini authorization failed ({}). Check API key or base URL. Gemini said: {}"
+
+
 @pytest.mark.parametrize(
-    ("reply", "message", "status"),
+    ("reply", "status", "kind", "message"),
     [
         (
             api_key_invalid(),
-            "Gemini authorization failed (400 API_KEY_INVALID): API key not valid. Please pass a valid "
-            "API key. Check GEMINI_API_KEY or base URL.",
             400,
+            "auth",
+            AUTH.format("400 API_KEY_INVALID", "API key not valid. Please pass a valid API key."),
         ),
         (
             Reply(401, google_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")),
-            "Gemini authorization failed (401). Check API key or base URL.",
             401,
+            "auth",
+            AUTH.format("401 UNAUTHENTICATED", "Request had invalid authentication credentials."),
         ),
-        (Reply(402, {"error": {"code": 402, "message": "Payment required"}}), "gemini: 402 credits exhausted", 402),
+        (
+            Reply(402, {"error": {"code": 402, "message": "Payment required"}}),
+            402,
+            "quota",
+            "gemini: 402 credits exhausted: Payment required",
+        ),
         (
             Reply(
                 403,
@@ -362,23 +389,49 @@ async def test_200_without_a_usable_body(
                     "Generative Language API has not been used in project 1 before or it is disabled.",
                 ),
             ),
-            "Gemini authorization failed (403). Check API key or base URL.",
             403,
+            "auth",
+            AUTH.format(
+                "403 PERMISSION_DENIED",
+                "Generative Language API has not been used in project 1 before or it is disabled.",
+            ),
         ),
         (
             Reply(404, google_error(404, "NOT_FOUND", "models/gemini-9 is not found for API version v1beta.")),
-            "Gemini Developer API error (404): models/gemini-9 is not found for API version v1beta. (NOT_FOUND)",
             404,
+            "rejected",
+            "Gemini Developer API error (404): models/gemini-9 is not found for API version v1beta. (NOT_FOUND)",
         ),
-        (Reply(400, "Bad Request", content_type="text/plain"), "Gemini Developer API error (400): Bad Request", 400),
+        (
+            Reply(400, "Bad Request", content_type="text/plain"),
+            400,
+            "rejected",
+            "Gemini Developer API error (400): Bad Request",
+        ),
+        # a spent quota is told from a rate limit by its ErrorInfo reason, and is not retried
+        (
+            Reply(
+                429,
+                google_error(
+                    429,
+                    "RESOURCE_EXHAUSTED",
+                    "You have exhausted your capacity on this model.",
+                    {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "QUOTA_EXHAUSTED"},
+                ),
+            ),
+            429,
+            "quota",
+            "gemini: credits exhausted (QUOTA_EXHAUSTED): You have exhausted your capacity on this model.",
+        ),
     ],
 )
 async def test_errors_that_are_not_retried(
-    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, reply: Reply, message: str, status: int
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, message: str
 ) -> None:
     gemini.enqueue(reply)
     response = await search(genv, clock)
-    assert (response.error, response.attempts[0].status) == (message, status)
+    (attempt,) = response.attempts
+    assert (response.error, attempt.status, attempt.error_kind) == (message, status, kind)
     assert len(gemini.requests) == 1 and clock.sleeps == []
     assert response.answer is None and response.sources == ()
 
@@ -395,7 +448,13 @@ async def test_quota_429_retries_on_the_retry_info_hint(
     response = await search(genv, clock)
     assert len(gemini.requests) == 4
     assert clock.sleeps == [37.2, 37.2, 37.2]  # the longest hint in the body: "Please retry in 37.2s"
-    assert (response.error, response.attempts[0].status) == ("gemini: credits exhausted", 429)
+    # RESOURCE_EXHAUSTED without a quota reason is a rate limit, whatever the message says
+    (attempt,) = response.attempts
+    assert (attempt.status, attempt.error_kind, attempt.retry_after_s) == (429, "rate_limited", 37.2)
+    assert response.error == (
+        "Gemini Developer API error (429): You exceeded your current quota, please check your plan and billing "
+        "details. Please retry in 37.2s. (RESOURCE_EXHAUSTED); retry after 37.2 s"
+    )
 
 
 async def test_429_with_retry_after_then_success(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
@@ -409,7 +468,16 @@ async def test_429_with_retry_after_exhausted(gemini: FakeGemini, genv: dict[str
     gemini.enqueue(*[Reply(429, "Too many requests, slow down.", headers={"Retry-After": "7"})] * 4)
     response = await search(genv, clock)
     assert clock.sleeps == [7.0, 7.0, 7.0]
-    assert response.error == "Gemini Developer API error (429): Too many requests, slow down."
+    assert response.error == "Gemini Developer API error (429): Too many requests, slow down.; retry after 7 s"
+    assert (response.attempts[0].error_kind, response.attempts[0].retry_after_s) == ("rate_limited", 7.0)
+
+
+async def test_a_retry_after_date_is_read_against_the_injected_clock(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock
+) -> None:
+    gemini.enqueue(Reply(429, "Too many requests.", headers={"Retry-After": "Mon, 30 Nov 2026 12:00:30 GMT"}))
+    response = await search(genv, clock)
+    assert response.ok and clock.sleeps == [30.0]  # NOW is 12:00:00 on the fake clock
 
 
 @pytest.mark.parametrize(
@@ -441,7 +509,7 @@ async def test_transient_errors_back_off_exponentially(
     response = await search(genv, clock)
     assert len(gemini.requests) == 4
     assert clock.sleeps == [1.0, 2.0, 4.0]
-    assert response.error == message
+    assert (response.error, response.attempts[0].error_kind) == (message, "unavailable")
 
 
 async def test_a_hint_beyond_the_budget_ends_retrying(
@@ -450,7 +518,8 @@ async def test_a_hint_beyond_the_budget_ends_retrying(
     gemini.enqueue(quota_exhausted("400s"))
     response = await search(genv, clock)
     assert len(gemini.requests) == 1 and clock.sleeps == []
-    assert response.error == "gemini: credits exhausted"
+    assert (response.attempts[0].error_kind, response.attempts[0].retry_after_s) == ("rate_limited", 400.2)
+    assert response.error is not None and response.error.endswith("(RESOURCE_EXHAUSTED); retry after 400.2 s")
 
 
 async def test_the_budget_is_cumulative(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
@@ -485,11 +554,11 @@ def test_retry_hint_sources() -> None:
     def resp(body: str = "", **headers: str) -> HttpResponse:
         return HttpResponse(429, headers, body.encode())
 
-    assert retry_hint(resp(**{"retry-after-ms": "1500"})) == 1.5
-    assert retry_hint(resp("Please retry in 9s", **{"retry-after": "3"})) == 3.0
-    assert retry_hint(resp('{"retryDelay": "34.07s"} Please retry in 250ms')) == 34.07
-    assert retry_hint(resp("Please retry in 250ms")) == 0.25
-    assert retry_hint(resp("slow down")) is None
+    assert retry_hint(resp(**{"retry-after-ms": "1500"}), NOW) == 1.5
+    assert retry_hint(resp("Please retry in 9s", **{"retry-after": "3"}), NOW) == 3.0
+    assert retry_hint(resp('{"retryDelay": "34.07s"} Please retry in 250ms'), NOW) == 34.07
+    assert retry_hint(resp("Please retry in 250ms"), NOW) == 0.25
+    assert retry_hint(resp("slow down"), NOW) is None
     date = "Mon, 30 Nov 2026 12:00:30 GMT"
     assert retry_hint(resp(**{"retry-after": date}), NOW) == 30.0
 
@@ -575,7 +644,7 @@ async def test_cancelling_mid_stream_closes_it(gemini: FakeGemini, genv: dict[st
 
 async def test_missing_credentials_message(env: dict[str, str], config_dir: Path, clock: FakeClock) -> None:
     with pytest.raises(MissingCredentialError) as err:
-        await PROVIDER.search(SearchParams(Q), context(env, config_dir, clock))
+        PROVIDER.plan(SearchParams(Q), context(env, config_dir, clock))
     assert err.value.message == NO_CREDENTIALS
     assert "GEMINI_API_KEY" in NO_CREDENTIALS and "websearch auth set gemini" in NO_CREDENTIALS
     async with WebSearch(env=env, clock=clock) as ws:
@@ -673,16 +742,26 @@ async def test_antigravity_tries_daily_then_sandbox(
 
 
 async def test_antigravity_endpoints_and_marker(env: dict[str, str], config_dir: Path, clock: FakeClock) -> None:
+    store = store_login(config_dir, "google-antigravity")
+    plan = PROVIDER.plan(SearchParams(Q), context(env, config_dir, clock))
+    assert plan.request is None and isinstance(plan.state, Route)
+    assert (plan.state.kind, plan.state.login, plan.state.endpoints) == (
+        "antigravity",
+        "google-antigravity",
+        ANTIGRAVITY_ENDPOINTS,
+    )
     auth = GeminiAuth("antigravity", ACCESS, PROJECT)
-    requests = build_requests(SearchParams(Q), context(env, config_dir, clock), auth, "gemini-2.5-flash")
+    requests = PROVIDER.cloud_requests(plan, context(env, config_dir, clock), auth)
     assert [r.url for r in requests] == [f"{e}/v1internal:streamGenerateContent?alt=sse" for e in ANTIGRAVITY_ENDPOINTS]
     assert ANTIGRAVITY_ENDPOINTS == (
         "https://daily-cloudcode-pa.googleapis.com",
         "https://daily-cloudcode-pa.sandbox.googleapis.com",
     )
     assert all(r.secrets == (ACCESS,) for r in requests)
+    store.remove("google-antigravity")
     store_login(config_dir, client="antigravity")  # an Antigravity login stored under `gemini`
-    chosen = await PROVIDER.authenticate(context(env, config_dir, clock))
+    ctx = context(env, config_dir, clock)
+    chosen = await PROVIDER.authenticate(PROVIDER.plan(SearchParams(Q), ctx), ctx)
     assert (chosen.kind, chosen.project_id, chosen.credential_id) == ("antigravity", PROJECT, "gemini")
 
 
@@ -768,7 +847,30 @@ async def test_a_rejected_token_is_refreshed_once(
     gemini.enqueue(rejected, Reply(200, {"access_token": "ya29.fresh-2", "expires_in": 3599}), rejected)
     response = await search(oenv, clock)
     assert [r.path for r in gemini.requests[3:]] == [CC_PATH, "/token", CC_PATH]  # one refresh, one more try
-    assert response.error == "Gemini authorization failed (401). Check API key or base URL."
+    assert response.error == AUTH.format("401 UNAUTHENTICATED", "Request had invalid authentication credentials.")
+    assert response.attempts[0].error_kind == "auth"
+
+
+@pytest.mark.parametrize(
+    ("rejected", "refreshes"),
+    [
+        (Reply(400, google_error(400, "UNAUTHENTICATED", "Request had invalid authentication credentials.")), True),
+        (Reply(403, google_error(403, "PERMISSION_DENIED", "The caller does not have permission.")), True),
+        # the class decides, not the words: a 400 INVALID_ARGUMENT that mentions credentials is no refused login
+        (Reply(400, google_error(400, "INVALID_ARGUMENT", "Invalid credential field in the request.")), False),
+    ],
+)
+async def test_only_a_refused_login_forces_the_refresh(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path, rejected: Reply, refreshes: bool
+) -> None:
+    store_login(config_dir)
+    gemini.enqueue(rejected)
+    response = await search(oenv, clock)
+    if refreshes:
+        assert response.ok and [r.path for r in gemini.requests] == [CC_PATH, "/token", CC_PATH]
+    else:
+        assert [r.path for r in gemini.requests] == [CC_PATH]
+        assert response.attempts[0].error_kind == "rejected"
 
 
 async def test_a_rejected_token_without_refresh_token(
@@ -777,7 +879,9 @@ async def test_a_rejected_token_without_refresh_token(
     store_login(config_dir, access_token="ya29.revoked-secret-cdef", refresh_token=None)
     response = await search(oenv, clock)
     assert [r.path for r in gemini.requests] == [CC_PATH]
-    assert response.error == "Gemini authorization failed (401). Check API key or base URL."
+    assert response.error is not None and response.error.startswith(
+        AUTH.format("401 UNAUTHENTICATED", "Request had invalid authentication credentials.")
+    )
     assert "ya29.revoked" not in repr(response)
 
 
@@ -811,15 +915,34 @@ async def test_antigravity_login_needs_a_project(
     assert response.error == (
         "the Gemini login `google-antigravity` has no project_id; store it again with one: `websearch auth set gemini`"
     )
+    assert response.attempts[0].error_kind == "missing_credential"
     assert gemini.requests == []
 
 
-def test_http_error_reads_cloud_code_list_envelopes() -> None:
+def test_errors_read_cloud_code_list_envelopes(env: dict[str, str], config_dir: Path, clock: FakeClock) -> None:
+    store_login(config_dir)
+    plan = PROVIDER.plan(SearchParams(Q), context(env, config_dir, clock))
     body = json.dumps([google_error(429, "RESOURCE_EXHAUSTED", "Rate limited.")]).encode()
-    error = http_error(HttpResponse(429, {}, body), "Cloud Code API")
-    assert (error.message, error.status) == (
+    error = PROVIDER.error(HttpResponse(429, {}, body), plan)
+    assert (type(error), error.message, error.status) == (
+        RateLimited,
         "Gemini Cloud Code API error (429): Rate limited. (RESOURCE_EXHAUSTED)",
         429,
+    )
+    quota = [
+        google_error(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "Quota spent.",
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "90s"},
+            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "QUOTA_EXHAUSTED"},
+        )
+    ]
+    error = PROVIDER.error(HttpResponse(429, {}, json.dumps(quota).encode()), plan)
+    assert (type(error), error.message, error.retry_after) == (
+        QuotaExhausted,
+        "gemini: credits exhausted (QUOTA_EXHAUSTED): Quota spent.",
+        90.0,
     )
 
 
@@ -848,6 +971,15 @@ def test_import_credentials(tmp_path: Path) -> None:
     token = import_credentials(tmp_path)
     assert (token.access_token, token.refresh_token, token.expires_at) == (ACCESS, REFRESH, 1796043600.123)
     assert token.to_dict() == {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": 1796043600.123}
+    assert PROVIDER.import_login(tmp_path) == token  # what `WebSearch.import_login` calls
+
+
+def test_client_import_login_stores_the_token(tmp_path: Path, env: dict[str, str], config_dir: Path) -> None:
+    write_creds(tmp_path, {"access_token": ACCESS, "refresh_token": REFRESH, "expiry_date": 1796043600123})
+    with WebSearch(env=env) as ws:
+        cred = ws.import_login("gemini", tmp_path)
+    assert (cred.provider, cred.kind) == ("gemini", "oauth")
+    assert dict(cred.data) == {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": 1796043600.123}
 
 
 @pytest.mark.parametrize(
@@ -910,7 +1042,7 @@ def test_cli_import_then_search(gemini: FakeGemini, env: dict[str, str], config_
             {"end_published_date": "2026-02-01"},
             None,
             (
-                "end_published_date='2026-02-01' not applied: Gemini's time range needs a start (give a start date, "
+                'end_published_date="2026-02-01" not applied: Gemini\'s time range needs a start (give a start date, '
                 "recency_days or recency_hours)",
             ),
         ),
@@ -918,8 +1050,8 @@ def test_cli_import_then_search(gemini: FakeGemini, env: dict[str, str], config_
             {"recency": "day", "include_domains": ["uefa.com"]},
             None,
             (
-                "recency='day' not applied: Gemini does not support it",
-                "include_domains=('uefa.com',) not applied: Gemini does not support it",
+                'recency="day" not applied: Gemini does not support it',
+                'include_domains=["uefa.com"] not applied: Gemini does not support it',
             ),
         ),
     ],
@@ -946,4 +1078,4 @@ async def test_richer_dates_are_not_applied_through_cloud_code(
     assert response.ok and response.auth_mode == "oauth"
     assert gemini.last.path == CC_PATH and gemini.last.json()["request"]["tools"] == [{"googleSearch": {}}]
     cloud = "not applied: Gemini through Cloud Code (OAuth) has no time range filter"
-    assert messages(response) == (f"recency_days=3 {cloud}", f"end_published_date='2026-11-29' {cloud}")
+    assert messages(response) == (f"recency_days=3 {cloud}", f'end_published_date="2026-11-29" {cloud}')

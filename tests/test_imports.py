@@ -63,9 +63,14 @@ def test_search_path_loads_only_the_provider_it_uses(tmp_path: Path) -> None:
     code = (
         "import asyncio, websearch\n"
         "async def go():\n"
-        "    async with websearch.WebSearch(env={'WEBSEARCH_CONFIG_DIR': '.', 'WEBSEARCH_DUCKDUCKGO_BASE_URL': 'http://127.0.0.1:9'}) as ws:\n"
+        "    env = {'WEBSEARCH_CONFIG_DIR': '.', 'WEBSEARCH_DUCKDUCKGO_BASE_URL': 'http://127.0.0.1:9'}\n"
+        "    async with websearch.WebSearch(env=env, providers=['duckduckgo']) as ws:\n"
         "        await ws.asearch('q')\n"
         "asyncio.run(go())\n"
     )
     providers = sorted(m for m in loaded_modules(code, tmp_path) if m.startswith("websearch._providers."))
-    assert providers == ["websearch._providers._base", "websearch._providers.duckduckgo"]
+    assert providers == [
+        "websearch._providers._base",
+        "websearch._providers._errors",
+        "websearch._providers.duckduckgo",
+    ]

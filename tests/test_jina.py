@@ -17,12 +17,13 @@ from websearch._providers.jina import PROVIDER
 from websearch._settings import Settings
 from websearch._types import SearchParams, SearchResponse, SearchSource
 from websearch._wire import HttpResponse
-from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.jina import FakeJina, jina_error_body, jina_results_body
 
 KEY = "jina_test_KEY_4b8e2d90c1"
 AUTH_FAILED = "Jina authorization failed ({}). Check API key or base URL."
+KEYED = {"JINA_API_KEY": KEY}
 
 
 @pytest.fixture
@@ -69,14 +70,17 @@ async def test_default_request_returns_every_item(jina: FakeJina, jenv: dict[str
 
 def test_query_is_encoded_like_encode_uri_component(clock: FakeClock, config_dir: Path) -> None:
     params = SearchParams("c++ async/await? 50% & más (beta)!*'~")
-    request = PROVIDER.build_request(params, ctx({"JINA_API_KEY": KEY}, clock, config_dir))
+    request = PROVIDER.plan(params, ctx(KEYED, clock, config_dir)).request
+    assert request is not None
     assert request.url == "https://s.jina.ai/c%2B%2B%20async%2Fawait%3F%2050%25%20%26%20m%C3%A1s%20(beta)!*'~"
     assert (request.method, request.params, request.json, request.secrets) == ("GET", (), None, (KEY,))
     assert request.headers == {"Accept": "application/json", "Authorization": f"Bearer {KEY}"}
-    redirected = PROVIDER.build_request(
-        params, ctx({"JINA_API_KEY": KEY, "WEBSEARCH_JINA_BASE_URL": "http://127.0.0.1:9/gw"}, clock, config_dir)
+    redirected = PROVIDER.plan(
+        params, ctx({**KEYED, "WEBSEARCH_JINA_BASE_URL": "http://127.0.0.1:9/gw"}, clock, config_dir)
+    ).request
+    assert redirected is not None and redirected.url == request.url.replace(
+        "https://s.jina.ai/", "http://127.0.0.1:9/gw/"
     )
-    assert redirected.url == request.url.replace("https://s.jina.ai/", "http://127.0.0.1:9/gw/")
 
 
 async def test_special_characters_reach_the_server_intact(
@@ -96,7 +100,7 @@ async def test_special_characters_reach_the_server_intact(
         (
             {"limit": 2, "num_search_results": 5},
             5,
-            ("limit=2 not applied separately: Jina uses num_search_results=5 as its result count",),
+            ("limit=2 not applied: num_search_results=5 takes precedence",),
         ),
         ({"limit": 6, "num_search_results": 6}, 6, ()),
         ({"limit": 15}, 10, ()),  # nothing is asked upstream; Jina's own 10 are all there is
@@ -120,7 +124,7 @@ async def test_recency_is_not_sent_and_says_so(
     response = await search(jenv, clock, recency=recency)
     assert_default_request(jina)
     assert response.ok
-    assert messages(response) == (f"recency={recency!r} not applied: Jina does not support it",)
+    assert messages(response) == (f'recency="{recency}" not applied: Jina does not support it',)
 
 
 async def test_token_caps_are_not_sent_and_say_so(jina: FakeJina, jenv: dict[str, str], clock: FakeClock) -> None:
@@ -178,13 +182,13 @@ async def test_parses_a_realistic_body_exactly(jina: FakeJina, jenv: dict[str, s
     assert [(a.provider, a.status, a.error) for a in response.attempts] == [("jina", None, None)]
 
 
-def test_parse_response_on_bytes_slices_to_the_count(clock: FakeClock, config_dir: Path) -> None:
-    raw = json.dumps(jina_results_body("q", 8)).encode()
-    response = PROVIDER.parse_response(
-        HttpResponse(200, {}, raw), SearchParams("q", num_search_results=3, limit=7), ctx({}, clock, config_dir)
-    )
+def test_parse_on_bytes_slices_to_the_count(clock: FakeClock, config_dir: Path) -> None:
+    raw = HttpResponse(200, {}, json.dumps(jina_results_body("q", 8)).encode())
+    plan = PROVIDER.plan(SearchParams("q", num_search_results=3, limit=7), ctx(KEYED, clock, config_dir))
+    response = PROVIDER.parse(raw, plan)
     assert [s.title for s in response.sources] == ["Q | Guide 1", "Q | Guide 2", "Q | Guide 3"]
     assert response.sources[0].snippet is not None and response.sources[0].snippet.startswith("# Q\n\nPage 1 covers q")
+    assert len(PROVIDER.parse(raw, PROVIDER.plan(SearchParams("q"), ctx(KEYED, clock, config_dir))).sources) == 8
 
 
 @pytest.mark.parametrize(
@@ -200,7 +204,7 @@ async def test_empty_result_is_the_chain_204(jina: FakeJina, jenv: dict[str, str
     jina.enqueue(Reply(200, body))
     response = await search(jenv, clock)
     assert response.error == "Jina returned no renderable search content."
-    assert [(a.provider, a.status) for a in response.attempts] == [("jina", 204)]
+    assert [(a.provider, a.status, a.error_kind) for a in response.attempts] == [("jina", 204, "no_results")]
 
 
 # -- errors ------------------------------------------------------------------------------------
@@ -209,62 +213,87 @@ async def test_empty_result_is_the_chain_204(jina: FakeJina, jenv: dict[str, str
 async def test_401_wrong_key_is_an_authorization_failure(env: dict[str, str], clock: FakeClock) -> None:
     with FakeJina(api_key="jina_the_right_one_000") as fake:
         response = await search({**env, **fake.env, "JINA_API_KEY": KEY}, clock)
-    assert response.error == AUTH_FAILED.format(401)
-    assert response.attempts[0].status == 401
+    assert response.error == AUTH_FAILED.format("401 AuthenticationRequiredError")
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (401, "auth")
     assert_no_key(response)
 
 
 @pytest.mark.parametrize(
-    ("reply", "error", "status"),
+    ("reply", "status", "kind", "error"),
     [
-        (Reply(402, jina_error_body(402)), "jina: credits exhausted", 402),
-        (Reply(402, {"detail": "payment required"}), "jina: 402 credits exhausted", 402),
         (
-            Reply(403, jina_error_body(403, "SecurityCompromiseError", 40302, "Domain blocked")),
-            AUTH_FAILED.format(403),
+            Reply(402, jina_error_body(402)),
+            402,
+            "quota",
+            "jina: 402 credits exhausted (InsufficientBalanceError): Account balance not enough to run this query, "
+            "please recharge.",
+        ),
+        (Reply(402, {"detail": "payment required"}), 402, "quota", "jina: 402 credits exhausted"),
+        # The code says quota whatever the status; the prose never does.
+        (
+            Reply(403, jina_error_body(403, "InsufficientBalanceError", 40302, "Balance too low")),
             403,
+            "quota",
+            "jina: credits exhausted (InsufficientBalanceError): Balance too low",
         ),
         (
+            Reply(429, jina_error_body(429, "RateLimitTriggeredError", 42903, "insufficient quota, slow down")),
+            429,
+            "rate_limited",
+            "Jina API error (429): insufficient quota, slow down (RateLimitTriggeredError)",
+        ),
+        # A blocked domain refuses the request, not the key: no "check API key" advice.
+        (
+            Reply(403, jina_error_body(403, "SecurityCompromiseError", 40302, "Domain blocked")),
+            403,
+            "rejected",
+            "Jina API error (403): Domain blocked (SecurityCompromiseError)",
+        ),
+        (Reply(403, {"detail": "forbidden"}), 403, "auth", AUTH_FAILED.format(403)),
+        (
             Reply(422, jina_error_body(422)),
-            "Jina API error (422): ParamValidationError: Invalid query: the search query must not be empty.",
             422,
+            "rejected",
+            "Jina API error (422): Invalid query: the search query must not be empty. (ParamValidationError)",
         ),
         (
             Reply(429, jina_error_body(429), headers={"Retry-After": "60"}),
-            "Jina API error (429): RateLimitTriggeredError: Per IP rate limit exceeded: 200 requests per 60s.",
             429,
+            "rate_limited",
+            "Jina API error (429): Per IP rate limit exceeded: 200 requests per 60s. (RateLimitTriggeredError); "
+            "retry after 60 s",
         ),
-        (Reply(500, "upstream request timeout"), "Jina API error (500): upstream request timeout", 500),
+        (Reply(500, "upstream request timeout"), 500, "unavailable", "Jina API error (500): upstream request timeout"),
         (
             Reply(502, "<html>\n<h1>502  Bad Gateway</h1>\n</html>", content_type="text/html"),
-            "Jina API error (502): <html> <h1>502 Bad Gateway</h1> </html>",
             502,
+            "unavailable",
+            "Jina API error (502): <html> <h1>502 Bad Gateway</h1> </html>",
         ),
-        (Reply(503, b""), "Jina API error (503): empty body", 503),
+        (Reply(503, b""), 503, "unavailable", "Jina API error (503): Service Unavailable"),
         (
             Reply(200, "[1] Title: Rust\n[1] URL Source: https://x", content_type="text/markdown"),
-            "Jina returned a body that is not JSON",
             200,
+            "invalid_response",
+            "Jina returned a body that is not JSON",
         ),
-        (Reply(200, ["a", "b"]), "Jina returned JSON that is not an object", 200),
+        (Reply(200, ["a", "b"]), 200, "invalid_response", "Jina returned JSON that is not an object"),
     ],
 )
 async def test_error_shapes(
-    jina: FakeJina, jenv: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int
+    jina: FakeJina, jenv: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, error: str
 ) -> None:
     jina.enqueue(reply)
     response = await search(jenv, clock)
     assert response.error == error
-    assert [(a.provider, a.status, a.error) for a in response.attempts] == [("jina", status, error)]
+    assert [(a.provider, a.status, a.error, a.error_kind) for a in response.attempts] == [("jina", status, error, kind)]
     assert response.sources == ()
 
 
 def test_retry_after_is_kept_on_the_error(clock: FakeClock, config_dir: Path) -> None:
-    raw = json.dumps(jina_error_body(429)).encode()
-    with pytest.raises(SearchProviderError) as info:
-        PROVIDER.parse_response(
-            HttpResponse(429, {"retry-after": "60"}, raw), SearchParams("q"), ctx({}, clock, config_dir)
-        )
+    raw = HttpResponse(429, {"retry-after": "60"}, json.dumps(jina_error_body(429)).encode())
+    with pytest.raises(RateLimited) as info:
+        PROVIDER.parse(raw, PROVIDER.plan(SearchParams("q"), ctx(KEYED, clock, config_dir)))
     assert (info.value.provider, info.value.status, info.value.retry_after) == ("jina", 429, 60.0)
 
 
@@ -290,7 +319,7 @@ async def test_key_never_leaks_from_error_paths(
 
 def test_missing_key_message(clock: FakeClock, config_dir: Path) -> None:
     with pytest.raises(MissingCredentialError) as info:
-        PROVIDER.build_request(SearchParams("q"), ctx({}, clock, config_dir))
+        PROVIDER.plan(SearchParams("q"), ctx({}, clock, config_dir))
     assert info.value.message == "Jina needs an API key: set JINA_API_KEY or run `websearch auth set jina`"
 
 
@@ -347,12 +376,13 @@ async def test_richer_exclude_domains_are_site_operators(
     req = jina.last
     assert (req.path, req.query) == ("/rust async book -site:spam.rs -site:ads.rs", (("site", "docs.rs"),))
     assert messages(response) == (
-        "exclude_domains=('spam.rs', 'ads.rs') applied as -site: operators in the query: Jina can only restrict "
+        'exclude_domains=["spam.rs", "ads.rs"] applied as -site: operators in the query: Jina can only restrict '
         "to sites, not exclude them",
     )
 
 
 def test_richer_request_url_and_params(clock: FakeClock, config_dir: Path) -> None:
     params = SearchParams("a b", include_domains=("x.io",), exclude_domains=("y.io",))
-    request = PROVIDER.build_request(params, ctx({"JINA_API_KEY": KEY}, clock, config_dir))
+    request = PROVIDER.plan(params, ctx(KEYED, clock, config_dir)).request
+    assert request is not None
     assert (request.url, request.params) == ("https://s.jina.ai/a%20b%20-site%3Ay.io", (("site", "x.io"),))

@@ -16,9 +16,9 @@ from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._providers.kagi import PROVIDER, after_date
 from websearch._settings import Settings
-from websearch._types import SearchParams, SearchResponse, SearchSource
+from websearch._types import ProviderResult, SearchParams, SearchResponse, SearchSource
 from websearch._wire import HttpResponse
-from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.kagi import FakeKagi, kagi_error_body, kagi_legacy_error_body, kagi_results_body
 
@@ -54,10 +54,11 @@ def parse(
     *,
     limit: int | None = None,
     headers: dict[str, str] | None = None,
-) -> SearchResponse:
+) -> ProviderResult:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     response = HttpResponse(status, headers or {}, raw, secrets=(KEY,))
-    return PROVIDER.parse_response(response, SearchParams("q", limit=limit), ctx({}, clock, config_dir))
+    plan = PROVIDER.plan(SearchParams("q", limit=limit), ctx({"KAGI_API_KEY": KEY}, clock, config_dir))
+    return PROVIDER.parse(response, plan)
 
 
 def assert_no_key(response: SearchResponse) -> None:
@@ -86,16 +87,16 @@ async def test_default_request(kagi: FakeKagi, kenv: dict[str, str], clock: Fake
         (
             {"limit": 3, "num_search_results": 7},
             7,
-            ("limit=3 not applied separately: Kagi uses num_search_results=7 as its result count",),
+            ("limit=3 not applied: num_search_results=7 takes precedence",),
         ),
         ({"limit": 7, "num_search_results": 7}, 7, ()),
-        ({"limit": 100}, 40, ("limit=100 exceeds Kagi's maximum of 40; at most 40 results returned",)),
+        ({"limit": 100}, 40, ("limit=100 clamped to 40: Kagi returns at most 40 results",)),
         (
             {"num_search_results": 41, "limit": 2},
             40,
             (
-                "limit=2 not applied separately: Kagi uses num_search_results=41 as its result count",
-                "num_search_results=41 exceeds Kagi's maximum of 40; at most 40 results returned",
+                "limit=2 not applied: num_search_results=41 takes precedence",
+                "num_search_results=41 clamped to 40: Kagi returns at most 40 results",
             ),
         ),
     ],
@@ -283,94 +284,138 @@ async def test_empty_result_is_the_chain_204(kagi: FakeKagi, kenv: dict[str, str
 
 # -- errors ------------------------------------------------------------------------------------
 
+AUTH_401 = AUTH_HINT.format("401 auth.invalid_token") + " Kagi said: Invalid API token"
+
 
 async def test_401_wrong_key_is_an_authorization_failure(env: dict[str, str], clock: FakeClock) -> None:
     with FakeKagi(api_key="the-right-key-0000") as fake:
         response = await search({**env, **fake.env, "KAGI_API_KEY": KEY}, clock)
-    assert response.error == AUTH_HINT.format(401) + " Kagi said: Invalid API token"
-    assert response.attempts[0].status == 401
+    assert response.error == AUTH_401
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (401, "auth")
     assert_no_key(response)
 
 
 @pytest.mark.parametrize(
-    ("reply", "error", "status"),
+    ("reply", "status", "kind", "error"),
     [
         (
             Reply(403, kagi_error_body("auth.ip_not_allowed", "IP address not authorized for this token")),
-            AUTH_HINT.format(403) + " Kagi said: IP address not authorized for this token",
             403,
+            "auth",
+            AUTH_HINT.format("403 auth.ip_not_allowed") + " Kagi said: IP address not authorized for this token",
         ),
-        (Reply(402, kagi_error_body("billing.no_credit", "Payment required")), "kagi: 402 credits exhausted", 402),
+        (
+            Reply(402, kagi_error_body("billing.no_credit", "Payment required")),
+            402,
+            "quota",
+            "kagi: 402 credits exhausted (billing.no_credit): Payment required",
+        ),
         (
             Reply(400, kagi_error_body("request.invalid_field", "limit must be 1..1024", "limit")),
-            "Kagi API error (400): limit must be 1..1024",
             400,
+            "rejected",
+            "Kagi API error (400): limit must be 1..1024 (request.invalid_field)",
         ),
         (
             Reply(429, kagi_error_body("rate_limited", "Too many requests"), headers={"Retry-After": "30"}),
-            "Kagi API error (429): Too many requests",
             429,
+            "rate_limited",
+            "Kagi API error (429): Too many requests (rate_limited); retry after 30 s",
         ),
-        (Reply(429, {"detail": "Slow down"}), "Kagi API error (429): Slow down", 429),
+        (Reply(429, {"detail": "Slow down"}), 429, "rate_limited", "Kagi API error (429): Slow down"),
         (
             Reply(500, "upstream connect error or disconnect/reset before headers\n"),
-            "Kagi API error (500): upstream connect error or disconnect/reset before headers",
             500,
+            "unavailable",
+            "Kagi API error (500): upstream connect error or disconnect/reset before headers",
         ),
         (
             Reply(503, "<html><body><h1>503   Service Unavailable</h1></body></html>", content_type="text/html"),
-            "Kagi API error (503): <html><body><h1>503 Service Unavailable</h1></body></html>",
             503,
+            "unavailable",
+            "Kagi API error (503): <html><body><h1>503 Service Unavailable</h1></body></html>",
         ),
-        (Reply(502, b""), "Kagi API error (502)", 502),
-        (Reply(504, "   "), "Kagi API error (504)", 504),
+        (Reply(502, b""), 502, "unavailable", "Kagi API error (502): Bad Gateway"),
+        (Reply(504, "   "), 504, "unavailable", "Kagi API error (504): Gateway Timeout"),
+        # the legacy numeric codes, inside a 200: each stands for a status, 100 and 101 for quota
         (
             Reply(200, kagi_legacy_error_body(101, "Insufficient credit to perform this request.")),
-            "kagi: credits exhausted",
             402,
+            "quota",
+            "kagi: 402 credits exhausted (101): Insufficient credit to perform this request.",
         ),
-        (Reply(200, kagi_legacy_error_body(100, "No billing information on file")), "kagi: 402 credits exhausted", 402),
+        (
+            Reply(200, kagi_legacy_error_body(100, "No billing information on file")),
+            402,
+            "quota",
+            "kagi: 402 credits exhausted (100): No billing information on file",
+        ),
         (
             Reply(200, kagi_legacy_error_body(2, "Unauthorized")),
-            AUTH_HINT.format(401) + " Kagi said: Unauthorized (Kagi error code 2)",
             401,
+            "auth",
+            AUTH_HINT.format("401 2") + " Kagi said: Unauthorized",
         ),
         (
             Reply(200, kagi_legacy_error_body(1, "Missing q parameter")),
-            "Kagi API error (400): Missing q parameter (Kagi error code 1)",
             400,
+            "rejected",
+            "Kagi API error (400): Missing q parameter (1)",
         ),
         (
             Reply(200, kagi_legacy_error_body(0, "Internal error")),
-            "Kagi API error (500): Internal error (Kagi error code 0)",
             500,
+            "unavailable",
+            "Kagi API error (500): Internal error (0)",
         ),
         (
             Reply(200, kagi_error_body("search.failed", "Search backend failed")),
-            "Kagi API error (502): Search backend failed (Kagi error code search.failed)",
             502,
+            "unavailable",
+            "Kagi API error (502): Search backend failed (search.failed)",
+        ),
+        # quota comes from a status or a code, never from the words: these are not credits exhausted
+        (
+            Reply(500, kagi_error_body("internal", "quota service unavailable")),
+            500,
+            "unavailable",
+            "Kagi API error (500): quota service unavailable (internal)",
+        ),
+        (
+            Reply(400, kagi_error_body("request.invalid_field", "insufficient query", "query")),
+            400,
+            "rejected",
+            "Kagi API error (400): insufficient query (request.invalid_field)",
+        ),
+        (
+            Reply(200, kagi_legacy_error_body(1, "Insufficient parameters")),
+            400,
+            "rejected",
+            "Kagi API error (400): Insufficient parameters (1)",
         ),
         (
             Reply(200, "<html>maintenance</html>", content_type="text/html"),
-            "Kagi returned a body that is not JSON",
             200,
+            "invalid_response",
+            "Kagi returned a body that is not JSON",
         ),
-        (Reply(200, [1, 2]), "Kagi returned JSON that is not an object", 200),
+        (Reply(200, [1, 2]), 200, "invalid_response", "Kagi returned JSON that is not an object"),
     ],
 )
 async def test_error_shapes(
-    kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int
+    kagi: FakeKagi, kenv: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, error: str
 ) -> None:
     kagi.enqueue(reply)
     response = await search(kenv, clock)
     assert response.error == error
-    assert [(a.provider, a.status, a.error) for a in response.attempts] == [("kagi", status, error)]
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == ("kagi", status, error, kind)
     assert response.sources == ()
 
 
 def test_retry_after_is_kept_on_the_error(clock: FakeClock, config_dir: Path) -> None:
     body = kagi_error_body("rate_limited", "Too many requests")
-    with pytest.raises(SearchProviderError) as info:
+    with pytest.raises(RateLimited) as info:
         parse(429, body, clock, config_dir, headers={"retry-after": "30"})
     assert (info.value.status, info.value.retry_after) == (429, 30.0)
 
@@ -399,7 +444,7 @@ async def test_key_never_leaks_from_error_paths(
 
 def test_missing_key_message(clock: FakeClock, config_dir: Path) -> None:
     with pytest.raises(MissingCredentialError) as info:
-        PROVIDER.build_request(SearchParams("q"), ctx({}, clock, config_dir))
+        PROVIDER.plan(SearchParams("q"), ctx({}, clock, config_dir))
     assert info.value.message == "Kagi needs an API key: set KAGI_API_KEY or run `websearch auth set kagi`"
 
 
@@ -442,7 +487,8 @@ async def test_resolution_order_explicit_then_env_then_store(
 
 
 def test_the_key_is_handed_to_the_transport_for_redaction(clock: FakeClock, config_dir: Path) -> None:
-    request = PROVIDER.build_request(SearchParams("q"), ctx({"KAGI_API_KEY": KEY}, clock, config_dir))
+    request = PROVIDER.plan(SearchParams("q"), ctx({"KAGI_API_KEY": KEY}, clock, config_dir)).request
+    assert request is not None
     assert (request.method, request.url, request.secrets) == ("POST", "https://kagi.com/api/v1/search", (KEY,))
 
 
@@ -465,15 +511,15 @@ WHOLE = "applied as whole days (filters.{}={}): Kagi's date filters take dates o
             {"start_published_date": "2026-03-01T10:30:00Z", "end_published_date": "2026-04-01T23:30:00-05:00"},
             {"after": "2026-03-01", "before": "2026-04-02"},
             (
-                "start_published_date='2026-03-01T10:30:00Z' " + WHOLE.format("after", "2026-03-01"),
-                "end_published_date='2026-04-01T23:30:00-05:00' " + WHOLE.format("before", "2026-04-02"),
+                'start_published_date="2026-03-01T10:30:00Z" ' + WHOLE.format("after", "2026-03-01"),
+                'end_published_date="2026-04-01T23:30:00-05:00" ' + WHOLE.format("before", "2026-04-02"),
             ),
         ),
         (
             {"recency": "month", "recency_hours": 30},
             {"after": "2026-11-29"},
             (
-                "recency='month' not applied: recency_hours takes precedence",
+                'recency="month" not applied: recency_hours takes precedence',
                 "recency_hours=30 " + WHOLE.format("after", "2026-11-29"),
             ),
         ),
@@ -502,6 +548,6 @@ async def test_richer_domains_are_site_operators(kagi: FakeKagi, kenv: dict[str,
         "limit": 10,
     }
     assert messages(response) == (
-        "include_domains=('tokio.rs',) applied as site: operators in the query: Kagi has no domain filter",
-        "exclude_domains=('a.com', 'b.com') applied as -site: operators in the query: Kagi has no domain filter",
+        'include_domains=["tokio.rs"] applied as site: operators in the query: Kagi has no domain filter',
+        'exclude_domains=["a.com", "b.com"] applied as -site: operators in the query: Kagi has no domain filter',
     )

@@ -17,7 +17,7 @@ from websearch._providers.kimi import PROVIDER
 from websearch._transport import Transport
 from websearch._types import SearchParams
 from websearch._wire import HttpRequest, HttpResponse
-from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.kimi import FakeKimi, kimi_error
 
@@ -78,14 +78,14 @@ async def test_default_request(kimi: FakeKimi, env: dict[str, str]) -> None:
         (
             {"limit": 3, "num_search_results": 7},
             7,
-            ("limit=3 not applied separately: Kimi uses num_search_results=7 as its result count",),
+            ("limit=3 not applied: num_search_results=7 takes precedence",),
         ),
         ({"limit": 5, "num_search_results": 5}, 5, ()),
-        ({"limit": 50}, 20, ("limit=50 exceeds Kimi's maximum of 20; at most 20 results returned",)),
+        ({"limit": 50}, 20, ("limit=50 clamped to 20: Kimi returns at most 20 results",)),
         (
             {"num_search_results": 21},
             20,
-            ("num_search_results=21 exceeds Kimi's maximum of 20; at most 20 results returned",),
+            ("num_search_results=21 clamped to 20: Kimi returns at most 20 results",),
         ),
     ],
 )
@@ -102,7 +102,7 @@ async def test_count_is_sent_as_limit(
 async def test_recency_is_not_sent_and_says_so(kimi: FakeKimi, env: dict[str, str], recency: str) -> None:
     response = await run(make_env(env, kimi), recency=recency)
     assert kimi.last.json() == BODY
-    assert messages(response) == (f"recency={recency!r} not applied: Kimi does not support it",)
+    assert messages(response) == (f'recency="{recency}" not applied: Kimi does not support it',)
 
 
 async def test_unsupported_parameters_become_notices(kimi: FakeKimi, env: dict[str, str]) -> None:
@@ -139,10 +139,11 @@ async def test_search_url_env_is_still_redirected_to_the_fake(
 def test_search_url_env_is_the_full_url(config_dir: Path) -> None:
     params = SearchParams(QUERY)
     ctx = context(config_dir, {"KIMI_API_KEY": KEY})
-    assert PROVIDER.build_request(params, ctx).url == "https://api.kimi.com/coding/v1/search"
+    request = PROVIDER.plan(params, ctx).request
+    assert request is not None and request.url == "https://api.kimi.com/coding/v1/search"
     ctx = context(config_dir, {"KIMI_API_KEY": KEY, "KIMI_SEARCH_BASE_URL": " https://gw.example.test/v9/search?x=1 "})
-    request = PROVIDER.build_request(params, ctx)
-    assert request.url == "https://gw.example.test/v9/search?x=1"
+    request = PROVIDER.plan(params, ctx).request
+    assert request is not None and request.url == "https://gw.example.test/v9/search?x=1"
     assert request.secrets == (KEY,)
 
 
@@ -204,7 +205,7 @@ async def test_not_available_without_a_key(kimi: FakeKimi, env: dict[str, str]) 
 
 def test_missing_credential_message(config_dir: Path) -> None:
     with pytest.raises(MissingCredentialError) as info:
-        PROVIDER.build_request(SearchParams(QUERY), context(config_dir, {}))
+        PROVIDER.plan(SearchParams(QUERY), context(config_dir, {}))
     assert info.value.message == MISSING
 
 
@@ -212,7 +213,7 @@ async def test_blank_key_is_a_missing_credential(kimi: FakeKimi, env: dict[str, 
     response = await run({**env, **kimi.env, "MOONSHOT_SEARCH_API_KEY": " \t "})
     assert kimi.requests == []
     assert response.error == MISSING
-    assert response.attempts[0].provider == "kimi"
+    assert (response.attempts[0].provider, response.attempts[0].error_kind) == ("kimi", "missing_credential")
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -286,13 +287,14 @@ async def test_request_id_from_msh_header(kimi: FakeKimi, env: dict[str, str]) -
     assert response.sources[0].title == "Rust 1.90 Release — part 1"
 
 
-def test_parse_response_on_bytes(config_dir: Path) -> None:
-    ctx = context(config_dir, {})
+def test_parse_on_bytes(config_dir: Path) -> None:
+    ctx = context(config_dir, {"KIMI_API_KEY": KEY})
     response = HttpResponse(200, {}, json.dumps(REALISTIC).encode())
-    parsed = PROVIDER.parse_response(response, SearchParams(QUERY, limit=1), ctx)
+    plan = PROVIDER.plan(SearchParams(QUERY, limit=1), ctx)
+    parsed = PROVIDER.parse(response, plan)
     assert parsed.sources == EXPECTED[:1]
     assert parsed.request_id is None
-    assert ctx.clock.now() == NOW
+    assert plan.now == NOW  # ages are counted from the plan's instant
 
 
 @pytest.mark.parametrize(
@@ -302,7 +304,7 @@ async def test_empty_result_is_a_204_failure(kimi: FakeKimi, env: dict[str, str]
     kimi.enqueue(Reply(200, body))
     response = await run(make_env(env, kimi))
     assert response.error == "Kimi returned no renderable search content."
-    assert response.attempts[0].status == 204
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (204, "no_results")
 
 
 # -- errors ------------------------------------------------------------------------------------
@@ -311,9 +313,25 @@ RATE_LIMIT = kimi_error(
     "Your account org-1 request reached max request: 3, please try again after 1 seconds", "rate_limit_reached_error"
 )
 ERRORS = [
-    (Reply(401, kimi_error("Invalid Authentication", "invalid_authentication_error")), AUTH_FAILED.format(401), 401),
-    (Reply(402, kimi_error("Payment required", "payment_required_error")), "kimi: 402 credits exhausted", 402),
-    (Reply(403, kimi_error("permission denied", "permission_denied_error")), AUTH_FAILED.format(403), 403),
+    (
+        Reply(401, kimi_error("Invalid Authentication", "invalid_authentication_error")),
+        401,
+        "auth",
+        AUTH_FAILED.format("401 invalid_authentication_error"),
+    ),
+    (
+        Reply(402, kimi_error("Payment required", "payment_required_error")),
+        402,
+        "quota",
+        "kimi: 402 credits exhausted (payment_required_error): Payment required",
+    ),
+    (
+        Reply(403, kimi_error("permission denied", "permission_denied_error")),
+        403,
+        "auth",
+        AUTH_FAILED.format("403 permission_denied_error"),
+    ),
+    # A suspended, unpaid account is told from a rate limit by its code, never by the prose.
     (
         Reply(
             429,
@@ -322,45 +340,65 @@ ERRORS = [
                 "exceeded_current_quota_error",
             ),
         ),
-        "kimi: credits exhausted",
         429,
+        "quota",
+        "kimi: credits exhausted (exceeded_current_quota_error): Your account org-1 is suspended due to insufficient "
+        "balance, please recharge",
+    ),
+    (
+        Reply(429, kimi_error("insufficient quota for now, slow down", "rate_limit_reached_error")),
+        429,
+        "rate_limited",
+        "Kimi search API error (429): insufficient quota for now, slow down (rate_limit_reached_error)",
     ),
     (
         Reply(429, RATE_LIMIT, headers={"Retry-After": "1"}),
-        f"Kimi search API error (429): {json.dumps(RATE_LIMIT)}",
         429,
+        "rate_limited",
+        "Kimi search API error (429): Your account org-1 request reached max request: 3, please try again after 1 "
+        "seconds (rate_limit_reached_error); retry after 1 s",
     ),
     (
         Reply(400, kimi_error("Invalid request: limit must be between 1 and 20", "invalid_request_error")),
-        'Kimi search API error (400): {"error": {"message": "Invalid request: limit must be between 1 and 20", '
-        '"type": "invalid_request_error"}}',
         400,
+        "rejected",
+        "Kimi search API error (400): Invalid request: limit must be between 1 and 20 (invalid_request_error)",
     ),
     (
         Reply(502, "<html>\n<head><title>502 Bad Gateway</title></head>\n</html>", content_type="text/html"),
-        "Kimi search API error (502): <html> <head><title>502 Bad Gateway</title></head> </html>",
         502,
+        "unavailable",
+        "Kimi search API error (502): <html> <head><title>502 Bad Gateway</title></head> </html>",
     ),
-    (Reply(503, ""), "Kimi search API error (503): ", 503),
-    (Reply(200, "<html>maintenance</html>", content_type="text/html"), "Kimi returned a body that is not JSON", 200),
-    (Reply(200, [1, 2]), "Kimi search returned JSON that is not an object", 200),
+    (Reply(503, ""), 503, "unavailable", "Kimi search API error (503): Service Unavailable"),
+    (
+        Reply(200, "<html>maintenance</html>", content_type="text/html"),
+        200,
+        "invalid_response",
+        "Kimi returned a body that is not JSON",
+    ),
+    (Reply(200, [1, 2]), 200, "invalid_response", "Kimi returned JSON that is not an object"),
 ]
 
 
-@pytest.mark.parametrize(("reply", "message", "status"), ERRORS)
-async def test_error_statuses(kimi: FakeKimi, env: dict[str, str], reply: Reply, message: str, status: int) -> None:
+@pytest.mark.parametrize(("reply", "status", "kind", "message"), ERRORS)
+async def test_error_statuses(
+    kimi: FakeKimi, env: dict[str, str], reply: Reply, status: int, kind: str, message: str
+) -> None:
     kimi.enqueue(reply)
     response = await run(make_env(env, kimi))
     assert response.error == message
-    assert response.attempts[0].status == status
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == ("kimi", status, message, kind)
     assert response.sources == ()
     assert_no_key(response)
 
 
 def test_retry_after_is_kept(config_dir: Path) -> None:
     response = HttpResponse(429, {"retry-after": "7"}, json.dumps(RATE_LIMIT).encode(), secrets=(KEY,))
-    with pytest.raises(SearchProviderError) as info:
-        PROVIDER.parse_response(response, SearchParams(QUERY), context(config_dir, {}))
+    plan = PROVIDER.plan(SearchParams(QUERY), context(config_dir, {"KIMI_API_KEY": KEY}))
+    with pytest.raises(RateLimited) as info:
+        PROVIDER.parse(response, plan)
     assert (info.value.status, info.value.retry_after) == (429, 7.0)
 
 
@@ -390,7 +428,7 @@ async def test_richer_domains_are_site_operators(kimi: FakeKimi, env: dict[str, 
     )
     assert kimi.last.json() == {**BODY, "text_query": f"{QUERY} site:rust-lang.org -site:x.cn"}
     assert messages(response) == (
-        "include_domains=('rust-lang.org',) applied as site: operators in the query: Kimi has no domain filter",
-        "exclude_domains=('x.cn',) applied as -site: operators in the query: Kimi has no domain filter",
+        'include_domains=["rust-lang.org"] applied as site: operators in the query: Kimi has no domain filter',
+        'exclude_domains=["x.cn"] applied as -site: operators in the query: Kimi has no domain filter',
         "recency_days=3 not applied: Kimi does not support it",
     )

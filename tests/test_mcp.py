@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from conftest import TESTS, FakeClock, run_cli
 from websearch import SEARCH_PROVIDER_ORDER, Attempt, ConfigError, InvalidSearchParams, SearchResponse, WebSearch
 from websearch._mcp_server import build_server, tool_text
+from websearch._notices import not_supported
 from websearch._tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
 from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeFirecrawl, Reply
 from websearch.testing.firecrawl import firecrawl_error
@@ -33,11 +34,14 @@ FIRECRAWL_FAILURE = "Firecrawl API error (500): An unexpected error occurred. Yo
 BLOCKS = "# Web search: q\n[served by: duckduckgo]\n\n## 1. T\nURL: https://t.example/\ns\n\nSources:\n[1] https://t.example/"
 PARAMETERS = [
     "query",
+    "recency",
     "num_results",
     "limit",
+    "num_search_results",
+    "max_tokens",
+    "temperature",
     "mode",
     "text_chars",
-    "recency",
     "recency_days",
     "recency_hours",
     "start_published_date",
@@ -47,9 +51,6 @@ PARAMETERS = [
     "exclude_domains",
     "summary",
     "sort_by_date",
-    "num_search_results",
-    "max_tokens",
-    "temperature",
     "provider",
 ]
 
@@ -144,7 +145,7 @@ async def test_text_chars_is_clamped_for_the_rendered_body_and_disclosed(
     ddg.results = [DdgResult("T", "https://t.example/", "x" * 500)]
     async with connect(env, clock) as client:
         text = text_of(await client.call_tool("web_search", {"query": "q", "text_chars": 50}))
-    assert text.startswith("# Web search: q\n[text_chars=50 clamped to 200 (allowed 200-8000)]\n")
+    assert text.startswith("# Web search: q\n[text_chars=50 clamped to 200: allowed 200-8000]\n")
     assert "\n" + "x" * 199 + "…\n" in text
 
 
@@ -154,7 +155,7 @@ async def test_an_unusable_date_is_a_notice_not_an_error(
     async with connect(env, clock) as client:
         result = await client.call_tool("web_search", {"query": "q", "recency_days": "soon"})
     assert result.is_error is False
-    assert "[recency_days='soon' is not a positive number; ignored]" in text_of(result).splitlines()
+    assert '[recency_days="soon" dropped: it is not a positive number]' in text_of(result).splitlines()
 
 
 async def test_summary_format_from_the_setting_puts_notices_above(
@@ -226,45 +227,49 @@ def test_search_failed_keeps_the_notices_on_the_lines_below() -> None:
         provider="brave",
         query="q",
         attempts=(Attempt("brave", 500, BRAVE_FAILURE, 1.0),),
-        notices=("mode='deep' not applied: Brave does not support it",),
+        notices=(not_supported("mode", "deep", "Brave"),),
         error=BRAVE_FAILURE,
     )
     assert tool_text(response, "summary") == (
-        f"SEARCH_FAILED: q — brave: {BRAVE_FAILURE}\n[mode='deep' not applied: Brave does not support it]"
+        f'SEARCH_FAILED: q — brave: {BRAVE_FAILURE}\n[mode="deep" not applied: Brave does not support it]'
     )
 
 
 # -- bad arguments -------------------------------------------------------------------------------
 
 BAD_ARGUMENTS = [
-    ({}, "query", "query is required: a non-empty string"),
-    ({"query": "  "}, "query", "query must be a non-empty string"),
-    ({"query": 7}, "query", "query must be a string; got 7"),
+    ({}, "query", "query is required: a non-empty string; got nothing"),
+    ({"query": "  "}, "query", 'query must be a non-empty string; got "  "'),
+    ({"query": 7}, "query", "query must be a non-empty string; got 7"),
     ({"query": "q", "num_results": 0}, "num_results", "num_results must be a whole number of at least 1; got 0"),
-    ({"query": "q", "limit": "ten"}, "limit", "limit must be a whole number of at least 1; got 'ten'"),
-    ({"query": "q", "num_results": 3, "limit": 4}, "limit", "limit is another name for num_results; give one of them"),
+    ({"query": "q", "limit": "ten"}, "limit", 'limit must be a whole number of at least 1; got "ten"'),
+    (
+        {"query": "q", "num_results": 3, "limit": 4},
+        "limit",
+        "limit is another name for num_results; give one of them; got 3 and 4",
+    ),
     (
         {"query": "q", "mode": "turbo"},
         "mode",
-        "mode must be one of: auto, fast, instant, deep-lite, deep, deep-reasoning, neural, keyword; got 'turbo'",
+        'mode must be one of: auto, fast, instant, deep-lite, deep, deep-reasoning, neural, keyword; got "turbo"',
     ),
-    ({"query": "q", "recency": "hour"}, "recency", "recency must be one of: day, week, month, year; got 'hour'"),
+    ({"query": "q", "recency": "hour"}, "recency", 'recency must be one of: day, week, month, year; got "hour"'),
     ({"query": "q", "text_chars": 1.5}, "text_chars", "text_chars must be a whole number of at least 1; got 1.5"),
-    ({"query": "q", "category": ""}, "category", "category must be a non-empty string, got ''"),
+    ({"query": "q", "category": ""}, "category", 'category must be a non-empty string; got ""'),
     (
         {"query": "q", "include_domains": ["a.com", 3]},
         "include_domains",
-        "include_domains must be a list of domain names (strings); got ['a.com', 3]",
+        'include_domains must be a list of domain names (strings); got ["a.com", 3]',
     ),
-    ({"query": "q", "summary": "yes"}, "summary", "summary must be true or false; got 'yes'"),
+    ({"query": "q", "summary": "yes"}, "summary", 'summary must be true or false; got "yes"'),
     ({"query": "q", "temperature": 3}, "temperature", "temperature must be a number from 0 to 2; got 3"),
     (
         {"query": "q", "provider": "brave"},
         "provider",
-        "provider must be one of: auto, duckduckgo; got 'brave' (not available here: set BRAVE_API_KEY or run "
+        'provider must be one of: auto, duckduckgo; got "brave" (not available here: set BRAVE_API_KEY or run '
         "`websearch auth set brave`)",
     ),
-    ({"query": "q", "provider": "bing"}, "provider", "provider must be one of: auto, duckduckgo; got 'bing'"),
+    ({"query": "q", "provider": "bing"}, "provider", 'provider must be one of: auto, duckduckgo; got "bing"'),
     (
         {"query": "q", "colour": "red"},
         "colour",
@@ -305,7 +310,7 @@ def test_arguments_get_the_mcp_defaults_and_nulls_count_as_not_given() -> None:
     assert call.params == {"limit": 3, "text_chars": 9000, "recency_days": "7"}  # the filters clamp (with a notice)
     assert call.text_chars == 8000  # what the renderer cuts at
     assert parse_arguments({"query": "q", "num_results": 5, "limit": 5}, []).params["limit"] == 5
-    assert parse_arguments({"query": "q", "include_domains": "a.com"}, []).params["include_domains"] == ["a.com"]
+    assert parse_arguments({"query": "q", "include_domains": "a.com"}, []).params["include_domains"] == ("a.com",)
     with pytest.raises(InvalidSearchParams) as info:
         parse_arguments({"query": "q", "max_tokens": True}, [])
     assert info.value.param == "max_tokens"

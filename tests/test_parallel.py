@@ -13,10 +13,10 @@ from conftest import FakeClock, messages, provider_context, search_once
 from websearch import SearchResponse, SearchSource, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
-from websearch._providers.parallel import INVALID_PAYLOAD, PROVIDER, error_detail
+from websearch._providers.parallel import PROVIDER
 from websearch._types import SearchParams
 from websearch._wire import HttpResponse
-from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.parallel import FakeParallel, validation_error
 
@@ -45,8 +45,8 @@ async def run(env: dict[str, str], **params: Any) -> SearchResponse:
     return await search_once("parallel", env, QUERY, **params)
 
 
-def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:
-    return provider_context(config_dir, env)
+def context(config_dir: Path, env: dict[str, str] | None = None) -> ProviderContext:
+    return provider_context(config_dir, {"PARALLEL_API_KEY": KEY} if env is None else env)
 
 
 def assert_no_key(response: SearchResponse) -> None:
@@ -84,10 +84,10 @@ async def test_default_request(parallel: FakeParallel, env: dict[str, str]) -> N
         (
             {"limit": 3, "num_search_results": 25},
             25,
-            ("limit=3 not applied separately: Parallel uses num_search_results=25 as its result count",),
+            ("limit=3 not applied: num_search_results=25 takes precedence",),
         ),
         ({"limit": 40}, 40, ()),
-        ({"limit": 99}, 40, ("limit=99 exceeds Parallel's maximum of 40; at most 40 results returned",)),
+        ({"limit": 99}, 40, ("limit=99 clamped to 40: Parallel returns at most 40 results",)),
     ],
 )
 async def test_count_is_a_local_cap_and_never_sent(
@@ -104,7 +104,7 @@ async def test_count_is_a_local_cap_and_never_sent(
 async def test_recency_is_not_sent_and_says_so(parallel: FakeParallel, env: dict[str, str], recency: str) -> None:
     response = await run(make_env(env, parallel), recency=recency)
     assert_request(parallel)
-    assert messages(response) == (f"recency={recency!r} not applied: Parallel does not support it",)
+    assert messages(response) == (f'recency="{recency}" not applied: Parallel does not support it',)
 
 
 async def test_unsupported_parameters_become_notices(parallel: FakeParallel, env: dict[str, str]) -> None:
@@ -154,7 +154,7 @@ async def test_not_available_without_a_key(parallel: FakeParallel, env: dict[str
 
 def test_missing_credential_message(config_dir: Path) -> None:
     with pytest.raises(MissingCredentialError) as info:
-        PROVIDER.build_request(SearchParams(QUERY), context(config_dir, {}))
+        PROVIDER.plan(SearchParams(QUERY), context(config_dir, {}))
     assert info.value.message == "Parallel needs an API key: set PARALLEL_API_KEY or run `websearch auth set parallel`"
 
 
@@ -211,9 +211,9 @@ async def test_fake_default_body(parallel: FakeParallel, env: dict[str, str]) ->
     assert fifth.title == fifth.url  # the fake leaves every fifth title out
 
 
-def test_parse_response_on_bytes(config_dir: Path) -> None:
+def test_parse_on_bytes(config_dir: Path) -> None:
     response = HttpResponse(200, {}, json.dumps(REALISTIC).encode())
-    parsed = PROVIDER.parse_response(response, SearchParams(QUERY, num_search_results=2), context(config_dir, {}))
+    parsed = PROVIDER.parse(response, PROVIDER.plan(SearchParams(QUERY, num_search_results=2), context(config_dir)))
     assert parsed.sources == EXPECTED[:2]
     assert parsed.request_id == REALISTIC["search_id"]
 
@@ -232,59 +232,81 @@ UNPROCESSABLE = validation_error("mode", "Input should be 'one-shot', 'agentic' 
 ERRORS = [
     (
         Reply(401, {"error": {"message": "Invalid or missing API key.", "ref_id": "ref_401"}}),
-        AUTH_FAILED.format(401),
         401,
+        "auth",
+        AUTH_FAILED.format(401),
     ),
-    (Reply(402, {"error": {"message": "Payment required"}}), "parallel: 402 credits exhausted", 402),
+    (
+        Reply(402, {"error": {"message": "Payment required"}}),
+        402,
+        "quota",
+        "parallel: 402 credits exhausted: Payment required",
+    ),
     (
         Reply(402, {"error": {"message": "Insufficient credits. Add credits at platform.parallel.ai"}}),
-        "parallel: credits exhausted",
         402,
+        "quota",
+        "parallel: 402 credits exhausted: Insufficient credits. Add credits at platform.parallel.ai",
     ),
-    (Reply(403, "Forbidden"), AUTH_FAILED.format(403), 403),
-    (Reply(422, UNPROCESSABLE), f"Parallel API error (422): {json.dumps(UNPROCESSABLE)}", 422),
+    (Reply(403, "Forbidden"), 403, "auth", AUTH_FAILED.format(403)),
+    (Reply(422, UNPROCESSABLE), 422, "rejected", f"Parallel API error (422): {json.dumps(UNPROCESSABLE)}"),
     (
         Reply(429, {"error": {"message": "Rate limit exceeded. Retry in 30 seconds."}}, headers={"Retry-After": "30"}),
-        "Parallel API error (429): Rate limit exceeded. Retry in 30 seconds.",
         429,
+        "rate_limited",
+        "Parallel API error (429): Rate limit exceeded. Retry in 30 seconds.; retry after 30 s",
     ),
-    (Reply(500, "Internal Server Error"), "Parallel API error (500): Internal Server Error", 500),
+    (Reply(500, "Internal Server Error"), 500, "unavailable", "Parallel API error (500): Internal Server Error"),
     (
         Reply(503, {"message": "Service temporarily unavailable"}),
-        "Parallel API error (503): Service temporarily unavailable",
         503,
+        "unavailable",
+        "Parallel API error (503): Service temporarily unavailable",
     ),
-    (Reply(504, {"detail": "upstream   timed\nout"}), "Parallel API error (504): upstream timed out", 504),
-    (Reply(500, {"error": "boom"}), "Parallel API error (500): boom", 500),
+    (
+        Reply(504, {"detail": "upstream   timed\nout"}),
+        504,
+        "unavailable",
+        "Parallel API error (504): upstream timed out",
+    ),
+    (Reply(500, {"error": "boom"}), 500, "unavailable", "Parallel API error (500): boom"),
     (
         Reply(200, "<!doctype html><title>Parallel</title>", content_type="text/html"),
-        "Parallel returned a body that is not JSON",
         200,
+        "invalid_response",
+        "Parallel returned a body that is not JSON",
     ),
-    (Reply(200, ["not", "an", "object"]), INVALID_PAYLOAD, 200),
+    (Reply(200, ["not", "an", "object"]), 200, "invalid_response", "Parallel returned JSON that is not an object"),
 ]
 
 
-@pytest.mark.parametrize(("reply", "message", "status"), ERRORS)
+@pytest.mark.parametrize(("reply", "status", "kind", "message"), ERRORS)
 async def test_error_statuses(
-    parallel: FakeParallel, env: dict[str, str], reply: Reply, message: str, status: int
+    parallel: FakeParallel, env: dict[str, str], reply: Reply, status: int, kind: str, message: str
 ) -> None:
     parallel.enqueue(reply)
     response = await run(make_env(env, parallel))
     assert response.error == message
-    assert response.attempts[0].status == status
+    (attempt,) = response.attempts
+    assert (attempt.status, attempt.error, attempt.error_kind) == (status, message, kind)
     assert_no_key(response)
 
 
 def test_retry_after_is_kept(config_dir: Path) -> None:
     response = HttpResponse(429, {"retry-after": "30"}, b"Too Many Requests", secrets=(KEY,))
-    with pytest.raises(SearchProviderError) as info:
-        PROVIDER.parse_response(response, SearchParams(QUERY), context(config_dir, {}))
+    with pytest.raises(RateLimited) as info:
+        PROVIDER.parse(response, PROVIDER.plan(SearchParams(QUERY), context(config_dir)))
     assert (info.value.message, info.value.status, info.value.retry_after) == (
-        "Parallel API error (429): Too Many Requests",
+        "Parallel API error (429): Too Many Requests; retry after 30 s",
         429,
         30.0,
     )
+
+
+def test_retry_after_date_is_read_against_the_injected_clock(config_dir: Path) -> None:
+    plan = PROVIDER.plan(SearchParams(QUERY), context(config_dir))  # the fake clock: 2026-11-30 12:00:00 UTC
+    response = HttpResponse(429, {"retry-after": "Mon, 30 Nov 2026 12:01:30 GMT"}, b"slow down")
+    assert PROVIDER.error(response, plan).retry_after == 90.0
 
 
 @pytest.mark.parametrize("body", [f"bad key {KEY}", json.dumps({"error": {"message": f"key {KEY} revoked"}})])
@@ -295,15 +317,18 @@ async def test_key_echoed_in_an_error_body_is_redacted(parallel: FakeParallel, e
     assert_no_key(response)
 
 
-def test_error_detail_prefers_message_then_detail_then_error() -> None:
-    def detail(body: object) -> str:
-        return error_detail(HttpResponse(500, {}, json.dumps(body).encode()))
+def test_error_message_prefers_message_then_detail_then_error(config_dir: Path) -> None:
+    plan = PROVIDER.plan(SearchParams(QUERY), context(config_dir))
 
-    assert detail({"message": "m", "detail": "d", "error": "e"}) == "m"
-    assert detail({"detail": "d", "error": {"message": "em"}}) == "d"
-    assert detail({"error": {"message": "em"}}) == "em"
-    assert detail({"detail": [{"msg": "x"}]}) == '{"detail": [{"msg": "x"}]}'
-    assert error_detail(HttpResponse(500, {}, b"plain text")) == "plain text"
+    def message(body: object) -> str:
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        return PROVIDER.error(HttpResponse(500, {}, raw), plan).message
+
+    assert message({"message": "m", "detail": "d", "error": "e"}) == "Parallel API error (500): m"
+    assert message({"detail": "d", "error": {"message": "em"}}) == "Parallel API error (500): d"
+    assert message({"error": {"message": "em"}}) == "Parallel API error (500): em"
+    assert message({"detail": [{"msg": "x"}]}) == 'Parallel API error (500): {"detail": [{"msg": "x"}]}'
+    assert message(b"plain text") == "Parallel API error (500): plain text"
 
 
 # -- the richer parameters --------------------------------------------------------------------
@@ -321,14 +346,14 @@ def test_error_detail_prefers_message_then_detail_then_error() -> None:
         (
             {"start_published_date": "2026-01-15", "end_published_date": "2026-02-01"},
             {"after_date": "2026-01-15"},
-            ("end_published_date='2026-02-01' not applied: Parallel does not support it",),
+            ('end_published_date="2026-02-01" not applied: Parallel does not support it',),
         ),
         (
             {"recency_hours": 30, "recency": "day"},
             {"after_date": "2026-11-29"},
             (
-                "recency_hours=30 applied as whole days (source_policy.after_date=2026-11-29): Parallel's after_date is a date",
-                "recency='day' not applied: Parallel does not support it",
+                "recency_hours=30 applied as whole days (source_policy.after_date=2026-11-29): Parallel's date filters take dates only",
+                'recency="day" not applied: Parallel does not support it',
             ),
         ),
     ],

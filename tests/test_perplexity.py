@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import json
 import uuid
 from collections.abc import Iterator
@@ -18,14 +19,15 @@ from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
+from websearch._providers._base import Plan
 from websearch._providers.perplexity import (
     APP_USER_AGENT,
     BROWSER_USER_AGENT,
     PROVIDER,
     Auth,
+    Methods,
     auth_methods,
     build_ask_request,
-    http_error,
     merge_snapshot,
     parse_events,
     snapshot_answer,
@@ -35,7 +37,7 @@ from websearch._providers.perplexity import (
 from websearch._sse import iter_sse
 from websearch._types import Attempt, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from websearch._wire import HttpResponse
-from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.errors import InvalidResponse, MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.perplexity import (
     ANSWER,
@@ -93,8 +95,18 @@ async def search(env: dict[str, str], clock: FakeClock, query: str = QUERY, **kw
     return await search_once("perplexity", env, query, clock, **kwargs)
 
 
-def context(env: dict[str, str], config_dir: Path, clock: FakeClock) -> ProviderContext:
-    return provider_context(config_dir, env, clock=clock)
+def context(env: dict[str, str], config_dir: Path, clock: FakeClock, *, explicit: bool = False) -> ProviderContext:
+    """A context for the pure parts; `explicit` as when Perplexity is the provider chosen."""
+    return dataclasses.replace(provider_context(config_dir, env, clock=clock), explicit=explicit)
+
+
+def keyed_plan(params: SearchParams, config_dir: Path, clock: FakeClock) -> Plan:
+    """The plan of an API-key search (what `parse_events` dates and slices from)."""
+    return PROVIDER.plan(params, context({"PERPLEXITY_API_KEY": KEY}, config_dir, clock))
+
+
+def kinds(response: SearchResponse) -> list[str]:
+    return [notice.kind for notice in response.notices]
 
 
 def chat_body(**changes: Any) -> dict[str, Any]:
@@ -267,19 +279,20 @@ async def test_parses_a_realistic_stream_exactly(pplx: FakePerplexity, keyed: di
     assert rfc.age_seconds == 2013 * 86400 + 12 * 3600  # 2021-05-27 to 2026-11-30T12:00Z
 
 
-def test_without_citations_sources_come_from_search_results() -> None:
+def test_without_citations_sources_come_from_search_results(config_dir: Path, clock: FakeClock) -> None:
     stream = b"".join(chat_chunks("Answer.", search_results(3), related=())).decode()
     chunks = [json.loads(e.data) for e in iter_sse(stream) if e.data != "[DONE]"]
     for chunk in chunks:
         chunk.pop("citations", None)
-    response = parse_events(iter_sse(b"".join(sse(*chunks, "[DONE]")).decode()), SearchParams("q", limit=2), NOW)
+    plan = keyed_plan(SearchParams("q", limit=2), config_dir, clock)
+    response = parse_events(iter_sse(b"".join(sse(*chunks, "[DONE]")).decode()), plan)
     assert [s.url for s in response.sources] == [r["url"] for r in search_results(2)]
     assert response.sources[0].published_date == "2021-05-27"
     assert response.citations == () and response.related_questions == ()
     assert response.answer == "Answer." and response.usage == SearchUsage(12, 80, 92)
 
 
-def test_metadata_is_gathered_from_any_event_and_nested_output() -> None:
+def test_metadata_is_gathered_from_any_event_and_nested_output(config_dir: Path, clock: FakeClock) -> None:
     text = b"".join(
         sse(
             {
@@ -308,7 +321,7 @@ def test_metadata_is_gathered_from_any_event_and_nested_output() -> None:
             "[DONE]",
         )
     ).decode()
-    response = parse_events(iter_sse(text), SearchParams("q"), NOW)
+    response = parse_events(iter_sse(text), keyed_plan(SearchParams("q"), config_dir, clock))
     assert response.answer == "AB"
     assert response.sources == (SearchSource(title="R", url="https://r.example"),)  # the last non-empty list wins
     assert response.related_questions == ("Why?",)
@@ -355,7 +368,9 @@ async def test_an_empty_answer_is_the_chains_204(
     pplx.enqueue(Reply(200, chunks=chunks))
     response = await search(keyed, clock)
     assert response.error == "Perplexity returned no renderable search content."
-    assert response.attempts == (Attempt("perplexity", 204, "Perplexity returned no renderable search content.", 0.0),)
+    assert response.attempts == (
+        Attempt("perplexity", 204, "Perplexity returned no renderable search content.", 0.0, "no_results"),
+    )
 
 
 # -- API-key mode: errors ---------------------------------------------------------------------
@@ -366,23 +381,38 @@ FIRST = chat_chunks()[:2]
 
 
 @pytest.mark.parametrize(
-    ("reply", "status", "message"),
+    ("reply", "status", "kind", "message"),
     [
-        (api_error(401, "Invalid API key provided.", "invalid_api_key"), 401, AUTH_FAILED.format(401)),
+        (
+            api_error(401, "Invalid API key provided.", "invalid_api_key"),
+            401,
+            "auth",
+            AUTH_FAILED.format("401 invalid_api_key"),
+        ),
         (
             Reply(401, "<html><head><title>401 Authorization Required</title></head></html>", content_type="text/html"),
             401,
+            "auth",
             AUTH_FAILED.format(401),
         ),
         (
             api_error(402, "Insufficient credits. Add funds to continue.", "insufficient_quota"),
             402,
-            "perplexity: credits exhausted",
+            "quota",
+            "perplexity: 402 credits exhausted (insufficient_quota): Insufficient credits. Add funds to continue.",
         ),
-        (Reply(402, b""), 402, "perplexity: 402 credits exhausted"),
+        (Reply(402, b""), 402, "quota", "perplexity: 402 credits exhausted"),
+        # The code says quota whatever the status; a 429 without it is a rate limit, whatever its prose.
+        (
+            api_error(429, "You exceeded your current quota.", "insufficient_quota"),
+            429,
+            "quota",
+            "perplexity: credits exhausted (insufficient_quota): You exceeded your current quota.",
+        ),
         (
             Reply(403, "<html>Attention Required! | Cloudflare</html>", content_type="text/html"),
             403,
+            "auth",
             AUTH_FAILED.format(403),
         ),
         (
@@ -392,20 +422,30 @@ FIRST = chat_chunks()[:2]
                 headers={"Retry-After": "30"},
             ),
             429,
-            "Perplexity API error (429): Rate limit exceeded; retry after 30 s",
+            "rate_limited",
+            "Perplexity API error (429): Rate limit exceeded (rate_limit_exceeded); retry after 30 s",
+        ),
+        (
+            Reply(429, {"error": {"message": "insufficient quota for now", "code": 429}}),
+            429,
+            "rate_limited",
+            "Perplexity API error (429): insufficient quota for now",
         ),
         (
             api_error(400, "Invalid model 'sonar-x'.", "invalid_model"),
             400,
-            "Perplexity API error (400): Invalid model 'sonar-x'.",
+            "rejected",
+            "Perplexity API error (400): Invalid model 'sonar-x'. (invalid_model)",
         ),
-        (Reply(500, "upstream   exploded\n"), 500, "Perplexity API error (500): upstream exploded"),
-        (Reply(503, b""), 503, "Perplexity API error (503): Service Unavailable"),
+        (Reply(500, "upstream   exploded\n"), 500, "unavailable", "Perplexity API error (500): upstream exploded"),
+        (Reply(503, b""), 503, "unavailable", "Perplexity API error (503): Service Unavailable"),
         (
             Reply(200, "<html>captive portal</html>", content_type="text/html"),
             200,
+            "invalid_response",
             "Perplexity returned a body that is not JSON",
         ),
+        (Reply(200, [1, 2]), 200, "invalid_response", "Perplexity returned JSON that is not an object"),
         (
             Reply(
                 200,
@@ -415,25 +455,44 @@ FIRST = chat_chunks()[:2]
                 ],
             ),
             500,
-            "Perplexity API error (500): Internal server error",
+            "unavailable",
+            "Perplexity API error (500): Internal server error (server_error)",
         ),
         (
             Reply(200, chunks=[*FIRST, b'event: error\ndata: {"error": {"message": "overloaded", "code": 529}}\n\n']),
             529,
+            "unavailable",
             "Perplexity API error (529): overloaded",
         ),
-        (Reply(200, chunks=[*FIRST, b"data: {not json\n\n"]), 502, "Perplexity sent a stream event that is not JSON"),
-        (Reply(200, chunks=FIRST), 502, ENDED),
+        (
+            Reply(200, chunks=[*FIRST, b'data: {"error": {"message": "no funds", "type": "insufficient_quota"}}\n\n']),
+            500,
+            "quota",
+            "perplexity: credits exhausted (insufficient_quota): no funds",
+        ),
+        (
+            Reply(200, chunks=[*FIRST, b"data: {not json\n\n"]),
+            502,
+            "invalid_response",
+            "Perplexity sent a stream event that is not JSON",
+        ),
+        (Reply(200, chunks=FIRST), 502, "invalid_response", ENDED),
     ],
 )
 async def test_error_statuses_envelopes_and_stream_errors(
-    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, message: str
 ) -> None:
     pplx.enqueue(reply)
     response = await search(keyed, clock)
     assert response.error == message
     assert response.answer is None and response.sources == ()
-    assert response.attempts == (Attempt("perplexity", status, message, 0.0),)
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == (
+        "perplexity",
+        status,
+        message,
+        kind,
+    )
 
 
 async def test_a_stream_cut_mid_event_is_an_error_without_a_partial_answer(
@@ -443,10 +502,13 @@ async def test_a_stream_cut_mid_event_is_an_error_without_a_partial_answer(
     response = await search(keyed, clock)
     assert response.error is not None and response.error.startswith("Perplexity request failed: ")
     assert response.answer is None and response.attempts[0].status is None
+    assert response.attempts[0].error_kind == "connection"
 
 
-def test_retry_after_is_kept_on_the_error() -> None:
-    error = http_error(HttpResponse(429, {"retry-after": "12"}, b'{"error": {"message": "slow down"}}'))
+def test_retry_after_is_kept_on_the_error(config_dir: Path, clock: FakeClock) -> None:
+    plan = keyed_plan(SearchParams("q"), config_dir, clock)
+    error = PROVIDER.error(HttpResponse(429, {"retry-after": "12"}, b'{"error": {"message": "slow down"}}'), plan)
+    assert isinstance(error, RateLimited)
     assert (error.status, error.retry_after, error.message) == (
         429,
         12.0,
@@ -454,9 +516,9 @@ def test_retry_after_is_kept_on_the_error() -> None:
     )
 
 
-def test_a_chat_stream_that_stops_early_raises() -> None:
-    with pytest.raises(SearchProviderError, match="stream ended before its last event"):
-        parse_events(iter_sse(b"".join(FIRST).decode()), SearchParams("q"), NOW)
+def test_a_chat_stream_that_stops_early_raises(config_dir: Path, clock: FakeClock) -> None:
+    with pytest.raises(InvalidResponse, match="stream ended before its last event"):
+        parse_events(iter_sse(b"".join(FIRST).decode()), keyed_plan(SearchParams("q"), config_dir, clock))
 
 
 # -- auth: order, fall-through, availability --------------------------------------------------
@@ -495,16 +557,19 @@ async def test_falls_through_from_perplexity_to_openrouter(
     assert pplx.last.json() == chat_body(model="perplexity/sonar-pro")
     assert (response.auth_mode, response.model, response.answer) == ("api_key", "perplexity/sonar-pro", ANSWER)
     assert messages(response) == (
-        "Perplexity with the API key failed: perplexity: 401 unauthorized; fell through to the next auth method",
+        "Perplexity with the API key failed; fell through to the next auth method: "
+        + AUTH_FAILED.format("401 invalid_api_key"),
     )
-    assert response.attempts == (Attempt("perplexity", None, None, 0.0),)
+    assert kinds(response) == ["partial"]
+    assert response.attempts == (Attempt("perplexity", None, None, 0.0, notices=response.notices),)
 
 
 async def test_when_the_only_method_fails_its_classified_error_is_reported(
     pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
 ) -> None:
     response = await search({**base, "PERPLEXITY_API_KEY": "revoked-key-000000"}, clock)
-    assert response.error == AUTH_FAILED.format(401)
+    assert response.error == AUTH_FAILED.format("401 invalid_api_key")
+    assert response.attempts[0].error_kind == "auth"
     assert len(pplx.requests) == 1
 
 
@@ -522,16 +587,18 @@ async def test_every_method_in_order_with_fall_through(
     assert pplx.requests[1].headers["cookie"] == f"__Secure-next-auth.session-token={SESSION}"
     assert response.auth_mode == "api_key" and response.answer == ANSWER
     assert messages(response) == (
-        "Perplexity with PERPLEXITY_COOKIES failed: perplexity: 403 forbidden; fell through to the next auth method",
-        "Perplexity with the stored session failed: Perplexity ask API error (500): ask backend unavailable; "
-        "fell through to the next auth method",
+        "Perplexity with PERPLEXITY_COOKIES failed; fell through to the next auth method: " + AUTH_FAILED.format(403),
+        "Perplexity with the stored session failed; fell through to the next auth method: "
+        "Perplexity ask API error (500): ask backend unavailable",
     )
+    assert kinds(response) == ["partial", "partial"]
 
 
 def test_auth_methods_order(config_dir: Path, clock: FakeClock) -> None:
     store_session(config_dir)
     env = {"PERPLEXITY_COOKIES": f"  {COOKIES}  ", "PERPLEXITY_API_KEY": KEY, "OPENROUTER_API_KEY": OR_KEY}
-    methods = auth_methods(context(env, config_dir, clock))
+    methods, expired = auth_methods(context(env, config_dir, clock), NOW)
+    assert not expired
     assert [(m.kind, m.secret) for m in methods] == [
         ("cookies", COOKIES),
         ("session", SESSION),
@@ -540,7 +607,42 @@ def test_auth_methods_order(config_dir: Path, clock: FakeClock) -> None:
     ]
     assert all(m.secret not in repr(m) for m in methods)
     assert methods[0].secrets == (COOKIES, "visitor-77aa01", "cookie-session-5e6f7a8b9c")
-    assert auth_methods(context({}, config_dir / "empty", clock)) == [Auth("anonymous")]
+    # Nothing configured: anonymous only for the provider chosen explicitly.
+    assert auth_methods(context({}, config_dir / "empty", clock, explicit=True), NOW) == ([Auth("anonymous")], False)
+    with pytest.raises(MissingCredentialError):
+        auth_methods(context({}, config_dir / "empty", clock), NOW)
+
+
+CATEGORY_NEWS = (
+    'category="news" not applied: Perplexity\'s search modes only cover publication (academic) and financial report '
+    "(sec)"
+)
+
+
+def test_the_plan_holds_every_method_with_its_request_and_notices(config_dir: Path, clock: FakeClock) -> None:
+    store_session(config_dir)
+    env = {"PERPLEXITY_COOKIES": COOKIES, "PERPLEXITY_API_KEY": KEY, "OPENROUTER_API_KEY": OR_KEY}
+    params = SearchParams(QUERY, max_tokens=100, category="news")
+    plan = PROVIDER.plan(params, context(env, config_dir, clock))
+    assert isinstance(plan.state, Methods) and not plan.state.session_expired
+    methods = plan.state.methods
+    assert [(m.auth.kind, m.request.url) for m in methods] == [
+        ("cookies", "https://www.perplexity.ai/rest/sse/perplexity_ask"),
+        ("session", "https://www.perplexity.ai/rest/sse/perplexity_ask"),
+        ("api_key", "https://api.perplexity.ai/chat/completions"),
+        ("openrouter", "https://openrouter.ai/api/v1/chat/completions"),
+    ]
+    every_secret = (COOKIES, "visitor-77aa01", "cookie-session-5e6f7a8b9c", SESSION, KEY, OR_KEY)
+    assert all(m.request.secrets == every_secret for m in methods)  # any error text is redacted of them all
+    ask = "not applied: Perplexity's ask endpoint (used with {}) does not support it"
+    assert [[n.message for n in m.notices] for m in methods] == [
+        [f"max_tokens=100 {ask.format('PERPLEXITY_COOKIES')}", f'category="news" {ask.format("PERPLEXITY_COOKIES")}'],
+        [f"max_tokens=100 {ask.format('the stored session')}", f'category="news" {ask.format("the stored session")}'],
+        [CATEGORY_NEWS],
+        [CATEGORY_NEWS],
+    ]
+    assert methods[2].notices is methods[3].notices  # decided once for both key methods
+    assert plan.notices == []  # the serving method's notices travel with the result
 
 
 @pytest.mark.parametrize(
@@ -573,6 +675,7 @@ async def test_a_session_about_to_expire_is_skipped(
         "(log in again with `websearch auth set perplexity`)"
     )
     assert (expired in messages(response)) is not used  # a skipped session is never silent
+    assert set(kinds(response)) <= {"partial"}
 
 
 async def test_an_expired_session_alone_says_log_in_again(
@@ -587,15 +690,22 @@ async def test_an_expired_session_alone_says_log_in_again(
     assert pplx.requests == []  # never anonymous when a login is configured
 
 
-async def test_missing_credential_message(config_dir: Path, clock: FakeClock) -> None:
+def test_missing_credential_message(config_dir: Path, clock: FakeClock) -> None:
     ctx = context({"PERPLEXITY_COOKIES": "   "}, config_dir, clock)
     with pytest.raises(MissingCredentialError) as info:
-        await PROVIDER.search(SearchParams("q"), ctx)
+        PROVIDER.plan(SearchParams("q"), ctx)
     assert info.value.message == (
         "Perplexity needs a login or an API key: set PERPLEXITY_COOKIES, PERPLEXITY_API_KEY or PPLX_API_KEY, "
         "or run `websearch auth set perplexity`"
     )
     assert info.value.provider == "perplexity"
+
+
+def test_blank_cookies_chosen_explicitly_ask_anonymously(config_dir: Path, clock: FakeClock) -> None:
+    """A blank PERPLEXITY_COOKIES is no login: the explicitly chosen provider asks without one
+    (it used to fail, because availability counted the blank variable as a login)."""
+    plan = PROVIDER.plan(SearchParams("q"), context({"PERPLEXITY_COOKIES": "   "}, config_dir, clock, explicit=True))
+    assert [m.auth for m in plan.state.methods] == [Auth("anonymous")]
 
 
 def test_availability(env: dict[str, str], config_dir: Path) -> None:
@@ -783,39 +893,68 @@ async def test_ask_stream_error_event(pplx: FakePerplexity, base: dict[str, str]
         )
     )
     response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock)
-    assert response.error == "Perplexity ask stream error: Too many requests"
-    assert response.attempts == (Attempt("perplexity", 400, response.error, 0.0),)
+    assert response.error == "Perplexity ask API error (429): Too many requests (RATE_LIMITED)"
+    assert response.attempts == (Attempt("perplexity", 429, response.error, 0.0, "rate_limited"),)
+
+
+async def test_ask_stream_error_event_without_a_known_code(
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
+) -> None:
+    pplx.enqueue(Reply(200, chunks=sse({"error_code": "QUERY_BLOCKED", "error_message": "Query not allowed"})))
+    response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock)
+    assert response.error == "Perplexity ask API error (400): Query not allowed (QUERY_BLOCKED)"
+    assert response.attempts == (Attempt("perplexity", 400, response.error, 0.0, "rejected"),)
 
 
 @pytest.mark.parametrize(
-    ("reply", "status", "message"),
+    ("reply", "status", "kind", "message"),
     [
-        (Reply(200, chunks=ask_chunks(ANSWER, search_results(2))[:3]), 502, ENDED),
+        (Reply(200, chunks=ask_chunks(ANSWER, search_results(2))[:3]), 502, "invalid_response", ENDED),
         (
             Reply(500, "<html>Internal Server Error</html>", content_type="text/html"),
             500,
+            "unavailable",
             "Perplexity ask API error (500): <html>Internal Server Error</html>",
         ),
-        (Reply(403, "<html>Just a moment...</html>", content_type="text/html"), 403, AUTH_FAILED.format(403)),
+        (
+            Reply(403, "<html>Just a moment...</html>", content_type="text/html"),
+            403,
+            "auth",
+            AUTH_FAILED.format(403),
+        ),
         (
             Reply(429, {"detail": "Too many requests"}, headers={"Retry-After": "5"}),
             429,
+            "rate_limited",
             "Perplexity ask API error (429): Too many requests; retry after 5 s",
+        ),
+        (
+            Reply(400, {"detail": "query_str is required"}),
+            400,
+            "rejected",
+            "Perplexity ask API error (400): query_str is required",
         ),
         (
             Reply(200, chunks=sse({"status": "PENDING"}, "not json")),
             502,
+            "invalid_response",
             "Perplexity sent a stream event that is not JSON",
         ),
     ],
 )
 async def test_ask_errors(
-    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
+    pplx: FakePerplexity, base: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, message: str
 ) -> None:
     pplx.enqueue(reply)
     response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock)
     assert response.error == message
-    assert response.attempts == (Attempt("perplexity", status, message, 0.0),)
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == (
+        "perplexity",
+        status,
+        message,
+        kind,
+    )
 
 
 async def test_ask_stream_cut_mid_event(pplx: FakePerplexity, base: dict[str, str], clock: FakeClock) -> None:
@@ -824,6 +963,7 @@ async def test_ask_stream_cut_mid_event(pplx: FakePerplexity, base: dict[str, st
     response = await search({**base, "PERPLEXITY_COOKIES": COOKIES}, clock)
     assert response.error is not None and response.error.startswith("Perplexity request failed: ")
     assert response.answer is None and response.sources == ()
+    assert response.attempts[0].error_kind == "connection"
 
 
 # -- ask mode: the snapshot rules, pure -------------------------------------------------------
@@ -906,15 +1046,16 @@ def test_text_payload_forms() -> None:
     assert sources == [SearchSource("T", "https://t.example", None, "2026-11-29T12:00:00Z", 86400)]
 
 
-def test_parse_events_for_the_ask_stream() -> None:
+def test_parse_events_for_the_ask_stream(config_dir: Path, clock: FakeClock) -> None:
+    plan = PROVIDER.plan(SearchParams("q"), context({}, config_dir, clock, explicit=True))
     text = b"".join(anonymous_chunks("Anon.", search_results(1))).decode()
-    response = parse_events(iter_sse(text), SearchParams("q"), NOW, Auth("anonymous"), "fallback-id")
+    response = parse_events(iter_sse(text), plan, Auth("anonymous"), "fallback-id")
     assert (response.answer, response.auth_mode, response.request_id) == ("Anon.", "anonymous", "req-anon")
     no_uuid = sse({"final": True, "blocks": [{"intended_usage": "ask_text", "markdown_block": {"answer": "x"}}]})
-    parsed = parse_events(iter_sse(b"".join(no_uuid).decode()), SearchParams("q"), NOW, Auth("session"), "xrid")
+    parsed = parse_events(iter_sse(b"".join(no_uuid).decode()), plan, Auth("session"), "xrid")
     assert (parsed.answer, parsed.request_id, parsed.model) == ("x", "xrid", None)
-    with pytest.raises(SearchProviderError, match="stream ended before its last event"):
-        parse_events(iter_sse(text.split("\n\n")[0] + "\n\n"), SearchParams("q"), NOW, Auth("anonymous"))
+    with pytest.raises(InvalidResponse, match="stream ended before its last event"):
+        parse_events(iter_sse(text.split("\n\n")[0] + "\n\n"), plan, Auth("anonymous"))
 
 
 @pytest.mark.parametrize(
@@ -1049,7 +1190,7 @@ def test_cli_summary_layout(pplx: FakePerplexity, env: dict[str, str]) -> None:
 
 # -- the richer parameters --------------------------------------------------------------------
 
-WHOLE_DAYS = "applied as whole days: Perplexity's date filters take dates only"
+WHOLE_DAYS = "applied as whole days ({}): Perplexity's date filters take dates only"
 
 
 @pytest.mark.parametrize(
@@ -1063,18 +1204,22 @@ WHOLE_DAYS = "applied as whole days: Perplexity's date filters take dates only"
         (
             {"recency": "week", "recency_days": 3},
             {"search_after_date_filter": "11/27/2026"},
-            ("recency='week' not applied: recency_days takes precedence",),
+            ('recency="week" not applied: recency_days takes precedence',),
         ),
         (
             {"recency": "week", "end_published_date": "2026-11-29"},
             {"search_after_date_filter": "11/23/2026", "search_before_date_filter": "11/29/2026"},
             (),
         ),
-        ({"recency_hours": 6}, {"search_after_date_filter": "11/30/2026"}, (f"recency_hours=6 {WHOLE_DAYS}",)),
+        (
+            {"recency_hours": 6},
+            {"search_after_date_filter": "11/30/2026"},
+            ("recency_hours=6 " + WHOLE_DAYS.format("search_after_date_filter=11/30/2026"),),
+        ),
         (
             {"end_published_date": "2026-11-29T18:00:00Z"},
             {"search_before_date_filter": "11/29/2026"},
-            (f"end_published_date='2026-11-29T18:00:00Z' {WHOLE_DAYS}",),
+            ('end_published_date="2026-11-29T18:00:00Z" ' + WHOLE_DAYS.format("search_before_date_filter=11/29/2026"),),
         ),
         ({"include_domains": ["docs.rs"], "exclude_domains": ["spam.org"]}, {"search_domain_filter": ["docs.rs"]}, ()),
         ({"exclude_domains": ["spam.org", "ads.org"]}, {"search_domain_filter": ["-spam.org", "-ads.org"]}, ()),
@@ -1082,30 +1227,27 @@ WHOLE_DAYS = "applied as whole days: Perplexity's date filters take dates only"
             {"include_domains": ["rust-lang.org"], "exclude_domains": ["forum.rust-lang.org", "x.org"]},
             {"search_domain_filter": ["rust-lang.org"]},
             (
-                "exclude_domains=('forum.rust-lang.org', 'x.org') not applied to forum.rust-lang.org: Perplexity's "
-                "search_domain_filter cannot mix allowed and denied domains (the others are outside the allowed ones)",
+                'exclude_domains=["forum.rust-lang.org", "x.org"] dropped: Perplexity\'s search_domain_filter cannot mix '
+                "allowed and denied domains, so only the allow list is sent, which does not exclude forum.rust-lang.org",
             ),
         ),
         (
             {"category": "research paper"},
             {"search_mode": "academic"},
             (
-                "category=research paper was renamed; searched as category=publication",
-                "category='research paper' approximated as search_mode=academic",
+                'category="research paper" searched as category="publication": it was renamed',
+                'category="research paper" applied as search_mode=academic: Perplexity has search modes, not categories',
             ),
         ),
         (
             {"category": "financial report"},
             {"search_mode": "sec"},
-            ("category='financial report' approximated as search_mode=sec",),
+            ('category="financial report" applied as search_mode=sec: Perplexity has search modes, not categories',),
         ),
         (
             {"category": "news"},
             {},
-            (
-                "category='news' not applied: Perplexity's search modes only cover publication (academic) and financial "
-                "report (sec)",
-            ),
+            (CATEGORY_NEWS,),
         ),
     ],
 )
@@ -1140,6 +1282,22 @@ async def test_richer_parameters_are_not_applied_in_ask_mode(
     ask = "not applied: Perplexity's ask endpoint (used with PERPLEXITY_COOKIES) does not support it"
     assert messages(response) == (
         f"recency_days=3 {ask}",
-        f"category='news' {ask}",
-        f"include_domains=('docs.rs',) {ask}",
+        f'category="news" {ask}',
+        f'include_domains=["docs.rs"] {ask}',
     )
+
+
+async def test_the_serving_methods_notices_are_shown(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock
+) -> None:
+    """The cookies fail, the API key serves: its notices (not the ask endpoint's) come with the answer."""
+    pplx.enqueue(Reply(500, {"detail": "ask backend unavailable"}))
+    response = await search({**keyed, "PERPLEXITY_COOKIES": COOKIES}, clock, category="news", max_tokens=100)
+    assert [r.path for r in pplx.requests] == [ASK_PATH, "/chat/completions"]
+    assert response.ok and response.auth_mode == "api_key"
+    assert messages(response) == (
+        "Perplexity with PERPLEXITY_COOKIES failed; fell through to the next auth method: "
+        "Perplexity ask API error (500): ask backend unavailable",
+        CATEGORY_NEWS,
+    )
+    assert kinds(response) == ["partial", "not_applied"]

@@ -176,7 +176,17 @@ def test_json_is_snake_case_with_text_response_error() -> None:
         "highlights": [],
     }
     assert r["usage"] == {"input_tokens": 3, "output_tokens": None, "total_tokens": None, "search_requests": None}
-    assert r["attempts"] == [{"provider": "brave", "status": None, "error": None, "duration_ms": 12.5}]
+    assert r["attempts"] == [
+        {
+            "provider": "brave",
+            "status": None,
+            "error": None,
+            "duration_ms": 12.5,
+            "error_kind": None,
+            "retry_after_s": None,
+            "notices": [],
+        }
+    ]
 
 
 def test_json_failure() -> None:

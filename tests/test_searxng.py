@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import messages, search_once
+from conftest import FakeClock, messages, provider_context, search_once
 from websearch import SearchSource, WebSearch
+from websearch._providers.searxng import NOT_CONFIGURED, PROVIDER
+from websearch._types import SearchParams
+from websearch._wire import HttpResponse
+from websearch.errors import MissingCredentialError
 from websearch.testing import FakeSearXNG, Reply
 from websearch.testing.searxng import json_disabled_page, searxng_results_body
 
@@ -40,7 +44,7 @@ async def test_default_request(searx: FakeSearXNG, config_dir: Path) -> None:
 async def test_recency_maps_to_time_range(searx: FakeSearXNG, config_dir: Path, recency: str, sent: str) -> None:
     response = await run(make_env(config_dir, searx), recency=recency, limit=3)
     assert searx.last.query == (("q", "rust async"), ("format", "json"), ("pageno", "1"), ("time_range", sent))
-    week_notice = "recency='week' widened to 'month': SearXNG has no week time range"
+    week_notice = 'recency="week" widened to time_range=month: SearXNG has no week time range'
     assert (week_notice in messages(response)) == (recency == "week")
 
 
@@ -104,36 +108,72 @@ async def test_no_results_with_failed_engines_is_503(searx: FakeSearXNG, config_
     assert (
         response.error == "SearXNG returned no usable results; upstream engines failed: google: CAPTCHA; brave: timeout"
     )
-    assert response.attempts[-1].status == 503
+    assert (response.attempts[-1].status, response.attempts[-1].error_kind) == (503, "unavailable")
 
 
 async def test_no_results_without_failures_is_204(searx: FakeSearXNG, config_dir: Path) -> None:
     searx.enqueue(Reply(200, searxng_results_body("q", 0, unresponsive_engines=[], suggestions=[])))
     response = await run(make_env(config_dir, searx))
     assert response.error == "SearXNG returned no renderable search content."
+    assert (response.attempts[-1].status, response.attempts[-1].error_kind) == (204, "no_results")
 
 
 async def test_json_format_disabled_403_says_how_to_fix(searx: FakeSearXNG, config_dir: Path) -> None:
     searx.enqueue(Reply(403, json_disabled_page(), content_type="text/html"))
     response = await run(make_env(config_dir, searx))
-    assert response.error is not None
-    assert response.error.startswith("SearXNG authorization failed (403). Check API key or base URL.")
+    assert response.error == f"SearXNG authorization failed (403). {AUTH_HINT}"
     assert "add `json` to `search.formats`" in response.error
+    assert "API key" not in response.error  # SearXNG has none: Basic auth or a token
+    assert response.attempts[-1].error_kind == "auth"
+
+
+AUTH_HINT = (
+    "Check searxng.basicUsername/basicPassword or searxng.token. If the instance has JSON output disabled, "
+    "add `json` to `search.formats` in its settings.yml."
+)
 
 
 @pytest.mark.parametrize(
-    ("reply", "message"),
+    ("reply", "status", "kind", "message"),
     [
-        (Reply(429, "Too Many Requests", content_type="text/plain"), "SearXNG API error (429): Too Many Requests"),
-        (Reply(500, {"error": "search error"}), 'SearXNG API error (500): {"error": "search error"}'),
-        (Reply(400, {"error": "Invalid time_range"}), 'SearXNG API error (400): {"error": "Invalid time_range"}'),
-        (Reply(200, "<html>not json</html>", content_type="text/html"), "SearXNG returned a body that is not JSON"),
+        (
+            Reply(429, "Too Many Requests", content_type="text/plain"),
+            429,
+            "rate_limited",
+            "SearXNG API error (429): Too Many Requests",
+        ),
+        (
+            Reply(429, "Too Many Requests", headers={"Retry-After": "20"}, content_type="text/plain"),
+            429,
+            "rate_limited",
+            "SearXNG API error (429): Too Many Requests; retry after 20 s",
+        ),
+        (Reply(500, {"error": "search error"}), 500, "unavailable", "SearXNG API error (500): search error"),
+        (Reply(400, {"error": "Invalid time_range"}), 400, "rejected", "SearXNG API error (400): Invalid time_range"),
+        # quota comes from a status or a code, never from prose: this is a rejected request
+        (Reply(400, {"error": "quota exceeded"}), 400, "rejected", "SearXNG API error (400): quota exceeded"),
+        (
+            Reply(401, "Unauthorized", content_type="text/plain"),
+            401,
+            "auth",
+            f"SearXNG authorization failed (401). {AUTH_HINT}",
+        ),
+        (Reply(502, b""), 502, "unavailable", "SearXNG API error (502): Bad Gateway"),
+        (
+            Reply(200, "<html>not json</html>", content_type="text/html"),
+            200,
+            "invalid_response",
+            "SearXNG returned a body that is not JSON",
+        ),
+        (Reply(200, [1, 2]), 200, "invalid_response", "SearXNG returned JSON that is not an object"),
     ],
 )
-async def test_errors(searx: FakeSearXNG, config_dir: Path, reply: Reply, message: str) -> None:
+async def test_errors(searx: FakeSearXNG, config_dir: Path, reply: Reply, status: int, kind: str, message: str) -> None:
     searx.enqueue(reply)
     response = await run(make_env(config_dir, searx))
     assert response.error == message
+    (attempt,) = response.attempts
+    assert (attempt.status, attempt.error_kind) == (status, kind)
 
 
 async def test_basic_auth_from_settings_wins_over_bearer(searx: FakeSearXNG, config_dir: Path) -> None:
@@ -181,6 +221,7 @@ async def test_basic_auth_validation_fails_before_any_request(
     response = await run(make_env(config_dir, searx, **extra))
     assert response.error is not None
     assert response.error.startswith(message)
+    assert response.attempts[-1].error_kind == "config"
     assert searx.requests == []
 
 
@@ -200,9 +241,29 @@ async def test_unavailable_without_endpoint(config_dir: Path) -> None:
     assert status["searxng"].reason == "set searxng.endpoint in settings.toml or SEARXNG_ENDPOINT"
 
 
+def test_plan_without_endpoint_is_a_missing_credential(config_dir: Path) -> None:
+    with pytest.raises(MissingCredentialError) as err:
+        PROVIDER.plan(SearchParams("q"), provider_context(config_dir, {}))
+    assert (err.value.provider, err.value.message) == ("searxng", NOT_CONFIGURED)
+
+
+def test_plan_then_parse_is_pure(config_dir: Path, clock: FakeClock) -> None:
+    env = {"SEARXNG_ENDPOINT": "https://searx.example.org/", "SEARXNG_TOKEN": "tok-abcdef"}
+    plan = PROVIDER.plan(
+        SearchParams("q", num_search_results=2, recency="week"), provider_context(config_dir, env, clock)
+    )
+    assert plan.request is not None
+    assert (plan.request.url, plan.request.secrets) == ("https://searx.example.org/search", ("tok-abcdef",))
+    assert plan.request.params == [("q", "q"), ("format", "json"), ("pageno", "1"), ("time_range", "month")]
+    assert [n.kind for n in plan.notices] == ["widened"] and plan.limit == 2
+    body = b'{"results": [{"url": "https://a.example"}, {"url": "https://b.example"}, {"url": "https://c.example"}]}'
+    parsed = PROVIDER.parse(HttpResponse(200, {}, body), plan)
+    assert [s.url for s in parsed.sources] == ["https://a.example", "https://b.example"]
+
+
 # -- the richer parameters --------------------------------------------------------------------
 
-APPROX = "approximated as time_range={}: SearXNG only filters by the past day, month or year"
+APPROX = "widened to time_range={0} (the past {0}): SearXNG only filters by the past day, month or year"
 
 
 @pytest.mark.parametrize(
@@ -215,21 +276,19 @@ APPROX = "approximated as time_range={}: SearXNG only filters by the past day, m
             {"start_published_date": "2026-11-01", "recency": "week"},
             "month",
             (
-                "recency='week' not applied: start_published_date takes precedence",
-                "start_published_date='2026-11-01' " + APPROX.format("month"),
+                'recency="week" not applied: start_published_date takes precedence',
+                'start_published_date="2026-11-01" ' + APPROX.format("month"),
             ),
         ),
         (
             {"start_published_date": "2024-01-01"},
             None,
-            (
-                "start_published_date='2024-01-01' not applied: the window is longer than SearXNG's longest time_range (year)",
-            ),
+            ('start_published_date="2024-01-01" not applied: the window is longer than SearXNG\'s longest (a year)',),
         ),
         (
             {"end_published_date": "2026-11-01", "recency": "day"},
             "day",
-            ("end_published_date='2026-11-01' not applied: SearXNG does not support it",),
+            ('end_published_date="2026-11-01" not applied: SearXNG does not support it',),
         ),
     ],
 )
@@ -250,12 +309,13 @@ async def test_richer_domains_are_site_operators(searx: FakeSearXNG, config_dir:
     assert searx.last.query == (("q", "rust async (site:a.org OR site:b.org) -site:c.org"), ("format", "json"))
     tail = "in the query: SearXNG has no domain filter (most of its engines honour the operators)"
     assert messages(response) == (
-        f"include_domains=('a.org', 'b.org') applied as site: operators {tail}",
-        f"exclude_domains=('c.org',) applied as -site: operators {tail}",
+        f'include_domains=["a.org", "b.org"] applied as site: operators {tail}',
+        f'exclude_domains=["c.org"] applied as -site: operators {tail}',
     )
 
 
 async def test_an_empty_error_body_says_the_status(searx: FakeSearXNG, config_dir: Path) -> None:
-    searx.enqueue(Reply(502, b""))
+    searx.enqueue(Reply(503, b""))
     response = await run(make_env(config_dir, searx))
-    assert response.error == "SearXNG API error (502): Bad Gateway"
+    assert response.error == "SearXNG API error (503): Service Unavailable"
+    assert response.attempts[-1].error_kind == "unavailable"

@@ -141,19 +141,27 @@ def test_reads_are_cached_until_the_file_changes(tmp_path: Path, monkeypatch: py
 def test_errors_pickle_with_their_fields() -> None:
     import pickle
 
-    from websearch import InvalidSearchParams, MissingCredentialError, SearchFailedError, SearchProviderError
+    from websearch import (
+        InvalidSearchParams,
+        MissingCredentialError,
+        RateLimited,
+        SearchFailedError,
+        SearchProviderError,
+    )
 
     err = pickle.loads(
-        pickle.dumps(SearchProviderError("brave", "Brave API error (429)", 429, retry_after=3, hint="h"))
+        pickle.dumps(RateLimited("brave", "Brave API error (429)", 429, retry_after=3, retry_variant=True))
     )
-    assert (type(err), err.provider, err.message, err.status, err.retry_after, err.hint) == (
-        SearchProviderError,
+    assert (type(err), err.provider, err.message, err.status, err.retry_after, err.retry_variant, err.kind) == (
+        RateLimited,
         "brave",
         "Brave API error (429)",
         429,
         3,
-        "h",
+        True,
+        "rate_limited",
     )
+    assert isinstance(err, SearchProviderError)
     assert type(pickle.loads(pickle.dumps(MissingCredentialError("exa", "m")))) is MissingCredentialError
     assert pickle.loads(pickle.dumps(InvalidSearchParams("limit", "bad"))).param == "limit"
     assert pickle.loads(pickle.dumps(SearchFailedError("all failed", "none"))).provider == "none"

@@ -16,7 +16,7 @@ from websearch._credentials import CredentialStore
 from websearch._providers.synthetic import PROVIDER
 from websearch._types import SearchParams
 from websearch._wire import HttpResponse
-from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.synthetic import FakeSynthetic
 
@@ -76,7 +76,7 @@ async def test_default_request_returns_every_result(synthetic: FakeSynthetic, en
         (
             {"limit": 3, "num_search_results": 5},
             5,
-            ("limit=3 not applied separately: Synthetic uses num_search_results=5 as its result count",),
+            ("limit=3 not applied: num_search_results=5 takes precedence",),
         ),
         ({"limit": 4, "num_search_results": 4}, 4, ()),
         ({"limit": 100}, 8, ()),
@@ -95,7 +95,7 @@ async def test_count_is_a_local_slice_and_never_sent(
 async def test_recency_is_not_sent_and_says_so(synthetic: FakeSynthetic, env: dict[str, str], recency: str) -> None:
     response = await run(make_env(env, synthetic), recency=recency)
     assert_request(synthetic)
-    assert messages(response) == (f"recency={recency!r} not applied: Synthetic does not support it",)
+    assert messages(response) == (f'recency="{recency}" not applied: Synthetic does not support it',)
 
 
 async def test_unsupported_parameters_become_notices(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
@@ -145,7 +145,7 @@ async def test_not_available_without_a_key(synthetic: FakeSynthetic, env: dict[s
 
 def test_missing_credential_message(config_dir: Path) -> None:
     with pytest.raises(MissingCredentialError) as info:
-        PROVIDER.build_request(SearchParams(QUERY), context(config_dir, {}))
+        PROVIDER.plan(SearchParams(QUERY), context(config_dir, {}))
     assert info.value.message == (
         "Synthetic needs an API key: set SYNTHETIC_API_KEY or run `websearch auth set synthetic`"
     )
@@ -201,10 +201,11 @@ async def test_parses_a_realistic_body(synthetic: FakeSynthetic, env: dict[str, 
     )
 
 
-def test_parse_response_on_bytes(config_dir: Path) -> None:
+def test_parse_on_bytes(config_dir: Path) -> None:
     response = HttpResponse(200, {}, json.dumps(REALISTIC).encode())
-    parsed = PROVIDER.parse_response(response, SearchParams(QUERY, limit=2), context(config_dir, {}))
-    assert parsed.sources == EXPECTED[:2]
+    ctx = context(config_dir, {"SYNTHETIC_API_KEY": KEY})
+    assert PROVIDER.parse(response, PROVIDER.plan(SearchParams(QUERY, limit=2), ctx)).sources == EXPECTED[:2]
+    assert PROVIDER.parse(response, PROVIDER.plan(SearchParams(QUERY), ctx)).sources == EXPECTED  # no default cap
 
 
 @pytest.mark.parametrize("body", [{"results": []}, {}, {"results": "none"}, {"results": [{"title": "no url"}]}])
@@ -214,54 +215,71 @@ async def test_empty_result_is_a_204_failure(
     synthetic.enqueue(Reply(200, body))
     response = await run(make_env(env, synthetic))
     assert response.error == "Synthetic returned no renderable search content."
-    assert response.attempts[0].status == 204
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (204, "no_results")
 
 
 # -- errors ------------------------------------------------------------------------------------
 
 ERRORS = [
-    (Reply(401, {"error": "Invalid API key"}), AUTH_FAILED.format(401), 401),
-    (Reply(402, {"error": "Payment required"}), "synthetic: 402 credits exhausted", 402),
-    (Reply(403, {"error": "Forbidden"}), AUTH_FAILED.format(403), 403),
-    (Reply(429, {"error": "Quota exceeded for this billing period"}), "synthetic: credits exhausted", 429),
+    (Reply(401, {"error": "Invalid API key"}), 401, "auth", AUTH_FAILED.format(401)),
+    (Reply(402, {"error": "Payment required"}), 402, "quota", "synthetic: 402 credits exhausted: Payment required"),
+    (Reply(403, {"error": "Forbidden"}), 403, "auth", AUTH_FAILED.format(403)),
+    # Quota comes only from a status or a code, never from the prose: a 429 is a rate limit.
+    (
+        Reply(429, {"error": "Quota exceeded for this billing period"}),
+        429,
+        "rate_limited",
+        "Synthetic API error (429): Quota exceeded for this billing period",
+    ),
     (
         Reply(429, {"error": "Rate limit exceeded"}, headers={"Retry-After": "5"}),
-        'Synthetic API error (429): {"error": "Rate limit exceeded"}',
         429,
+        "rate_limited",
+        "Synthetic API error (429): Rate limit exceeded; retry after 5 s",
     ),
-    (Reply(500, "Internal Server Error"), "Synthetic API error (500): Internal Server Error", 500),
+    (Reply(400, {"error": "query is required"}), 400, "rejected", "Synthetic API error (400): query is required"),
+    (Reply(500, "Internal Server Error"), 500, "unavailable", "Synthetic API error (500): Internal Server Error"),
     (
         Reply(502, "<html>\n<body>Bad   Gateway</body>\n</html>", content_type="text/html"),
-        "Synthetic API error (502): <html> <body>Bad Gateway</body> </html>",
         502,
+        "unavailable",
+        "Synthetic API error (502): <html> <body>Bad Gateway</body> </html>",
     ),
-    (Reply(200, "OK", content_type="text/plain"), "Synthetic returned a body that is not JSON", 200),
-    (Reply(200, [{"url": "https://x"}]), "Synthetic returned JSON that is not an object", 200),
+    (Reply(503, b""), 503, "unavailable", "Synthetic API error (503): Service Unavailable"),
+    (
+        Reply(200, "OK", content_type="text/plain"),
+        200,
+        "invalid_response",
+        "Synthetic returned a body that is not JSON",
+    ),
+    (Reply(200, [{"url": "https://x"}]), 200, "invalid_response", "Synthetic returned JSON that is not an object"),
 ]
 
 
-@pytest.mark.parametrize(("reply", "message", "status"), ERRORS)
+@pytest.mark.parametrize(("reply", "status", "kind", "message"), ERRORS)
 async def test_error_statuses(
-    synthetic: FakeSynthetic, env: dict[str, str], reply: Reply, message: str, status: int
+    synthetic: FakeSynthetic, env: dict[str, str], reply: Reply, status: int, kind: str, message: str
 ) -> None:
     synthetic.enqueue(reply)
     response = await run(make_env(env, synthetic))
     assert response.error == message
-    assert response.attempts[0].status == status
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == ("synthetic", status, message, kind)
     assert_no_key(response)
 
 
 def test_retry_after_is_kept(config_dir: Path) -> None:
     response = HttpResponse(429, {"retry-after": "5"}, b'{"error": "Rate limit exceeded"}', secrets=(KEY,))
-    with pytest.raises(SearchProviderError) as info:
-        PROVIDER.parse_response(response, SearchParams(QUERY), context(config_dir, {}))
+    plan = PROVIDER.plan(SearchParams(QUERY), context(config_dir, {"SYNTHETIC_API_KEY": KEY}))
+    with pytest.raises(RateLimited) as info:
+        PROVIDER.parse(response, plan)
     assert (info.value.status, info.value.retry_after) == (429, 5.0)
 
 
 async def test_key_echoed_in_an_error_body_is_redacted(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
     synthetic.enqueue(Reply(500, {"error": f"token {KEY} rejected by upstream"}))
     response = await run(make_env(env, synthetic))
-    assert response.error == 'Synthetic API error (500): {"error": "token [redacted] rejected by upstream"}'
+    assert response.error == "Synthetic API error (500): token [redacted] rejected by upstream"
     assert_no_key(response)
 
 
@@ -275,5 +293,5 @@ async def test_richer_parameters_are_not_sent_and_each_is_disclosed(
     assert_request(synthetic)  # still just {"query": ...}
     assert response.ok and messages(response) == (
         "recency_days=3 not applied: Synthetic does not support it",
-        "include_domains=('python.org',) not applied: Synthetic does not support it",
+        'include_domains=["python.org"] not applied: Synthetic does not support it',
     )

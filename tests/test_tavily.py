@@ -12,7 +12,8 @@ from conftest import TAVILY_KEY, FakeClock, messages, provider_context, search_o
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
-from websearch._providers.tavily import PROVIDER, http_error
+from websearch._notices import not_applied
+from websearch._providers.tavily import PROVIDER
 from websearch._types import Attempt, SearchParams, SearchResponse, SearchSource
 from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError
@@ -65,13 +66,13 @@ async def test_default_request(tavily: FakeTavily, tenv: dict[str, str], clock: 
         (
             {"limit": 3, "num_search_results": 12},
             12,
-            ("limit=3 not applied separately: Tavily uses num_search_results=12 as its result count",),
+            ("limit=3 not applied: num_search_results=12 takes precedence",),
         ),
-        ({"limit": 40}, 20, ("limit=40 exceeds Tavily's maximum of 20; at most 20 results returned",)),
+        ({"limit": 40}, 20, ("limit=40 clamped to 20: Tavily returns at most 20 results",)),
         (
             {"num_search_results": 99, "limit": 99},
             20,
-            ("num_search_results=99 exceeds Tavily's maximum of 20; at most 20 results returned",),
+            ("num_search_results=99 clamped to 20: Tavily returns at most 20 results",),
         ),
     ],
 )
@@ -122,11 +123,17 @@ async def test_empty_filtered_search_is_repeated_without_time_range(
         response = await search({**env, **fake.env, "TAVILY_API_KEY": KEY}, clock, recency=recency, limit=3)
     assert [r.json() for r in fake.requests] == [body(3, time_range=recency), body(3)]
     assert len(response.sources) == 3 and response.ok
+    notice = not_applied(
+        "recency",
+        recency,
+        f"Tavily found nothing with time_range={recency}, so these results come from a search without it",
+    )
     assert messages(response) == (
-        f"recency='{recency}' not applied: Tavily found nothing with time_range={recency}, "
+        f'recency="{recency}" not applied: Tavily found nothing with time_range={recency}, '
         "so these results come from a search without it",
     )
-    assert response.attempts == (Attempt("tavily", None, None, 0.0),)
+    assert response.notices == (notice,)
+    assert response.attempts == (Attempt("tavily", None, None, 0.0, notices=(notice,)),)
 
 
 async def test_answer_alone_needs_no_retry(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
@@ -152,7 +159,9 @@ async def test_retry_that_is_still_empty_is_the_chains_204(
     response = await search(tenv, clock, recency="month")
     assert len(tavily.requests) == 2
     assert response.error == "Tavily returned no renderable search content."
-    assert response.attempts == (Attempt("tavily", 204, "Tavily returned no renderable search content.", 0.0),)
+    assert response.attempts == (
+        Attempt("tavily", 204, "Tavily returned no renderable search content.", 0.0, "no_results"),
+    )
 
 
 async def test_error_is_not_retried(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:
@@ -234,13 +243,13 @@ async def test_parses_a_realistic_body_exactly(tavily: FakeTavily, tenv: dict[st
     )
 
 
-def test_parse_response_tolerates_missing_fields(clock: FakeClock, config_dir: Path) -> None:
-    ctx = context({}, config_dir, clock)
+def test_parse_tolerates_missing_fields(clock: FakeClock, config_dir: Path) -> None:
+    plan = PROVIDER.plan(SearchParams("q"), context({"TAVILY_API_KEY": KEY}, config_dir, clock))
     raw = HttpResponse(200, {}, json.dumps({"answer": None, "response_time": "0.4"}).encode())
-    parsed = PROVIDER.parse_response(raw, SearchParams("q"), ctx)
+    parsed = PROVIDER.parse(raw, plan)
     assert (parsed.answer, parsed.sources, parsed.request_id, parsed.auth_mode) == (None, (), None, "api_key")
     news = tavily_results_body("q", 7, news=True, request_id="r-1")
-    parsed = PROVIDER.parse_response(HttpResponse(200, {}, json.dumps(news).encode()), SearchParams("q"), ctx)
+    parsed = PROVIDER.parse(HttpResponse(200, {}, json.dumps(news).encode()), plan)
     assert len(parsed.sources) == 5 and parsed.request_id == "r-1"
     assert parsed.sources[0].published_date == "Sun, 29 Nov 2026 18:00:00 GMT"
     assert parsed.sources[0].age_seconds == 18 * 3600
@@ -250,27 +259,36 @@ def test_parse_response_tolerates_missing_fields(clock: FakeClock, config_dir: P
 
 
 @pytest.mark.parametrize(
-    ("reply", "status", "message"),
+    ("reply", "status", "kind", "message"),
     [
         (
             Reply(401, tavily_error("Unauthorized: missing or invalid API key.")),
             401,
+            "auth",
             "Tavily authorization failed (401). Check API key or base URL.",
         ),
-        (Reply(402, {"detail": "Payment Required"}), 402, "tavily: 402 credits exhausted"),
-        (Reply(403, tavily_error("Forbidden")), 403, "Tavily authorization failed (403). Check API key or base URL."),
+        (Reply(402, {"detail": "Payment Required"}), 402, "quota", "tavily: 402 credits exhausted: Payment Required"),
+        (
+            Reply(403, tavily_error("Forbidden")),
+            403,
+            "auth",
+            "Tavily authorization failed (403). Check API key or base URL.",
+        ),
         (
             usage_limit_reply(432),
             432,
-            "tavily: credits exhausted (432 plan usage limit exceeded): This request exceeds your plan's set usage limit. "
+            "quota",
+            "tavily: credits exhausted (432): This request exceeds your plan's set usage limit. "
             "Please upgrade your plan or contact support@tavily.com",
         ),
         (
             usage_limit_reply(433),
             433,
-            "tavily: credits exhausted (433 pay-as-you-go limit exceeded): This request exceeds the pay-as-you-go limit. "
+            "quota",
+            "tavily: credits exhausted (433): This request exceeds the pay-as-you-go limit. "
             "You can increase your limit on the Tavily dashboard.",
         ),
+        (Reply(432, "<html>limit</html>", content_type="text/html"), 432, "quota", "tavily: credits exhausted (432)"),
         (
             Reply(
                 429,
@@ -280,6 +298,7 @@ def test_parse_response_tolerates_missing_fields(clock: FakeClock, config_dir: P
                 headers={"Retry-After": "20"},
             ),
             429,
+            "rate_limited",
             "Tavily API error (429): Your request has been blocked due to excessive requests. Please reduce rate of "
             "requests.; retry after 20 s",
         ),
@@ -297,34 +316,57 @@ def test_parse_response_tolerates_missing_fields(clock: FakeClock, config_dir: P
                 },
             ),
             429,
-            "Tavily API error (429): Keyless rate limit reached; retry after 45 s",
+            "rate_limited",
+            "Tavily API error (429): Keyless rate limit reached (rate_limited); retry after 45 s",
         ),
-        (Reply(400, tavily_error("Invalid time_range.")), 400, "Tavily API error (400): Invalid time_range."),
+        (
+            Reply(400, tavily_error("Invalid time_range.")),
+            400,
+            "rejected",
+            "Tavily API error (400): Invalid time_range.",
+        ),
         (
             Reply(400, {"detail": [{"loc": ["body", "query"], "msg": "field required"}]}),
             400,
+            "rejected",
             'Tavily API error (400): {"detail": [{"loc": ["body", "query"], "msg": "field required"}]}',
         ),
-        (Reply(422, {"message": "Unprocessable"}), 422, "Tavily API error (422): Unprocessable"),
-        (Reply(500, "Internal   Server\nError"), 500, "Tavily API error (500): Internal Server Error"),
-        (Reply(502, b""), 502, "Tavily API error (502): Bad Gateway"),
+        (Reply(422, {"message": "Unprocessable"}), 422, "rejected", "Tavily API error (422): Unprocessable"),
+        # quota comes from a status, never from the words: none of these is "credits exhausted"
+        (
+            Reply(500, tavily_error("quota service unavailable")),
+            500,
+            "unavailable",
+            "Tavily API error (500): quota service unavailable",
+        ),
+        (Reply(400, tavily_error("insufficient query")), 400, "rejected", "Tavily API error (400): insufficient query"),
+        (
+            Reply(422, tavily_error("Insufficient parameters")),
+            422,
+            "rejected",
+            "Tavily API error (422): Insufficient parameters",
+        ),
+        (Reply(500, "Internal   Server\nError"), 500, "unavailable", "Tavily API error (500): Internal Server Error"),
+        (Reply(502, b""), 502, "unavailable", "Tavily API error (502): Bad Gateway"),
         (
             Reply(200, "<html>maintenance</html>", content_type="text/html"),
             200,
+            "invalid_response",
             "Tavily returned a body that is not JSON",
         ),
-        (Reply(200, '{"answer": "cut sh'), 200, "Tavily returned a body that is not JSON"),
-        (Reply(200, ["a"]), 200, "Tavily returned JSON that is not an object"),
+        (Reply(200, '{"answer": "cut sh'), 200, "invalid_response", "Tavily returned a body that is not JSON"),
+        (Reply(200, ["a"]), 200, "invalid_response", "Tavily returned JSON that is not an object"),
     ],
 )
 async def test_error_statuses_and_envelopes(
-    tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock, reply: Reply, status: int, message: str
+    tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, message: str
 ) -> None:
     tavily.enqueue(reply)
     response = await search(tenv, clock)
     assert response.error == message
     assert response.provider == "tavily" and response.sources == ()
-    assert response.attempts == (Attempt("tavily", status, message, 0.0),)
+    (attempt,) = response.attempts
+    assert (attempt.provider, attempt.status, attempt.error, attempt.error_kind) == ("tavily", status, message, kind)
 
 
 async def test_unknown_key_is_a_401(tavily: FakeTavily, env: dict[str, str], clock: FakeClock) -> None:
@@ -342,18 +384,20 @@ async def test_unknown_key_is_a_401(tavily: FakeTavily, env: dict[str, str], clo
         (Reply(500, "boom"), None),
     ],
 )
-def test_retry_hint(reply: Reply, retry: float | None) -> None:
+def test_retry_hint(reply: Reply, retry: float | None, clock: FakeClock, config_dir: Path) -> None:
     raw, _ = reply.encoded()
-    assert http_error(HttpResponse(reply.status, dict(reply.headers), raw)).retry_after == retry
+    plan = PROVIDER.plan(SearchParams("q"), context({"TAVILY_API_KEY": KEY}, config_dir, clock))
+    headers = {name.lower(): value for name, value in reply.headers.items()}
+    assert PROVIDER.error(HttpResponse(reply.status, headers, raw), plan).retry_after == retry
 
 
 # -- credentials ------------------------------------------------------------------------------
 
 
-async def test_missing_key_message(config_dir: Path, clock: FakeClock) -> None:
+def test_missing_key_message(config_dir: Path, clock: FakeClock) -> None:
     ctx = context({"WEBSEARCH_CONFIG_DIR": str(config_dir)}, config_dir, clock)
     with pytest.raises(MissingCredentialError) as info:
-        await PROVIDER.search(SearchParams("q"), ctx)
+        PROVIDER.plan(SearchParams("q"), ctx)
     assert info.value.message == "Tavily needs an API key: set TAVILY_API_KEY or run `websearch auth set tavily`"
 
 

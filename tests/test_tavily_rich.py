@@ -3,6 +3,7 @@ each mode, each rung of the date ladder, each category, the domain lists, and ev
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from websearch.testing.tavily import FakeTavily, tavily_results_body
 
 KEY = TAVILY_KEY
 DOMAINS = [f"site{i}.example.org" for i in range(1, 26)]
+DAYS = "applied as whole days ({}): Tavily's date filters take dates only"
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "bun release", **kwargs: Any) -> SearchResponse:
@@ -52,22 +54,20 @@ def assert_in_header(response: SearchResponse) -> None:
         (
             "deep-lite",
             "advanced",
-            ("mode=deep-lite approximated: Tavily has no deep-research mode; searched with search_depth=advanced",),
+            ('mode="deep-lite" applied as search_depth=advanced: Tavily has no deep-research mode',),
         ),
         (
             "deep",
             "advanced",
-            ("mode=deep approximated: Tavily has no deep-research mode; searched with search_depth=advanced",),
+            ('mode="deep" applied as search_depth=advanced: Tavily has no deep-research mode',),
         ),
         (
             "deep-reasoning",
             "advanced",
-            (
-                "mode=deep-reasoning approximated: Tavily has no deep-research mode; searched with search_depth=advanced",
-            ),
+            ('mode="deep-reasoning" applied as search_depth=advanced: Tavily has no deep-research mode',),
         ),
-        ("neural", "basic", ("mode=neural is deprecated; searched with mode=auto",)),
-        ("keyword", "basic", ("mode=keyword is deprecated; searched with mode=auto",)),
+        ("neural", "basic", ('mode="neural" searched as mode="auto": the legacy search types are gone',)),
+        ("keyword", "basic", ('mode="keyword" searched as mode="auto": the legacy search types are gone',)),
     ],
 )
 async def test_mode_is_search_depth(
@@ -92,44 +92,38 @@ LADDER = [
     (
         {"start_published_date": "2026-11-20T08:30:00Z"},
         {"start_date": "2026-11-20"},
-        (
-            "start_published_date='2026-11-20T08:30:00Z' approximated: Tavily filters by whole days; "
-            "sent start_date=2026-11-20",
-        ),
+        ('start_published_date="2026-11-20T08:30:00Z" ' + DAYS.format("start_date=2026-11-20"),),
     ),
     (
         {"start_published_date": "2026-11-20T23:30:00-05:00"},
         {"start_date": "2026-11-21"},  # UTC day
-        (
-            "start_published_date='2026-11-20T23:30:00-05:00' approximated: Tavily filters by whole days; "
-            "sent start_date=2026-11-21",
-        ),
+        ('start_published_date="2026-11-20T23:30:00-05:00" ' + DAYS.format("start_date=2026-11-21"),),
     ),
     (
         {"recency_hours": 6},
         {"start_date": "2026-11-30"},
-        ("recency_hours=6 approximated: Tavily filters by whole days; sent start_date=2026-11-30",),
+        ("recency_hours=6 " + DAYS.format("start_date=2026-11-30"),),
     ),
     (
         {"recency_hours": "36"},
         {"start_date": "2026-11-29"},
-        ("recency_hours='36' approximated: Tavily filters by whole days; sent start_date=2026-11-29",),
+        ('recency_hours="36" ' + DAYS.format("start_date=2026-11-29"),),
     ),
     ({"recency_days": 7}, {"start_date": "2026-11-23"}, ()),
     (
         {"recency_days": 30, "recency": "year"},
         {"start_date": "2026-10-31"},
-        ("recency='year' not applied: recency_days takes precedence",),
+        ('recency="year" not applied: recency_days takes precedence',),
     ),
     (
         {"start_published_date": "yesterday", "recency_days": 3},
         {"start_date": "2026-11-27"},
-        ("start_published_date='yesterday' is not an ISO date or timestamp; ignored",),
+        ('start_published_date="yesterday" dropped: it is not an ISO date or timestamp',),
     ),
     (
         {"recency_hours": -2, "recency_days": 2},
         {"start_date": "2026-11-28"},
-        ("recency_hours=-2 is not a positive number; ignored",),
+        ("recency_hours=-2 dropped: it is not a positive number",),
     ),
     (
         {"start_published_date": "2026-11-01", "recency_hours": 6, "recency_days": 3, "recency": "week"},
@@ -137,28 +131,27 @@ LADDER = [
         (
             "recency_hours=6 not applied: start_published_date takes precedence",
             "recency_days=3 not applied: start_published_date takes precedence",
-            "recency='week' not applied: start_published_date takes precedence",
+            'recency="week" not applied: start_published_date takes precedence',
         ),
     ),
     (
         {"start_published_date": "2026-11-20", "end_published_date": "2026-11-10"},
         {"start_date": "2026-11-20"},
-        ("end_published_date=2026-11-10 is before the start; end dropped",),
+        ('end_published_date="2026-11-10" dropped: it is before the start',),
     ),
     ({"end_published_date": "2026-11-20"}, {"end_date": "2026-11-20"}, ()),
     (
         {"end_published_date": "2026-11-29T06:00:00Z", "recency": "week"},
         {"start_date": "2026-11-23", "end_date": "2026-11-29"},
         (
-            "recency='week' approximated: with end_published_date it is sent as start_date=2026-11-23",
-            "end_published_date='2026-11-29T06:00:00Z' approximated: Tavily filters by whole days; "
-            "sent end_date=2026-11-29",
+            'recency="week" applied as start_date=2026-11-23: with end_published_date Tavily needs a date range',
+            'end_published_date="2026-11-29T06:00:00Z" ' + DAYS.format("end_date=2026-11-29"),
         ),
     ),
     (
         {"end_published_date": "not a date", "recency": "month"},
         {"time_range": "month"},
-        ("end_published_date='not a date' is not an ISO date or timestamp; ignored",),
+        ('end_published_date="not a date" dropped: it is not an ISO date or timestamp',),
     ),
 ]
 
@@ -195,6 +188,7 @@ async def test_explicit_dates_are_never_retried_without(
 # -- category ---------------------------------------------------------------------------------
 
 NOT_A_TOPIC = "not applied: Tavily does not support it (its topics are news and finance)"
+DEPRECATED = "applied as given: it is deprecated and may stop working"
 CATEGORIES = [
     ("news", {"topic": "news"}, ()),
     ("News", {"topic": "news"}, ()),
@@ -203,15 +197,15 @@ CATEGORIES = [
         "research paper",
         {},
         (
-            "category=research paper was renamed; searched as category=publication",
-            f"category='publication' {NOT_A_TOPIC}",
+            'category="research paper" searched as category="publication": it was renamed',
+            f'category="research paper" {NOT_A_TOPIC}',
         ),
     ),
-    ("tweet", {}, ("category=tweet is no longer supported; dropped, the search is unscoped",)),
-    ("github", {}, ("category=github is deprecated; passed through as is", f"category='github' {NOT_A_TOPIC}")),
-    ("pdf", {}, ("category=pdf is deprecated; passed through as is", f"category='pdf' {NOT_A_TOPIC}")),
-    ("personal site", {}, (f"category='personal site' {NOT_A_TOPIC}",)),
-    ("recipes", {}, (f"category='recipes' {NOT_A_TOPIC}",)),
+    ("tweet", {}, ('category="tweet" dropped: it is no longer supported; the search is unscoped',)),
+    ("github", {}, (f'category="github" {DEPRECATED}', f'category="github" {NOT_A_TOPIC}')),
+    ("pdf", {}, (f'category="pdf" {DEPRECATED}', f'category="pdf" {NOT_A_TOPIC}')),
+    ("personal site", {}, (f'category="personal site" {NOT_A_TOPIC}',)),
+    ("recipes", {}, (f'category="recipes" {NOT_A_TOPIC}',)),
 ]
 
 
@@ -245,8 +239,9 @@ async def test_entity_categories_drop_dates_and_exclusions(
     )
     assert tavily.last.json() == body(include_domains=["y.com"])
     assert messages(response) == (
-        f"category={category} does not allow date filters or exclude_domains; dropped",
-        f"category={category!r} {NOT_A_TOPIC}",
+        f'recency_days=7 dropped: category="{category}" does not allow it',
+        f'exclude_domains=["x.com"] dropped: category="{category}" does not allow it',
+        f'category="{category}" {NOT_A_TOPIC}',
     )
 
 
@@ -264,8 +259,8 @@ async def test_domain_lists_over_twenty_are_capped(tavily: FakeTavily, tenv: dic
     response = await search(tenv, clock, include_domains=DOMAINS, exclude_domains=DOMAINS[::-1])
     assert tavily.last.json() == body(include_domains=DOMAINS[:20], exclude_domains=DOMAINS[::-1][:20])
     assert messages(response) == (
-        "exclude_domains has 25 entries; only the first 20 were used",
-        "include_domains has 25 entries; only the first 20 were used",
+        f"exclude_domains={json.dumps(DOMAINS[::-1])} clamped to its first 20 entries: at most 20 are used",
+        f"include_domains={json.dumps(DOMAINS)} clamped to its first 20 entries: at most 20 are used",
     )
     assert_in_header(response)
 
@@ -274,8 +269,8 @@ async def test_summary_and_sort_are_not_supported(tavily: FakeTavily, tenv: dict
     response = await search(tenv, clock, summary=True, sort_by_date=True, text_chars=5000)
     assert tavily.last.json() == body()  # text_chars is the renderer's; Tavily's content stays a snippet
     assert messages(response) == (
-        "summary=True not applied: Tavily does not support it",
-        "sort_by_date=True not applied: Tavily does not support it",
+        "summary=true not applied: Tavily does not support it",
+        "sort_by_date=true not applied: Tavily does not support it",
     )
 
 
@@ -318,18 +313,17 @@ async def test_every_parameter_at_once(tavily: FakeTavily, tenv: dict[str, str],
         exclude_domains=["spam.example"],
     )
     assert messages(response) == (
-        "text_chars=100 clamped to 200 (allowed 200-8000)",
+        "text_chars=100 clamped to 200: allowed 200-8000",
         "recency_hours=12 not applied: start_published_date takes precedence",
         "recency_days=3 not applied: start_published_date takes precedence",
-        "include_domains has 25 entries; only the first 20 were used",
-        "limit=3 not applied separately: Tavily uses num_search_results=4 as its result count",
-        "mode=deep approximated: Tavily has no deep-research mode; searched with search_depth=advanced",
-        "recency='month' not applied: start_published_date takes precedence",
-        "start_published_date='2026-11-02T10:00:00Z' approximated: Tavily filters by whole days; "
-        "sent start_date=2026-11-02",
+        f"include_domains={json.dumps(DOMAINS)} clamped to its first 20 entries: at most 20 are used",
+        "limit=3 not applied: num_search_results=4 takes precedence",
+        'mode="deep" applied as search_depth=advanced: Tavily has no deep-research mode',
+        'recency="month" not applied: start_published_date takes precedence',
+        'start_published_date="2026-11-02T10:00:00Z" ' + DAYS.format("start_date=2026-11-02"),
         "max_tokens=100 not applied: Tavily does not support it",
         "temperature=0.5 not applied: Tavily does not support it",
-        "summary=True not applied: Tavily does not support it",
-        "sort_by_date=True not applied: Tavily does not support it",
+        "summary=true not applied: Tavily does not support it",
+        "sort_by_date=true not applied: Tavily does not support it",
     )
     assert_in_header(response)

@@ -12,7 +12,7 @@ from conftest import FakeClock, messages, provider_context, search_once
 from websearch import MissingCredentialError, SearchParams, SearchProviderError, SearchResponse, SearchSource, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
-from websearch._providers.tinyfish import PROVIDER, page_results
+from websearch._providers.tinyfish import PROVIDER, page_request
 from websearch._types import Attempt
 from websearch._wire import HttpResponse
 from websearch.testing import Reply
@@ -79,16 +79,16 @@ async def test_default_request_is_one_page_of_ten(tf: FakeTinyFish, tf_env: dict
             "10",
             2,
             20,
-            "limit=4 not applied separately: TinyFish uses num_search_results=20 as its result count",
+            "limit=4 not applied: num_search_results=20 takes precedence",
         ),
         (
             {"limit": 12, "num_search_results": 5},
             "5",
             1,
             5,
-            "limit=12 not applied separately: TinyFish uses num_search_results=5 as its result count",
+            "limit=12 not applied: num_search_results=5 takes precedence",
         ),
-        ({"limit": 50}, "10", 2, 20, "limit=50 exceeds TinyFish's maximum of 20; at most 20 results returned"),
+        ({"limit": 50}, "10", 2, 20, "limit=50 clamped to 20: TinyFish returns at most 20 results"),
     ],
 )
 async def test_count_sets_page_size_and_pages(
@@ -202,7 +202,8 @@ async def test_realistic_body_is_parsed_exactly(tf: FakeTinyFish, tf_env: dict[s
 
 def test_parse_one_page_on_bytes(config_dir: Path, clock: FakeClock) -> None:
     body = b'{"total_results":1,"page":3,"results":[{"url":"https://a.example","site_name":"A site","snippet":"s"}]}'
-    parsed = PROVIDER.parse_response(HttpResponse(200, {}, body), SearchParams("q"), context({}, config_dir, clock))
+    plan = PROVIDER.plan(SearchParams("q"), context({"TINYFISH_API_KEY": KEY}, config_dir, clock))
+    parsed = PROVIDER.parse(HttpResponse(200, {}, body), plan)
     assert parsed.sources == (SearchSource("A site", "https://a.example", "s", author="A site"),)
     assert parsed.auth_mode == "api_key" and parsed.request_id is None
 
@@ -227,65 +228,77 @@ async def test_empty_result_is_a_204_failure(
 
 # -- errors ------------------------------------------------------------------------------------
 
+AUTH_FAILED = "TinyFish authorization failed ({}). Check API key or base URL."
 ERRORS = [
+    (Reply(401, {"detail": "Invalid API key"}), 401, "auth", AUTH_FAILED.format(401)),
+    (Reply(403, {"detail": "Forbidden"}), 403, "auth", AUTH_FAILED.format(403)),
+    (Reply(402, {"detail": "Payment required"}), 402, "quota", "tinyfish: 402 credits exhausted: Payment required"),
     (
-        Reply(401, {"detail": "Invalid API key"}),
-        "tinyfish: 401 unauthorized",
-        "TinyFish authorization failed (401). Check API key or base URL.",
-        401,
+        Reply(402, {"detail": "Insufficient credits: top up at tinyfish.ai"}),
+        402,
+        "quota",
+        "tinyfish: 402 credits exhausted: Insufficient credits: top up at tinyfish.ai",
     ),
+    # a 429 is a rate limit whatever its prose says: quota comes only from a status or a code
     (
-        Reply(403, {"detail": "Forbidden"}),
-        "tinyfish: 403 forbidden",
-        "TinyFish authorization failed (403). Check API key or base URL.",
-        403,
+        Reply(429, {"detail": "Monthly quota reached"}),
+        429,
+        "rate_limited",
+        "TinyFish API error (429): Monthly quota reached",
     ),
-    (Reply(402, {"detail": "Payment required"}), "tinyfish: 402 credits exhausted", None, 402),
-    (Reply(402, {"detail": "Insufficient credits: top up at tinyfish.ai"}), "tinyfish: credits exhausted", None, 402),
-    (Reply(429, {"detail": "Monthly quota reached"}), "tinyfish: credits exhausted", None, 429),
     (
         Reply(429, {"detail": "Rate limit exceeded"}, headers={"Retry-After": "30"}),
-        'TinyFish API error (429): {"detail": "Rate limit exceeded"}',
-        None,
         429,
+        "rate_limited",
+        "TinyFish API error (429): Rate limit exceeded; retry after 30 s",
     ),
-    (Reply(500, "Internal Server Error"), "TinyFish API error (500): Internal Server Error", None, 500),
+    (Reply(500, "Internal Server Error"), 500, "unavailable", "TinyFish API error (500): Internal Server Error"),
     (
         Reply(503, "<html><body>upstream\n  unavailable</body></html>", content_type="text/html"),
-        "TinyFish API error (503): <html><body>upstream unavailable</body></html>",
-        None,
         503,
+        "unavailable",
+        "TinyFish API error (503): <html><body>upstream unavailable</body></html>",
     ),
-    (Reply(200, "not json at all"), "TinyFish returned a body that is not JSON", None, 200),
-    (Reply(200, ["a"]), "TinyFish returned JSON that is not an object", None, 200),
+    (Reply(200, "not json at all"), 200, "invalid_response", "TinyFish returned a body that is not JSON"),
+    (Reply(200, ["a"]), 200, "invalid_response", "TinyFish returned JSON that is not an object"),
 ]
 
 
-@pytest.mark.parametrize(("reply", "message", "chain_message", "status"), ERRORS)
+@pytest.mark.parametrize(("reply", "status", "kind", "message"), ERRORS)
 async def test_error_replies(
-    tf: FakeTinyFish,
-    tf_env: dict[str, str],
-    clock: FakeClock,
-    reply: Reply,
-    message: str,
-    chain_message: str | None,
-    status: int,
+    tf: FakeTinyFish, tf_env: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, message: str
 ) -> None:
     tf.enqueue(reply)
     response = await search(tf_env, clock)
-    assert response.error == (chain_message or message)
-    assert [(a.provider, a.status, a.error) for a in response.attempts] == [("tinyfish", status, response.error)]
+    assert response.error == message
+    assert [(a.provider, a.status, a.error, a.error_kind) for a in response.attempts] == [
+        ("tinyfish", status, message, kind)
+    ]
     assert len(tf.requests) == 1
 
 
-@pytest.mark.parametrize(("reply", "message", "chain_message", "status"), ERRORS)
-def test_page_errors_on_bytes(reply: Reply, message: str, chain_message: str | None, status: int) -> None:
+@pytest.mark.parametrize(("reply", "status", "kind", "message"), ERRORS)
+def test_page_errors_on_bytes(
+    reply: Reply, status: int, kind: str, message: str, config_dir: Path, clock: FakeClock
+) -> None:
     body = reply.encoded()[0]
     headers = {k.lower(): v for k, v in reply.headers.items()}
+    plan = PROVIDER.plan(SearchParams("q"), context({"TINYFISH_API_KEY": KEY}, config_dir, clock))
     with pytest.raises(SearchProviderError) as info:
-        page_results(HttpResponse(reply.status, headers, body))
-    assert (info.value.message, info.value.status) == (message, status)
+        PROVIDER.parse(HttpResponse(reply.status, headers, body), plan)
+    assert (info.value.message, info.value.status, info.value.kind) == (message, status, kind)
     assert info.value.retry_after == (30.0 if "retry-after" in headers else None)
+
+
+def test_page_requests_come_from_the_plan(config_dir: Path, clock: FakeClock) -> None:
+    plan = PROVIDER.plan(
+        SearchParams("q", num_search_results=15), context({"TINYFISH_API_KEY": KEY}, config_dir, clock)
+    )
+    assert plan.request is not None and (plan.limit, plan.state) == (15, 10)
+    second = page_request(plan.request, 1)
+    assert second.params == [("query", "q"), ("num_results", "10"), ("page", "1")]
+    assert (second.url, second.headers, second.secrets) == (plan.request.url, plan.request.headers, (KEY,))
+    assert page_request(plan.request, 0).params == list(plan.request.params)
 
 
 async def test_an_error_on_a_later_page_fails_the_search(
@@ -310,7 +323,7 @@ async def test_key_never_leaks_on_error_paths(tf: FakeTinyFish, tf_env: dict[str
             assert KEY not in text
     assert errors[:2] == [
         "TinyFish API error (500): bad key [redacted]",
-        'TinyFish API error (400): {"detail": "X-API-Key [redacted] malformed"}',
+        "TinyFish API error (400): X-API-Key [redacted] malformed",
     ]
 
 
@@ -319,7 +332,7 @@ async def test_key_never_leaks_on_error_paths(tf: FakeTinyFish, tf_env: dict[str
 
 def test_missing_key_message(config_dir: Path, clock: FakeClock) -> None:
     with pytest.raises(MissingCredentialError) as info:
-        PROVIDER.build_request(SearchParams("q"), context({}, config_dir, clock))
+        PROVIDER.plan(SearchParams("q"), context({}, config_dir, clock))
     assert info.value.message == MISSING and info.value.provider == "tinyfish"
 
 
@@ -399,12 +412,12 @@ def _available(env: dict[str, str]) -> bool:
         (
             {"recency": "year", "recency_hours": 1},
             "60",
-            ("recency='year' not applied: recency_hours takes precedence",),
+            ('recency="year" not applied: recency_hours takes precedence',),
         ),
         (
             {"recency": "day", "end_published_date": "2026-11-29"},
             "1440",
-            ("end_published_date='2026-11-29' not applied: TinyFish does not support it",),
+            ('end_published_date="2026-11-29" not applied: TinyFish does not support it',),
         ),
     ],
 )
@@ -429,6 +442,6 @@ async def test_richer_domains_are_site_operators(tf: FakeTinyFish, tf_env: dict[
         ("page", "0"),
     )
     assert messages(response) == (
-        "include_domains=('a.io', 'b.io') applied as site: operators in the query: TinyFish has no domain filter",
-        "exclude_domains=('c.io',) applied as -site: operators in the query: TinyFish has no domain filter",
+        'include_domains=["a.io", "b.io"] applied as site: operators in the query: TinyFish has no domain filter',
+        'exclude_domains=["c.io"] applied as -site: operators in the query: TinyFish has no domain filter',
     )

@@ -69,7 +69,7 @@ async def test_proxy_credentials_become_proxy_authorization(tmp_path: Path) -> N
 
 
 async def test_secrets_are_redacted_from_wire_errors() -> None:
-    transport = Transport(timeout=2)
+    transport = Transport(timeout=2, labels={"brave": "Brave"})
     request = HttpRequest("GET", "http://127.0.0.1:1/search?key=sk-SECRET-999", secrets=("sk-SECRET-999",))
     try:
         with pytest.raises(ProviderConnectionError) as caught:

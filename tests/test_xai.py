@@ -15,16 +15,16 @@ from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
-from websearch._providers.xai import PROVIDER, http_error
+from websearch._providers.xai import PROVIDER
 from websearch._settings import Settings
-from websearch._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch._types import ProviderResult, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from websearch._wire import HttpResponse
-from websearch.errors import SearchProviderError
+from websearch.errors import InvalidResponse, MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.xai import RESPONSES_PATH, FakeXAI, bad_key_reply, xai_body, xai_error
 
 KEY = "xai-Zk3f9QwErTy7uIoP1aSdF2gH"
-NOT_SENT = "not sent upstream: xAI's web_search tool has no result-count parameter; applied locally as a cap on sources and citations"
+NOT_SENT = "applied as a local cap on sources and citations: xAI has no result-count parameter"
 
 
 @pytest.fixture
@@ -51,10 +51,15 @@ def expected_body(query: str = "rust async", **extra: Any) -> dict[str, Any]:
     }
 
 
-def parse(body: Any, params: SearchParams | None = None, status: int = 200) -> SearchResponse:
+def context() -> ProviderContext:
+    return ProviderContext(
+        {"XAI_API_KEY": KEY}, Settings(), CredentialStore(Path("/nonexistent/agent.db")), None, FakeClock()
+    )
+
+
+def parse(body: Any, params: SearchParams | None = None, status: int = 200) -> ProviderResult:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-    ctx = ProviderContext({}, Settings(), CredentialStore(Path("/nonexistent/agent.db")), None, FakeClock())
-    return PROVIDER.parse_response(HttpResponse(status, {}, raw), params or SearchParams("q"), ctx)
+    return PROVIDER.parse(HttpResponse(status, {}, raw), PROVIDER.plan(params or SearchParams("q"), context()))
 
 
 def assert_no_secret(response: SearchResponse) -> None:
@@ -87,13 +92,13 @@ async def test_default_request(xai: FakeXAI, xenv: dict[str, str], clock: FakeCl
             5,
             (
                 f"num_search_results=5 {NOT_SENT}",
-                "limit=2 not applied separately: xAI uses num_search_results=5 as its result count",
+                "limit=2 not applied: num_search_results=5 takes precedence",
             ),
         ),
         (
             {"limit": 50},
             30,
-            (f"limit=50 {NOT_SENT}", "limit=50 exceeds xAI's maximum of 30; at most 30 results returned"),
+            (f"limit=50 {NOT_SENT}", "limit=50 clamped to 30: xAI returns at most 30 results"),
         ),
         ({}, 10, ()),
     ],
@@ -113,7 +118,7 @@ async def test_counts_are_a_local_cap_only(
 async def test_recency_is_not_sent(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock, recency: str) -> None:
     response = await search(xenv, clock, recency=recency, limit=2)
     assert xai.last.json() == expected_body()
-    assert messages(response) == (f"limit=2 {NOT_SENT}", f"recency={recency!r} not applied: xAI does not support it")
+    assert messages(response) == (f"limit=2 {NOT_SENT}", f'recency="{recency}" not applied: xAI does not support it')
 
 
 async def test_max_tokens_and_temperature_pass_through(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock) -> None:
@@ -215,29 +220,33 @@ async def test_empty_result_is_the_chains_204(xai: FakeXAI, xenv: dict[str, str]
 # -- errors -----------------------------------------------------------------------------------
 
 
+BAD_KEY = (
+    "xAI authorization failed (400 invalid_api_key). Check API key or base URL. xAI said: Incorrect API key "
+    "provided: xai-***gH. You can obtain an API key from https://console.x.ai."
+)
+
+
 @pytest.mark.parametrize(
-    ("reply", "error", "status"),
+    ("reply", "status", "kind", "error"),
     [
-        (
-            bad_key_reply(KEY),
-            "xAI rejected the API key (400): Incorrect API key provided: xai-***gH. You can obtain an API "
-            "key from https://console.x.ai. Check XAI_API_KEY.",
-            400,
-        ),
+        (bad_key_reply(KEY), 400, "auth", BAD_KEY),
         (
             xai_error(401, "Unauthenticated: no valid API key", code="Unauthenticated"),
-            "xAI authorization failed (401). Check API key or base URL.",
             401,
+            "auth",
+            "xAI authorization failed (401). Check API key or base URL. xAI said: Unauthenticated: no valid API key",
         ),
-        (xai_error(402, "Payment required"), "xai: 402 credits exhausted", 402),
+        (xai_error(402, "Payment required"), 402, "quota", "xai: 402 credits exhausted: Payment required"),
         (
             xai_error(
                 403,
                 "Your newly created team doesn't have any credits or licenses yet.",
                 code="The caller does not have permission",
             ),
-            "xAI authorization failed (403). Check API key or base URL. Your newly created team doesn't have any credits or licenses yet.",
             403,
+            "auth",
+            "xAI authorization failed (403). Check API key or base URL. xAI said: Your newly created team doesn't "
+            "have any credits or licenses yet.",
         ),
         (
             xai_error(
@@ -246,61 +255,85 @@ async def test_empty_result_is_the_chains_204(xai: FakeXAI, xenv: dict[str, str]
                 code="Too many requests",
                 headers={"Retry-After": "7"},
             ),
-            "xAI Responses API error (429): Rate limit reached for requests per minute.",
             429,
+            "rate_limited",
+            "xAI Responses API error (429): Rate limit reached for requests per minute.; retry after 7 s",
         ),
         (
             Reply(
                 429,
                 {"error": {"message": "You have exceeded your monthly spending limit.", "type": "insufficient_quota"}},
             ),
-            "xai: credits exhausted",
             429,
+            "quota",
+            "xai: credits exhausted (insufficient_quota): You have exceeded your monthly spending limit.",
+        ),
+        # only a code says quota: a 429 that merely mentions a quota is a rate limit
+        (
+            xai_error(429, "Your team has exceeded its quota of requests per second.", code="Too many requests"),
+            429,
+            "rate_limited",
+            "xAI Responses API error (429): Your team has exceeded its quota of requests per second.",
+        ),
+        # a 400 that is not about the key stays a rejected request
+        (
+            xai_error(400, "Argument not supported: search_parameters"),
+            400,
+            "rejected",
+            "xAI Responses API error (400): Argument not supported: search_parameters",
         ),
         (
             xai_error(
                 410, "The Live Search API has been deprecated. Please use the Agent Tools API instead.", code="Gone"
             ),
-            "xAI Responses API error (410): The Live Search API has been deprecated. Please use the Agent Tools API instead.",
             410,
+            "rejected",
+            "xAI Responses API error (410): The Live Search API has been deprecated. Please use the Agent Tools API instead.",
         ),
         (
             Reply(503, "upstream connect error or disconnect/reset before headers", content_type="text/plain"),
-            "xAI Responses API error (503): upstream connect error or disconnect/reset before headers",
             503,
+            "unavailable",
+            "xAI Responses API error (503): upstream connect error or disconnect/reset before headers",
         ),
-        (Reply(500, b""), "xAI Responses API error (500): empty body", 500),
+        (Reply(500, b""), 500, "unavailable", "xAI Responses API error (500): Internal Server Error"),
     ],
 )
 async def test_http_errors_are_not_retried(
-    xai: FakeXAI, xenv: dict[str, str], clock: FakeClock, reply: Reply, error: str, status: int
+    xai: FakeXAI, xenv: dict[str, str], clock: FakeClock, reply: Reply, status: int, kind: str, error: str
 ) -> None:
     xai.enqueue(reply)
     response = await search(xenv, clock)
     assert response.error == error
-    assert response.attempts[0].status == status
+    (attempt,) = response.attempts
+    assert (attempt.status, attempt.error, attempt.error_kind) == (status, error, kind)
     assert len(xai.requests) == 1
     assert_no_secret(response)
 
 
 def test_retry_after_is_kept() -> None:
-    error = http_error(HttpResponse(429, {"retry-after": "7"}, b'{"code":"Too many requests","error":"slow down"}'))
-    assert (error.status, error.retry_after) == (429, 7)
+    plan = PROVIDER.plan(SearchParams("q"), context())
+    response = HttpResponse(429, {"retry-after": "7"}, b'{"code":"Too many requests","error":"slow down"}')
+    error = PROVIDER.error(response, plan)
+    assert (type(error), error.status, error.retry_after) == (RateLimited, 429, 7)
+    date = HttpResponse(429, {"retry-after": "Mon, 30 Nov 2026 12:00:45 GMT"}, b"{}")
+    assert PROVIDER.error(date, plan).retry_after == 45.0  # against the injected clock
 
 
 async def test_non_json_200_body(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock) -> None:
     xai.enqueue(Reply(200, "<html>maintenance</html>", content_type="text/html"))
     response = await search(xenv, clock)
     assert response.error == "xAI returned a body that is not JSON"
-    with pytest.raises(SearchProviderError, match="not an object"):
+    with pytest.raises(InvalidResponse, match="not an object"):
         parse([1, 2])
 
 
 async def test_error_echoing_the_full_key_is_redacted(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock) -> None:
     xai.enqueue(xai_error(400, f"Incorrect API key provided: {KEY}."))
     response = await search(xenv, clock)
-    assert (
-        response.error == "xAI rejected the API key (400): Incorrect API key provided: [redacted]. Check XAI_API_KEY."
+    assert response.error == (
+        "xAI authorization failed (400 invalid_api_key). Check API key or base URL. "
+        "xAI said: Incorrect API key provided: [redacted]."
     )
     assert_no_secret(response)
     xai.enqueue(Reply(500, f"internal error for key {KEY}", content_type="text/plain"))
@@ -336,9 +369,9 @@ async def test_cancelling_a_pending_request_closes_it(xai: FakeXAI, xenv: dict[s
 async def test_missing_key_message(env: dict[str, str], xai: FakeXAI, config_dir: Path) -> None:
     ctx = ProviderContext(env, Settings(), CredentialStore(config_dir / "agent.db"), None, FakeClock())
     with pytest.raises(
-        SearchProviderError, match=r"^xAI needs an API key: set XAI_API_KEY or run `websearch auth set xai`$"
+        MissingCredentialError, match=r"^xAI needs an API key: set XAI_API_KEY or run `websearch auth set xai`$"
     ):
-        PROVIDER.build_request(SearchParams("q"), ctx)
+        PROVIDER.plan(SearchParams("q"), ctx)
     async with WebSearch(env={**env, **xai.env}) as ws:
         assert not {s.id: s.available for s in ws.provider_status()}["xai"]
         response = await ws.asearch("q", provider="xai")
@@ -395,16 +428,16 @@ def test_cli_summary(env: dict[str, str], xai: FakeXAI) -> None:
             {"include_domains": [f"d{i}.com" for i in range(7)]},
             {"type": "web_search", "allowed_domains": [f"d{i}.com" for i in range(5)]},
             (
-                "include_domains has 7 entries; xAI's web_search takes at most 5, only d0.com, d1.com, d2.com, d3.com, "
-                "d4.com were used",
+                'include_domains=["d0.com", "d1.com", "d2.com", "d3.com", "d4.com", "d5.com", "d6.com"] dropped: '
+                "xAI's web_search takes at most 5 domains, so d5.com, d6.com were left out",
             ),
         ),
         (
             {"include_domains": ["x.ai"], "exclude_domains": ["docs.x.ai"], "recency_days": 2},
             {"type": "web_search", "allowed_domains": ["x.ai"]},
             (
-                "exclude_domains=('docs.x.ai',) not applied to docs.x.ai: xAI's web_search takes allowed_domains or "
-                "excluded_domains, not both (the others are outside the allowed ones)",
+                'exclude_domains=["docs.x.ai"] dropped: xAI\'s web_search takes allowed_domains or excluded_domains, '
+                "not both, and the allowed domains include docs.x.ai",
                 "recency_days=2 not applied: xAI does not support it",
             ),
         ),

@@ -15,7 +15,8 @@ from conftest import FakeClock, eventually, messages, provider_context, search_o
 from websearch import SearchResponse, WebSearch, __version__
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
-from websearch._providers.zai import PROVIDER, is_argument_error, parse_result, read_message
+from websearch._providers._base import Plan
+from websearch._providers.zai import PROVIDER, parse_result
 from websearch._types import SearchParams, SearchSource
 from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, SearchProviderError
@@ -119,12 +120,8 @@ async def test_third_shape_adds_the_search_engine(env: dict[str, str]) -> None:
     [
         ({"limit": 3}, 3, ()),
         ({"num_search_results": 7}, 7, ()),
-        (
-            {"limit": 3, "num_search_results": 7},
-            7,
-            ("limit=3 not applied separately: Z.AI uses num_search_results=7 as its result count",),
-        ),
-        ({"limit": 80}, 50, ("limit=80 exceeds Z.AI's maximum of 50; at most 50 results returned",)),
+        ({"limit": 3, "num_search_results": 7}, 7, ("limit=3 not applied: num_search_results=7 takes precedence",)),
+        ({"limit": 80}, 50, ("limit=80 clamped to 50: Z.AI returns at most 50 results",)),
     ],
 )
 async def test_counts(
@@ -141,7 +138,7 @@ async def test_recency_is_not_sent_and_says_so(fake: FakeZai, env: dict[str, str
     response = await run(make_env(env, fake), recency=recency, max_tokens=100, temperature=0.5)
     assert calls(fake)[-1] == {"search_query": QUERY, "count": 10}
     assert messages(response) == (
-        f"recency={recency!r} not applied: Z.AI does not support it",
+        f'recency="{recency}" not applied: Z.AI does not support it',
         "max_tokens=100 not applied: Z.AI does not support it",
         "temperature=0.5 not applied: Z.AI does not support it",
     )
@@ -210,13 +207,33 @@ def test_result_candidates_and_slicing() -> None:
     assert (plain.answer, plain.sources) == ("no JSON here", ())
 
 
-def test_sse_message_after_a_notification_is_the_answer() -> None:
+def plan(config_dir: Path, params: SearchParams | None = None) -> Plan:
+    return PROVIDER.plan(params or SearchParams(QUERY), provider_context(config_dir, {"ZAI_API_KEY": KEY}))
+
+
+def test_plan_holds_the_key_and_the_three_shapes(config_dir: Path) -> None:
+    planned = plan(config_dir, SearchParams(QUERY, limit=4, include_domains=["rust-lang.org"], recency_days=3))
+    assert (planned.state.url, planned.state.key, planned.limit) == (
+        "https://api.z.ai/api/mcp/web_search_prime/mcp",
+        KEY,
+        4,
+    )
+    extra = {"search_domain_filter": "rust-lang.org", "search_recency_filter": "oneWeek"}
+    assert planned.state.variants == (
+        {"query": QUERY, "count": 4, **extra},
+        {"search_query": QUERY, "count": 4, **extra},
+        {"search_query": QUERY, "search_engine": "search-prime", "count": 4, **extra},
+    )
+    assert [n.kind for n in planned.notices] == ["widened"]
+
+
+def test_sse_message_after_a_notification_is_the_answer(config_dir: Path) -> None:
     body = (
         'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n'
         'event: message\ndata: {"jsonrpc":"2.0","id":"1","result":{"content":[]}}\n\n'
         'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n'
     )
-    assert read_message(HttpResponse(200, {}, body.encode())) == {
+    assert PROVIDER.read_message(HttpResponse(200, {}, body.encode()), plan(config_dir)) == {
         "jsonrpc": "2.0",
         "id": "1",
         "result": {"content": []},
@@ -236,68 +253,96 @@ async def test_empty_result_set_is_a_204(fake: FakeZai, env: dict[str, str], tex
 # -- errors ------------------------------------------------------------------------------------
 
 
+AUTH = "Z.AI authorization failed ({}). Check API key or base URL. Z.AI said: {}"
+
+
 @pytest.mark.parametrize(
-    ("reply", "message", "status"),
+    ("reply", "status", "kind", "message"),
     [
         (
             zai_error(401, "1002", f"Authorization Token invalid: {KEY}"),
-            "zai: 401 unauthorized (1002: Authorization Token invalid: [redacted])",
             401,
+            "auth",
+            AUTH.format("401 1002", "Authorization Token invalid: [redacted]"),
         ),
         (
             zai_error(403, "1220", "You do not have permission to access web_search_prime"),
-            "zai: 403 forbidden (1220: You do not have permission to access web_search_prime)",
             403,
+            "auth",
+            AUTH.format("403 1220", "You do not have permission to access web_search_prime"),
         ),
-        (
+        (  # the code says quota; the HTTP status stands
             zai_error(429, "1113", "Insufficient balance or no resource package. Please recharge."),
-            "zai: credits exhausted (1113: Insufficient balance or no resource package. Please recharge.)",
             429,
+            "quota",
+            "zai: credits exhausted (1113): Insufficient balance or no resource package. Please recharge.",
         ),
         (
             zai_error(
                 429, "1302", "High concurrency usage of this API, please reduce concurrency.", {"Retry-After": "5"}
             ),
-            "Z.AI MCP error (429): 1302: High concurrency usage of this API, please reduce concurrency.",
             429,
+            "rate_limited",
+            "Z.AI MCP error (429): High concurrency usage of this API, please reduce concurrency. (1302); "
+            "retry after 5 s",
         ),
-        (zai_error(402, "1113", "Payment required"), "zai: 402 credits exhausted (1113: Payment required)", 402),
+        (  # quota comes from a status or a code, never from the prose
+            zai_error(429, "1303", "Insufficient quota of requests per minute"),
+            429,
+            "rate_limited",
+            "Z.AI MCP error (429): Insufficient quota of requests per minute (1303)",
+        ),
+        (
+            zai_error(402, "1113", "Payment required"),
+            402,
+            "quota",
+            "zai: 402 credits exhausted (1113): Payment required",
+        ),
         (
             Reply(500, {"error": {"code": "500", "message": "Internal Error"}}),
-            "Z.AI MCP error (500): 500: Internal Error",
             500,
+            "unavailable",
+            "Z.AI MCP error (500): Internal Error (500)",
         ),
         (
             Reply(502, "<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
-            "Z.AI MCP error (502): <html><body>502 Bad Gateway</body></html>",
             502,
+            "unavailable",
+            "Z.AI MCP error (502): <html><body>502 Bad Gateway</body></html>",
         ),
-        (Reply(200, "<html>portal</html>", content_type="text/html"), "Failed to parse Z.AI MCP response", 500),
         (
+            Reply(200, "<html>portal</html>", content_type="text/html"),
+            500,
+            "invalid_response",
+            "Failed to parse Z.AI MCP response",
+        ),
+        (  # inside a 200, the code gives the status
             Reply(200, {"success": False, "code": 1001, "msg": "Header中未收到Authorization参数"}),
-            "Z.AI API error (1001): Header中未收到Authorization参数",
             401,
+            "auth",
+            AUTH.format("401 1001", "Header中未收到Authorization参数"),
         ),
     ],
 )
 async def test_initialize_errors_are_not_retried(
-    fake: FakeZai, env: dict[str, str], reply: Reply, message: str, status: int
+    fake: FakeZai, env: dict[str, str], reply: Reply, status: int, kind: str, message: str
 ) -> None:
     fake.enqueue(reply)
     response = await run(make_env(env, fake))
     assert response.error == message
-    assert response.attempts[0].status == status
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (status, kind)
     assert len(fake.requests) == 1
     assert KEY not in (response.error or "") + repr(response) + json.dumps(response.to_dict())
 
 
 @pytest.mark.parametrize(
-    ("reply", "message", "status"),
+    ("reply", "status", "kind", "message"),
     [
         (
             zai_reply({"jsonrpc": "2.0", "id": "1", "error": {"code": -32603, "message": "Internal error"}}),
-            "Z.AI MCP error (-32603): Internal error",
             500,
+            "unavailable",
+            "Z.AI MCP error (500): Internal error (-32603)",
         ),
         (
             zai_reply(
@@ -310,8 +355,9 @@ async def test_initialize_errors_are_not_retried(
                     },
                 }
             ),
-            "Z.AI MCP tool error: MCP error -429: Rate limit reached for requests",
             429,
+            "rate_limited",
+            "Z.AI MCP error (429): Rate limit reached for requests (-429)",
         ),
         (
             zai_reply(
@@ -321,8 +367,15 @@ async def test_initialize_errors_are_not_retried(
                     "result": {"isError": True, "content": [{"type": "text", "text": "MCP error -401: 身份验证失败"}]},
                 }
             ),
-            "Z.AI MCP tool error: MCP error -401: 身份验证失败",
             401,
+            "auth",
+            AUTH.format("401 -401", "身份验证失败"),
+        ),
+        (
+            zai_reply({"jsonrpc": "2.0", "id": "1", "success": False, "code": 1113, "msg": "余额不足"}),
+            402,
+            "quota",
+            "zai: 402 credits exhausted (1113): 余额不足",
         ),
         (
             Reply(
@@ -330,8 +383,9 @@ async def test_initialize_errors_are_not_retried(
                 b'event: error\ndata: {"jsonrpc":"2.0","id":"1","error":{"code":-32603,"message":"upstream down"}}\n\n',
                 content_type="text/event-stream",
             ),
-            "Z.AI MCP error (-32603): upstream down",
             500,
+            "unavailable",
+            "Z.AI MCP error (500): upstream down (-32603)",
         ),
         (
             Reply(
@@ -339,24 +393,31 @@ async def test_initialize_errors_are_not_retried(
                 b'event: message\ndata: {"jsonrpc":"2.0","id":"1","result":{"content":[{"ty\n\n',
                 content_type="text/event-stream",
             ),
-            "Failed to parse Z.AI MCP response",
             500,
+            "invalid_response",
+            "Failed to parse Z.AI MCP response",
         ),
         (
             Reply(200, b"event: message\ndata: \n\n", content_type="text/event-stream"),
-            "Failed to parse Z.AI MCP response",
             500,
+            "invalid_response",
+            "Failed to parse Z.AI MCP response",
         ),
-        (zai_reply({"jsonrpc": "2.0", "id": "1"}), "Failed to parse Z.AI MCP response: no result", 500),
+        (
+            zai_reply({"jsonrpc": "2.0", "id": "1"}),
+            500,
+            "invalid_response",
+            "Failed to parse Z.AI MCP response: no result",
+        ),
     ],
 )
 async def test_tool_call_errors_that_are_not_argument_errors(
-    fake: FakeZai, env: dict[str, str], reply: Reply, message: str, status: int
+    fake: FakeZai, env: dict[str, str], reply: Reply, status: int, kind: str, message: str
 ) -> None:
     enqueue_session(fake, reply)
     response = await run(make_env(env, fake))
     assert response.error == message
-    assert response.attempts[0].status == status
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (status, kind)
     assert len(fake.requests) == 3
 
 
@@ -374,17 +435,48 @@ async def test_all_shapes_rejected_gives_the_last_error(env: dict[str, str]) -> 
     assert len(fake.requests) == 9
     assert response.error is not None
     assert response.error.startswith(
-        'Z.AI MCP tool error: MCP error -32602: Invalid arguments for tool web_search_prime: [{"code": "invalid_type"'
+        'Z.AI MCP error (400): Invalid arguments for tool web_search_prime: [{"code": "invalid_type"'
     )
-    assert response.attempts[0].status == 400
+    assert response.error.endswith(" (-32602)")
+    assert (response.attempts[0].status, response.attempts[0].error_kind) == (400, "rejected")
 
 
-def test_argument_error_rule() -> None:
-    assert is_argument_error(SearchProviderError("zai", "anything", 400))
-    assert is_argument_error(SearchProviderError("zai", "Z.AI MCP error (-1): search_query is required", 404))
-    assert not is_argument_error(SearchProviderError("zai", "zai: 401 unauthorized (1002: Token invalid)", 401))
-    assert not is_argument_error(SearchProviderError("zai", "Z.AI MCP error (500): invalid upstream", 500))
-    assert not is_argument_error(SearchProviderError("zai", "Z.AI MCP error (404): not found", 404))
+def rpc(message: dict[str, Any]) -> HttpResponse:
+    return HttpResponse(200, {}, json.dumps({"jsonrpc": "2.0", "id": "1", **message}).encode())
+
+
+def tool_error(text: str) -> HttpResponse:
+    return rpc({"result": {"isError": True, "content": [{"type": "text", "text": text}]}})
+
+
+@pytest.mark.parametrize(
+    ("response", "status", "variant"),
+    [
+        (HttpResponse(400, {}, b"Bad Request"), 400, True),
+        (
+            HttpResponse(400, {}, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request"}}'),
+            400,
+            True,
+        ),
+        (rpc({"error": {"code": -32602, "message": "Invalid params"}}), 400, True),
+        (tool_error("MCP error -32602: Invalid arguments for tool web_search_prime"), 400, True),
+        (rpc({"success": False, "code": 1214, "msg": "参数非法"}), 400, True),
+        (HttpResponse(422, {}, b'{"error": {"code": "1210", "message": "bad parameters"}}'), 422, True),
+        (HttpResponse(401, {}, b'{"error": {"code": "1002", "message": "Token invalid"}}'), 401, False),
+        (HttpResponse(500, {}, b'{"error": {"code": "500", "message": "invalid upstream"}}'), 500, False),
+        (HttpResponse(429, {}, b'{"error": {"code": "1302", "message": "invalid concurrency"}}'), 429, False),
+        (rpc({"error": {"code": -32601, "message": "Method not found"}}), 404, False),
+        (tool_error("MCP error -429: Rate limit reached"), 429, False),
+        # the upstream's code or status decides, never the words: this used to advance on "search_query"
+        (HttpResponse(404, {}, b'{"error": {"code": "404", "message": "search_query is required"}}'), 404, False),
+    ],
+)
+def test_argument_shape_errors_are_flagged_from_the_upstreams_code(
+    config_dir: Path, response: HttpResponse, status: int, variant: bool
+) -> None:
+    with pytest.raises(SearchProviderError) as err:
+        PROVIDER.read_message(response, plan(config_dir))
+    assert (err.value.status, err.value.retry_variant) == (status, variant)
 
 
 async def test_stream_cut_mid_event_is_an_error_without_partial_answer(fake: FakeZai, env: dict[str, str]) -> None:
@@ -423,7 +515,7 @@ def context(config_dir: Path, env: dict[str, str]) -> ProviderContext:
 
 async def test_missing_credential_message(config_dir: Path) -> None:
     with pytest.raises(MissingCredentialError) as err:
-        await PROVIDER.search(SearchParams(QUERY), context(config_dir, {}))
+        PROVIDER.plan(SearchParams(QUERY), context(config_dir, {}))
     assert err.value.message == MISSING
 
 
@@ -450,7 +542,7 @@ async def test_env_key_wins_over_stored(fake: FakeZai, env: dict[str, str], conf
 
 # -- the richer parameters --------------------------------------------------------------------
 
-APPROX = "approximated as search_recency_filter={}: Z.AI only filters by the past day, week, month or year"
+APPROX = "widened to search_recency_filter={} (the past {}): Z.AI only filters by the past day, week, month or year"
 
 
 @pytest.mark.parametrize(
@@ -460,24 +552,27 @@ APPROX = "approximated as search_recency_filter={}: Z.AI only filters by the pas
         (
             {"include_domains": ["a.org", "b.org"]},
             {},
-            ("include_domains=('a.org', 'b.org') not applied: Z.AI's search_domain_filter takes a single domain",),
+            ('include_domains=["a.org", "b.org"] not applied: Z.AI\'s search_domain_filter takes a single domain',),
         ),
-        ({"recency_hours": 5}, {"search_recency_filter": "oneDay"}, (f"recency_hours=5 {APPROX.format('oneDay')}",)),
+        (
+            {"recency_hours": 5},
+            {"search_recency_filter": "oneDay"},
+            (f"recency_hours=5 {APPROX.format('oneDay', 'day')}",),
+        ),
         (
             {"recency_days": 20},
             {"search_recency_filter": "oneMonth"},
-            (f"recency_days=20 {APPROX.format('oneMonth')}",),
+            (f"recency_days=20 {APPROX.format('oneMonth', 'month')}",),
         ),
         (
             {"start_published_date": "2025-01-01", "exclude_domains": ["x.org"]},
             {},
             (
-                "start_published_date='2025-01-01' not applied: the window is longer than Z.AI's longest recency filter "
-                "(a year)",
-                "exclude_domains=('x.org',) not applied: Z.AI does not support it",
+                'start_published_date="2025-01-01" not applied: the window is longer than Z.AI\'s longest (a year)',
+                'exclude_domains=["x.org"] not applied: Z.AI does not support it',
             ),
         ),
-        ({"recency": "week"}, {}, ("recency='week' not applied: Z.AI does not support it",)),
+        ({"recency": "week"}, {}, ('recency="week" not applied: Z.AI does not support it',)),
     ],
 )
 async def test_richer_parameters_are_tool_arguments(

@@ -1,8 +1,10 @@
-"""The `websearch` command: a thin shell over the library.
+"""The `websearch` command: a thin shell over the client.
 
 Exit status: 0 success, 1 the search failed, 2 usage or configuration error, 130 interrupted.
-Nothing heavy is imported at module level: `--help`, `providers` and argument errors never load
-the HTTP stack or a provider module.
+The `search` command's options are generated from the parameter table (`websearch._params`),
+as is the README's command-line block (`usage_block`, kept in step by a test). Nothing heavy is
+imported at module level: `--help`, `providers` and argument errors never load the HTTP stack or
+a provider module, and every action goes through `WebSearch`.
 """
 
 from __future__ import annotations
@@ -10,54 +12,50 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from . import __version__
-from ._params import LEGACY_MODES, MODE_VALUES, RECENCY_VALUES
-from ._registry import SEARCH_PROVIDER_ORDER
+from ._params import PARAMS, Param, check
+from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER
 from .errors import ConfigError, InvalidSearchParams
 
 if TYPE_CHECKING:
     from ._client import WebSearch
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main", "usage_block"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-RICH_ARGS = (
-    "mode",
-    "text_chars",
-    "recency_days",
-    "recency_hours",
-    "start_published_date",
-    "end_published_date",
-    "category",
-    "include_domains",
-    "exclude_domains",
-    "summary",
-    "sort_by_date",
-)
-#: Providers whose official CLI keeps a login that `websearch auth import` can copy.
-IMPORTABLE = ("codex", "gemini")
+FORMATS: Final = ("summary", "blocks", "json")
+SCHEMA_FORMATS: Final = ("mcp", "openai", "anthropic")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _typed(param: Param) -> Callable[[str], Any]:
+    """The argparse `type` of a numeric parameter: parse the text, then the table's check."""
+
+    def parse(text: str) -> Any:
+        try:
+            value: Any = int(text) if param.kind == "integer" else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {param.requirement()}; got {text!r}") from None
+        if param.kind == "lenient_number":
+            return int(value) if value.is_integer() else value
+        try:
+            return check(param, value)
+        except InvalidSearchParams:
+            raise argparse.ArgumentTypeError(f"must be {param.requirement()}; got {text}") from None
+
+    parse.__name__ = param.kind  # what argparse names in "invalid <type> value"
+    return parse
 
 
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+        raise argparse.ArgumentTypeError(f"must be a number of seconds greater than 0; got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds greater than 0; got {text}")
     return value
 
 
@@ -71,17 +69,38 @@ def _port(text: str) -> int:
     return value
 
 
-def _temperature(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 <= value <= 2:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 2, got {text}")
-    return value
+def _provider_list(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in PROVIDERS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"must be provider ids separated by commas ({', '.join(SEARCH_PROVIDER_ORDER)}); got {text!r}"
+        )
+    return names
+
+
+def _help(param: Param) -> str:
+    text = param.short_help
+    text = text[:-1] if text.endswith(".") and not text.endswith("...") else text
+    return text[:1].lower() + text[1:]
+
+
+def _add_param(group: argparse._ActionsContainer, param: Param) -> None:
+    flags, name = param.cli, param.name
+    if param.kind == "enum":
+        group.add_argument(*flags, dest=name, choices=param.choices, help=_help(param))
+    elif param.kind == "boolean":
+        group.add_argument(*flags, dest=name, action="store_true", default=None, help=_help(param))
+    elif param.kind == "domains":
+        group.add_argument(*flags, dest=name, action="append", metavar=param.metavar, help=_help(param))
+    elif param.kind in ("integer", "number", "lenient_number"):
+        group.add_argument(*flags, dest=name, type=_typed(param), metavar=param.metavar, help=_help(param))
+    else:
+        group.add_argument(*flags, dest=name, metavar=param.metavar, help=_help(param))
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line, `search`'s options generated from the parameter table."""
     parser = argparse.ArgumentParser(
         prog="websearch",
         description="Search the web through the first configured provider that answers.",
@@ -107,38 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="never use this provider in the automatic chain (repeatable)",
     )
-    s.add_argument("--limit", "--num-results", type=_positive_int, metavar="N", help="maximum number of results")
-    s.add_argument("--recency", choices=RECENCY_VALUES, help="only results from the last day, week, month or year")
-    s.add_argument("--num-search-results", type=_positive_int, metavar="N", help="search breadth asked of the provider")
-    s.add_argument("--max-tokens", type=_positive_int, metavar="N", help="answer length cap (answer engines)")
-    s.add_argument("--temperature", type=_temperature, metavar="F", help="sampling temperature (answer engines)")
-    rich = s.add_argument_group("richer parameters (mcp-web_search-tool.md)")
-    rich.add_argument(
-        "--mode", choices=(*MODE_VALUES, *LEGACY_MODES), help="search mode (Exa types; deep-* synthesize)"
+    s.add_argument(
+        "--providers",
+        type=_provider_list,
+        metavar="A,B,C",
+        help="use exactly these providers, in this order (each still needs its key)",
     )
-    rich.add_argument("--text-chars", type=_positive_int, metavar="N", help="per-result body length (200-8000)")
-    rich.add_argument("--recency-days", metavar="N", help="only results published in the last N days")
-    rich.add_argument("--recency-hours", metavar="N", help="only results published in the last N hours")
-    rich.add_argument("--start-published-date", metavar="DATE", help="ISO date or timestamp lower bound")
-    rich.add_argument("--end-published-date", metavar="DATE", help="ISO date or timestamp upper bound")
-    rich.add_argument("--category", help="news, publication, company, people, financial report, personal site, ...")
-    rich.add_argument(
-        "--include-domain",
-        action="append",
-        dest="include_domains",
-        metavar="DOMAIN",
-        help="only results from this domain (repeatable, at most 20)",
-    )
-    rich.add_argument(
-        "--exclude-domain",
-        action="append",
-        dest="exclude_domains",
-        metavar="DOMAIN",
-        help="no results from this domain (repeatable, at most 20)",
-    )
-    rich.add_argument("--summary", action="store_true", default=None, help="per-result summaries instead of text")
-    rich.add_argument("--sort-by-date", action="store_true", default=None, help="newest first (where supported)")
-    s.add_argument("--format", choices=("summary", "blocks", "json"), default="summary", help="output layout")
+    rich = s.add_argument_group("richer parameters")
+    for param in PARAMS:
+        _add_param(rich if param.rich else s, param)
+    s.add_argument("--format", choices=FORMATS, default="summary", help="output layout")
     s.add_argument(
         "--timeout",
         type=_positive_float,
@@ -152,9 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     m = commands.add_parser(
         "mcp",
         help="serve the web_search tool over MCP (stdio, or streamable HTTP with --http)",
-        description="Serve the web_search tool to MCP clients. Needs the mcp extra: "
-        "pip install 'websearch[mcp]'. Output layout: setting mcp.format "
-        "(blocks or summary; default blocks).",
+        description="Serve the web_search tool to MCP clients. Needs the mcp extra: pip install 'websearch[mcp]'. "
+        "Output layout: setting mcp.format (blocks or summary; default blocks).",
     )
     m.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     m.add_argument("--host", default="127.0.0.1", help="interface for --http (default 127.0.0.1; no authentication)")
@@ -163,14 +159,14 @@ def build_parser() -> argparse.ArgumentParser:
     sc = commands.add_parser("schema", help="print the web_search tool's JSON schema for an agent framework")
     sc.add_argument(
         "--format",
-        choices=("mcp", "openai", "anthropic"),
+        choices=SCHEMA_FORMATS,
         default="mcp",
         help="envelope: an MCP tools/list entry, an OpenAI function or an Anthropic tool",
     )
     sc.add_argument(
         "--available",
         action="store_true",
-        help="list only the providers available on this machine in the provider enum (default: auto and all eighteen)",
+        help="list only the providers available on this machine in the provider enum (default: auto and all)",
     )
 
     a = commands.add_parser("auth", help="manage stored API keys in agent.db")
@@ -181,14 +177,53 @@ def build_parser() -> argparse.ArgumentParser:
         "refresh_token, expires_at, account_id, project_id is stored as an OAuth login",
     )
     auth_set.add_argument("provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID")
+    importable = tuple(row.id for row in PROVIDERS.values() if row.login_import)
     auth_import = auth.add_parser(
-        "import", help="copy a login from the official Codex or Gemini CLI (~/.codex/auth.json, ~/.gemini/)"
+        "import",
+        help="copy a login from the official CLI: "
+        + "; ".join(f"{row.id} from {row.login_import}" for row in PROVIDERS.values() if row.login_import),
     )
-    auth_import.add_argument("provider", choices=IMPORTABLE, metavar="ID", help=" or ".join(IMPORTABLE))
+    auth_import.add_argument("provider", choices=importable, metavar="ID", help=" or ".join(importable))
     auth.add_parser("list", help="list providers with a stored credential (secrets masked)")
     auth_rm = auth.add_parser("remove", help="delete a provider's stored credential")
     auth_rm.add_argument("provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID")
     return parser
+
+
+def usage_block() -> str:
+    """The README's command-line block, from the same table as the parser."""
+    items = ["QUERY", "[--provider ID]", "[--exclude ID]...", "[--providers A,B,C]"]
+    for param in PARAMS:
+        flag = param.cli[0]
+        if param.kind == "enum" and len(param.choices) <= 4:
+            items.append(f"[{flag} {'|'.join(param.choices)}]")
+        elif param.kind == "boolean":
+            items.append(f"[{flag}]")
+        elif param.kind == "domains":
+            items.append(f"[{flag} {param.metavar}]...")
+        else:
+            items.append(f"[{flag} {param.metavar or param.name.upper()}]")
+    items += ["[--format summary|blocks|json]", "[--timeout SECONDS]"]
+    lead = "websearch search "
+    lines, line = [], lead
+    for item in items:
+        if len(line) + len(item) > 100 and line.strip():
+            lines.append(line.rstrip())
+            line = " " * len(lead)
+        line += item + " "
+    lines.append(line.rstrip())
+    importable = "|".join(row.id for row in PROVIDERS.values() if row.login_import)
+    rest = [
+        "websearch providers [--format text|json]     every provider in chain order, available or what makes it so",
+        "websearch auth set ID                        store a key (read from stdin, or prompted without echo);",
+        "                                             a JSON object {access_token, refresh_token, expires_at,",
+        "                                             account_id, project_id} is stored as an OAuth login",
+        f"websearch auth import {importable:<22} copy the login of the official CLI",
+        "websearch auth list | auth remove ID",
+        "websearch schema [--format mcp|openai|anthropic] [--available]",
+        "websearch mcp [--http] [--host HOST] [--port PORT]",
+    ]
+    return "\n".join([*lines, *rest])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -223,25 +258,21 @@ def _client(timeout: float | None = None) -> WebSearch:
 def _search(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ._rendering import DEFAULT_TEXT_CHARS, render
+    from ._params import DEFAULT_TEXT_CHARS
+    from ._rendering import render
 
     query = " ".join(args.query)
     if not query.strip():
         print("websearch: error: the query is empty", file=sys.stderr)
         return EXIT_USAGE
-    params: dict[str, Any] = {
-        "recency": args.recency,
-        "limit": args.limit,
-        "num_search_results": args.num_search_results,
-        "max_tokens": args.max_tokens,
-        "temperature": args.temperature,
-        **{name: getattr(args, name) for name in RICH_ARGS},
-    }
+    params: dict[str, Any] = {param.name: getattr(args, param.name) for param in PARAMS}
     client = _client(args.timeout)
 
     async def run() -> Any:
         async with client:
-            return await client.asearch(query, provider=args.provider, exclude=args.exclude, **params)
+            return await client.asearch(
+                query, provider=args.provider, exclude=args.exclude, providers=args.providers, **params
+            )
 
     response = asyncio.run(run())
     text = render(response, args.format, text_chars=args.text_chars or DEFAULT_TEXT_CHARS)
@@ -251,7 +282,7 @@ def _search(args: argparse.Namespace) -> int:
         print(text)
     if args.format == "summary":  # the spec's layout has no place for notices: say them aside
         for notice in response.notices:
-            print(f"note: {notice}", file=sys.stderr)
+            print(f"note: {notice.message}", file=sys.stderr)
     return EXIT_OK if response.error is None else EXIT_FAILED
 
 
@@ -295,46 +326,32 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _auth(args: argparse.Namespace) -> int:
-    store = _client().credentials
+    client = _client()
+    where = client.credentials.path
     if args.auth_command == "list":
-        creds = store.list()
+        creds = client.stored_credentials()
         if not creds:
-            print(f"no stored credentials ({store.path})")
+            print(f"no stored credentials ({where})")
         for cred in creds:
             print(f"{cred.provider:<12} {cred.kind:<8} {cred.masked()}")
         return EXIT_OK
     if args.auth_command == "remove":
-        if store.remove(args.provider):
+        if client.remove_credential(args.provider):
             print(f"removed the stored credential for {args.provider}")
             return EXIT_OK
         print(f"websearch: no stored credential for {args.provider}", file=sys.stderr)
         return EXIT_FAILED
     if args.auth_command == "import":
-        import importlib
-        from pathlib import Path
-
-        module = importlib.import_module(f"websearch._providers.{args.provider}")
-        token = module.import_credentials(Path.home())
-        store.set(args.provider, "oauth", token.to_dict())
-        print(f"imported the {args.provider} login into {store.path}")
+        client.import_login(args.provider)
+        print(f"imported the {args.provider} login into {where}")
         return EXIT_OK
     secret = _read_secret(args.provider)
     if not secret:
         print("websearch: error: no secret given on stdin", file=sys.stderr)
         return EXIT_USAGE
-    if secret.startswith("{"):
-        from ._oauth import OAuthToken
-
-        try:
-            data = json.loads(secret)
-        except ValueError:
-            raise ConfigError("the input starts with '{' but is not valid JSON") from None
-        store.set(args.provider, "oauth", OAuthToken.from_dict(data).to_dict())
-        kind = "an OAuth login"
-    else:
-        store.set(args.provider, "api_key", {"api_key": secret})
-        kind = "an API key"
-    print(f"stored {kind} for {args.provider} in {store.path}")
+    cred = client.store_credential(args.provider, secret)
+    kind = "an OAuth login" if cred.kind == "oauth" else "an API key"
+    print(f"stored {kind} for {args.provider} in {where}")
     return EXIT_OK
 
 

@@ -77,6 +77,12 @@ class Param:
     metavar: str | None = None
     mcp: tuple[str, ...] = ()
     rich: bool = False
+    cli_help: str = ""
+
+    @property
+    def short_help(self) -> str:
+        """The one-line help of the command line (`cli_help`, else `help`)."""
+        return self.cli_help or self.help
 
     @property
     def json_type(self) -> str:
@@ -165,6 +171,7 @@ PARAMS: Final[tuple[Param, ...]] = (
         cli=("--mode",),
         mcp=("mode",),
         rich=True,
+        cli_help="search mode (Exa search types; deep-* add a synthesized answer)",
     ),
     Param(
         "text_chars",
@@ -177,6 +184,7 @@ PARAMS: Final[tuple[Param, ...]] = (
         metavar="N",
         mcp=("text_chars",),
         rich=True,
+        cli_help=f"body text per result ({TEXT_CHARS_RANGE[0]}-{TEXT_CHARS_RANGE[1]}; default {DEFAULT_TEXT_CHARS})",
     ),
     Param(
         "recency_days",
@@ -187,6 +195,7 @@ PARAMS: Final[tuple[Param, ...]] = (
         metavar="N",
         mcp=("recency_days",),
         rich=True,
+        cli_help="only results published in the last N days",
     ),
     Param(
         "recency_hours",
@@ -206,6 +215,7 @@ PARAMS: Final[tuple[Param, ...]] = (
         metavar="DATE",
         mcp=("start_published_date",),
         rich=True,
+        cli_help="earliest publication date (ISO date or timestamp)",
     ),
     Param(
         "end_published_date",
@@ -225,6 +235,7 @@ PARAMS: Final[tuple[Param, ...]] = (
         cli=("--category",),
         mcp=("category",),
         rich=True,
+        cli_help="news, publication, company, people, financial report, personal site, ...",
     ),
     Param(
         "include_domains",
@@ -234,6 +245,7 @@ PARAMS: Final[tuple[Param, ...]] = (
         metavar="DOMAIN",
         mcp=("include_domains",),
         rich=True,
+        cli_help="only results from this domain (repeatable, at most 20)",
     ),
     Param(
         "exclude_domains",
@@ -243,6 +255,7 @@ PARAMS: Final[tuple[Param, ...]] = (
         metavar="DOMAIN",
         mcp=("exclude_domains",),
         rich=True,
+        cli_help="no results from this domain (repeatable, at most 20)",
     ),
     Param(
         "summary",
@@ -252,6 +265,7 @@ PARAMS: Final[tuple[Param, ...]] = (
         cli=("--summary",),
         mcp=("summary",),
         rich=True,
+        cli_help="a generated summary per result instead of text",
     ),
     Param(
         "sort_by_date",
@@ -262,6 +276,7 @@ PARAMS: Final[tuple[Param, ...]] = (
         cli=("--sort-by-date",),
         mcp=("sort_by_date",),
         rich=True,
+        cli_help="newest first (where the provider can)",
     ),
 )
 PARAMS_BY_NAME: Final = {p.name: p for p in PARAMS}

@@ -44,6 +44,7 @@ class ProviderInfo:
     disabled_by: tuple[str, ...] = ()  # boolean settings that, when false, remove it entirely
     streaming: bool = False  # answers as a stream of events (SSE)
     tier: Tier = "search"  # answer engine, keyed search API, or keyless engine
+    login_import: str = ""  # where `websearch auth import <id>` copies an official CLI's login from
     module: str = ""  # "package.module:NAME" of the provider object (built-in rows)
     fake: str = ""  # "package.module:NAME" of its loopback fake in websearch.testing (built-in rows)
 
@@ -73,6 +74,7 @@ _ROWS: Final = (
         credential_ids=("gemini", "google-gemini-cli", "google-antigravity"),
         streaming=True,
         tier="answer",
+        login_import="the Gemini CLI's ~/.gemini/",
         fake="FakeGemini",
     ),
     _row(
@@ -84,7 +86,15 @@ _ROWS: Final = (
         tier="answer",
         fake="FakeAnthropic",
     ),
-    _row("codex", "OpenAI", credential_ids=("codex", "openai-codex"), streaming=True, tier="answer", fake="FakeCodex"),
+    _row(
+        "codex",
+        "OpenAI",
+        credential_ids=("codex", "openai-codex"),
+        streaming=True,
+        tier="answer",
+        login_import="the Codex CLI's ~/.codex/auth.json",
+        fake="FakeCodex",
+    ),
     _row("xai", "xAI", "XAI_API_KEY", tier="answer", fake="FakeXAI"),
     _row("zai", "Z.AI", "ZAI_API_KEY", tier="answer", fake="FakeZai"),
     _row(

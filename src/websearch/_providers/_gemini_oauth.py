@@ -6,7 +6,8 @@ cloudcode-pa; Antigravity logins (id `google-antigravity`, or `"client": "antigr
 JSON) try daily-cloudcode-pa, then its sandbox. A Gemini CLI login without `project_id` (the CLI's
 own file has none) learns it from `loadCodeAssist` and keeps it. Expired tokens are refreshed at
 https://oauth2.googleapis.com/token with the OAuth client that issued them. `import_credentials`
-reads the Gemini CLI's own login file.
+reads the Gemini CLI's own login file. Failed answers are mapped by the provider's envelope (the
+`error` callables passed in).
 """
 
 from __future__ import annotations
@@ -24,12 +25,17 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from .._oauth import OAuthToken, Refresh, oauth_token
 from .._wire import HttpRequest
-from ..errors import ConfigError, SearchProviderError
-from ._gemini_retry import http_error
-from ._legacy import as_dict, as_str, json_body
+from ..errors import ConfigError, InvalidResponse
+from ._base import as_dict, as_str
+from ._errors import class_for_status
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+
     from .._context import ProviderContext
+    from .._wire import HttpResponse
+    from ..errors import SearchProviderError
 
 GEMINI_CLI_ENDPOINT: Final = "https://cloudcode-pa.googleapis.com"
 ANTIGRAVITY_ENDPOINTS: Final = (
@@ -87,13 +93,13 @@ def cloud_body(inner: dict[str, Any], auth: GeminiAuth, model: str, request_id: 
     return {**body, "userAgent": "pi-coding-agent", "requestId": request_id}
 
 
-def cloud_route(ctx: ProviderContext, kind: AuthKind) -> tuple[tuple[str, ...], str]:
-    """The endpoints a login of `kind` tries, in order, and the request id it sends."""
+def cloud_route(kind: AuthKind, now: datetime) -> tuple[tuple[str, ...], str]:
+    """The endpoints a login of `kind` tries, in order, and the request id it sends (dated `now`)."""
     endpoints: tuple[str, ...] = ANTIGRAVITY_ENDPOINTS
     request_id = f"agent-{uuid.uuid4()}"
     if kind == "gemini-cli":
         suffix = "".join(random.choices(string.ascii_lowercase + string.digits, k=9))
-        endpoints, request_id = (GEMINI_CLI_ENDPOINT,), f"pi-{int(ctx.clock.now().timestamp() * 1000)}-{suffix}"
+        endpoints, request_id = (GEMINI_CLI_ENDPOINT,), f"pi-{int(now.timestamp() * 1000)}-{suffix}"
     return endpoints, request_id
 
 
@@ -131,16 +137,22 @@ async def refreshed(ctx: ProviderContext, auth: GeminiAuth) -> GeminiAuth:
     return dataclasses.replace(auth, secret=token.access_token, token=token)
 
 
-async def discover_project(ctx: ProviderContext, token: OAuthToken, cred_id: str) -> str | None:
-    """The account's Cloud Code project, as the Gemini CLI finds it; stored with the login."""
+async def discover_project(
+    ctx: ProviderContext, token: OAuthToken, cred_id: str, error: Callable[[HttpResponse], SearchProviderError]
+) -> str | None:
+    """The account's Cloud Code project, as the Gemini CLI finds it; stored with the login.
+    `error` maps a failed answer."""
     metadata = {"ideType": "IDE_UNSPECIFIED", "platform": "PLATFORM_UNSPECIFIED", "pluginType": "GEMINI"}
     headers = {**cloud_headers("gemini-cli", token.access_token), "Accept": "application/json"}
     url = ctx.endpoint("gemini", GEMINI_CLI_ENDPOINT + LOAD_PATH)
     request = HttpRequest("POST", url, headers=headers, json={"metadata": metadata}, secrets=(token.access_token,))
     response = await ctx.send("gemini", request)
     if not response.ok:
-        raise http_error(response, "Cloud Code API", ctx.clock.now())
-    data = json_body("gemini", response)
+        raise error(response)
+    try:
+        data = response.json()
+    except ValueError:
+        raise InvalidResponse("gemini", "Gemini returned a body that is not JSON", response.status) from None
     project = data.get("cloudaicompanionProject") if isinstance(data, dict) else None
     project = project.get("id") if isinstance(project, dict) else project
     if not isinstance(project, str) or not project:
@@ -177,9 +189,8 @@ def refresher(ctx: ProviderContext, kind: AuthKind) -> Refresh:
         if not response.ok or not isinstance(access, str) or not access:
             detail = ": ".join(str(data[k]) for k in ("error", "error_description") if data.get(k))
             detail = detail or response.safe_text() or "no body"
-            raise SearchProviderError(
-                "gemini", f"the token endpoint answered {response.status}: {detail}", response.status
-            )
+            cls = InvalidResponse if response.ok else class_for_status(response.status)
+            raise cls("gemini", f"the token endpoint answered {response.status}: {detail}", response.status)
         expires_at = ctx.clock.now().timestamp() + expires_in if isinstance(expires_in, (int, float)) else None
         return dataclasses.replace(
             token,

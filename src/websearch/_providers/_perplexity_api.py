@@ -1,10 +1,14 @@
 """Perplexity's API-key mode: its streamed chat completions (Sonar, or through OpenRouter), parsed.
 
 `ChatStream` joins the answer deltas and keeps the last non-empty id, model, citations,
-search_results, related_questions and usage of any event (`_collect`). Also here, because the ask
-endpoint (`_perplexity_ask`) builds on them: the provider id, the auth methods' names in notices,
-`EventStream` (SSE JSON events in, one SearchResponse out), `http_error` and source building.
-The provider, its auth methods and the chat request itself are in `perplexity`.
+search_results, related_questions and usage of any event (`_collect`). Its errors, as an HTTP body
+or as an event inside a 200 stream, are the OpenAI-like `{"error": {"message", "type", "code"}}`:
+`type` is the code (`insufficient_quota` is a quota error whatever the status) and, in a stream,
+the numeric `code` is the status (else 500). Also here, because the ask endpoint
+(`_perplexity_ask`) builds on them: the provider id, the auth methods' names in notices,
+`EventStream` (SSE JSON events in, one ProviderResult out, errors mapped through the mode's
+envelope) and source building. The provider, its auth methods and the chat request itself are in
+`perplexity`.
 """
 
 from __future__ import annotations
@@ -12,26 +16,21 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from .._registry import PROVIDERS
 from .._sse import SseEvent
-from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from .._types import ProviderResult, SearchCitation, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
-from ..errors import SearchProviderError
-from ._legacy import (
-    age_seconds,
-    as_list,
-    as_str,
-    classify_http_error,
-    redact_detail,
-    retry_after_seconds,
-    status_phrase,
-)
+from ..errors import InvalidResponse, QuotaExhausted, SearchProviderError
+from ._base import Plan, age_seconds, as_list, as_str
+from ._errors import ErrorEnvelope, http_error
 
 if TYPE_CHECKING:
     from .perplexity import Auth
 
 ID: Final = "perplexity"
+INFO: Final = PROVIDERS[ID]
 AUTH_NAMES: Final[Mapping[str, str]] = {
     "cookies": "PERPLEXITY_COOKIES",
     "session": "the stored session",
@@ -39,13 +38,25 @@ AUTH_NAMES: Final[Mapping[str, str]] = {
     "openrouter": "the OpenRouter key",
     "anonymous": "no login",
 }
+CHAT_ENVELOPE: Final = ErrorEnvelope(
+    message=(("error", "message"), ("error",), ("detail",), ("message",)),
+    code=(("error", "type"),),
+    codes={"insufficient_quota": QuotaExhausted},
+    prefix="Perplexity API error",
+)
 
 
 class EventStream:
-    """Events in, one SearchResponse out; `done` once the stream's last event was seen."""
+    """Events in, one ProviderResult out; `done` once the stream's last event was seen.
 
-    def __init__(self, auth: Auth, request: HttpRequest, now: datetime) -> None:
-        self.auth, self.now, self.secrets = auth, now, request.secrets
+    `envelope` maps this mode's errors: a failed response (`error`) and an error event inside a
+    200 stream (`error_in_stream`), both with every secret of the plan's requests redacted.
+    """
+
+    envelope: ClassVar[ErrorEnvelope]
+
+    def __init__(self, auth: Auth, request: HttpRequest, plan: Plan) -> None:
+        self.auth, self.plan, self.secrets = auth, plan, request.secrets
         self.done = False
 
     def feed(self, event: SseEvent) -> bool:
@@ -56,36 +67,44 @@ class EventStream:
         try:
             value = json.loads(data)
         except ValueError:
-            raise SearchProviderError(ID, "Perplexity sent a stream event that is not JSON", 502) from None
+            raise InvalidResponse(ID, "Perplexity sent a stream event that is not JSON", 502) from None
         if event.event == "error":
-            raise self.error(value)
+            raise self.event_error(value)
         self.take(value)
         return self.done
 
     def take(self, value: Any) -> None:
         raise NotImplementedError
 
-    def error(self, value: Any) -> SearchProviderError:
+    def event_error(self, value: Any) -> SearchProviderError:
+        """The error an error event stands for."""
         raise NotImplementedError
 
-    def result(self, params: SearchParams) -> SearchResponse:
+    def error(self, response: HttpResponse, body: Any = None) -> SearchProviderError:
+        """A failed response (`body` when already decoded), mapped through this mode's envelope."""
+        return http_error(INFO, self.envelope, response, self.plan.now, body=body)
+
+    def error_in_stream(self, value: Any, status: int) -> SearchProviderError:
+        """An error event inside a 200 stream, as if `status` had come with `value` as its body."""
+        return self.error(HttpResponse(status, {}, json.dumps(value).encode(), secrets=self.secrets), value)
+
+    def result(self) -> ProviderResult:
         if not self.done:
             message = "Perplexity stream ended before its last event; the partial answer was discarded"
-            raise SearchProviderError(ID, message, 502)
-        return self.build(params)
+            raise InvalidResponse(ID, message, 502)
+        return self.build()
 
-    def build(self, params: SearchParams) -> SearchResponse:
+    def build(self) -> ProviderResult:
         raise NotImplementedError
-
-    def redact(self, text: str) -> str:
-        return HttpResponse(0, {}, text.encode(), secrets=self.secrets).safe_text()
 
 
 class ChatStream(EventStream):
     """An OpenAI-style chat-completions stream, ended by `[DONE]` (or a finish_reason)."""
 
-    def __init__(self, auth: Auth, request: HttpRequest, now: datetime) -> None:
-        super().__init__(auth, request, now)
+    envelope = CHAT_ENVELOPE
+
+    def __init__(self, auth: Auth, request: HttpRequest, plan: Plan) -> None:
+        super().__init__(auth, request, plan)
         self.parts: list[str] = []
         self.meta: dict[str, Any] = {"model": (request.json or {}).get("model")}
         self.usage: Mapping[str, Any] = {}
@@ -101,7 +120,7 @@ class ChatStream(EventStream):
         if not isinstance(value, dict):
             return
         if value.get("error"):
-            raise self.error(value)
+            raise self.event_error(value)
         _collect(self.meta, value)
         for choice in as_list(value.get("choices")):
             for part in (choice.get("delta"), choice.get("message")) if isinstance(choice, dict) else ():
@@ -111,13 +130,13 @@ class ChatStream(EventStream):
         if isinstance(value.get("usage"), dict):
             self.usage = value["usage"]
 
-    def error(self, value: Any) -> SearchProviderError:
+    def event_error(self, value: Any) -> SearchProviderError:
         inner = value.get("error") if isinstance(value, dict) else None
         code = inner.get("code") if isinstance(inner, dict) else None
-        status = code if isinstance(code, int) and 400 <= code < 600 else 500
-        return http_error(HttpResponse(status, {}, json.dumps(value).encode(), secrets=self.secrets))
+        return self.error_in_stream(value, code if isinstance(code, int) and 400 <= code < 600 else 500)
 
-    def build(self, params: SearchParams) -> SearchResponse:
+    def build(self) -> ProviderResult:
+        now = self.plan.now
         results = [r for r in as_list(self.meta.get("search_results")) if isinstance(r, dict) and as_str(r.get("url"))]
         urls = [u for u in as_list(self.meta.get("citations")) if as_str(u)]
         citations: list[SearchCitation] = []
@@ -125,16 +144,15 @@ class ChatStream(EventStream):
             by_url: dict[str, dict[str, Any]] = {}
             for result in results:
                 by_url.setdefault(result["url"], result)
-            sources = [to_source(by_url.get(url, {"url": url}), "title", "date", self.now) for url in urls]
+            sources = [to_source(by_url.get(url, {"url": url}), "title", "date", now) for url in urls]
             citations = [SearchCitation(s.url, s.title) for s in sources]
         else:
-            sources = [to_source(result, "title", "date", self.now) for result in results]
+            sources = [to_source(result, "title", "date", now) for result in results]
         related = (q for q in as_list(self.meta.get("related_questions")) if isinstance(q, str) and q.strip())
         tokens = [int_or_none(self.usage.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")]
-        return SearchResponse(
-            provider=ID,
+        return ProviderResult(
             answer="".join(self.parts) or None,
-            sources=tuple(sources[: params.limit]),
+            sources=tuple(sources[: self.plan.limit]),
             citations=tuple(citations),
             related_questions=tuple(related),
             usage=SearchUsage(*tokens) if any(tokens) else None,
@@ -142,23 +160,6 @@ class ChatStream(EventStream):
             request_id=as_str(self.meta.get("id")),
             auth_mode="api_key",
         )
-
-
-def http_error(response: HttpResponse, prefix: str = "Perplexity API error") -> SearchProviderError:
-    """A non-2xx answer: the shared classification, else `<prefix> (<status>): <detail>`."""
-    shared = classify_http_error(ID, response)
-    if shared is not None:
-        return shared
-    retry = retry_after_seconds(response.headers)
-    data = json_or_none(response.text())
-    error = data.get("error", data.get("detail", data.get("message"))) if isinstance(data, dict) else None
-    detail = as_str(error.get("message")) if isinstance(error, dict) else as_str(error)
-    if detail is not None:
-        detail = redact_detail(response, detail)
-    message = f"{prefix} ({response.status}): {detail or response.safe_text() or status_phrase(response.status)}"
-    if retry is not None:
-        message += f"; retry after {retry:g} s"
-    return SearchProviderError(ID, message, response.status, retry_after=retry)
 
 
 def _collect(meta: dict[str, Any], record: Mapping[str, Any]) -> None:

@@ -3,6 +3,9 @@
 `build_ask_request` POSTs the bare query. Its SSE events are snapshots: `AskStream` merges each into
 the last (`merge_snapshot`, blocks by `intended_usage`) and re-reads the answer (`snapshot_answer`,
 `text_answer`) and the sources (`snapshot_sources`) after each one, until `final` or `COMPLETED`.
+The endpoint has no slot for the API modes' parameters: `ask_notices` says which were left out.
+Errors, as an HTTP body (`{"detail": ...}`, or an HTML page) or as a snapshot with an `error_code`
+inside a 200 stream (status 400, or 429 for `RATE_LIMITED`), read `Perplexity ask API error`.
 The stream plumbing is `_perplexity_api`'s; the provider (`perplexity`) decides when to ask.
 """
 
@@ -14,10 +17,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._notices import Notice, not_applied
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest
 from ..errors import SearchProviderError
-from ._legacy import as_list, as_str
+from ._base import Plan, as_list, as_str
+from ._errors import ErrorEnvelope
 from ._perplexity_api import AUTH_NAMES, ID, EventStream, int_or_none, json_or_none, to_source
 
 if TYPE_CHECKING:
@@ -49,6 +54,20 @@ ASK_IGNORED: Final = (
     "include_domains",
     "exclude_domains",
 )
+ASK_ENVELOPE: Final = ErrorEnvelope(
+    message=(("error_message",), ("detail",), ("error", "message"), ("message",), ("error",)),
+    code=(("error_code",),),
+    code_status={"RATE_LIMITED": 429},
+    prefix="Perplexity ask API error",
+)
+#: The status of an error snapshot whose code names none.
+STREAM_ERROR_STATUS: Final = 400
+
+
+def ask_notices(params: SearchParams, auth: Auth) -> tuple[Notice, ...]:
+    """The parameters given that the ask endpoint has no slot for."""
+    why = f"Perplexity's ask endpoint (used with {AUTH_NAMES[auth.kind]}) does not support it"
+    return tuple(not_applied(name, getattr(params, name), why) for name in params.given() if name in ASK_IGNORED)
 
 
 def build_ask_request(params: SearchParams, ctx: ProviderContext, auth: Auth) -> HttpRequest:
@@ -94,8 +113,10 @@ def build_ask_request(params: SearchParams, ctx: ProviderContext, auth: Auth) ->
 class AskStream(EventStream):
     """The ask endpoint's snapshots: merged, answer and sources re-read after each one."""
 
-    def __init__(self, auth: Auth, request: HttpRequest, now: datetime) -> None:
-        super().__init__(auth, request, now)
+    envelope = ASK_ENVELOPE
+
+    def __init__(self, auth: Auth, request: HttpRequest, plan: Plan) -> None:
+        super().__init__(auth, request, plan)
         self.snapshot: dict[str, Any] = {"blocks": []}
         self.answer = ""
         self.sources: dict[str, SearchSource] = {}
@@ -106,35 +127,25 @@ class AskStream(EventStream):
         if not isinstance(value, dict):
             return
         if value.get("error_code"):
-            raise self.error(value)
+            raise self.event_error(value)
         snap = self.snapshot = merge_snapshot(self.snapshot, value)
         self.answer = snapshot_answer(snap) or self.answer
-        for source in snapshot_sources(snap, self.now):
+        for source in snapshot_sources(snap, self.plan.now):
             self.sources[source.url] = source  # a later entry wins but keeps the first one's place
         self.model = as_str(snap.get("display_model")) or self.model
         self.request_id = as_str(snap.get("uuid")) or self.request_id
         self.done = snap.get("final") is True or snap.get("status") == "COMPLETED"
 
-    def error(self, value: Any) -> SearchProviderError:
-        data = value if isinstance(value, dict) else {}
-        message = as_str(data.get("error_message")) or as_str(data.get("error_code")) or str(value)
-        return SearchProviderError(ID, f"Perplexity ask stream error: {self.redact(message)}", 400)
+    def event_error(self, value: Any) -> SearchProviderError:
+        return self.error_in_stream(value, STREAM_ERROR_STATUS)
 
-    def build(self, params: SearchParams) -> SearchResponse:
-        notices = tuple(
-            f"{name}={value!r} not applied: Perplexity's ask endpoint (used with {AUTH_NAMES[self.auth.kind]}) "
-            "does not support it"
-            for name, value in params.given().items()
-            if name in ASK_IGNORED
-        )
-        return SearchResponse(
-            provider=ID,
+    def build(self) -> ProviderResult:
+        return ProviderResult(
             answer=self.answer or None,
-            sources=tuple(list(self.sources.values())[: params.limit]),
+            sources=tuple(list(self.sources.values())[: self.plan.limit]),
             model=self.model,
             request_id=self.request_id,
             auth_mode="anonymous" if self.auth.kind == "anonymous" else "oauth",
-            notices=notices,
         )
 
 

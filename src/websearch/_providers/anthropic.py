@@ -1,43 +1,51 @@
 """Anthropic: Claude answers through the Messages API with its server-side `web_search` tool.
 
 POST <base>/v1/messages?beta=true with the `web_search_20250305` tool, SYSTEM_PROMPT as system and
-`max_tokens` (default 4096). Key: explicit, ANTHROPIC_SEARCH_API_KEY, ANTHROPIC_OAUTH_TOKEN,
-ANTHROPIC_API_KEY, else the stored `anthropic` credential (an API key, or an OAuth login refreshed
-at console.anthropic.com when expired). The official host takes `X-Api-Key`; ANTHROPIC_SEARCH_BASE_URL
-(else ANTHROPIC_BASE_URL) names a gateway, which takes `Authorization: Bearer`; WEBSEARCH_ANTHROPIC_BASE_URL
-transparently redirects the official request (X-Api-Key kept) and wins over both; OAuth tokens
-(`sk-ant-oat…`) are always Bearer, with Claude Code's betas. The reply is one JSON message:
-`server_tool_use` blocks give the search queries, `web_search_tool_result` blocks the sources
-(relative `page_age` read as an age), text blocks the answer and its citations. The tool's own
-`allowed_domains` / `blocked_domains` carry the domain lists; they cannot be combined, so with both
-the allow list is sent (it already leaves out every excluded domain outside it).
+`max_tokens` (default 4096; `temperature` when given; the model is ANTHROPIC_SEARCH_MODEL, else
+claude-haiku-4-5). Key: explicit, the registry's env keys (ANTHROPIC_SEARCH_API_KEY,
+ANTHROPIC_OAUTH_TOKEN, ANTHROPIC_API_KEY), else the stored `anthropic` credential (an API key, or
+an OAuth login refreshed at console.anthropic.com when expired, when searching). The official
+host takes `X-Api-Key`; ANTHROPIC_SEARCH_BASE_URL (else ANTHROPIC_BASE_URL) names a gateway,
+which takes `Authorization: Bearer`; WEBSEARCH_ANTHROPIC_BASE_URL transparently redirects the
+official request (X-Api-Key kept) and wins over both; OAuth tokens (`sk-ant-oat…`) are always
+Bearer, with Claude Code's betas and identity. The tool's own `allowed_domains` /
+`blocked_domains` carry the domain lists; they cannot be combined, so with both the allow list is
+sent (it already leaves out every excluded domain outside it). The count is a local cap only.
+
+The reply is one JSON message: `server_tool_use` blocks give the search queries,
+`web_search_tool_result` blocks the sources (relative `page_age` read as an age), text blocks the
+answer and its citations. A tool error (`web_search_tool_result_error`) with no sources fails the
+search as its code says (too_many_requests: rate limited, unavailable: unavailable, a bad query:
+rejected); alongside sources it is a `partial` notice. Errors come as
+`{"type": "error", "error": {"type", "message"}}`, also inside a 200; a 404 means the model or
+the endpoint is wrong.
 """
 
 from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit
 
 from .._context import base_url_env
+from .._notices import approximated, dropped, partial
 from .._oauth import OAuthToken, oauth_token
 from .._prompts import SYSTEM_PROMPT
-from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
-from ..errors import SearchProviderError
-from ._legacy import (
-    Provider,
-    Support,
-    api_error,
-    as_dict,
-    as_list,
-    clamp_count,
-    json_object,
-    redact_detail,
-    require_key,
+from ..errors import (
+    AuthenticationFailed,
+    InvalidResponse,
+    RateLimited,
+    RequestRejected,
+    SearchProviderError,
+    UpstreamUnavailable,
 )
+from ._base import HttpProvider, Plan, Support, as_dict, as_int, as_list, as_str, count, require_key
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -47,7 +55,6 @@ MESSAGES_PATH: Final = "/v1/messages"
 TOKEN_URL: Final = "https://console.anthropic.com/v1/oauth/token"
 OAUTH_CLIENT_ID: Final = "9d1c250a-e61b-44d9-88ed-5944d1962f5e"  # Claude Code's public client
 OAUTH_MARK: Final = "sk-ant-oat"  # what an OAuth access token contains
-ENV_KEYS: Final = ("ANTHROPIC_SEARCH_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY")
 BASE_URL_ENV_KEYS: Final = ("ANTHROPIC_SEARCH_BASE_URL", "ANTHROPIC_BASE_URL")
 DEFAULT_MODEL: Final = "claude-haiku-4-5"
 DEFAULT_MAX_TOKENS: Final = 4096
@@ -60,17 +67,45 @@ OAUTH_SYSTEM: Final = (  # OAuth tokens are only accepted behind Claude Code's i
     "You are a helpful AI assistant with web search capabilities.",
 )
 TOOL: Final = {"type": "web_search_20250305", "name": "web_search"}
+NOT_FOUND: Final = "Anthropic web search returned 404 (model or endpoint not found)."
+#: The status each documented error type stands for (for an error reported inside a 200).
+ERROR_STATUS: Final = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
+#: The web_search tool's error codes: the class and HTTP-like status a failed search gets.
+TOOL_ERRORS: Final[dict[str, tuple[type[SearchProviderError], int]]] = {
+    "too_many_requests": (RateLimited, 429),
+    "unavailable": (UpstreamUnavailable, 503),
+    "invalid_tool_input": (RequestRejected, 400),
+    "query_too_long": (RequestRejected, 400),
+}
 _PAGE_AGE_RE: Final = re.compile(
     r"^(\d+)\s*(s|sec|second|m|min|minute|h|hour|d|day|w|week|mo|month|y|year)s?\s*(ago)?$", re.I
 )
 _UNIT_SECONDS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000, "y": 31536000}
-_LOCAL: Final = "Anthropic's web_search tool takes no result count, so at most {} of the sources it found are returned"
 _JSON: Final = {"Content-Type": "application/json"}
-_TOOL_STATUS: Final = {"too_many_requests": 429, "unavailable": 503}
 
 
-class Anthropic(Provider):
-    id = "anthropic"
+@dataclass(frozen=True, slots=True)
+class Auth:
+    """How the plan authenticates: `oauth` (Bearer with Claude Code's identity), and `login` when
+    the token is agent.db's OAuth login, fetched (and refreshed if expired) when searching."""
+
+    oauth: bool
+    login: bool
+
+
+class Anthropic(HttpProvider):
+    info = PROVIDERS["anthropic"]
     supports: ClassVar[dict[str, Support]] = {
         "limit": "approximate",
         "num_search_results": "approximate",
@@ -79,88 +114,67 @@ class Anthropic(Provider):
         "include_domains": "native",
         "exclude_domains": "native",
     }
+    envelope = ErrorEnvelope(message=(("error", "message"),), code=(("error", "type"),), statuses={404: NOT_FOUND})
 
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        key, oauth = await self._credential(ctx)
-        response = await ctx.send(self.id, self.build_request(params, ctx, key, oauth=oauth))
-        return self.parse_response(response, params, ctx, oauth=oauth or OAUTH_MARK in key)
-
-    def build_request(
-        self, params: SearchParams, ctx: ProviderContext, key: str, *, oauth: bool = False
-    ) -> HttpRequest:
-        oauth = oauth or OAUTH_MARK in key
-        base, gateway = _base_url(ctx)
-        headers = {**_JSON, "Accept": "application/json", "anthropic-version": API_VERSION}
-        headers["anthropic-beta"] = f"{OAUTH_BETAS},{WEB_SEARCH_BETA}" if oauth else WEB_SEARCH_BETA
-        headers |= {"Authorization": f"Bearer {key}"} if oauth or gateway else {"X-Api-Key": key}
-        if oauth:
-            headers |= {"User-Agent": CLAUDE_CODE_UA, "x-app": "cli", "x-client-request-id": str(uuid.uuid4())}
-        system: list[dict[str, Any]] = [{"type": "text", "text": t} for t in OAUTH_SYSTEM if oauth]
-        system.append({"type": "text", "text": SYSTEM_PROMPT, "cache_control": {"type": "ephemeral"}})
-        f = ctx.filters(params)
-        body: dict[str, Any] = {
-            "model": (ctx.env.get("ANTHROPIC_SEARCH_MODEL") or "").strip() or DEFAULT_MODEL,
-            "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": [{"role": "user", "content": params.query}],
-            "tools": [_tool(f.include_domains, f.exclude_domains)],
-            "system": system,
-        }
-        if params.temperature is not None:
-            body["temperature"] = params.temperature
-        url = ctx.endpoint(self.id, base + MESSAGES_PATH)
-        return HttpRequest("POST", url, headers=headers, params=[("beta", "true")], json=body, secrets=(key,))
-
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, 1, params.count or 1, self.label)[1]  # "limit not applied separately"
-        if (n := params.count) is not None:
-            name = "num_search_results" if params.num_search_results is not None else "limit"
-            notices.append(f"{name}={n} applied locally: {_LOCAL.format(n)}")
-        f = ctx.filters(params)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = self._key(ctx)
+        plan = self.new_plan(params, ctx, state=Auth(oauth=key is None or OAUTH_MARK in key, login=key is None))
+        _local_cap(plan, self.label)
+        f = plan.filters
         inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in f.include_domains)]
         if f.include_domains and inside:
-            notices.append(
-                f"exclude_domains={params.exclude_domains!r} not applied to {', '.join(inside)}: Anthropic's "
-                "web_search takes allowed_domains or blocked_domains, not both (the others are outside the "
-                "allowed ones)"
+            why = (
+                f"Anthropic's web_search takes allowed_domains or blocked_domains, not both, so {', '.join(inside)} "
+                "(inside the allowed ones) stays searchable; the others are outside them"
             )
-        return notices
+            plan.notices.append(dropped("exclude_domains", params.exclude_domains, why))
+        plan.request = _request(plan, ctx, key)
+        return plan
 
-    def parse_response(
-        self, response: HttpResponse, params: SearchParams, ctx: ProviderContext, *, oauth: bool = False
-    ) -> SearchResponse:
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        request = plan.request
+        assert request is not None
+        if plan.state.login:
+            token = (await oauth_token(ctx, self.id, lambda t: refresh_token(ctx, t))).access_token
+            request = replace(
+                request, headers={**request.headers, "Authorization": f"Bearer {token}"}, secrets=(token,)
+            )
+        return self.parse(await ctx.send(self.id, request), plan)
+
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
-            raise api_error(self.id, response, detail=_error_detail(response))
-        data = json_object(self.id, response)
+            raise self.error(response, plan)
+        data = self.json_object(response)
         if data.get("type") == "error":
-            raise SearchProviderError(self.id, f"Anthropic API error: {_error_detail(response)}", response.status)
-        parsed = parse_message(data)
-        if parsed.tool_errors and not parsed.sources:
-            code = parsed.tool_errors[0]
-            raise SearchProviderError(self.id, f"Anthropic web search failed: {code}", _TOOL_STATUS.get(code, 502))
+            kind = as_str(as_dict(data.get("error")).get("type")) or ""
+            raise self.error(response, plan, status=ERROR_STATUS.get(kind, 502), body=data)
+        message = parse_message(data)
+        if message.tool_errors and not message.sources:
+            code = message.tool_errors[0]
+            cls, status = TOOL_ERRORS.get(code, (UpstreamUnavailable, 502))
+            raise cls(self.id, f"Anthropic web search failed: {code}", status)
         usage = as_dict(data.get("usage"))
-        sources = parsed.sources[: params.count] if params.count else parsed.sources
-        usage_values = (_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
-        searches = _int(as_dict(usage.get("server_tool_use")).get("web_search_requests"))
-        return SearchResponse(
-            provider=self.id,
-            answer=parsed.answer or None,
-            sources=tuple(sources),
-            citations=tuple(parsed.citations),
-            search_queries=tuple(parsed.queries),
-            usage=SearchUsage(*usage_values, search_requests=searches) if any((*usage_values, searches)) else None,
+        tokens = (as_int(usage.get("input_tokens")), as_int(usage.get("output_tokens")))
+        searches = as_int(as_dict(usage.get("server_tool_use")).get("web_search_requests"))
+        return ProviderResult(
+            answer=message.answer or None,
+            sources=tuple(message.sources[: plan.limit]),
+            citations=tuple(message.citations),
+            search_queries=tuple(message.queries),
+            usage=SearchUsage(*tokens, search_requests=searches) if any((*tokens, searches)) else None,
             model=_str(data.get("model")),
             request_id=response.headers.get("request-id") or _str(data.get("id")),
-            auth_mode="oauth" if oauth else "api_key",
-            notices=tuple(f"Anthropic web search tool reported an error: {code}" for code in parsed.tool_errors),
+            auth_mode="oauth" if plan.state.oauth else "api_key",
+            notices=tuple(partial(f"Anthropic web search tool reported an error: {c}") for c in message.tool_errors),
         )
 
-    async def _credential(self, ctx: ProviderContext) -> tuple[str, bool]:
-        """(key, is a stored OAuth login): explicit, env, then agent.db (OAuth refreshed when expired)."""
-        static = ctx.api_keys.get(self.id) or next((v for n in ENV_KEYS if (v := ctx.env.get(n))), None)
+    def _key(self, ctx: ProviderContext) -> str | None:
+        """The key to send (explicit, env, then agent.db), or None for a stored OAuth login."""
+        static = ctx.api_keys.get(self.id) or next((v for n in self.info.env_keys if (v := ctx.env.get(n))), None)
         stored = None if static else ctx.credentials.get(self.id)
         if stored is not None and stored.kind == "oauth":
-            return (await oauth_token(ctx, self.id, lambda t: refresh_token(ctx, t))).access_token, True
-        return static or require_key(ctx, self.id, ENV_KEYS), False
+            return None
+        return static or require_key(ctx, self.info)
 
 
 @dataclass
@@ -220,12 +234,59 @@ async def refresh_token(ctx: ProviderContext, token: OAuthToken) -> OAuthToken:
     body = {"grant_type": "refresh_token", "refresh_token": refresh, "client_id": OAUTH_CLIENT_ID}
     url, secrets = ctx.endpoint("anthropic", TOKEN_URL), (refresh, token.access_token)
     response = await ctx.send("anthropic", HttpRequest("POST", url, _JSON, json=body, secrets=secrets))
-    data = _loads(response) if response.ok else None
-    if not isinstance(data, dict) or not _str(data.get("access_token")):
-        raise SearchProviderError("anthropic", f"token endpoint answered {response.status}", response.status)
+    message = f"token endpoint answered {response.status}"
+    if not response.ok:  # a refused refresh (400 invalid_grant, 401) is a refused login
+        cls = AuthenticationFailed if response.status < 500 else UpstreamUnavailable
+        raise cls("anthropic", message, response.status)
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    access = as_str(data.get("access_token")) if isinstance(data, dict) else None
+    if not isinstance(data, dict) or access is None:
+        raise InvalidResponse("anthropic", message, response.status)
     expires_in = data.get("expires_in")
     expires = ctx.clock.now().timestamp() + expires_in if isinstance(expires_in, (int, float)) else None
-    return OAuthToken(data["access_token"], _str(data.get("refresh_token")) or refresh, expires, extra=token.extra)
+    return OAuthToken(access, _str(data.get("refresh_token")) or refresh, expires, extra=token.extra)
+
+
+def _local_cap(plan: Plan, label: str) -> None:
+    """The count as a cap on the sources kept (the tool takes no result count): `count` only says
+    which of limit / num_search_results won (its maximum is the count itself, so it never clamps)."""
+    n = plan.params.count
+    _, plan.notices = count(plan.params, 0, n or 0, label)
+    if n is not None:
+        plan.limit = n
+        name = "num_search_results" if plan.params.num_search_results is not None else "limit"
+        why = f"{label} has no result-count parameter"
+        plan.notices.append(approximated(name, n, "a local cap on sources", why))
+
+
+def _request(plan: Plan, ctx: ProviderContext, key: str | None) -> HttpRequest:
+    """The Messages request; without `key` (a stored login) it carries no credential yet."""
+    params, oauth = plan.params, plan.state.oauth
+    base, gateway = _base_url(ctx)
+    headers = {**_JSON, "Accept": "application/json", "anthropic-version": API_VERSION}
+    headers["anthropic-beta"] = f"{OAUTH_BETAS},{WEB_SEARCH_BETA}" if oauth else WEB_SEARCH_BETA
+    if key is not None:
+        headers |= {"Authorization": f"Bearer {key}"} if oauth or gateway else {"X-Api-Key": key}
+    if oauth:
+        headers |= {"User-Agent": CLAUDE_CODE_UA, "x-app": "cli", "x-client-request-id": str(uuid.uuid4())}
+    system: list[dict[str, Any]] = [{"type": "text", "text": t} for t in OAUTH_SYSTEM if oauth]
+    system.append({"type": "text", "text": SYSTEM_PROMPT, "cache_control": {"type": "ephemeral"}})
+    f = plan.filters
+    body: dict[str, Any] = {
+        "model": (ctx.env.get("ANTHROPIC_SEARCH_MODEL") or "").strip() or DEFAULT_MODEL,
+        "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
+        "messages": [{"role": "user", "content": params.query}],
+        "tools": [_tool(f.include_domains, f.exclude_domains)],
+        "system": system,
+    }
+    if params.temperature is not None:
+        body["temperature"] = params.temperature
+    url = ctx.endpoint("anthropic", base + MESSAGES_PATH)
+    secrets = (key,) if key else ()
+    return HttpRequest("POST", url, headers=headers, params=[("beta", "true")], json=body, secrets=secrets)
 
 
 def _tool(include: tuple[str, ...], exclude: tuple[str, ...]) -> dict[str, Any]:
@@ -243,26 +304,6 @@ def _base_url(ctx: ProviderContext) -> tuple[str, bool]:
         return OFFICIAL_BASE, False
     base = next((v.strip().rstrip("/") for n in BASE_URL_ENV_KEYS if (v := ctx.env.get(n, "")).strip()), OFFICIAL_BASE)
     return base, urlsplit(base).hostname != urlsplit(OFFICIAL_BASE).hostname
-
-
-def _error_detail(response: HttpResponse) -> str:
-    """`<type>: <message>` from `{"type":"error","error":{...}}`, else the body."""
-    error = as_dict(_loads(response)).get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        detail = f"{error.get('type') or 'error'}: {error['message']}"
-        return redact_detail(response, detail)
-    return response.safe_text()
-
-
-def _loads(response: HttpResponse) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _str(value: object) -> str | None:

@@ -4,10 +4,17 @@ POST https://chatgpt.com/backend-api/codex/responses, streamed as SSE, with the 
 access token (`Authorization: Bearer`) and account (`chatgpt-account-id`); an expired token is
 refreshed at https://auth.openai.com/oauth/token first. The backend insists on `stream: true`,
 `store: false` and non-empty `instructions`; the tool is forced (`tool_choice`). Models are tried in
-order, moving on only when a 400 says the model is not supported for ChatGPT accounts
-(`PI_CODEX_WEB_SEARCH_MODEL` pins one). Sources are the `url_citation` annotations, else links
-scraped from the answer. An answer that is only "see attached image" is not an answer.
-`include_domains` is the tool's `filters.allowed_domains`; the tool has no block list or dates.
+order (`PI_CODEX_WEB_SEARCH_MODEL` pins one), moving on only after an error the envelope marks as
+`retry_variant`: the upstream's detail says the model is not supported for ChatGPT accounts (a 400). Sources
+are the `url_citation` annotations, else links scraped from the answer; the count is a local cap.
+An answer that is only "see attached image" is not an answer. `include_domains` is the tool's
+`filters.allowed_domains`; the tool has no block list or dates.
+
+Errors: `{"error": {"message", "code", "type"}}` or `{"detail": ...}`; `insufficient_quota` is
+quota, and a refused login says how to log in again. `resets_in_seconds` in the body is the retry
+hint when `Retry-After` is absent. The stream's `error` and `response.failed` events fail the
+search as their code says (else UpstreamUnavailable). `import_login(home)` reads the Codex CLI's
+`~/.codex/auth.json`.
 """
 
 from __future__ import annotations
@@ -16,29 +23,34 @@ import base64
 import json
 import platform
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
+from .._notices import approximated
 from .._oauth import OAuthToken, oauth_token
 from .._prompts import SYSTEM_PROMPT
+from .._registry import PROVIDERS
 from .._sse import SseEvent, aiter_sse
-from .._types import SearchParams, SearchResponse, SearchSource, SearchUsage
+from .._types import ProviderResult, SearchParams, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
-from ..errors import ConfigError, MissingCredentialError, SearchProviderError
-from ._legacy import (
-    Provider,
-    Support,
-    as_dict,
-    as_list,
-    as_str,
-    classify_http_error,
-    redact_detail,
-    retry_after_seconds,
+from ..errors import (
+    AuthenticationFailed,
+    ConfigError,
+    InvalidResponse,
+    MissingCredentialError,
+    NoResults,
+    QuotaExhausted,
+    RateLimited,
+    RequestRejected,
+    SearchProviderError,
+    UpstreamUnavailable,
 )
+from ._base import Plan, Provider, Support, as_dict, as_int, as_list, as_str, count, redact_detail
+from ._errors import ErrorClass, ErrorEnvelope, dig
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -46,7 +58,6 @@ if TYPE_CHECKING:
 URL: Final = "https://chatgpt.com/backend-api/codex/responses"
 TOKEN_URL: Final = "https://auth.openai.com/oauth/token"
 CLIENT_ID: Final = "app_EMoamEEZ73f0CkXaXp7hrann"  # the Codex CLI's public OAuth client
-CREDENTIAL_IDS: Final = ("codex", "openai-codex")
 MODEL_ENV: Final = "PI_CODEX_WEB_SEARCH_MODEL"
 MODELS: Final = (
     "gpt-5.5",
@@ -59,6 +70,13 @@ MODELS: Final = (
     "gpt-5-codex-mini",
 )
 USER_AGENT: Final = f"websearch/{__version__} ({platform.system()} {platform.release()}; {platform.machine()})"
+AUTH_HINT: Final = "Log in again with `websearch auth import codex` or `websearch auth set codex`."
+#: Error codes (or types) and the class they stand for, in HTTP bodies and in stream events alike.
+CODES: Final[dict[str, ErrorClass]] = {
+    "insufficient_quota": QuotaExhausted,
+    "rate_limit_exceeded": RateLimited,
+    "context_length_exceeded": RequestRejected,
+}
 _AUTH_CLAIM: Final = "https://api.openai.com/auth"
 _SCOPE: Final = "openid profile email"
 _UNSUPPORTED_RE: Final = re.compile(
@@ -84,21 +102,53 @@ _BARE_URL_RE: Final = re.compile(r"https?://\S+")
 _CLOSERS: Final = {")": "(", "]": "[", "}": "{"}
 
 
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What the plan decided: the stored login to use, the models in order, the URL and the body
+    (everything but the model); the token is only known once the login is read (or refreshed)."""
+
+    credential_id: str
+    models: tuple[str, ...]
+    url: str
+    body: dict[str, Any]
+
+
 class Codex(Provider):
-    id = "codex"
+    info = PROVIDERS["codex"]
     supports: ClassVar[dict[str, Support]] = {
         "limit": "approximate",
         "num_search_results": "approximate",
         "include_domains": "native",
     }
+    envelope = ErrorEnvelope(
+        message=(("error", "message"), ("detail",), ("error",)),
+        code=(("error", "code"), ("error", "type")),
+        codes=CODES,
+        variant_pattern=_UNSUPPORTED_RE,
+        prefix="Codex API error",
+        auth_hint=AUTH_HINT,
+    )
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        return count_notices(params)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        plan = self.new_plan(params, ctx)
+        _local_cap(plan, self.label)
+        logins = (c for c in self.info.credential_ids if (cred := ctx.credentials.get(c)) and cred.kind == "oauth")
+        pinned = ctx.env.get(MODEL_ENV, "").strip()
+        body = {
+            "stream": True,
+            "store": False,
+            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": params.query}]}],
+            "tools": [_tool(plan.filters.include_domains)],
+            "tool_choice": {"type": "web_search"},
+            "instructions": SYSTEM_PROMPT,
+        }
+        url = ctx.endpoint(self.id, URL)
+        plan.state = Shape(next(logins, self.id), (pinned,) if pinned else MODELS, url, body)
+        return plan
 
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        stored = (c for c in CREDENTIAL_IDS if (cred := ctx.credentials.get(c)) is not None and cred.kind == "oauth")
-        cred_id = next(stored, self.id)
-        token = await oauth_token(ctx, self.id, partial(refresh_token, ctx), credential_id=cred_id)
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        shape: Shape = plan.state
+        token = await oauth_token(ctx, self.id, partial(refresh_token, ctx), credential_id=shape.credential_id)
         account = token.account_id or _account_id(token.access_token, None)
         if not account:
             raise MissingCredentialError(
@@ -106,14 +156,11 @@ class Codex(Provider):
                 "No Codex OAuth credentials found (the login has no ChatGPT account id): run `websearch auth "
                 "import codex` or pipe an OAuth JSON object with account_id to `websearch auth set codex`",
             )
-        pinned = ctx.env.get(MODEL_ENV, "").strip()
-        models = (pinned,) if pinned else MODELS
-        for i, model in enumerate(models):
-            request = build_request(params, access_token=token.access_token, account_id=account, model=model, ctx=ctx)
-            async with ctx.stream(self.id, request) as (head, lines):
+        for i, model in enumerate(shape.models):
+            async with ctx.stream(self.id, _request(shape, token.access_token, account, model)) as (head, lines):
                 if not head.ok:
-                    error = http_error(replace(head, body=b"".join([line async for line in lines])))
-                    if head.status == 400 and _UNSUPPORTED_RE.search(error.message) and i + 1 < len(models):
+                    error = self.error(replace(head, body=b"".join([line async for line in lines])), plan)
+                    if error.retry_variant and i + 1 < len(shape.models):
                         continue
                     raise error
                 events: list[SseEvent] = []
@@ -121,13 +168,22 @@ class Codex(Provider):
                     events.append(event)
                     if _event(event)[0] in _STOP:
                         break
-            return parse_events(events, params)
+            return parse_events(events, plan)
         raise AssertionError("unreachable: the last model's error is raised")
 
+    def error(
+        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
+    ) -> SearchProviderError:
+        """The envelope's error; the body's `resets_in_seconds` is handed to it as `Retry-After`
+        when that header is absent (the envelope's `retry_hint` sees only the headers)."""
+        return super().error(_with_reset(response), plan, status=status, body=body)
 
-def build_request(
-    params: SearchParams, *, access_token: str, account_id: str, model: str, ctx: ProviderContext
-) -> HttpRequest:
+    def import_login(self, home: Path) -> OAuthToken:
+        """The ChatGPT login of the official Codex CLI (`~/.codex/auth.json` under `home`)."""
+        return import_credentials(home)
+
+
+def _request(shape: Shape, access_token: str, account_id: str, model: str) -> HttpRequest:
     headers = {
         "Authorization": f"Bearer {access_token}",
         "chatgpt-account-id": account_id,
@@ -137,16 +193,8 @@ def build_request(
         "Accept": "text/event-stream",
         "Content-Type": "application/json",
     }
-    body = {
-        "model": model,
-        "stream": True,
-        "store": False,
-        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": params.query}]}],
-        "tools": [_tool(ctx.filters(params).include_domains)],
-        "tool_choice": {"type": "web_search"},
-        "instructions": SYSTEM_PROMPT,
-    }
-    return HttpRequest("POST", ctx.endpoint("codex", URL), headers=headers, json=body, secrets=(access_token,))
+    body = {"model": model, **shape.body}
+    return HttpRequest("POST", shape.url, headers=headers, json=body, secrets=(access_token,))
 
 
 def _tool(include: tuple[str, ...]) -> dict[str, Any]:
@@ -156,8 +204,8 @@ def _tool(include: tuple[str, ...]) -> dict[str, Any]:
     return tool
 
 
-def parse_events(events: list[SseEvent], params: SearchParams) -> SearchResponse:
-    """The search response from a whole event stream; raises on error events or a cut stream."""
+def parse_events(events: list[SseEvent], plan: Plan) -> ProviderResult:
+    """The result of a whole event stream; raises on error events, a cut stream or an image-only answer."""
     deltas: list[str] = []
     parts: list[str] = []
     sources: dict[str, SearchSource] = {}
@@ -175,23 +223,21 @@ def parse_events(events: list[SseEvent], params: SearchParams) -> SearchResponse
             done = as_dict(data.get("response"))
         elif kind == "error":
             err = as_dict(data.get("error")) or data
-            raise SearchProviderError("codex", f"Codex error ({err.get('code')}): {err.get('message')}", 500)
+            raise _stream_error(err, f"Codex error ({err.get('code')}): {err.get('message')}")
         elif kind == "response.failed":
-            message = as_dict(as_dict(data.get("response")).get("error")).get("message")
-            raise SearchProviderError("codex", f"Codex request failed: {message}", 500)
+            err = as_dict(as_dict(data.get("response")).get("error"))
+            raise _stream_error(err, f"Codex request failed: {err.get('message')}")
     if done is None:
-        raise SearchProviderError("codex", "Codex stream ended before the response was complete", 500)
+        raise InvalidResponse("codex", "Codex stream ended before the response was complete", 500)
     final, streamed = "\n\n".join(parts).strip(), "".join(deltas).strip()
     real = [text for text in (final, streamed) if text and not is_image_placeholder(text)]
     if not real and not sources and (final or streamed):
-        raise SearchProviderError("codex", "Codex returned image-only response", 502)
+        raise NoResults("codex", "Codex returned image-only response", 502)
     answer = real[0] if real else ""
     found = list(sources.values()) or scrape_links(answer)
-    n = params.count
-    return SearchResponse(
-        provider="codex",
+    return ProviderResult(
         answer=answer or None,
-        sources=tuple(found[:n] if n else found),
+        sources=tuple(found[: plan.limit]),
         usage=_usage(as_dict(done.get("usage"))),
         model=as_str(done.get("model")),
         request_id=as_str(done.get("id")),
@@ -199,34 +245,23 @@ def parse_events(events: list[SseEvent], params: SearchParams) -> SearchResponse
     )
 
 
-def http_error(response: HttpResponse) -> SearchProviderError:
-    """A non-2xx answer: the shared classification, else `Codex API error (<status>): <detail>`."""
-    detail, resets = _envelope(response)
-    retry = retry_after_seconds(response.headers) or resets
-    error = classify_http_error("codex", response) or SearchProviderError(
-        "codex", f"Codex API error ({response.status}): {detail}", response.status
-    )
-    error.retry_after = retry
-    if response.status in (401, 403):
-        error.hint = "Log in again with `websearch auth import codex` or `websearch auth set codex`."
-    return error
+def _stream_error(err: dict[str, Any], message: str) -> SearchProviderError:
+    """An `error` / `response.failed` event: the class its code says, else UpstreamUnavailable."""
+    code = err.get("code")
+    cls = CODES.get(code, UpstreamUnavailable) if isinstance(code, str) else UpstreamUnavailable
+    return cls("codex", message, 500)
 
 
-def count_notices(params: SearchParams) -> list[str]:
-    """The count is only a local cap: the Codex Responses API has no result-count parameter."""
-    if params.count is None:
-        return []
-    name = "num_search_results" if params.num_search_results is not None else "limit"
-    notices = [
-        f"{name}={params.count} not sent upstream: OpenAI Codex has no result-count parameter; "
-        "applied locally as a cap on sources"
-    ]
-    if params.num_search_results is not None and params.limit not in (None, params.num_search_results):
-        notices.append(
-            f"limit={params.limit} not applied separately: OpenAI uses num_search_results={params.count} "
-            "as its result count"
-        )
-    return notices
+def _local_cap(plan: Plan, label: str) -> None:
+    """The count as a cap on the sources kept (the tool takes no result count): `count` only says
+    which of limit / num_search_results won (its maximum is the count itself, so it never clamps)."""
+    n = plan.params.count
+    _, plan.notices = count(plan.params, 0, n or 0, label)
+    if n is not None:
+        plan.limit = n
+        name = "num_search_results" if plan.params.num_search_results is not None else "limit"
+        why = f"{label} has no result-count parameter"
+        plan.notices.append(approximated(name, n, "a local cap on sources", why))
 
 
 def is_image_placeholder(text: str) -> bool:
@@ -273,14 +308,15 @@ async def refresh_token(ctx: ProviderContext, token: OAuthToken) -> OAuthToken:
     url = ctx.endpoint("codex", TOKEN_URL)
     request = HttpRequest("POST", url, headers=headers, json=body, secrets=(refresh, token.access_token))
     response = await ctx.send("codex", request)
-    if not response.ok:
-        raise SearchProviderError("codex", f"the token endpoint answered {response.status}: {_envelope(response)[0]}")
-    data = _json(response.text())
+    data = _json(response.body)
+    if not response.ok:  # a refused refresh (400 invalid_grant, 401 refresh_token_reused) is a refused login
+        cls = AuthenticationFailed if response.status < 500 else UpstreamUnavailable
+        raise cls("codex", f"the token endpoint answered {response.status}: {_detail(response, data)}", response.status)
     access = as_str(data.get("access_token"))
     if access is None:
-        raise SearchProviderError("codex", "the token endpoint's answer has no access_token")
-    expires_in = _int(data.get("expires_in"))
-    expires = ctx.clock.now().timestamp() + expires_in if expires_in is not None else _int(_jwt(access).get("exp"))
+        raise InvalidResponse("codex", "the token endpoint's answer has no access_token", response.status)
+    expires_in = as_int(data.get("expires_in"))
+    expires = ctx.clock.now().timestamp() + expires_in if expires_in is not None else as_int(_jwt(access).get("exp"))
     account = token.account_id or _account_id(access, as_str(data.get("id_token")))
     return OAuthToken(
         access, as_str(data.get("refresh_token")) or token.refresh_token, expires, account, None, token.extra
@@ -301,7 +337,7 @@ def import_credentials(home: Path) -> OAuthToken:
     if access is None or refresh is None:
         raise ConfigError(f"{path} holds no ChatGPT login (tokens.access_token and tokens.refresh_token)")
     account = as_str(tokens.get("account_id")) or _account_id(access, as_str(tokens.get("id_token")))
-    return OAuthToken(access, refresh, _int(_jwt(access).get("exp")), account)
+    return OAuthToken(access, refresh, as_int(_jwt(access).get("exp")), account)
 
 
 def _account_id(access: str, id_token: str | None) -> str | None:
@@ -355,22 +391,27 @@ def _usage(usage: dict[str, Any]) -> SearchUsage | None:
     if not usage:
         return None
     given, cached = (
-        _int(usage.get("input_tokens")),
-        _int(as_dict(usage.get("input_tokens_details")).get("cached_tokens")),
+        as_int(usage.get("input_tokens")),
+        as_int(as_dict(usage.get("input_tokens_details")).get("cached_tokens")),
     )
     inputs = given - (cached or 0) if given is not None else None
-    return SearchUsage(inputs, _int(usage.get("output_tokens")), _int(usage.get("total_tokens")))
+    return SearchUsage(inputs, as_int(usage.get("output_tokens")), as_int(usage.get("total_tokens")))
 
 
-def _envelope(response: HttpResponse) -> tuple[str, float | None]:
-    """(detail, resets_in_seconds) of `{"error": {...}}` or `{"detail": ...}`, redacted; else the body."""
-    data = _json(response.text())
-    error = as_dict(data.get("error"))
-    message = as_str(error.get("message")) or as_str(data.get("detail")) or as_str(data.get("error"))
-    resets = error.get("resets_in_seconds")
-    text = redact_detail(response, message) if message else ""
-    retry = float(resets) if isinstance(resets, (int, float)) and not isinstance(resets, bool) else None
-    return text or response.safe_text() or "empty body", retry
+def _with_reset(response: HttpResponse) -> HttpResponse:
+    """`response` with the body's `error.resets_in_seconds` as `Retry-After`, when that is absent."""
+    if "retry-after" in response.headers:
+        return response
+    resets = as_dict(_json(response.body).get("error")).get("resets_in_seconds")
+    if isinstance(resets, bool) or not isinstance(resets, (int, float)):
+        return response
+    return replace(response, headers={**response.headers, "retry-after": str(float(resets))})
+
+
+def _detail(response: HttpResponse, data: dict[str, Any]) -> str:
+    """The token endpoint's own words (by the envelope's message paths), redacted; else its body."""
+    text = next((t for path in Codex.envelope.message if (t := as_str(dig(data, path)))), None)
+    return (redact_detail(response, text) if text else "") or response.safe_text() or "empty body"
 
 
 def _clean_url(raw: str) -> str | None:
@@ -396,10 +437,6 @@ def _json(text: str | bytes) -> dict[str, Any]:
         return as_dict(json.loads(text))
     except ValueError:
         return {}
-
-
-def _int(value: object) -> int | None:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 PROVIDER: Final = Codex()

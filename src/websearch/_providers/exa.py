@@ -3,13 +3,18 @@
 With a key (explicit, `EXA_API_KEY` or agent.db), POST https://api.exa.ai/search with `x-api-key`,
 asking for a per-result summary; the answer is the first three summaries. A call that uses the
 richer parameters (`params.rich`) sends `rich_body` instead: mode as `type`, text + highlights
-sized by text_chars (or summaries), dates, category and domains; the deep modes also ask for a
-synthesized answer (`outputSchema`, read with its grounding) and get a longer timeout.
-Without a key, an explicit `provider="exa"` calls the `web_search_exa` tool of
-https://mcp.exa.ai/mcp (JSON-RPC `tools/call`, answered as SSE or JSON; only the query and
-numResults are sent, the rest is disclosed) and reads either an Exa JSON response or its
-plain-text `Title:` listing. Every Exa request, REST or MCP, starts at least `exa.searchDelayMs`
-(default 1000 ms) after the previous one on the same clock; the wait is `ctx.clock.sleep`.
+sized by text_chars (or summaries), dates (`recency` too, as a start date), category and domains;
+the deep modes also ask for a synthesized answer (`outputSchema`, read with its grounding) and get
+a longer timeout. Without a key, and only when Exa was chosen explicitly, the `web_search_exa`
+tool of https://mcp.exa.ai/mcp is called (JSON-RPC `tools/call`, answered as SSE or JSON; only the
+query and numResults are sent, the rest is disclosed) and either an Exa JSON response or its
+plain-text `Title:` listing is read. Which of the two is decided once, in `plan` (`ExaState`).
+Every Exa request, REST or MCP, starts at least `exa.searchDelayMs` (default 1000 ms) after the
+previous one on the same clock; the wait is `ctx.clock.sleep`.
+
+REST errors are `{"requestId", "error", "tag"}`: the tag is the code (NO_MORE_CREDITS and
+API_KEY_BUDGET_EXCEEDED are quota, INVALID_API_KEY a refused key, RATE_LIMIT_EXCEEDED a rate
+limit). MCP errors are JSON-RPC `{"error": {"code", "message"}}`, or a tool result with `isError`.
 """
 
 from __future__ import annotations
@@ -20,29 +25,29 @@ import json
 import re
 import threading
 import weakref
-from dataclasses import replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit
 
 from .._clock import SystemClock
 from .._filters import Filters, recency_start
+from .._notices import Notice, approximated, dropped, not_applied, not_supported, overridden
 from .._params import DEFAULT_TEXT_CHARS
-from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import ConfigError, SearchProviderError
-from ._legacy import (
-    HttpProvider,
-    Support,
-    age_seconds,
-    api_error,
-    as_dict,
-    as_list,
-    clamp_count,
-    classify_http_error,
-    json_object,
-    redact_detail,
+from ..errors import (
+    AuthenticationFailed,
+    ConfigError,
+    InvalidResponse,
+    QuotaExhausted,
+    RateLimited,
+    RequestRejected,
+    UpstreamUnavailable,
 )
+from ._base import HttpProvider, Plan, Support, age_seconds, as_dict, as_list, count, redact_detail, require_key
+from ._errors import ErrorEnvelope, http_error
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -51,7 +56,6 @@ API_URL: Final = "https://api.exa.ai/search"
 MCP_URL: Final = "https://mcp.exa.ai/mcp"
 MCP_TOOL: Final = "web_search_exa"
 MCP_HEADERS: Final = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-ENV_KEYS: Final = ("EXA_API_KEY",)
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 100  # the API refuses numResults above 100
 DEFAULT_DELAY_MS: Final = 1000
@@ -71,9 +75,18 @@ _MCP_HONOURS: Final = frozenset({"limit", "num_search_results", "text_chars"})  
 PEOPLE_HINT: Final = "category=people accepts only Exa's supported profile domains in include_domains"
 
 
+@dataclass(frozen=True, slots=True)
+class ExaState:
+    """`plan.state`: keyed (REST) or keyless (MCP), and what the REST parser must still apply."""
+
+    keyed: bool
+    drop_domains: tuple[str, ...] = ()  # exclude_domains applied to the results (Exa refuses both lists)
+    people_hint: bool = False  # a 400 gets PEOPLE_HINT (category=people with include_domains)
+
+
 class Exa(HttpProvider):
-    id = "exa"
-    # recency is applied (as startPublishedDate) only in a call with richer parameters; see `_dates`.
+    info = PROVIDERS["exa"]
+    # recency is applied (as startPublishedDate) only in a keyed call with richer parameters.
     # sort_by_date is absent: Exa has no equivalent. The keyless MCP path honours only the count.
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",
@@ -85,81 +98,126 @@ class Exa(HttpProvider):
         ),
         **dict.fromkeys(("category", "include_domains", "exclude_domains", "summary"), "native"),
     }
+    envelope = ErrorEnvelope(
+        message=(("error",),),
+        code=(("tag",),),
+        codes={
+            "INVALID_API_KEY": AuthenticationFailed,
+            "NO_MORE_CREDITS": QuotaExhausted,
+            "API_KEY_BUDGET_EXCEEDED": QuotaExhausted,
+            "RATE_LIMIT_EXCEEDED": RateLimited,
+        },
+    )
+    #: The keyless MCP server's errors: JSON-RPC envelopes (or plain text) under their own prefix.
+    mcp_envelope: ClassVar[ErrorEnvelope] = ErrorEnvelope(
+        message=(("error", "message"),), code=(("error", "code"),), prefix="Exa MCP error"
+    )
 
     def __init__(self) -> None:
         self._rpc_ids = itertools.count(1)
         self._lock = threading.Lock()  # clients on different threads share this instance
         self._next_start: weakref.WeakKeyDictionary[object, float] = weakref.WeakKeyDictionary()
 
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        now = ctx.clock.now()  # the instant build_request dates from (the pacing wait moves the clock)
-        request = self.build_request(params, ctx)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        """Keyed (REST) with a key; keyless (MCP) only when chosen explicitly, else the key is missing."""
+        if ctx.explicit and self.info.explicit_keyless:
+            key = ctx.secret(self.id, self.info.env_keys, self.info.credential_ids)
+        else:
+            key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        if params.recency is not None and not (key and params.rich):
+            plan.notices.append(not_supported("recency", params.recency, self.label))
+        if key:
+            self._plan_api(plan, key, ctx)
+        else:
+            self._plan_mcp(plan, ctx)
+        return plan
+
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        assert plan.request is not None, "exa: plan() made no request"
         await self._pace(ctx)
-        response = await ctx.send(self.id, request)
-        result = self.parse_response(response, params, ctx)
-        if params.rich and params.recency is not None and ctx.secret(self.id, ENV_KEYS):
-            recency_notices = _dates(params, ctx.filters(params), now)[1]
-            result = replace(result, notices=(*result.notices, *recency_notices))
+        return self.parse(await ctx.send(self.id, plan.request), plan)
+
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
+        state: ExaState = plan.state
+        if not state.keyed:
+            return self._parse_mcp(response, plan)
+        if not response.ok:
+            error = self.error(response, plan)
+            if state.people_hint and error.status == 400:
+                message = f"{error.message}; {PEOPLE_HINT}"
+                error = type(error)(self.id, message, error.status, retry_after=error.retry_after)
+            raise error
+        result = _result(self.json_object(response), plan, "api_key")
+        if state.drop_domains:
+            result.sources = tuple(s for s in result.sources if not _on_domains(s.url, state.drop_domains))
         return result
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        count = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
-        key = ctx.secret(self.id, ENV_KEYS)
-        if key:
-            headers = {"Content-Type": "application/json", "x-api-key": key}
-            url = ctx.endpoint(self.id, API_URL)
-            if not params.rich:  # exactly web_search.md's request
-                return HttpRequest("POST", url, headers=headers, json=search_body(params.query, count), secrets=(key,))
-            filters = ctx.filters(params)
-            body = rich_body(params.query, count, filters, _dates(params, filters, ctx.clock.now())[0])
-            timeout = deep_timeout(filters.mode, ctx)
-            return HttpRequest("POST", url, headers=headers, json=body, secrets=(key,), timeout=timeout)
+    def _plan_api(self, plan: Plan, key: str, ctx: ProviderContext) -> None:
+        params, f = plan.params, plan.filters
+        assert plan.limit is not None
+        if not params.rich:  # exactly web_search.md's request
+            body, timeout = search_body(params.query, plan.limit), None
+            plan.state = ExaState(keyed=True)
+        else:
+            dates, notices = _dates(plan)
+            plan.notices += notices
+            drop = f.exclude_domains if f.include_domains else ()
+            if drop:
+                how, why = "a filter on the results", "Exa does not accept include_domains and exclude_domains together"
+                plan.notices.append(approximated("exclude_domains", params.exclude_domains, how, why))
+            body, timeout = rich_body(params.query, plan.limit, f, dates), deep_timeout(f.mode, ctx)
+            plan.state = ExaState(True, drop, f.category == "people" and bool(f.include_domains))
+        headers = {"Content-Type": "application/json", "x-api-key": key}
+        url = ctx.endpoint(self.id, API_URL)
+        plan.request = HttpRequest("POST", url, headers=headers, json=body, secrets=(key,), timeout=timeout)
+
+    def _plan_mcp(self, plan: Plan, ctx: ProviderContext) -> None:
+        params = plan.params
         arguments: dict[str, Any] = {"query": params.query}
         if params.count is not None:  # the tool's own default (8) applies otherwise
-            arguments["numResults"] = count
+            arguments["numResults"] = plan.limit
+        why = f"Exa's keyless MCP search does not support it (set {' or '.join(self.info.env_keys)})"
+        plan.notices += [
+            not_applied(name, getattr(params, name), why)
+            for name in params.given()
+            if name in self.supports and name not in _MCP_HONOURS and name != "recency"
+        ]
         call = {"name": MCP_TOOL, "arguments": arguments}
         rpc = {"jsonrpc": "2.0", "id": next(self._rpc_ids), "method": "tools/call", "params": call}
         url = ctx.endpoint(self.id, MCP_URL)
-        return HttpRequest("POST", url, headers=MCP_HEADERS, params=[("tools", MCP_TOOL)], json=rpc)
+        plan.request = HttpRequest("POST", url, headers=MCP_HEADERS, params=[("tools", MCP_TOOL)], json=rpc)
+        plan.state = ExaState(keyed=False)
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        keyed = bool(ctx.secret(self.id, ENV_KEYS))
-        if params.recency is not None and not (keyed and params.rich):
-            notices.append(f"recency={params.recency!r} not applied: Exa does not support it")
-        if not keyed:  # the MCP tool takes only the query and the count
-            notices.extend(
-                f"{name}={value!r} not applied: Exa's keyless MCP search does not support it (set EXA_API_KEY)"
-                for name, value in params.given().items()
-                if name in self.supports
-                and name not in _MCP_HONOURS
-                and name != "recency"
-                and not (name == "mode" and value == "auto")
-            )
-        elif params.rich and ctx.filters(params).include_domains and ctx.filters(params).exclude_domains:
-            notices.append(
-                "exclude_domains applied by dropping matching results after the search: "
-                "Exa does not accept include_domains and exclude_domains together"
-            )
-        return notices  # a rich call's recency notices are added by `search`, dated like the request
-
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        now = ctx.clock.now()
-        if not ctx.secret(self.id, ENV_KEYS):
-            return parse_mcp_response(response, params, now)
-        if not params.rich:
-            return parse_api_response(response, params, now)
-        filters = ctx.filters(params)
-        try:
-            result = parse_api_response(response, params, now)
-        except SearchProviderError as exc:
-            if exc.status == 400 and filters.category == "people" and filters.include_domains:
-                raise SearchProviderError(self.id, f"{exc.message}; {PEOPLE_HINT}", exc.status) from None
-            raise
-        if filters.include_domains and filters.exclude_domains:
-            kept = tuple(s for s in result.sources if not _on_domains(s.url, filters.exclude_domains))
-            result = replace(result, sources=kept)
-        return result
+    def _parse_mcp(self, response: HttpResponse, plan: Plan) -> ProviderResult:
+        """A `web_search_exa` tools/call answer (SSE or JSON): an Exa JSON object or the plain-text listing."""
+        if not response.ok:
+            raise http_error(self.info, self.mcp_envelope, response, plan.now)
+        message = _rpc_message(response)
+        if message is None:
+            raise InvalidResponse(self.id, "Exa MCP returned a body that is neither JSON nor SSE", response.status)
+        error = message.get("error")
+        if error is not None:
+            detail = error.get("message") if isinstance(error, dict) else error
+            raise RequestRejected(self.id, f"Exa MCP error: {redact_detail(response, str(detail))}")
+        result = message.get("result")
+        if not isinstance(result, dict):
+            raise InvalidResponse(self.id, UNEXPECTED_SHAPE)
+        texts = [
+            b["text"] for b in as_list(result.get("content")) if isinstance(b, dict) and isinstance(b.get("text"), str)
+        ]
+        if result.get("isError"):
+            detail = redact_detail(response, " ".join(texts)) or "no detail"
+            raise UpstreamUnavailable(self.id, f"Exa MCP tool error: {detail}")
+        data = _exa_object(result, texts)
+        if data is None:
+            data = {"results": _listing("\n".join(texts))}
+            if not data["results"]:
+                raise InvalidResponse(
+                    self.id, f"{UNEXPECTED_SHAPE} {redact_detail(response, ' '.join(texts))}".rstrip()
+                )
+        return _result(data, plan, "anonymous")
 
     async def _pace(self, ctx: ProviderContext) -> None:
         """Reserve the next start slot, then sleep until it. Slots are kept per clock, because
@@ -224,23 +282,24 @@ def deep_timeout(mode: str | None, ctx: ProviderContext) -> float | None:
     return max(budget, float(client))
 
 
-def _dates(params: SearchParams, filters: Filters, now: datetime) -> tuple[dict[str, str], list[str]]:
-    """startPublishedDate / endPublishedDate from the ladder, `recency` folded in below it; the
+def _dates(plan: Plan) -> tuple[dict[str, str], list[Notice]]:
+    """startPublishedDate / endPublishedDate from the ladder, `recency` folded in below it, and the
     notices for recency (the ladder's own notices come from the chain)."""
-    notices: list[str] = []
-    start, start_time = filters.start, filters.start_has_time
-    end, end_time = filters.end, filters.end_has_time
+    params, f = plan.params, plan.filters
+    notices: list[Notice] = []
+    start, start_time = f.start, f.start_has_time
+    end, end_time = f.end, f.end_has_time
     recency = params.recency
     if recency is not None:
-        name = f"recency={recency!r}"
-        if filters.start_source is not None:
-            notices.append(f"{name} not applied: {filters.start_source} takes precedence")
-        elif filters.category in _ENTITY_CATEGORIES:
-            notices.append(f"{name} not applied: category={filters.category} does not allow date filters")
-        elif (start := recency_start(recency, now)) is not None:
-            notices.append(f"{name} applied as startPublishedDate={_iso(start, False)}")
+        if f.start_source is not None:
+            notices.append(overridden("recency", recency, f.start_source))
+        elif f.category in _ENTITY_CATEGORIES:
+            notices.append(dropped("recency", recency, f'category="{f.category}" does not allow it'))
+        elif (start := recency_start(recency, plan.now)) is not None:
+            how, why = f"startPublishedDate={_iso(start, False)}", "Exa has no recency window, only a start date"
+            notices.append(approximated("recency", recency, how, why))
             if end is not None and end < start:
-                notices.append(f"end_published_date={params.end_published_date} is before the start; end dropped")
+                notices.append(dropped("end_published_date", params.end_published_date, "it is before the start"))
                 end = None
     dates = {}
     if start is not None:
@@ -262,59 +321,22 @@ def _on_domains(url: str, domains: tuple[str, ...]) -> bool:
     return any(host == name or host.endswith("." + name) for name in names if name)
 
 
-def parse_api_response(response: HttpResponse, params: SearchParams, now: datetime) -> SearchResponse:
-    """A REST /search response: results, the three-summary answer, requestId; errors classified."""
-    if not response.ok:
-        raise _api_error(response)
-    data = json_object("exa", response)
-    return _exa_response(data, params, now, "api_key")
-
-
-def parse_mcp_response(response: HttpResponse, params: SearchParams, now: datetime) -> SearchResponse:
-    """A `web_search_exa` tools/call answer (SSE or JSON): an Exa JSON object or the plain-text listing."""
-    if not response.ok:
-        raise api_error("exa", response, detail=f"MCP request failed: {response.safe_text()}")
-    message = _rpc_message(response)
-    error = message.get("error")
-    if error is not None:
-        detail = error.get("message") if isinstance(error, dict) else error
-        raise SearchProviderError("exa", f"Exa MCP error: {redact_detail(response, str(detail))}")
-    result = message.get("result")
-    if not isinstance(result, dict):
-        raise SearchProviderError("exa", UNEXPECTED_SHAPE)
-    texts = [
-        b["text"] for b in as_list(result.get("content")) if isinstance(b, dict) and isinstance(b.get("text"), str)
-    ]
-    if result.get("isError"):
-        raise SearchProviderError(
-            "exa", f"Exa MCP tool error: {redact_detail(response, ' '.join(texts)) or 'no detail'}"
-        )
-    data = _exa_object(result, texts)
-    if data is None:
-        data = {"results": _listing("\n".join(texts))}
-        if not data["results"]:
-            raise SearchProviderError("exa", f"{UNEXPECTED_SHAPE} {redact_detail(response, ' '.join(texts))}".rstrip())
-    return _exa_response(data, params, now, "anonymous")
-
-
-def _exa_response(data: dict[str, Any], params: SearchParams, now: datetime, auth_mode: str) -> SearchResponse:
-    """The answer is a deep mode's synthesized output, else (only for a call without richer
-    parameters, whose results come one block each) the first three summaries."""
+def _result(data: dict[str, Any], plan: Plan, auth_mode: str) -> ProviderResult:
+    """Results cut to the count. The answer is a deep mode's synthesized output, else (only for a
+    call without richer parameters, whose results come one block each) the first three summaries."""
     results = [r for r in as_list(data.get("results")) if isinstance(r, dict) and _text(r.get("url"))]
-    if params.count is not None:
-        results = results[: clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, "Exa")[0]]
+    results = results[: plan.limit]
     summaries = [
         f"**{_text(r.get('title')) or _text(r.get('url')) or 'Untitled'}**: {summary}"
         for r in results
         if (summary := _text(r.get("summary")))
     ]
     answer, citations = _output(as_dict(data.get("output")))
-    if answer is None and not params.rich:
+    if answer is None and not plan.params.rich:
         answer = "\n\n".join(summaries[:ANSWER_SUMMARIES]) or None
-    return SearchResponse(
-        provider="exa",
+    return ProviderResult(
         answer=answer,
-        sources=tuple(_source(r, now) for r in results),
+        sources=tuple(_source(r, plan.now) for r in results),
         citations=citations,
         request_id=_text(data.get("requestId")),
         auth_mode=auth_mode,
@@ -353,28 +375,14 @@ def _source(result: dict[str, Any], now: datetime) -> SearchSource:
     )
 
 
-def _api_error(response: HttpResponse) -> SearchProviderError:
-    """Exa's error envelope is `{"requestId", "error", "tag"}`; the tag names the cause
-    (NO_MORE_CREDITS vs API_KEY_BUDGET_EXCEEDED on 402, INVALID_NUM_RESULTS on 400, ...)."""
-    data = _loads(response.text())
-    envelope: dict[str, Any] = data if isinstance(data, dict) else {}
-    message, tag = _text(envelope.get("error")), _text(envelope.get("tag"))
-    classified = classify_http_error("exa", response)
-    if classified is None and message is not None:
-        return api_error("exa", response, detail=redact_detail(response, f"{message} ({tag})" if tag else message))
-    if classified is not None and tag:
-        text = f"{classified.message} ({redact_detail(response, tag)})"
-        return SearchProviderError("exa", text, classified.status, retry_after=classified.retry_after)
-    return classified or api_error("exa", response)
-
-
-def _rpc_message(response: HttpResponse) -> dict[str, Any]:
-    """The JSON-RPC message: the first SSE `data:` line holding JSON, else the whole body."""
+def _rpc_message(response: HttpResponse) -> dict[str, Any] | None:
+    """The JSON-RPC message: the first SSE `data:` line holding JSON, else the whole body (None
+    when it is neither)."""
     text = response.text()
     events = (_loads(line[5:]) for line in text.splitlines() if line.startswith("data:"))
     payload = next((event for event in events if event), None) or _loads(text)
     if payload is None:
-        raise SearchProviderError("exa", "Exa MCP returned a body that is neither JSON nor SSE", response.status)
+        return None
     return payload if isinstance(payload, dict) else {}
 
 

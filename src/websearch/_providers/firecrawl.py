@@ -19,32 +19,42 @@ in the query (a notice). category: github, publication (Firecrawl's `research`) 
 
 The answer is `data.web[]` (v1's flat `data[]` is read too), each `{url, title, description,
 position}`; an item gains `markdown` only when scraping was asked for, and that is the snippet
-of last resort. Web results carry no dates. Errors come in an envelope `{"success": false,
-"error": "..."}` whose text is the error detail: 402 means out of credits, and a 429 states its
-retry delay only inside the text ("... retry after 12s ..."), which becomes `retry_after`.
+of last resort. Web results carry no dates; a `warning` becomes a notice. Errors come in an
+envelope `{"success": false, "error": "...", "code"?, "details"?: [{"message"}]}`; the error and
+the details' messages are the detail, the status the class (402 is out of credits). A failure
+envelope served with 2xx is Firecrawl failing (502, unavailable unless its code says otherwise).
+A 429 states its retry delay only inside the text ("... retry after 12s ..."): that is its
+Retry-After.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._filters import Filters, recency_start
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._filters import recency_start
+from .._notices import Notice, approximated, not_applied, partial
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
-from ._legacy import (
+from ._base import (
     HttpProvider,
+    Plan,
     Support,
-    api_error,
-    clamp_count,
-    json_object,
+    as_dict,
+    as_list,
+    count,
+    recency_overridden,
     redact_detail,
     require_key,
+    site_operator_notices,
     with_site_operators,
 )
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -52,13 +62,25 @@ if TYPE_CHECKING:
 URL: Final = "https://api.firecrawl.dev/v2/search"
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 100
+#: The status of a failure envelope served with 2xx.
+FAILED_IN_2XX: Final = 502
 _TBS: Final = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
 _CATEGORIES: Final = {"github": "github", "publication": "research", "pdf": "pdf"}
 _RETRY_IN_TEXT_RE: Final = re.compile(r"retry after (\d+(?:\.\d+)?)\s*s\b", re.IGNORECASE)
+WHOLE_DAYS: Final = "Firecrawl's date range takes dates only"
+RANGE_FOR_END: Final = "with end_published_date Firecrawl needs a date range, which takes dates only"
+
+
+def _read_error(data: Any) -> tuple[str | None, str | None]:
+    """The envelope's `code`, and its `error` followed by each validation detail's message."""
+    body = as_dict(data)
+    parts = [text for text in (_str(body.get("error")),) if text]
+    parts += [m for d in as_list(body.get("details")) if (m := _str(as_dict(d).get("message")))]
+    return _str(body.get("code")), ": ".join(parts) or None
 
 
 class Firecrawl(HttpProvider):
-    id = "firecrawl"
+    info = PROVIDERS["firecrawl"]
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -72,92 +94,82 @@ class Firecrawl(HttpProvider):
         "include_domains": "approximate",  # site: operators in the query
         "exclude_domains": "approximate",  # -site: operators in the query
     }
+    envelope = ErrorEnvelope(read=_read_error)
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        key = require_key(ctx, self.id, self.info.env_keys, self.info.credential_ids)
-        f = ctx.filters(params)
-        query = params.query
-        if f.include_domains or f.exclude_domains:
-            query = with_site_operators(query, f.include_domains, f.exclude_domains)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        f = plan.filters
         body: dict[str, Any] = {
-            "query": query,
-            "limit": clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0],
+            "query": with_site_operators(params.query, f.include_domains, f.exclude_domains),
+            "limit": plan.limit,
             "sources": [{"type": "web"}],
         }
         if f.category in _CATEGORIES:
             body["categories"] = [{"type": _CATEGORIES[f.category]}]
-        tbs = _tbs(params, f, ctx.clock.now())[0]
+        tbs, notices = _tbs(plan)
         if tbs:
             body["tbs"] = tbs
-        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
-
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        f = ctx.filters(params)
-        notices += _tbs(params, f, ctx.clock.now())[1]
-        if f.include_domains:
-            notices.append("include_domains approximated: Firecrawl has no domain filter; sent as site: operators")
-        if f.exclude_domains:
-            notices.append("exclude_domains approximated: Firecrawl has no domain filter; sent as -site: operators")
+        plan.notices += notices
+        plan.notices += site_operator_notices(plan, self.label)
         if f.category is not None and f.category not in _CATEGORIES:
-            notices.append(
-                f"category={f.category!r} not applied: Firecrawl does not support it "
-                "(its categories are github, research for publication, and pdf)"
-            )
-        return notices
+            why = "Firecrawl does not support it (its categories are github, research for publication, and pdf)"
+            plan.notices.append(not_applied("category", params.category, why))
+        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+        plan.request = HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+        return plan
 
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
-            raise http_error(response)
-        data = json_object(self.id, response)
+            raise self.error(response, plan)
+        data = self.json_object(response)
         if data.get("success") is False:  # a failure envelope served with 2xx
-            reason = _envelope_text(data, response) or "no reason given"
-            raise SearchProviderError(self.id, f"Firecrawl search failed: {reason}", 502)
-        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
-        sources = [s for s in map(_source, _web_results(data)) if s is not None][:limit]
+            raise self.error(response, plan, status=FAILED_IN_2XX, body=data)
+        sources = [s for s in map(_source, _web_results(data)) if s is not None][: plan.limit]
         warning = _str(data.get("warning"))
-        return SearchResponse(
-            provider=self.id,
+        return ProviderResult(
             sources=tuple(sources),
             request_id=_str(data.get("id")),
             auth_mode="api_key",
-            notices=(f"Firecrawl warning: {warning}",) if warning else (),
+            notices=(partial(f"Firecrawl warning: {redact_detail(response, warning)}"),) if warning else (),
         )
 
+    def error(
+        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
+    ) -> SearchProviderError:
+        """The envelope's error; a delay stated only in the text is handed over as its Retry-After
+        (the envelope's `retry_hint` sees headers, not the body)."""
+        match = None if "retry-after" in response.headers else _RETRY_IN_TEXT_RE.search(response.text())
+        if match:
+            response = replace(response, headers={**response.headers, "retry-after": match.group(1)})
+        return super().error(response, plan, status=status, body=body)
 
-def _tbs(params: SearchParams, f: Filters, now: datetime) -> tuple[str | None, list[str]]:
-    """Google's `tbs` for the date ladder, `recency` and `sort_by_date`, and notices for what it
-    expresses only approximately."""
-    notices: list[str] = []
+
+def _tbs(plan: Plan) -> tuple[str | None, list[Notice]]:
+    """Google's `tbs` for the date ladder, `recency` and `sort_by_date`, and the notices of what
+    it expresses only approximately."""
+    params, f = plan.params, plan.filters
+    notices = recency_overridden(params, f)
     parts: list[str] = []
     source: str | None = f.start_source
     raw: Any = getattr(params, f.start_source) if f.start_source else None
-    if params.recency and source:
-        notices.append(f"recency={params.recency!r} not applied: {source} takes precedence")
     if f.end is not None or source == "start_published_date":  # only a custom range has an end
         start = f.start
         if start is None and params.recency:
-            start, source, raw = recency_start(params.recency, now), "recency", params.recency
+            start, source, raw = recency_start(params.recency, plan.now), "recency", params.recency
         parts.append("cdr:1")
-        if start is not None:
+        if start is not None and source is not None:
             parts.append(f"cd_min:{_mdy(start)}")
             if source != "start_published_date":
-                notices.append(
-                    f"{source}={raw!r} approximated: with end_published_date Firecrawl needs a date range "
-                    f"of whole days; sent cd_min:{_mdy(start)}"
-                )
+                notices.append(approximated(source, raw, f"whole days ({parts[-1]})", RANGE_FOR_END))
             elif f.start_has_time:
-                notices.append(
-                    f"{source}={raw!r} approximated: Firecrawl's date range is whole days; sent cd_min:{_mdy(start)}"
-                )
+                notices.append(approximated(source, raw, f"whole days ({parts[-1]})", WHOLE_DAYS))
         if f.end is not None:
             parts.append(f"cd_max:{_mdy(f.end)}")
             if f.end_has_time:
-                notices.append(
-                    f"end_published_date={params.end_published_date!r} approximated: Firecrawl's date range is "
-                    f"whole days; sent cd_max:{_mdy(f.end)}"
-                )
+                how = f"whole days ({parts[-1]})"
+                notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
     elif source is not None:  # recency_hours or recency_days, relative to now
         amount = float(raw)  # usable: the ladder chose it
         if source == "recency_days" and amount.is_integer():
@@ -167,7 +179,8 @@ def _tbs(params: SearchParams, f: Filters, now: datetime) -> tuple[str | None, l
             whole = max(1, math.ceil(round(hours, 6)))
             parts.append(_qdr("h", whole))
             if whole != hours:
-                notices.append(f"{source}={raw!r} approximated: Firecrawl filters by whole hours; sent {parts[-1]}")
+                why = "Firecrawl's relative windows count whole hours"
+                notices.append(approximated(source, raw, f"whole hours ({parts[-1]})", why))
     elif params.recency:
         parts.append(_TBS[params.recency])
     if f.sort_by_date:
@@ -181,32 +194,6 @@ def _qdr(unit: str, n: int) -> str:
 
 def _mdy(when: datetime) -> str:
     return when.strftime("%m/%d/%Y")
-
-
-def http_error(response: HttpResponse) -> SearchProviderError:
-    """A non-2xx answer: the shared classification, else `Firecrawl API error (<status>): <error>`."""
-    try:
-        data = response.json()
-    except ValueError:
-        data = None
-    detail = _envelope_text(data, response) if isinstance(data, dict) else None
-    error = api_error("firecrawl", response, detail=detail)
-    if error.retry_after is None:
-        match = _RETRY_IN_TEXT_RE.search(response.text())
-        if match:
-            error.retry_after = float(match.group(1))
-    return error
-
-
-def _envelope_text(data: dict[str, Any], response: HttpResponse) -> str | None:
-    """The envelope's `error` (plus any validation `details`), folded and redacted like a body."""
-    parts = [text for text in (_str(data.get("error")),) if text]
-    details = data.get("details")
-    if isinstance(details, list):
-        parts += [d["message"] for d in details if isinstance(d, dict) and _str(d.get("message"))]
-    if not parts:
-        return None
-    return redact_detail(response, ": ".join(parts))
 
 
 def _web_results(data: dict[str, Any]) -> list[Any]:

@@ -1,40 +1,67 @@
 """Gemini: Google Search grounding, through the Developer API (key) or Cloud Code (OAuth login).
 
 Credentials, in order: a key passed to the client; an OAuth login stored under `gemini`,
-`google-gemini-cli` or `google-antigravity`; `GEMINI_API_KEY`; a stored API key.
+`google-gemini-cli` or `google-antigravity`; `GEMINI_API_KEY`; a stored API key. `plan` picks one
+(and with it the API), the model, the body, and for a key the whole request.
 
 * Developer API: POST https://generativelanguage.googleapis.com/v1beta/models/<model>:streamGenerateContent?alt=sse
   with `x-goog-api-key`. The body is `contents`, `tools: [{googleSearch: {}}]`, `systemInstruction`
   and, only when max_tokens or temperature is given, `generationConfig`.
-* Cloud Code (OAuth): the same request wrapped for a Gemini CLI or Antigravity login, with its
-  endpoints, token refresh and project lookup, lives in `_gemini_oauth`; a 401, 403 or "invalid
-  auth" 400 forces one refresh and one retry.
+* Cloud Code (OAuth): the same body wrapped for a Gemini CLI or Antigravity login, with its
+  endpoints, token refresh and project lookup, lives in `_gemini_oauth`; `search` builds those
+  requests once the token and project are known. A refused login (`AuthenticationFailed`) forces
+  one refresh and one more try.
 
-Retries (408, 429, 5xx, failed connections; the server's delay hints inside a 5-minute budget on the
-injected clock) and Google's error envelope live in `_gemini_retry`.
+Errors are Google's envelope, `{"error": {"code", "message", "status", "details": [...]}}` (Cloud
+Code may wrap it in a list). The code is an ErrorInfo `reason` when a detail has one, else the
+`status`: `API_KEY_INVALID` (the Developer API's 400 for a bad key), `UNAUTHENTICATED` and
+`PERMISSION_DENIED` are a refused login; `RESOURCE_EXHAUSTED` is a rate limit (Google sends it for
+per-minute limits and spent quotas alike) unless a reason says `QUOTA_EXHAUSTED` or
+`INSUFFICIENT_G1_CREDITS_BALANCE`. The server's delay hints (`retry-after-ms`, `Retry-After`,
+RetryInfo `retryDelay`, "Please retry in 12s") are read against the plan's instant; retries
+(rate limits, 408, 5xx, failed connections, inside a 5-minute budget) live in `_gemini_retry`.
+
 The stream has no terminator: it is complete once a candidate carries `finishReason`. Chunks (wrapped
 in `response` by Cloud Code) add answer text, grounding chunks (sources, deduped by URI, kept as
 Google's redirect URLs), supports (citations, not deduped), `webSearchQueries`, usage and the model.
 Recency is not sent; `limit` / `num_search_results` cut the sources locally. The richer date
 parameters are the search tool's `timeRangeFilter` {startTime, endTime} (the ladder's start, up to
-the end date or now), which only the Developer API takes: through Cloud Code a notice says so.
+the end date or the plan's instant), which only the Developer API takes: through Cloud Code a
+notice says so.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import UTC
-from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._oauth import oauth_token
+from .._notices import Notice, not_applied
+from .._oauth import OAuthToken, oauth_token
 from .._prompts import SYSTEM_PROMPT
+from .._registry import PROVIDERS
 from .._sse import SseEvent, aiter_sse
-from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
-from ..errors import MissingCredentialError, ProviderConnectionError, ProviderTimeoutError, SearchProviderError
+from ..errors import (
+    AuthenticationFailed,
+    InvalidResponse,
+    MissingCredentialError,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+    QuotaExhausted,
+    RateLimited,
+    RequestRejected,
+    SearchProviderError,
+    UpstreamUnavailable,
+)
+from ._base import Plan, Provider, Support, as_dict, as_list, as_str, count
+from ._errors import ErrorEnvelope, dig, http_error
 from ._gemini_oauth import (
     ANTIGRAVITY_CLIENT,
     ANTIGRAVITY_ENDPOINTS,
@@ -53,8 +80,7 @@ from ._gemini_oauth import (
     refreshed,
     refresher,
 )
-from ._gemini_retry import AuthRejected, Outcome, http_error, retry_hint, send_with_retries
-from ._legacy import Provider, Support, as_dict, as_list, as_str
+from ._gemini_retry import Outcome, retry_hint, send_with_retries
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -72,26 +98,51 @@ __all__ = [
     "Gemini",
     "GeminiAuth",
     "GeminiStream",
-    "build_requests",
-    "http_error",
+    "Route",
     "import_credentials",
-    "parse_events",
     "request_body",
     "retry_hint",
 ]
 
 DEVELOPER_URL: Final = "https://generativelanguage.googleapis.com/v1beta/models/{model}:streamGenerateContent?alt=sse"
-ENV_KEYS: Final = ("GEMINI_API_KEY",)
-LOGIN_IDS: Final = ("gemini", "google-gemini-cli", "google-antigravity")
 DEFAULT_MODEL: Final = "gemini-2.5-flash"
+NO_CAP: Final = sys.maxsize  # the count only cuts the sources grounding found: no default, no maximum
 NO_CREDENTIALS: Final = (
-    "Gemini needs a login or an API key: set GEMINI_API_KEY, run `websearch auth set gemini` (a key, or an OAuth "
-    "JSON with project_id), or `websearch auth import gemini` to reuse the Gemini CLI's Google login"
+    f"Gemini needs a login or an API key: set {' or '.join(PROVIDERS['gemini'].env_keys)}, run "
+    "`websearch auth set gemini` (a key, or an OAuth JSON with project_id), or `websearch auth import gemini` "
+    "to reuse the Gemini CLI's Google login"
 )
+DATED: Final = ("recency_days", "recency_hours", "start_published_date", "end_published_date")
+
+
+def _google_error(data: Any) -> tuple[str | None, str | None]:
+    """(code, message) of Google's envelope: the first ErrorInfo `reason`, else the `status`."""
+    error = as_dict(dig(data, ("error",)))
+    reasons = (as_str(as_dict(detail).get("reason")) for detail in as_list(error.get("details")))
+    code = next((r for r in reasons if r), None) or as_str(error.get("status"))
+    message = as_str(error.get("message"))
+    return code, message.strip() if message else None
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """How `plan` chose to reach Gemini: a key (`plan.request` is the whole Developer API request)
+    or a stored login (Cloud Code, whose requests need the token and project first)."""
+
+    kind: AuthKind
+    model: str
+    body: dict[str, Any] = field(repr=False)  # the Developer API body; Cloud Code wraps it
+    login: str | None = None  # the stored login's credential id
+    endpoints: tuple[str, ...] = ()  # Cloud Code's, in the order they are tried
+    request_id: str = ""
+
+    @property
+    def api(self) -> str:
+        return "Developer API" if self.kind == "api_key" else "Cloud Code API"
 
 
 class Gemini(Provider):
-    id = "gemini"
+    info = PROVIDERS["gemini"]
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",
         "num_search_results": "native",
@@ -102,86 +153,135 @@ class Gemini(Provider):
         "start_published_date": "native",
         "end_published_date": "native",
     }
+    envelope = ErrorEnvelope(
+        codes={
+            "API_KEY_INVALID": AuthenticationFailed,
+            "UNAUTHENTICATED": AuthenticationFailed,
+            "PERMISSION_DENIED": AuthenticationFailed,
+            "RESOURCE_EXHAUSTED": RateLimited,
+            "RATE_LIMIT_EXCEEDED": RateLimited,
+            "MODEL_CAPACITY_EXHAUSTED": UpstreamUnavailable,
+            "QUOTA_EXHAUSTED": QuotaExhausted,
+            "INSUFFICIENT_G1_CREDITS_BALANCE": QuotaExhausted,
+        },
+        prefix="Gemini Developer API error",
+        auth_detail=True,
+        read=_google_error,
+    )
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        if params.num_search_results is not None and params.limit not in (None, params.num_search_results):
-            return [
-                f"limit={params.limit} not applied separately: Gemini uses num_search_results="
-                f"{params.num_search_results} as its result count"
-            ]
-        return []
-
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, NO_CAP, NO_CAP, self.label)
+        kind, login, key = self._credential(ctx)
         model = search_model(ctx)
-        auth = await self.authenticate(ctx)
-        try:
-            return await self._send(params, ctx, auth, model)
-        except AuthRejected as rejected:
-            if auth.token is None or not auth.token.refresh_token:
-                raise rejected.error from None
-        auth = await refreshed(ctx, auth)
-        try:
-            return await self._send(params, ctx, auth, model)
-        except AuthRejected as rejected:
-            raise rejected.error from None
+        body = request_body(params, kind, time_range(plan) if kind == "api_key" else None)
+        plan.notices += time_range_notices(plan, kind)
+        if key is not None:
+            url = ctx.endpoint(self.id, DEVELOPER_URL.format(model=model))
+            headers = {"Content-Type": "application/json", "Accept": "text/event-stream", "x-goog-api-key": key}
+            plan.request = HttpRequest("POST", url, headers=headers, json=body, secrets=(key,))
+            plan.state = Route(kind, model, body)
+        else:
+            endpoints, request_id = cloud_route(kind, plan.now)
+            plan.state = Route(kind, model, body, login, endpoints, request_id)
+        return plan
 
-    async def authenticate(self, ctx: ProviderContext) -> GeminiAuth:
-        """An explicit key, else the first stored login, else `GEMINI_API_KEY`, else a stored key."""
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        if plan.request is not None:  # a key: one Developer API request
+            return await self._send(plan, ctx, [plan.request])
+        auth = await self.authenticate(plan, ctx)
+        try:
+            return await self._send(plan, ctx, self.cloud_requests(plan, ctx, auth))
+        except AuthenticationFailed:  # a refused login: refresh it once and try again
+            if auth.token is None or not auth.token.refresh_token:
+                raise
+        auth = await refreshed(ctx, auth)
+        return await self._send(plan, ctx, self.cloud_requests(plan, ctx, auth))
+
+    def error(
+        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
+    ) -> SearchProviderError:
+        """The envelope's error, prefixed with the API used, with the body's delay hints."""
+        api = plan.state.api if isinstance(plan.state, Route) else "Developer API"
+        hint = retry_hint(response, plan.now)
+        envelope = dataclasses.replace(
+            self.envelope, prefix=f"Gemini {api} error", retry_hint=lambda headers, code: hint
+        )
+        return http_error(self.info, envelope, response, plan.now, status=status, body=body)
+
+    def parse(self, events: Iterable[SseEvent], plan: Plan) -> ProviderResult:
+        """A whole stream's events as the result (pure; `iter_sse(text)` gives the events)."""
+        stream = GeminiStream(plan, HttpResponse(200, {}, b""), lambda r: self.error(r, plan))
+        for event in events:
+            stream.feed(event)
+        return stream.result()
+
+    def import_login(self, home: Path) -> OAuthToken:
+        """The Gemini CLI's Google login under `home`, for `WebSearch.import_login`."""
+        return import_credentials(home)
+
+    async def authenticate(self, plan: Plan, ctx: ProviderContext) -> GeminiAuth:
+        """The planned login's token (refreshed when it expires) and its Cloud Code project."""
+        route: Route = plan.state
+        assert route.login is not None and route.kind != "api_key"
+        token = await oauth_token(ctx, self.id, refresher(ctx, route.kind), credential_id=route.login)
+        project = token.project_id
+        if not project and route.kind == "gemini-cli":
+            project = await discover_project(ctx, token, route.login, lambda r: self.error(r, plan))
+        if not project:
+            raise MissingCredentialError(self.id, _no_project(route.login))
+        return GeminiAuth(route.kind, token.access_token, project, route.login, token)
+
+    def _credential(self, ctx: ProviderContext) -> tuple[AuthKind, str | None, str | None]:
+        """(kind, stored login, key): an explicit key, else the first stored login, else the
+        environment's key, else a stored key."""
         explicit = ctx.api_keys.get(self.id)
         if explicit:
-            return GeminiAuth("api_key", explicit)
-        for cred_id in LOGIN_IDS:
+            return "api_key", None, explicit
+        for cred_id in self.info.credential_ids:
             cred = ctx.credentials.get(cred_id)
             if cred is None or cred.kind != "oauth":
                 continue
             antigravity = cred_id == "google-antigravity" or cred.data.get("client") == "antigravity"
-            kind: AuthKind = "antigravity" if antigravity else "gemini-cli"
-            token = await oauth_token(ctx, self.id, refresher(ctx, kind), credential_id=cred_id)
-            project = token.project_id
-            if not project and kind == "gemini-cli":
-                project = await discover_project(ctx, token, cred_id)
-            if not project:
-                raise SearchProviderError(
-                    self.id,
-                    f"the Gemini login `{cred_id}` has no project_id; store it again "
-                    f"with one: `websearch auth set gemini`",
-                )
-            return GeminiAuth(kind, token.access_token, project, cred_id, token)
-        key = next((ctx.env[name] for name in ENV_KEYS if ctx.env.get(name)), None)
-        if not key:
-            stored = (ctx.credentials.get(cred_id) for cred_id in LOGIN_IDS)
-            key = next((c.api_key for c in stored if c is not None and c.kind == "api_key" and c.api_key), None)
+            if antigravity and not cred.data.get("project_id"):  # only a Gemini CLI login can look it up
+                raise MissingCredentialError(self.id, _no_project(cred_id))
+            return ("antigravity" if antigravity else "gemini-cli"), cred_id, None
+        key = ctx.secret(self.id, self.info.env_keys, self.info.credential_ids)
         if not key:
             raise MissingCredentialError(self.id, NO_CREDENTIALS)
-        return GeminiAuth("api_key", key)
+        return "api_key", None, key
 
-    async def _send(self, params: SearchParams, ctx: ProviderContext, auth: GeminiAuth, model: str) -> SearchResponse:
-        """Try each endpoint in order with retries; the first 2xx stream is the answer."""
-        requests = build_requests(params, ctx, auth, model)
-        exchange = partial(self._exchange, params, ctx, auth=auth, model=model)
-        response = await send_with_retries(ctx, requests, exchange, _api(auth), oauth=auth.kind != "api_key")
-        notices = (*time_range_notices(params, ctx, auth), *response.notices)
-        return dataclasses.replace(response, notices=notices)
+    def cloud_requests(self, plan: Plan, ctx: ProviderContext, auth: GeminiAuth) -> list[HttpRequest]:
+        """The planned Cloud Code requests for `auth`'s token and project, one per endpoint, in order."""
+        route: Route = plan.state
+        body = cloud_body(route.body, auth, route.model, route.request_id)
+        return cloud_requests(ctx, auth, route.endpoints, body)
 
-    async def _exchange(
-        self, params: SearchParams, ctx: ProviderContext, request: HttpRequest, auth: GeminiAuth, model: str
-    ) -> Outcome:
-        """One request: the answer (2xx), the whole error response, or the failure that left no
-        response. Failures after a 2xx head (a stream cut off) raise: they are never retried."""
+    async def _send(self, plan: Plan, ctx: ProviderContext, requests: list[HttpRequest]) -> ProviderResult:
+        return await send_with_retries(ctx, requests, lambda request: self._exchange(request, plan, ctx))
+
+    async def _exchange(self, request: HttpRequest, plan: Plan, ctx: ProviderContext) -> Outcome:
+        """One request: the answer, the error of a failed response, or the connection failure that
+        left no response. Failures after a 2xx head (an error event, a cut stream) raise: they are
+        never retried."""
         opened = False
         try:
             async with ctx.stream(self.id, request) as (head, lines):
                 opened = True
                 if not head.ok:
-                    return dataclasses.replace(head, body=b"".join([line async for line in lines]))
-                stream = GeminiStream(model, _api(auth), request.secrets)
+                    return self.error(dataclasses.replace(head, body=b"".join([line async for line in lines])), plan)
+                stream = GeminiStream(plan, head, lambda r: self.error(r, plan))
                 async for event in aiter_sse(lines):
                     stream.feed(event)
-                return stream.result(params, auth_mode="api_key" if auth.kind == "api_key" else "oauth")
+                return stream.result()
         except (ProviderConnectionError, ProviderTimeoutError) as exc:
             if opened:
                 raise
             return exc
+
+
+def _no_project(cred_id: str) -> str:
+    return f"the Gemini login `{cred_id}` has no project_id; store it again with one: `websearch auth set gemini`"
 
 
 # -- the request ------------------------------------------------------------------------------
@@ -193,42 +293,35 @@ def search_model(ctx: ProviderContext) -> str:
     return model or DEFAULT_MODEL
 
 
-def time_range(params: SearchParams, ctx: ProviderContext) -> dict[str, str] | None:
-    """`timeRangeFilter` for the ladder's start (RFC 3339, UTC) up to the end date, else now."""
-    f = ctx.filters(params)
+def time_range(plan: Plan) -> dict[str, str] | None:
+    """`timeRangeFilter` for the ladder's start (RFC 3339, UTC) up to the end date, else the plan's instant."""
+    f = plan.filters
     if f.start is None:
         return None
-    end = f.end or ctx.clock.now()
+    end = f.end or plan.now
     return {"startTime": f"{f.start:%Y-%m-%dT%H:%M:%SZ}", "endTime": f"{end.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"}
 
 
-def time_range_notices(params: SearchParams, ctx: ProviderContext, auth: GeminiAuth) -> list[str]:
+def time_range_notices(plan: Plan, kind: AuthKind) -> list[Notice]:
     """The date parameters Gemini could not apply: all of them through Cloud Code; an end alone."""
-    given = params.given()
-    dated = [n for n in ("recency_days", "recency_hours", "start_published_date", "end_published_date") if n in given]
-    if auth.kind != "api_key":
-        return [
-            f"{n}={given[n]!r} not applied: Gemini through Cloud Code (OAuth) has no time range filter" for n in dated
-        ]
-    f = ctx.filters(params)
-    if f.start is None and f.end is not None:
-        return [
-            f"end_published_date={params.end_published_date!r} not applied: Gemini's time range needs a start "
-            "(give a start date, recency_days or recency_hours)"
-        ]
+    given = plan.params.given()
+    if kind != "api_key":
+        why = "Gemini through Cloud Code (OAuth) has no time range filter"
+        return [not_applied(name, given[name], why) for name in DATED if name in given]
+    if plan.filters.start is None and plan.filters.end is not None:
+        why = "Gemini's time range needs a start (give a start date, recency_days or recency_hours)"
+        return [not_applied("end_published_date", plan.params.end_published_date, why)]
     return []
 
 
-def request_body(
-    params: SearchParams, auth: GeminiAuth, model: str, request_id: str, window: dict[str, str] | None = None
-) -> dict[str, Any]:
-    """The Developer API body (with `window` as the search tool's `timeRangeFilter`), or the Cloud
-    Code envelope around it."""
+def request_body(params: SearchParams, kind: AuthKind, window: dict[str, str] | None = None) -> dict[str, Any]:
+    """The Developer API body, with `window` as the search tool's `timeRangeFilter` (Cloud Code
+    wraps this body with `cloud_body`)."""
     system: dict[str, Any] = {"parts": [{"text": SYSTEM_PROMPT}]}
-    if auth.kind == "antigravity":
+    if kind == "antigravity":
         system = {"role": "user", "parts": [{"text": ANTIGRAVITY_SYSTEM}, {"text": SYSTEM_PROMPT}]}
-    search: dict[str, Any] = {"timeRangeFilter": window} if window and auth.kind == "api_key" else {}
-    inner: dict[str, Any] = {
+    search: dict[str, Any] = {"timeRangeFilter": window} if window else {}
+    body: dict[str, Any] = {
         "contents": [{"role": "user", "parts": [{"text": params.query}]}],
         "tools": [{"googleSearch": search}],
         "systemInstruction": system,
@@ -239,33 +332,24 @@ def request_body(
     if params.temperature is not None:
         config["temperature"] = params.temperature
     if config:
-        inner["generationConfig"] = config
-    return inner if auth.kind == "api_key" else cloud_body(inner, auth, model, request_id)
-
-
-def build_requests(params: SearchParams, ctx: ProviderContext, auth: GeminiAuth, model: str) -> list[HttpRequest]:
-    """One request per endpoint, in the order they are tried."""
-    if auth.kind == "api_key":
-        url = ctx.endpoint("gemini", DEVELOPER_URL.format(model=model))
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream", "x-goog-api-key": auth.secret}
-        body = request_body(params, auth, model, "", time_range(params, ctx))
-        return [HttpRequest("POST", url, headers=headers, json=body, secrets=(auth.secret,))]
-    endpoints, request_id = cloud_route(ctx, auth.kind)
-    return cloud_requests(ctx, auth, endpoints, request_body(params, auth, model, request_id))
-
-
-def _api(auth: GeminiAuth) -> str:
-    return "Developer API" if auth.kind == "api_key" else "Cloud Code API"
+        body["generationConfig"] = config
+    return body
 
 
 # -- the stream -------------------------------------------------------------------------------
 
 
 class GeminiStream:
-    """The answer as the chunks of one SSE stream build it; `result` checks that it finished."""
+    """The answer as the chunks of one SSE stream build it; `result` checks that it finished.
 
-    def __init__(self, model: str, api: str = "Developer API", secrets: tuple[str, ...] = ()) -> None:
-        self.model, self.api, self.secrets = model, api, secrets
+    `head` is the stream's 2xx head and `error` the provider's mapping: an error event becomes
+    the head with that event as its body and the event's `code` as its status.
+    """
+
+    def __init__(self, plan: Plan, head: HttpResponse, error: Callable[[HttpResponse], SearchProviderError]) -> None:
+        self.plan, self.head, self.error = plan, head, error
+        route: Route = plan.state
+        self.api, self.model = route.api, route.model
         self.events = self.chunks = 0
         self.finished = False
         self.text: list[str] = []
@@ -288,13 +372,11 @@ class GeminiStream:
         error = data.get("error", chunk.get("error"))
         if isinstance(error, dict):
             code = error.get("code")
-            body = json.dumps({"error": error}).encode()
-            raise http_error(
-                HttpResponse(code if isinstance(code, int) else 500, {}, body, secrets=self.secrets), self.api
-            )
+            status = code if isinstance(code, int) and not isinstance(code, bool) else 500
+            raise self.error(dataclasses.replace(self.head, status=status, body=json.dumps({"error": error}).encode()))
         blocked = as_dict(data.get("promptFeedback")).get("blockReason")
         if blocked:
-            raise SearchProviderError("gemini", f"Gemini blocked the query (blockReason {blocked})", 400)
+            raise RequestRejected("gemini", f"Gemini blocked the query (blockReason {blocked})", 400)
         self.request_id = as_str(data.get("responseId")) or as_str(chunk.get("traceId")) or self.request_id
         self.model = as_str(data.get("modelVersion")) or self.model
         candidates = data.get("candidates")
@@ -323,35 +405,25 @@ class GeminiStream:
             counts = [usage.get(k) for k in ("promptTokenCount", "candidatesTokenCount", "totalTokenCount")]
             self.usage = SearchUsage(*(c if isinstance(c, int) else 0 for c in counts))
 
-    def result(self, params: SearchParams, auth_mode: str = "api_key") -> SearchResponse:
+    def result(self) -> ProviderResult:
         if not self.chunks:
             what = "no response body" if not self.events else "a stream whose events are not JSON"
-            raise SearchProviderError("gemini", f"Gemini {self.api} returned {what}", 500)
+            raise InvalidResponse("gemini", f"Gemini {self.api} returned {what}", 500)
         if not self.finished:
-            raise SearchProviderError(
+            raise InvalidResponse(
                 "gemini", f"Gemini {self.api} stream ended early (no chunk with a finishReason); answer discarded"
             )
-        sources = list(self.sources.values())
-        n = params.count
-        return SearchResponse(
-            provider="gemini",
+        route: Route = self.plan.state
+        return ProviderResult(
             answer="".join(self.text) or None,
-            sources=tuple(sources[:n] if n else sources),
+            sources=tuple(list(self.sources.values())[: self.plan.limit]),
             citations=tuple(self.citations),
             search_queries=tuple(self.queries),
             usage=self.usage,
             model=self.model,
             request_id=self.request_id,
-            auth_mode=auth_mode,
+            auth_mode="api_key" if route.kind == "api_key" else "oauth",
         )
-
-
-def parse_events(events: Iterable[SseEvent], params: SearchParams, model: str = DEFAULT_MODEL) -> SearchResponse:
-    """A whole stream's events as a response (pure; `iter_sse(text)` gives the events)."""
-    stream = GeminiStream(model)
-    for event in events:
-        stream.feed(event)
-    return stream.result(params)
 
 
 PROVIDER: Final = Gemini()

@@ -8,93 +8,73 @@ The answer is `{"data": [{title, url, description, content}]}`; the sources are 
 `num_search_results`, else `limit`, when one is given.
 
 Errors come as `{"code", "name", "status", "message", "readableMessage"}` (e.g. 401
-AuthenticationRequiredError, 402 InsufficientBalanceError, 429 RateLimitTriggeredError).
+AuthenticationRequiredError, 402 InsufficientBalanceError, 429 RateLimitTriggeredError): `message` is
+the detail and `name` the code. InsufficientBalanceError is a quota error whatever its status;
+SecurityCompromiseError (a 403 for a blocked domain or abuse) refuses the request, not the key.
 https://jina.ai/reader/#apiform
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import quote
 
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._notices import approximated
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ._legacy import (
-    HttpProvider,
-    Support,
-    api_error,
-    as_str,
-    json_object,
-    redact_detail,
-    require_key,
-    with_site_operators,
-)
+from ..errors import QuotaExhausted, RequestRejected
+from ._base import HttpProvider, Plan, Support, as_list, as_str, count, require_key, with_site_operators
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://s.jina.ai/"
-ENV_KEYS: Final = ("JINA_API_KEY",)
+#: No count is sent: without one, every item Jina returns is kept (and no count clamps).
+EVERY_RESULT: Final = sys.maxsize
 #: What encodeURIComponent leaves as is, besides letters, digits and `-_.~` (quote's own safe set).
 _URI_COMPONENT_SAFE: Final = "!*'()"
 
 
 class Jina(HttpProvider):
-    id = "jina"
+    info = PROVIDERS["jina"]
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",
         "num_search_results": "native",
         "include_domains": "native",
         "exclude_domains": "approximate",
     }
+    envelope = ErrorEnvelope(
+        message=(("message",), ("readableMessage",)),
+        code=(("name",),),
+        codes={"InsufficientBalanceError": QuotaExhausted, "SecurityCompromiseError": RequestRejected},
+    )
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        key = require_key(ctx, self.id, ENV_KEYS, self.info.credential_ids)
-        f = ctx.filters(params)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, EVERY_RESULT, EVERY_RESULT, self.label)
+        f = plan.filters
+        if f.exclude_domains:
+            how, why = "-site: operators in the query", "Jina can only restrict to sites, not exclude them"
+            plan.notices.append(approximated("exclude_domains", params.exclude_domains, how, why))
         query = with_site_operators(params.query, (), f.exclude_domains)
         url = ctx.endpoint(self.id, URL + quote(query, safe=_URI_COMPONENT_SAFE))
         headers = {"Accept": "application/json", "Authorization": f"Bearer {key}"}
         sites = tuple(("site", domain) for domain in f.include_domains)
-        return HttpRequest("GET", url, headers=headers, params=sites, secrets=(key,))
+        plan.request = HttpRequest("GET", url, headers=headers, params=sites, secrets=(key,))
+        return plan
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices: list[str] = []
-        if params.num_search_results is not None and params.limit not in (None, params.num_search_results):
-            notices.append(
-                f"limit={params.limit} not applied separately: Jina uses num_search_results="
-                f"{params.num_search_results} as its result count"
-            )
-        if ctx.filters(params).exclude_domains:
-            notices.append(
-                f"exclude_domains={params.exclude_domains!r} applied as -site: operators in the query: Jina can "
-                "only restrict to sites, not exclude them"
-            )
-        return notices
-
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
-            raise api_error(self.id, response, detail=_error_detail(response) or response.safe_text() or "empty body")
-        data = json_object(self.id, response)
-        items = data.get("data")
+            raise self.error(response, plan)
+        data = self.json_object(response)
         sources = [
-            _source(item)
-            for item in (items if isinstance(items, list) else [])
-            if isinstance(item, dict) and as_str(item.get("url"))
+            _source(item) for item in as_list(data.get("data")) if isinstance(item, dict) and as_str(item.get("url"))
         ]
-        n = params.count
-        return SearchResponse(provider=self.id, sources=tuple(sources[:n] if n else sources))
-
-
-def _error_detail(response: HttpResponse) -> str | None:
-    """Jina's `readableMessage` (else `message`) from its error envelope, redacted; else None (the body)."""
-    try:
-        data = response.json()
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    text = as_str(data.get("readableMessage")) or as_str(data.get("message"))
-    return redact_detail(response, text) if text else None
+        return ProviderResult(sources=tuple(sources[: plan.limit]))
 
 
 def _source(item: dict[str, Any]) -> SearchSource:

@@ -9,55 +9,58 @@ query. The answer is a set of typed arrays: `search`, `video`, `news` and `infob
 (the last three tagged in the title), `adjacent_question` and `related_search` become related
 questions, `direct_answer` the answer.
 
-Kagi reports failures as `{"error": [{"code", "message" | "msg"}]}`, also inside a 200 (legacy
-numeric codes: 2 unauthorized, 100 no billing information, 101 insufficient credit); those are
-errors, never "no results". https://help.kagi.com/kagi/api/search.html
+Kagi reports failures as `{"error": [{"code", "message" | "msg"}]}`, also inside a 200, where they
+are errors, never "no results". Its legacy numeric codes stand for a status (0 internal 500,
+1 malformed request 400, 2 unauthorized 401, 100 no billing information and 101 insufficient
+credit, both 402 and quota); any other code inside a 200 is Kagi failing (502). A refused login
+keeps Kagi's own words. https://help.kagi.com/kagi/api/search.html
 """
 
 from __future__ import annotations
 
 import calendar
-import dataclasses
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._types import Recency, SearchParams, SearchResponse, SearchSource
+from .._notices import Notice, approximated
+from .._registry import PROVIDERS
+from .._types import ProviderResult, Recency, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import SearchProviderError
-from ._legacy import (
+from ..errors import AuthenticationFailed, QuotaExhausted
+from ._base import (
     HttpProvider,
+    Plan,
     Support,
     age_seconds,
     as_dict,
     as_list,
     as_str,
-    clamp_count,
-    classify_http_error,
-    json_object,
+    count,
     recency_overridden,
-    redact_detail,
     require_key,
-    retry_after_seconds,
     site_operator_notices,
     with_site_operators,
 )
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://kagi.com/api/v1/search"
-ENV_KEYS: Final = ("KAGI_API_KEY",)
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 40
 #: Result arrays that become sources, in this order, with the tag put before their titles.
 SOURCE_SECTIONS: Final = (("search", ""), ("video", "[Video] "), ("news", "[News] "), ("infobox", "[Info] "))
 RELATED_SECTIONS: Final = ("adjacent_question", "related_search")
-#: Kagi's numeric error codes (in a 200 body) as the HTTP statuses they amount to.
-_CODE_STATUS: Final = {0: 500, 1: 400, 2: 401, 100: 402, 101: 402}
+#: Kagi's legacy numeric error codes as the HTTP statuses they amount to.
+CODE_STATUS: Final = {"0": 500, "1": 400, "2": 401, "100": 402, "101": 402}
+#: The status of an error inside a 200 whose code is not a legacy one: Kagi failed.
+FAILED_IN_200: Final = 502
+WHOLE_DAYS: Final = "Kagi's date filters take dates only"
 
 
 class Kagi(HttpProvider):
-    id = "kagi"
+    info = PROVIDERS["kagi"]
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -69,66 +72,59 @@ class Kagi(HttpProvider):
         "include_domains": "approximate",
         "exclude_domains": "approximate",
     }
+    envelope = ErrorEnvelope(
+        message=(("error", "message"), ("error", "msg"), ("message",), ("detail",), ("error",)),
+        code=(("error", "code"),),
+        codes={"2": AuthenticationFailed, "100": QuotaExhausted, "101": QuotaExhausted},
+        code_status=CODE_STATUS,
+        auth_detail=True,
+    )
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        key = require_key(ctx, self.id, ENV_KEYS, self.info.credential_ids)
-        f = ctx.filters(params)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        f = plan.filters
         body: dict[str, Any] = {
             "query": with_site_operators(params.query, f.include_domains, f.exclude_domains),
             "workflow": "search",
-            "limit": clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0],
+            "limit": plan.limit,
         }
         filters: dict[str, str] = {}
         if f.start is not None:
             filters["after"] = f.start.date().isoformat()
         elif params.recency:
-            filters["after"] = after_date(params.recency, ctx.clock.now()).isoformat()
+            filters["after"] = after_date(params.recency, plan.now).isoformat()
         if f.end is not None:
             filters["before"] = f.end.date().isoformat()
         if filters:
             body["filters"] = filters
+        plan.notices += _date_notices(plan, filters)
+        plan.notices += site_operator_notices(plan, self.label)
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json"}
-        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+        plan.request = HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+        return plan
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        f = ctx.filters(params)
-        notices.extend(recency_overridden(params, f))
-        if f.start_source is not None and f.start is not None and f.start_has_time:
-            notices.append(
-                f"{f.start_source}={getattr(params, f.start_source)!r} applied as whole days "
-                f"(filters.after={f.start.date()}): Kagi's date filters take dates only"
-            )
-        if f.end is not None and f.end_has_time:
-            notices.append(
-                f"end_published_date={params.end_published_date!r} applied as whole days "
-                f"(filters.before={f.end.date()}): Kagi's date filters take dates only"
-            )
-        notices.extend(site_operator_notices(params, f, self.label))
-        return notices
-
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
-            raise kagi_error(response, response.status)
-        data = json_object(self.id, response)
+            raise self.error(response, plan)
+        data = self.json_object(response)
         errors = [e for e in as_list(data.get("error")) if e]
         if errors:  # a failure reported inside a 2xx
-            code = errors[0].get("code") if isinstance(errors[0], dict) else None
-            raise kagi_error(response, _CODE_STATUS.get(code, 502) if isinstance(code, int) else 502, code)
+            code = as_dict(errors[0]).get("code")
+            status = CODE_STATUS.get(str(code), FAILED_IN_200) if isinstance(code, (int, str)) else FAILED_IN_200
+            raise self.error(response, plan, status=status, body=data)
         results = as_dict(data.get("data"))
-        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
-        now = ctx.clock.now()
         sources = [
-            _source(item, tag, now)
+            _source(item, tag, plan.now)
             for section, tag in SOURCE_SECTIONS
             for item in as_list(results.get(section))
             if isinstance(item, dict) and as_str(item.get("url"))
         ]
         meta = as_dict(data.get("meta"))
-        return SearchResponse(
-            provider=self.id,
+        return ProviderResult(
             answer=_answer(results),
-            sources=tuple(sources[:limit]),
+            sources=tuple(sources[: plan.limit]),
             related_questions=tuple(_related(results)),
             request_id=as_str(meta.get("trace")) or as_str(meta.get("id")),
         )
@@ -144,37 +140,17 @@ def after_date(recency: Recency, now: datetime) -> date:
     return date(year, month + 1, min(today.day, calendar.monthrange(year, month + 1)[1]))
 
 
-def kagi_error(response: HttpResponse, status: int, code: object = None) -> SearchProviderError:
-    """`Kagi API error (<status>): <detail>` after the shared classification (which sees `status`,
-    the HTTP status or the one a Kagi error code amounts to). 401/403 keep Kagi's words as a hint."""
-    detail = _error_detail(response)
-    if detail and code is not None:
-        detail = f"{detail} (Kagi error code {code})"
-    error = classify_http_error("kagi", dataclasses.replace(response, status=status))
-    if error is None:
-        message = f"Kagi API error ({status}): {detail}" if detail else f"Kagi API error ({status})"
-        return SearchProviderError("kagi", message, status, retry_after=retry_after_seconds(response.headers))
-    if status in (401, 403) and detail:
-        error.hint = f"Kagi said: {detail}"
-    return error
-
-
-def _error_detail(response: HttpResponse) -> str:
-    """The first message in Kagi's envelope, else the body: folded, cut, with secrets redacted."""
-    try:
-        data = response.json()
-    except ValueError:
-        data = None
-    candidates: list[object] = []
-    if isinstance(data, dict):
-        candidates = [data.get("message"), data.get("detail"), data.get("error")]
-        for item in as_list(data.get("error")):
-            if isinstance(item, dict):
-                candidates += [item.get("message"), item.get("msg")]
-    found = next((c for c in candidates if isinstance(c, str) and c.strip()), None)
-    if found is None:
-        return response.safe_text()
-    return redact_detail(response, found)
+def _date_notices(plan: Plan, filters: dict[str, str]) -> list[Notice]:
+    """`recency` lost to a ladder rung; a start or end with a time of day sent as its day."""
+    f, params = plan.filters, plan.params
+    notices = recency_overridden(params, f)
+    if f.start_source is not None and f.start_has_time:
+        how = f"whole days (filters.after={filters['after']})"
+        notices.append(approximated(f.start_source, getattr(params, f.start_source), how, WHOLE_DAYS))
+    if f.end is not None and f.end_has_time:
+        how = f"whole days (filters.before={filters['before']})"
+        notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
+    return notices
 
 
 def _source(item: dict[str, Any], tag: str, now: datetime) -> SearchSource:

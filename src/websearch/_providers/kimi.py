@@ -8,6 +8,9 @@ MOONSHOT_API_KEY, KIMI_API_KEY (whitespace trimmed), else a stored credential un
 `moonshot` or `kimi-code`. Every field of `search_results[]` is trimmed; `site_name` is the author.
 The request id comes from the `x-request-id` or `x-msh-request-id` response header. The service has
 no domain filter, so domains become `site:` / `-site:` operators in `text_query`.
+
+Errors are Moonshot's `{"error": {"message", "type"}}`; the type is the code, and
+`exceeded_current_quota_error` (a 429 for a suspended, unpaid account) is a quota error.
 """
 
 from __future__ import annotations
@@ -15,21 +18,22 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import SearchProviderError
-from ._legacy import (
+from ..errors import QuotaExhausted
+from ._base import (
     HttpProvider,
+    Plan,
     Support,
     age_seconds,
-    clamp_count,
-    classify_http_error,
-    json_object,
+    as_list,
+    count,
     require_key,
-    retry_after_seconds,
     site_operator_notices,
     with_site_operators,
 )
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -37,9 +41,8 @@ if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://api.kimi.com/coding/v1/search"
+#: Variables holding the whole search URL (not a base URL, and not keys), the first set one wins.
 URL_ENV_KEYS: Final = ("MOONSHOT_SEARCH_BASE_URL", "KIMI_SEARCH_BASE_URL")
-ENV_KEYS: Final = ("MOONSHOT_SEARCH_API_KEY", "KIMI_SEARCH_API_KEY", "MOONSHOT_API_KEY", "KIMI_API_KEY")
-CREDENTIAL_IDS: Final = ("kimi", "moonshot", "kimi-code")
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 20
 TIMEOUT_SECONDS: Final = 30
@@ -47,21 +50,29 @@ _REQUEST_ID_HEADERS: Final = ("x-request-id", "x-msh-request-id")
 
 
 class Kimi(HttpProvider):
-    id = "kimi"
+    info = PROVIDERS["kimi"]
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",
         "num_search_results": "native",
         "include_domains": "approximate",
         "exclude_domains": "approximate",
     }
+    envelope = ErrorEnvelope(
+        message=(("error", "message"),),
+        code=(("error", "type"),),
+        codes={"exceeded_current_quota_error": QuotaExhausted},
+        prefix="Kimi search API error",
+    )
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        key = _api_key(ctx)
-        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
-        f = ctx.filters(params)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = self._api_key(ctx)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        plan.notices += site_operator_notices(plan, self.label)
+        f = plan.filters
         body = {
             "text_query": with_site_operators(params.query, f.include_domains, f.exclude_domains),
-            "limit": limit,
+            "limit": plan.limit,
             "enable_page_crawling": False,
             "timeout_seconds": TIMEOUT_SECONDS,
         }
@@ -70,24 +81,23 @@ class Kimi(HttpProvider):
             "Content-Type": "application/json",
             "Authorization": f"Bearer {key}",
         }
-        return HttpRequest("POST", ctx.endpoint(self.id, search_url(ctx)), headers=headers, json=body, secrets=(key,))
+        url = ctx.endpoint(self.id, search_url(ctx))
+        plan.request = HttpRequest("POST", url, headers=headers, json=body, secrets=(key,))
+        return plan
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        f = ctx.filters(params)
-        notices.extend(site_operator_notices(params, f, self.label))
-        return notices
-
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
-            raise _http_error(response)
-        data = json_object(self.id, response, "Kimi search")
-        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
-        now = ctx.clock.now()
-        results = data.get("search_results")
-        sources = [s for r in (results if isinstance(results, list) else []) if (s := _source(r, now)) is not None]
+            raise self.error(response, plan)
+        data = self.json_object(response)
+        sources = [s for r in as_list(data.get("search_results")) if (s := _source(r, plan.now)) is not None]
         request_id = next((v for h in _REQUEST_ID_HEADERS if (v := response.headers.get(h))), None)
-        return SearchResponse(provider=self.id, sources=tuple(sources[:limit]), request_id=request_id)
+        return ProviderResult(sources=tuple(sources[: plan.limit]), request_id=request_id)
+
+    def _api_key(self, ctx: ProviderContext) -> str:
+        """The key in the shared order (explicit, env, agent.db), with the env values trimmed
+        (a blank one is skipped)."""
+        trimmed = {name: ctx.env[name].strip() for name in self.info.env_keys if name in ctx.env}
+        return require_key(replace(ctx, env={**ctx.env, **trimmed}), self.info).strip()
 
 
 def search_url(ctx: ProviderContext) -> str:
@@ -97,25 +107,6 @@ def search_url(ctx: ProviderContext) -> str:
         if value:
             return value
     return URL
-
-
-def _api_key(ctx: ProviderContext) -> str:
-    """The key in the shared order (explicit, env, agent.db), with the env values trimmed."""
-    trimmed = {name: ctx.env[name].strip() for name in ENV_KEYS if name in ctx.env}
-    return require_key(replace(ctx, env={**ctx.env, **trimmed}), "kimi", ENV_KEYS, CREDENTIAL_IDS).strip()
-
-
-def _http_error(response: HttpResponse) -> SearchProviderError:
-    """The shared classification, else `Kimi search API error (<status>): <body>`."""
-    error = classify_http_error("kimi", response)
-    if error is not None:
-        return error
-    return SearchProviderError(
-        "kimi",
-        f"Kimi search API error ({response.status}): {response.safe_text()}",
-        response.status,
-        retry_after=retry_after_seconds(response.headers),
-    )
 
 
 def _source(result: object, now: datetime) -> SearchSource | None:

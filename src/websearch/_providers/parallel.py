@@ -4,29 +4,24 @@ POST https://api.parallel.ai/v1beta/search with `x-api-key` and the beta header
 `parallel-beta: search-extract-2025-10-10`; the body is the query as both `objective` and the
 single entry of `search_queries`, `mode: "fast"` and excerpts capped at 10 000 characters per
 result. No count or recency is sent: results are cut locally to 1..40 (default 10). A result's
-excerpts, joined by blank lines, are its snippet; `search_id` is the request id. Errors may be
-plain text or JSON (`message` / `detail` / `error` / `error.message`). The richer parameters go in
-`source_policy`: `include_domains`, `exclude_domains` and `after_date` (the ladder's start, a date).
+excerpts, joined by blank lines, are its snippet; `search_id` is the request id. The richer
+parameters go in `source_policy`: `include_domains`, `exclude_domains` and `after_date` (the
+ladder's start, as a date).
+
+Errors may be plain text or JSON with the message in `message`, `detail`, `error` or
+`error.message` (in that order); no code is read, so the class comes from the status.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._notices import approximated
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import SearchProviderError
-from ._legacy import (
-    HttpProvider,
-    Support,
-    age_seconds,
-    api_error,
-    as_str,
-    clamp_count,
-    json_body,
-    redact_detail,
-    require_key,
-)
+from ._base import HttpProvider, Plan, Support, age_seconds, as_list, as_str, count, require_key
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -34,17 +29,15 @@ if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://api.parallel.ai/v1beta/search"
-ENV_KEYS: Final = ("PARALLEL_API_KEY",)
 BETA_HEADER: Final = "search-extract-2025-10-10"
 MODE: Final = "fast"
 MAX_CHARS_PER_RESULT: Final = 10_000
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 40
-INVALID_PAYLOAD: Final = "Parallel search returned an invalid response payload."
 
 
 class Parallel(HttpProvider):
-    id = "parallel"
+    info = PROVIDERS["parallel"]
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",
         "num_search_results": "native",
@@ -54,23 +47,30 @@ class Parallel(HttpProvider):
         "include_domains": "native",
         "exclude_domains": "native",
     }
+    envelope = ErrorEnvelope(message=(("message",), ("detail",), ("error",), ("error", "message")), code=())
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        key = require_key(ctx, self.id, ENV_KEYS)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
         body: dict[str, Any] = {
             "objective": params.query,
             "search_queries": [params.query],
             "mode": MODE,
             "excerpts": {"max_chars_per_result": MAX_CHARS_PER_RESULT},
         }
-        f = ctx.filters(params)
+        f = plan.filters
         policy: dict[str, Any] = {}
         if f.include_domains:
             policy["include_domains"] = list(f.include_domains)
         if f.exclude_domains:
             policy["exclude_domains"] = list(f.exclude_domains)
         if f.start is not None:
-            policy["after_date"] = f.start.date().isoformat()
+            policy["after_date"] = after = f.start.date().isoformat()
+            if f.start_has_time and f.start_source is not None:
+                how = f"whole days (source_policy.after_date={after})"
+                value = getattr(params, f.start_source)
+                plan.notices.append(approximated(f.start_source, value, how, "Parallel's date filters take dates only"))
         if policy:
             body["source_policy"] = policy
         headers = {
@@ -79,51 +79,15 @@ class Parallel(HttpProvider):
             "x-api-key": key,
             "parallel-beta": BETA_HEADER,
         }
-        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+        plan.request = HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+        return plan
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        f = ctx.filters(params)
-        if f.start_source is not None and f.start is not None and f.start_has_time:
-            notices.append(
-                f"{f.start_source}={getattr(params, f.start_source)!r} applied as whole days "
-                f"(source_policy.after_date={f.start.date()}): Parallel's after_date is a date"
-            )
-        return notices
-
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
-            raise api_error(self.id, response, detail=error_detail(response))
-        data = json_body(self.id, response)
-        if not isinstance(data, dict):
-            raise SearchProviderError(self.id, INVALID_PAYLOAD, response.status)
-        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
-        now = ctx.clock.now()
-        results = data.get("results")
-        sources = [s for r in (results if isinstance(results, list) else []) if (s := _source(r, now)) is not None]
-        search_id = data.get("search_id")
-        return SearchResponse(
-            provider=self.id,
-            sources=tuple(sources[:limit]),
-            request_id=search_id if isinstance(search_id, str) and search_id else None,
-        )
-
-
-def error_detail(response: HttpResponse) -> str:
-    """The error's `message`, `detail`, `error` or `error.message` string, else the (redacted) body."""
-    try:
-        data = response.json()
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        nested = data.get("error")
-        candidates = [data.get("message"), data.get("detail"), nested]
-        if isinstance(nested, dict):
-            candidates.append(nested.get("message"))
-        for value in candidates:
-            if isinstance(value, str) and value.strip():
-                return redact_detail(response, value)  # folded, cut, redacted
-    return response.safe_text()
+            raise self.error(response, plan)
+        data = self.json_object(response)
+        sources = [s for r in as_list(data.get("results")) if (s := _source(r, plan.now)) is not None]
+        return ProviderResult(sources=tuple(sources[: plan.limit]), request_id=as_str(data.get("search_id")))
 
 
 def _source(result: object, now: datetime) -> SearchSource | None:
@@ -132,8 +96,7 @@ def _source(result: object, now: datetime) -> SearchSource | None:
     url = as_str(result.get("url"))
     if url is None:
         return None
-    excerpts = result.get("excerpts")
-    texts = [e for e in (excerpts if isinstance(excerpts, list) else []) if isinstance(e, str) and e]
+    texts = [e for e in as_list(result.get("excerpts")) if isinstance(e, str) and e]
     published = as_str(result.get("publish_date"))
     return SearchSource(
         title=as_str(result.get("title")) or url,

@@ -1,25 +1,29 @@
 """Perplexity: Sonar chat completions with an API key, or the perplexity.ai ask endpoint with a session.
 
-Auth methods, in this order; when one fails the next is tried (its failure becomes a notice):
+Auth methods, in this order; `plan` builds each one's request, and `search` tries them until one
+answers (each failure becomes a `partial` notice of the result):
 1. `PERPLEXITY_COOKIES` (a browser Cookie header) and 2. a stored session token (`websearch auth set
    perplexity` fed `{"access_token": <__Secure-next-auth.session-token>}`) POST the bare query to
    https://www.perplexity.ai/rest/sse/perplexity_ask with the cookie and no Authorization. Its SSE
    events are snapshots, merged block by block until `final` or `COMPLETED`. Sessions cannot be
-   refreshed: one within 5 minutes of its `expires_at` (or JWT `exp`) is skipped.
+   refreshed: one within 5 minutes of its `expires_at` (or JWT `exp`) is skipped, with a notice.
 3. `PERPLEXITY_API_KEY` / `PPLX_API_KEY` / a stored key, then 4. `OPENROUTER_API_KEY` (model
    `perplexity/sonar-pro`), stream https://api.perplexity.ai/chat/completions: the answer is the
    deltas; id, model, citations, search_results, related_questions and usage come from whichever
    events carry them (the last non-empty value wins).
-5. Anonymous ask, only when none of the above is configured, which the chain allows only when
-   Perplexity is chosen explicitly. `limit` slices the sources; `num_search_results` is the API's
-   search breadth. The Responses mode (`PI_PERPLEXITY_RESPONSES`) is not implemented.
+5. Anonymous ask, only when none of the above is configured and Perplexity was chosen explicitly
+   (`ctx.explicit`). `limit` slices the sources; `num_search_results` is the API's search breadth.
+   The Responses mode (`PI_PERPLEXITY_RESPONSES`) is not implemented.
 
 The richer parameters, in the API modes only (the ask endpoint has no slot for them: notices say
 so): the date window is `search_after_date_filter` / `search_before_date_filter` (`%m/%d/%Y`, in
 place of `search_recency_filter`), domains are `search_domain_filter` (an allow list, else `-`
 prefixed denials: the two cannot be mixed), and `category` publication / financial report picks
-`search_mode` academic / sec.
+`search_mode` academic / sec. Each method's notices are decided in `plan`; the result carries the
+serving method's.
 
+Errors read `Perplexity API error` (chat completions) or `Perplexity ask API error` (the ask
+endpoint), each mode's envelope being its stream's (`ChatStream.envelope`, `AskStream.envelope`).
 The ask endpoint (request, snapshot merging, answer and sources) is in `_perplexity_ask`; parsing
 the chat-completions stream, and the stream and error plumbing both modes share, in `_perplexity_api`.
 """
@@ -33,20 +37,20 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
-from .._availability import is_available
 from .._filters import recency_start
+from .._notices import Notice, approximated, dropped, not_applied, partial
 from .._prompts import SYSTEM_PROMPT
-from .._registry import PROVIDERS
 from .._sse import SseEvent, aiter_sse
-from .._types import SearchParams, SearchResponse
+from .._types import ProviderResult, SearchParams
 from .._wire import HttpRequest
 from ..errors import MissingCredentialError, SearchProviderError
-from ._legacy import Provider, Support, json_body, recency_overridden
-from ._perplexity_api import AUTH_NAMES, ID, ChatStream, EventStream, http_error
+from ._base import Plan, Provider, Support, recency_overridden
+from ._perplexity_api import AUTH_NAMES, CHAT_ENVELOPE, ID, INFO, ChatStream, EventStream
 from ._perplexity_ask import (
     APP_USER_AGENT,
     BROWSER_USER_AGENT,
     AskStream,
+    ask_notices,
     build_ask_request,
     merge_snapshot,
     snapshot_answer,
@@ -64,12 +68,14 @@ __all__ = [
     "ID",
     "PROVIDER",
     "Auth",
+    "Method",
+    "Methods",
     "Perplexity",
+    "ask_notices",
     "auth_methods",
     "build_ask_request",
     "build_chat_request",
     "chat_notices",
-    "http_error",
     "merge_snapshot",
     "parse_events",
     "snapshot_answer",
@@ -79,8 +85,10 @@ __all__ = [
 
 API_URL: Final = "https://api.perplexity.ai/chat/completions"
 OPENROUTER_URL: Final = "https://openrouter.ai/api/v1/chat/completions"
-COOKIES_ENV: Final = "PERPLEXITY_COOKIES"
-ENV_KEYS: Final = ("PERPLEXITY_API_KEY", "PPLX_API_KEY")
+#: The registry row lists the cookie header's variable first, then the API key's.
+COOKIES_ENV: Final = INFO.env_keys[0]
+KEY_ENVS: Final = INFO.env_keys[1:]
+#: Not an availability key: OpenRouter alone admits Perplexity only when chosen explicitly.
 OPENROUTER_ENV: Final = "OPENROUTER_API_KEY"
 MODEL: Final = "sonar-pro"
 DEFAULT_MAX_TOKENS: Final = 8192
@@ -89,6 +97,7 @@ DEFAULT_NUM_SEARCH_RESULTS: Final = 20
 SESSION_MARGIN: Final = 300.0  # seconds before expiry at which a session is no longer used
 #: `category` values with a Perplexity `search_mode` of their own.
 SEARCH_MODES: Final = {"publication": "academic", "financial report": "sec"}
+WHOLE_DAYS: Final = "Perplexity's date filters take dates only"
 
 AuthKind = Literal["cookies", "session", "api_key", "openrouter", "anonymous"]
 
@@ -101,14 +110,36 @@ class Auth:
     secret: str = field(default="", repr=False)
 
     @property
+    def chat(self) -> bool:
+        """True for the chat-completions modes (a key), False for the ask endpoint (a login or none)."""
+        return self.kind in ("api_key", "openrouter")
+
+    @property
     def secrets(self) -> tuple[str, ...]:
         """What the transport must redact: the secret, and each value of a cookie header."""
         values = [part.partition("=")[2].strip() for part in self.secret.split(";")] if self.kind == "cookies" else []
         return tuple(s for s in (self.secret, *values) if len(s) >= 8)
 
 
+@dataclass(frozen=True, slots=True)
+class Method:
+    """One auth method as planned: its request and the notices of its mode."""
+
+    auth: Auth
+    request: HttpRequest
+    notices: tuple[Notice, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Methods:
+    """`plan.state`: the methods to try in order; whether a stored session was skipped as expired."""
+
+    methods: tuple[Method, ...]
+    session_expired: bool = False
+
+
 class Perplexity(Provider):
-    id = ID
+    info = INFO
     supports: ClassVar[dict[str, Support]] = {
         **dict.fromkeys(("recency", "limit", "num_search_results", "max_tokens", "temperature"), "native"),
         **dict.fromkeys(("recency_days", "start_published_date", "end_published_date"), "native"),
@@ -116,64 +147,70 @@ class Perplexity(Provider):
         "recency_hours": "approximate",
         "category": "approximate",
     }
+    envelope = CHAT_ENVELOPE  # the ask endpoint's is AskStream.envelope
 
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        failed: list[tuple[Auth, SearchProviderError]] = []
-        methods = auth_methods(ctx)
-        expired = _session_expired(ctx.credentials.get(ID), ctx.clock.now())
-        secrets = tuple(dict.fromkeys(s for m in methods for s in m.secrets))  # every method's, in every error
-        for auth in methods:
-            try:
-                response = await self._attempt(auth, params, ctx, secrets)
-            except SearchProviderError as exc:
-                failed.append((auth, exc))
-                continue
-            notes = [
-                f"Perplexity with {AUTH_NAMES[a.kind]} failed: {e.message}; fell through to the next auth method"
-                for a, e in failed
-            ]
-            if expired:
-                notes.insert(
-                    0,
-                    f"the stored Perplexity session has expired; searched with {AUTH_NAMES[auth.kind]} "
-                    f"instead (log in again with `websearch auth set {ID}`)",
-                )
-            return replace(response, notices=(*notes, *response.notices))
-        raise failed[-1][1]
-
-    async def _attempt(
-        self, auth: Auth, params: SearchParams, ctx: ProviderContext, secrets: tuple[str, ...]
-    ) -> SearchResponse:
-        chat = auth.kind in ("api_key", "openrouter")
-        request = build_chat_request(params, ctx, auth) if chat else build_ask_request(params, ctx, auth)
-        notices = chat_notices(params, ctx) if chat else []
-        request = replace(request, secrets=secrets)
-        stream = _open(auth, request, ctx.clock.now())
-        async with ctx.stream(self.id, request) as (head, lines):
-            if not head.ok or "text/event-stream" not in head.headers.get("content-type", ""):
-                whole = replace(head, body=b"".join([line async for line in lines]))
-                if not whole.ok:
-                    raise http_error(whole, "Perplexity API error" if chat else "Perplexity ask API error")
-                stream.take(json_body(self.id, whole))
-                stream.done = True
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        plan = self.new_plan(params, ctx, limit=params.limit)  # `limit` only slices the sources
+        auths, expired = auth_methods(ctx, plan.now)
+        secrets = tuple(dict.fromkeys(s for a in auths for s in a.secrets))  # every method's, in every error
+        chat = tuple(chat_notices(plan))  # the same for both key methods
+        methods: list[Method] = []
+        for auth in auths:
+            if auth.chat:
+                request, notices = build_chat_request(plan, ctx, auth), chat
             else:
+                request, notices = build_ask_request(params, ctx, auth), ask_notices(params, auth)
+            methods.append(Method(auth, replace(request, secrets=secrets), notices))
+        plan.state = Methods(tuple(methods), expired)
+        return plan
+
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        state: Methods = plan.state
+        failed: list[Notice] = []
+        for method in state.methods:
+            try:
+                result = await self._search_with(method, plan, ctx)
+            except SearchProviderError as exc:
+                if method is state.methods[-1]:
+                    raise  # the last method's error is the search's
+                failed.append(_fell_through(method.auth, exc))
+                continue
+            notices = [*failed, *method.notices, *result.notices]
+            if state.session_expired:
+                notices.insert(0, _expired_notice(method.auth))
+            return replace(result, notices=tuple(notices))
+        raise AssertionError("plan() gives at least one auth method")
+
+    async def _search_with(self, method: Method, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        stream = _open(method.auth, method.request, plan)
+        async with ctx.stream(self.id, method.request) as (head, lines):
+            if head.ok and "text/event-stream" in head.headers.get("content-type", ""):
                 async for event in aiter_sse(lines):
                     if stream.feed(event):
                         break  # leaving the block closes the connection
-        response = stream.result(params)
-        return replace(response, notices=(*notices, *response.notices)) if notices else response
+            else:
+                whole = replace(head, body=b"".join([line async for line in lines]))
+                if not whole.ok:
+                    raise stream.error(whole)
+                stream.take(self.json_object(whole))
+                stream.done = True
+        return stream.result()
 
 
-def auth_methods(ctx: ProviderContext) -> list[Auth]:
-    """The configured methods in order; anonymous only when Perplexity is not configured at all."""
+def auth_methods(ctx: ProviderContext, now: datetime) -> tuple[list[Auth], bool]:
+    """The configured methods in order, and whether a stored session was skipped as expired.
+
+    With none, anonymous when Perplexity was chosen explicitly (`ctx.explicit`), else
+    MissingCredentialError (also when the only login is an expired session).
+    """
     methods: list[Auth] = []
     if cookies := ctx.env.get(COOKIES_ENV, "").strip():
         methods.append(Auth("cookies", cookies))
     stored = ctx.credentials.get(ID)
-    expired = _session_expired(stored, ctx.clock.now())
+    expired = _session_expired(stored, now)
     if stored is not None and stored.kind == "oauth" and stored.api_key and not expired:
         methods.append(Auth("session", stored.api_key))
-    key = ctx.api_keys.get(ID) or next((ctx.env[name] for name in ENV_KEYS if ctx.env.get(name)), None)
+    key = ctx.api_keys.get(ID) or next((ctx.env[name] for name in KEY_ENVS if ctx.env.get(name)), None)
     if not key and stored is not None and stored.kind == "api_key":
         key = stored.api_key
     if key:
@@ -181,12 +218,12 @@ def auth_methods(ctx: ProviderContext) -> list[Auth]:
     if ctx.env.get(OPENROUTER_ENV):
         methods.append(Auth("openrouter", ctx.env[OPENROUTER_ENV]))
     if methods:
-        return methods
-    if not is_available(PROVIDERS[ID], ctx):  # so the chain can only have reached us by explicit choice
-        return [Auth("anonymous")]
-    ways = f"set {COOKIES_ENV}, {' or '.join(ENV_KEYS)}, or run `websearch auth set {ID}`"
+        return methods, expired
+    ways = f"set {COOKIES_ENV}, {' or '.join(KEY_ENVS)}, or run `websearch auth set {ID}`"
     if expired:
         raise MissingCredentialError(ID, f"Perplexity session expired; log in again: {ways}")
+    if ctx.explicit:
+        return [Auth("anonymous")], False
     raise MissingCredentialError(ID, f"Perplexity needs a login or an API key: {ways}")
 
 
@@ -198,11 +235,24 @@ def _session_expired(stored: Credential | None, now: datetime) -> bool:
     return expiry is not None and expiry - SESSION_MARGIN <= now.timestamp()
 
 
+def _fell_through(auth: Auth, error: SearchProviderError) -> Notice:
+    name = AUTH_NAMES[auth.kind]
+    return partial(f"Perplexity with {name} failed; fell through to the next auth method: {error.message}")
+
+
+def _expired_notice(served: Auth) -> Notice:
+    return partial(
+        f"the stored Perplexity session has expired; searched with {AUTH_NAMES[served.kind]} instead "
+        f"(log in again with `websearch auth set {ID}`)"
+    )
+
+
 # -- requests ----------------------------------------------------------------------------------
 
 
-def build_chat_request(params: SearchParams, ctx: ProviderContext, auth: Auth) -> HttpRequest:
+def build_chat_request(plan: Plan, ctx: ProviderContext, auth: Auth) -> HttpRequest:
     """The streamed chat completion, for a Perplexity key or (prefixed model) an OpenRouter key."""
+    params = plan.params
     openrouter = auth.kind == "openrouter"
     body: dict[str, Any] = {
         "model": f"perplexity/{MODEL}" if openrouter else MODEL,
@@ -219,7 +269,7 @@ def build_chat_request(params: SearchParams, ctx: ProviderContext, auth: Auth) -
         "language_preference": "en",
         "return_related_questions": True,
     }
-    body.update(_rich_fields(params, ctx))
+    body.update(_rich_fields(plan))
     if params.recency and not any(k.endswith("_date_filter") for k in body):
         body["search_recency_filter"] = params.recency
     headers = {
@@ -231,23 +281,23 @@ def build_chat_request(params: SearchParams, ctx: ProviderContext, auth: Auth) -
     return HttpRequest("POST", url, headers=headers, json=body, secrets=auth.secrets)
 
 
-def _date_window(params: SearchParams, ctx: ProviderContext) -> tuple[datetime | None, datetime | None]:
+def _date_window(plan: Plan) -> tuple[datetime | None, datetime | None]:
     """(after, before) when the ladder or an end date asks for one; `recency` starts a window that
     has only an end."""
-    f = ctx.filters(params)
-    start = f.start or (recency_start(params.recency, ctx.clock.now()) if f.end is not None else None)
+    f = plan.filters
+    start = f.start or (recency_start(plan.params.recency, plan.now) if f.end is not None else None)
     return start, f.end
 
 
-def _rich_fields(params: SearchParams, ctx: ProviderContext) -> dict[str, Any]:
+def _rich_fields(plan: Plan) -> dict[str, Any]:
     """The chat body's fields for the richer parameters (none when they are not given)."""
-    f = ctx.filters(params)
+    f = plan.filters
     fields: dict[str, Any] = {}
-    after, before = _date_window(params, ctx)
+    after, before = _date_window(plan)
     if after is not None:
-        fields["search_after_date_filter"] = after.strftime("%m/%d/%Y")
+        fields["search_after_date_filter"] = _mdy(after)
     if before is not None:
-        fields["search_before_date_filter"] = before.strftime("%m/%d/%Y")
+        fields["search_before_date_filter"] = _mdy(before)
     if f.include_domains:
         fields["search_domain_filter"] = list(f.include_domains)
     elif f.exclude_domains:
@@ -257,29 +307,30 @@ def _rich_fields(params: SearchParams, ctx: ProviderContext) -> dict[str, Any]:
     return fields
 
 
-def chat_notices(params: SearchParams, ctx: ProviderContext) -> list[str]:
+def chat_notices(plan: Plan) -> list[Notice]:
     """How the API modes approximated the richer parameters."""
-    f = ctx.filters(params)
+    f, params = plan.filters, plan.params
     notices = recency_overridden(params, f)
-    after, before = _date_window(params, ctx)
-    whole = "applied as whole days: Perplexity's date filters take dates only"
+    after, before = _date_window(plan)
     if after is not None and f.start_source is not None and f.start_has_time:
-        notices.append(f"{f.start_source}={getattr(params, f.start_source)!r} {whole}")
+        how = f"whole days (search_after_date_filter={_mdy(after)})"
+        notices.append(approximated(f.start_source, getattr(params, f.start_source), how, WHOLE_DAYS))
     if before is not None and f.end_has_time:
-        notices.append(f"end_published_date={params.end_published_date!r} {whole}")
+        how = f"whole days (search_before_date_filter={_mdy(before)})"
+        notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
     inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in f.include_domains)]
     if f.include_domains and inside:
-        notices.append(
-            f"exclude_domains={params.exclude_domains!r} not applied to {', '.join(inside)}: Perplexity's "
-            "search_domain_filter cannot mix allowed and denied domains (the others are outside the allowed ones)"
+        why = (
+            "Perplexity's search_domain_filter cannot mix allowed and denied domains, so only the allow list is "
+            f"sent, which does not exclude {', '.join(inside)}"
         )
+        notices.append(dropped("exclude_domains", params.exclude_domains, why))
     if f.category in SEARCH_MODES:
-        notices.append(f"category={params.category!r} approximated as search_mode={SEARCH_MODES[f.category]}")
+        how = f"search_mode={SEARCH_MODES[f.category]}"
+        notices.append(approximated("category", params.category, how, "Perplexity has search modes, not categories"))
     elif f.category is not None:
-        notices.append(
-            f"category={params.category!r} not applied: Perplexity's search modes only cover publication "
-            "(academic) and financial report (sec)"
-        )
+        why = "Perplexity's search modes only cover publication (academic) and financial report (sec)"
+        notices.append(not_applied("category", params.category, why))
     return notices
 
 
@@ -287,21 +338,27 @@ def chat_notices(params: SearchParams, ctx: ProviderContext) -> list[str]:
 
 
 def parse_events(
-    events: Iterable[SseEvent], params: SearchParams, now: datetime, auth: Auth = Auth("api_key"), request_id: str = ""
-) -> SearchResponse:
+    events: Iterable[SseEvent], plan: Plan, auth: Auth = Auth("api_key"), request_id: str = ""
+) -> ProviderResult:
     """A whole stream (e.g. `iter_sse(body)`) as the provider would parse it, for tests."""
-    stream = _open(auth, HttpRequest("POST", "", headers={"X-Request-ID": request_id}, json={"model": MODEL}), now)
+    request = HttpRequest("POST", "", headers={"X-Request-ID": request_id}, json={"model": MODEL})
+    stream = _open(auth, request, plan)
     for event in events:
         if stream.feed(event):
             break
-    return stream.result(params)
+    return stream.result()
 
 
-def _open(auth: Auth, request: HttpRequest, now: datetime) -> EventStream:
-    return (ChatStream if auth.kind in ("api_key", "openrouter") else AskStream)(auth, request, now)
+def _open(auth: Auth, request: HttpRequest, plan: Plan) -> EventStream:
+    return (ChatStream if auth.chat else AskStream)(auth, request, plan)
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+def _mdy(when: datetime) -> str:
+    """A date as Perplexity's date filters take it: `%m/%d/%Y`."""
+    return when.strftime("%m/%d/%Y")
 
 
 def _jwt_expiry(token: str) -> float | None:

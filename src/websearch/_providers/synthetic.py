@@ -4,51 +4,50 @@ POST https://api.synthetic.new/v2/search with a bearer SYNTHETIC_API_KEY and the
 `{"query": ...}`; nothing else can be asked of it (no count, recency or token caps). Results
 are cut locally to `num_search_results`, else `limit`, else all of them. The `published` value is
 kept raw as the published date and no age is computed from it, so renderers show it as sent.
+Errors are `{"error": "<text>"}` (any other body is shown as it came); their class comes from the status
+alone, as the API sends no codes.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, ClassVar, Final
 
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ._legacy import HttpProvider, Support, api_error, as_str, json_object, require_key
+from ._base import HttpProvider, Plan, Support, as_list, as_str, count, require_key
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://api.synthetic.new/v2/search"
-ENV_KEYS: Final = ("SYNTHETIC_API_KEY",)
+#: No count is sent and none is documented: without one, every result is kept (and no count clamps).
+EVERY_RESULT: Final = sys.maxsize
 
 
 class Synthetic(HttpProvider):
-    id = "synthetic"
+    info = PROVIDERS["synthetic"]
     supports: ClassVar[dict[str, Support]] = {"limit": "native", "num_search_results": "native"}
+    envelope = ErrorEnvelope(message=(("error",),), code=())
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        key = require_key(ctx, self.id, ENV_KEYS)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, EVERY_RESULT, EVERY_RESULT, self.label)
         headers = {"Accept": "application/json", "Content-Type": "application/json", "Authorization": f"Bearer {key}"}
-        return HttpRequest(
+        plan.request = HttpRequest(
             "POST", ctx.endpoint(self.id, URL), headers=headers, json={"query": params.query}, secrets=(key,)
         )
+        return plan
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        # No clamp and no default: only the collapse of the two counts into one needs saying.
-        if params.num_search_results is not None and params.limit not in (None, params.num_search_results):
-            return [
-                f"limit={params.limit} not applied separately: {self.label} uses num_search_results="
-                f"{params.num_search_results} as its result count"
-            ]
-        return []
-
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
-            raise api_error(self.id, response)
-        data = json_object(self.id, response)
-        results = data.get("results")
-        sources = [s for r in (results if isinstance(results, list) else []) if (s := _source(r)) is not None]
-        n = params.count
-        return SearchResponse(provider=self.id, sources=tuple(sources[:n] if n else sources))
+            raise self.error(response, plan)
+        data = self.json_object(response)
+        sources = [s for r in as_list(data.get("results")) if (s := _source(r)) is not None]
+        return ProviderResult(sources=tuple(sources[: plan.limit]))
 
 
 def _source(result: object) -> SearchSource | None:

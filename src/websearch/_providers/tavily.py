@@ -6,8 +6,7 @@ plus `time_range` (day/week/month/year, verbatim) for `recency`; `topic` is neve
 recency filter never narrows the search to news. When a time-filtered search comes back with
 neither an answer nor a result, it is repeated once without `time_range` (with a notice).
 `max_results` is the collapsed count clamped to 1..20, default 5 (what upstream's code does; its
-doc's "5..20" is wrong). Quota is a status of its own here: 432 (plan limit) and 433
-(pay-as-you-go limit). Error text is read from Tavily's `{"detail": {"error": ...}}` envelope.
+doc's "5..20" is wrong).
 
 The richer parameters (mcp-web_search-tool.md) add fields only when they are given, so a call
 with web_search.md's parameters alone sends exactly the body above:
@@ -21,40 +20,47 @@ with web_search.md's parameters alone sends exactly the body above:
 - `summary`, `sort_by_date`: not supported. `text_chars` is applied by the renderer: `content` is
   Tavily's snippet, and `include_raw_content` (whole pages) is not asked for.
 The empty-result retry applies to `time_range` only: explicit dates are never dropped.
+
+Errors: the message is read from `{"detail": {"error": ...}}` (the SDK's envelope) or the keyless
+`{"error": {"code", "message", "retry_after_seconds"}}`, whose hint is a Retry-After. Quota is a
+status of its own here: 432 (plan limit) and 433 (pay-as-you-go limit).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._filters import Filters, recency_start
-from .._types import SearchParams, SearchResponse
+from .._filters import recency_start
+from .._notices import Notice, approximated, not_applied
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams
 from .._wire import HttpRequest, HttpResponse
-from ..errors import SearchProviderError
-from ._legacy import (
+from ..errors import QuotaExhausted, SearchProviderError
+from ._base import (
     HttpProvider,
+    Plan,
     Support,
+    as_dict,
     as_str,
-    clamp_count,
-    classify_http_error,
-    json_object,
+    count,
     make_source,
-    redact_detail,
+    recency_overridden,
     require_key,
-    retry_after_seconds,
-    status_phrase,
 )
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://api.tavily.com/search"
-ENV_KEYS: Final = ("TAVILY_API_KEY",)
 DEFAULT_RESULTS: Final = 5
 MAX_RESULTS: Final = 20
-QUOTA_STATUSES: Final = {432: "plan usage limit exceeded", 433: "pay-as-you-go limit exceeded"}
+#: Tavily's own statuses for quota: 432 the plan's usage limit, 433 the pay-as-you-go limit.
+QUOTA_STATUSES: Final = ("432", "433")
+#: Where `Tavily.error` hands a quota status to the envelope as its code (see there).
+_STATUS_CODE: Final = "_status"
 _DEPTHS: Final = {
     "auto": "basic",
     "fast": "fast",
@@ -64,10 +70,20 @@ _DEPTHS: Final = {
     "deep-reasoning": "advanced",
 }
 _TOPICS: Final = {"news": "news", "financial report": "finance"}
+WHOLE_DAYS: Final = "Tavily's date filters take dates only"
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """`plan.state` of a search sent with `time_range`: the same request without it, and the
+    notice that says its results are unfiltered (used only if the first search finds nothing)."""
+
+    request: HttpRequest
+    notice: Notice
 
 
 class Tavily(HttpProvider):
-    id = "tavily"
+    info = PROVIDERS["tavily"]
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -81,22 +97,36 @@ class Tavily(HttpProvider):
         "include_domains": "native",
         "exclude_domains": "native",
     }
+    envelope = ErrorEnvelope(
+        message=(
+            ("detail", "error"),
+            ("detail", "message"),
+            ("detail",),
+            ("error", "message"),
+            ("error",),
+            ("message",),
+        ),
+        code=((_STATUS_CODE,), ("error", "code")),
+        codes=dict.fromkeys(QUOTA_STATUSES, QuotaExhausted),
+    )
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext, *, time_range: bool = True) -> HttpRequest:
-        key = require_key(ctx, self.id, ENV_KEYS)
-        f = ctx.filters(params)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        f = plan.filters
         body: dict[str, Any] = {
             "query": params.query,
             "search_depth": _DEPTHS[f.mode] if f.mode else "basic",
-            "max_results": clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0],
+            "max_results": plan.limit,
             "include_answer": "advanced",
             "include_raw_content": False,
         }
         if f.category in _TOPICS:
             body["topic"] = _TOPICS[f.category]
-        recency, start, end = _window(params, f, ctx)
-        if recency and time_range:
-            body["time_range"] = recency
+        time_range, start, end = _window(plan)
+        if time_range:
+            body["time_range"] = time_range
         if start is not None:
             body["start_date"] = start.isoformat()
         if end is not None:
@@ -105,130 +135,95 @@ class Tavily(HttpProvider):
             body["include_domains"] = list(f.include_domains)
         if f.exclude_domains:
             body["exclude_domains"] = list(f.exclude_domains)
+        plan.notices += _notices(plan, start, end)
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
-        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+        plan.request = HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+        if time_range:
+            unfiltered = {name: value for name, value in body.items() if name != "time_range"}
+            why = f"Tavily found nothing with time_range={time_range}, so these results come from a search without it"
+            plan.state = Retry(replace(plan.request, json=unfiltered), not_applied("recency", params.recency, why))
+        return plan
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        f = ctx.filters(params)
-        if f.mode in ("deep-lite", "deep", "deep-reasoning"):
-            notices.append(
-                f"mode={f.mode} approximated: Tavily has no deep-research mode; searched with search_depth=advanced"
-            )
-        _, start, end = _window(params, f, ctx)
-        if params.recency and f.start_source is not None:
-            notices.append(f"recency={params.recency!r} not applied: {f.start_source} takes precedence")
-        elif params.recency and start is not None:
-            notices.append(
-                f"recency={params.recency!r} approximated: with end_published_date it is sent as start_date={start}"
-            )
-        if f.start_source is not None and f.start_has_time:
-            raw = getattr(params, f.start_source)
-            notices.append(
-                f"{f.start_source}={raw!r} approximated: Tavily filters by whole days; sent start_date={start}"
-            )
-        if f.end_has_time:
-            raw = params.end_published_date
-            notices.append(
-                f"end_published_date={raw!r} approximated: Tavily filters by whole days; sent end_date={end}"
-            )
-        if f.category is not None and f.category not in _TOPICS:
-            notices.append(
-                f"category={f.category!r} not applied: Tavily does not support it (its topics are news and finance)"
-            )
-        return notices
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        result = await super().search(plan, ctx)
+        retry = plan.state
+        if not isinstance(retry, Retry) or result.answer or result.sources:
+            return result
+        result = self.parse(await ctx.send(self.id, retry.request), plan)
+        return replace(result, notices=(*result.notices, retry.notice))
 
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        response = self.parse_response(await ctx.send(self.id, self.build_request(params, ctx)), params, ctx)
-        if not _window(params, ctx.filters(params), ctx)[0] or response.answer or response.sources:
-            return response
-        retry = await ctx.send(self.id, self.build_request(params, ctx, time_range=False))
-        response = self.parse_response(retry, params, ctx)
-        notice = (
-            f"recency={params.recency!r} not applied: Tavily found nothing with time_range={params.recency}, "
-            "so these results come from a search without it"
-        )
-        return replace(response, notices=(*response.notices, notice))
-
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
-            raise http_error(response)
-        data = json_object(self.id, response)
-        limit = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
-        now = ctx.clock.now()
+            raise self.error(response, plan)
+        data = self.json_object(response)
         results = data.get("results")
         sources = [
-            make_source(url, r.get("title"), r.get("content"), r.get("published_date"), now)
+            make_source(url, r.get("title"), r.get("content"), r.get("published_date"), plan.now)
             for r in (results if isinstance(results, list) else ())
             if isinstance(r, dict) and isinstance(url := r.get("url"), str) and url
         ]
         answer = as_str(data.get("answer"))
-        return SearchResponse(
-            provider=self.id,
+        return ProviderResult(
             answer=answer.strip() or None if answer else None,
-            sources=tuple(sources[:limit]),
+            sources=tuple(sources[: plan.limit]),
             request_id=as_str(data.get("request_id")),
             auth_mode="api_key",
         )
 
+    def error(
+        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
+    ) -> SearchProviderError:
+        """The envelope's error, handed what it cannot read itself yet: a 432/433 status as the
+        code that makes it quota, and the keyless body's `retry_after_seconds` as the Retry-After
+        it stands for (the envelope takes classes from codes and hints from headers only)."""
+        if body is None:
+            try:
+                body = response.json()
+            except ValueError:
+                body = None
+        hint = as_dict(as_dict(body).get("error")).get("retry_after_seconds")
+        if "retry-after" not in response.headers and isinstance(hint, (int, float)) and not isinstance(hint, bool):
+            response = replace(response, headers={**response.headers, "retry-after": str(hint)})
+        if str(status or response.status) in QUOTA_STATUSES:
+            body = {**as_dict(body), _STATUS_CODE: str(status or response.status)}
+        return super().error(response, plan, status=status, body=body)
 
-def _window(params: SearchParams, f: Filters, ctx: ProviderContext) -> tuple[str | None, date | None, date | None]:
+
+def _window(plan: Plan) -> tuple[str | None, date | None, date | None]:
     """(time_range, start_date, end_date): the ladder's dates when it has any, else `recency`.
 
     Only a date range can carry an end, so an end with only `recency` turns the window into a start.
     """
+    f, recency = plan.filters, plan.params.recency
     start = f.start
     if start is None and f.end is not None:
-        start = recency_start(params.recency, ctx.clock.now())
+        start = recency_start(recency, plan.now)
     if start is None and f.end is None:
-        return params.recency, None, None
+        return recency, None, None
     return None, start.date() if start else None, f.end.date() if f.end else None
 
 
-def http_error(response: HttpResponse) -> SearchProviderError:
-    """A non-2xx answer: the shared classification, then 432/433 as quota, else
-    `Tavily API error (<status>): <message from the envelope, the body, or the status>`."""
-    data = _json_or_none(response)
-    retry = retry_after_seconds(response.headers)
-    if retry is None and isinstance(data, dict) and isinstance(data.get("error"), dict):
-        hint = data["error"].get("retry_after_seconds")  # the keyless envelope's hint
-        retry = float(hint) if isinstance(hint, (int, float)) and not isinstance(hint, bool) else None
-    shared = classify_http_error("tavily", response)
-    if shared is not None:
-        shared.retry_after = retry
-        return shared
-    status = response.status
-    text = _message(data) if data is not None else None
-    if text is not None:
-        text = redact_detail(response, text) or None
-    text = text or response.safe_text() or status_phrase(status)
-    if status in QUOTA_STATUSES:
-        return SearchProviderError(
-            "tavily", f"tavily: credits exhausted ({status} {QUOTA_STATUSES[status]}): {text}", status
-        )
-    message = f"Tavily API error ({status}): {text}"
-    if status == 429 and retry is not None:
-        message += f"; retry after {retry:g} s"
-    return SearchProviderError("tavily", message, status, retry_after=retry)
-
-
-def _message(value: object) -> str | None:
-    """The first string under `detail`, `error` or `message`, however deeply nested."""
-    if isinstance(value, str):
-        return value.strip() or None
-    if isinstance(value, dict):
-        for key in ("detail", "error", "message"):
-            found = _message(value.get(key))
-            if found:
-                return found
-    return None
-
-
-def _json_or_none(response: HttpResponse) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None
+def _notices(plan: Plan, start: date | None, end: date | None) -> list[Notice]:
+    """What the plan approximated: a deep mode, `recency` under the ladder or an end, days for times."""
+    f, params = plan.filters, plan.params
+    notices: list[Notice] = []
+    if f.mode in ("deep-lite", "deep", "deep-reasoning"):
+        notices.append(approximated("mode", params.mode, "search_depth=advanced", "Tavily has no deep-research mode"))
+    if params.recency and f.start_source is not None:
+        notices += recency_overridden(params, f)
+    elif params.recency and start is not None:
+        why = "with end_published_date Tavily needs a date range"
+        notices.append(approximated("recency", params.recency, f"start_date={start}", why))
+    if f.start_source is not None and f.start_has_time:
+        how = f"whole days (start_date={start})"
+        notices.append(approximated(f.start_source, getattr(params, f.start_source), how, WHOLE_DAYS))
+    if f.end_has_time:
+        how = f"whole days (end_date={end})"
+        notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
+    if f.category is not None and f.category not in _TOPICS:
+        why = "Tavily does not support it (its topics are news and finance)"
+        notices.append(not_applied("category", params.category, why))
+    return notices
 
 
 PROVIDER: Final = Tavily()

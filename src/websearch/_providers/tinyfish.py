@@ -3,30 +3,36 @@
 The count N (`num_search_results`, else `limit`) is clamped to 1..20, default 10. Every page asks
 for `num_results = min(N, 10)`, and pages `page=0, 1, ...` (at most up to page 10) are fetched
 until N URL-bearing results are in hand or a page comes back with fewer raw results than it was
-asked for; the results are then cut to N. An error on any page fails the search. Recency is
+asked for; the results are then cut to N. The plan holds page 0's request and the page size; page
+n is the same request with `page=n`. An error on any page fails the search. Recency is
 `recency_minutes` (a day is 1440 minutes); the ladder's start (which wins over `recency`) is the
-minutes from it to now. TinyFish has no domain filter, so domains become `site:` / `-site:`
-operators in the query. Results carry no dates; `site_name` is the author and the title's fallback.
+minutes from it to the plan's instant. TinyFish has no domain filter, so domains become `site:` /
+`-site:` operators in the query. Results carry no dates; `site_name` is the author and the title's
+fallback. Error bodies keep their message in `detail`; no code is read, so the class comes from the
+status.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ._legacy import (
+from ._base import (
     HttpProvider,
+    Plan,
     Support,
-    api_error,
-    clamp_count,
-    json_object,
+    as_list,
+    count,
     recency_overridden,
     require_key,
     site_operator_notices,
     with_site_operators,
 )
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -40,7 +46,7 @@ RECENCY_MINUTES: Final = {"day": 1440, "week": 10080, "month": 43200, "year": 52
 
 
 class TinyFish(HttpProvider):
-    id = "tinyfish"
+    info = PROVIDERS["tinyfish"]
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -51,59 +57,54 @@ class TinyFish(HttpProvider):
         "include_domains": "approximate",
         "exclude_domains": "approximate",
     }
+    envelope = ErrorEnvelope(message=(("detail",),), code=())
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext, page: int = 0) -> HttpRequest:
-        """The request for one page (0-based)."""
-        key = require_key(ctx, self.id, self.info.env_keys, self.info.credential_ids)
-        f = ctx.filters(params)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        """Page 0's request; `state` is the page size (`search` asks for the next pages)."""
+        key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        plan.state = min(plan.limit, PAGE_SIZE)
+        f = plan.filters
         query = [("query", with_site_operators(params.query, f.include_domains, f.exclude_domains))]
         if f.start is not None:
-            minutes = math.ceil((ctx.clock.now() - f.start).total_seconds() / 60)
+            minutes = math.ceil((plan.now - f.start).total_seconds() / 60)
             query.append(("recency_minutes", str(max(1, minutes))))
         elif params.recency:
             query.append(("recency_minutes", str(RECENCY_MINUTES[params.recency])))
-        query += [("num_results", str(self.page_size(params))), ("page", str(page))]
+        query += [("num_results", str(plan.state)), ("page", "0")]
+        plan.notices += recency_overridden(params, f)
+        plan.notices += site_operator_notices(plan, self.label)
         headers = {"Accept": "application/json", "X-API-Key": key}
-        return HttpRequest("GET", ctx.endpoint(self.id, URL), headers=headers, params=query, secrets=(key,))
+        plan.request = HttpRequest("GET", ctx.endpoint(self.id, URL), headers=headers, params=query, secrets=(key,))
+        return plan
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        f = ctx.filters(params)
-        notices.extend(recency_overridden(params, f))
-        notices.extend(site_operator_notices(params, f, self.label))
-        return notices
-
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         """One page's URL-bearing results (`search` pages and cuts to N)."""
-        return SearchResponse(provider=self.id, sources=tuple(_sources(page_results(response))), auth_mode="api_key")
+        return ProviderResult(sources=tuple(_sources(self.page_results(response, plan))), auth_mode="api_key")
 
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        wanted = self.count(params)
-        page_size = self.page_size(params)
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        assert plan.request is not None and plan.limit is not None, "tinyfish: plan() made no request"
         sources: list[SearchSource] = []
         for page in range(LAST_PAGE + 1):
-            response = await ctx.send(self.id, self.build_request(params, ctx, page))
-            results = page_results(response)
+            response = await ctx.send(self.id, page_request(plan.request, page))
+            results = self.page_results(response, plan)
             sources += _sources(results)
-            if len(sources) >= wanted or len(results) < page_size:
+            if len(sources) >= plan.limit or len(results) < plan.state:
                 break
-        return SearchResponse(provider=self.id, sources=tuple(sources[:wanted]), auth_mode="api_key")
+        return ProviderResult(sources=tuple(sources[: plan.limit]), auth_mode="api_key")
 
-    def count(self, params: SearchParams) -> int:
-        """N: the collapsed count clamped to 1..20, default 10."""
-        return clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+    def page_results(self, response: HttpResponse, plan: Plan) -> list[Any]:
+        """The raw `results` of one page; a non-2xx answer or a malformed body raises."""
+        if not response.ok:
+            raise self.error(response, plan)
+        return as_list(self.json_object(response).get("results"))
 
-    def page_size(self, params: SearchParams) -> int:
-        return min(self.count(params), PAGE_SIZE)
 
-
-def page_results(response: HttpResponse) -> list[Any]:
-    """The raw `results` of one page; a non-2xx answer or a malformed body raises."""
-    if not response.ok:
-        raise api_error("tinyfish", response)
-    data = json_object("tinyfish", response)
-    results = data.get("results")
-    return results if isinstance(results, list) else []
+def page_request(first: HttpRequest, page: int) -> HttpRequest:
+    """Page `page` (0-based): page 0's request with its `page` parameter replaced."""
+    params = [(name, str(page) if name == "page" else value) for name, value in first.params]
+    return dataclasses.replace(first, params=params)
 
 
 def _sources(results: list[Any]) -> list[SearchSource]:

@@ -8,6 +8,12 @@ lists every URL it met. `url_citation` annotations are read top level first, the
 item, then per content part, then the bare top-level `citations` URLs, deduplicated by URL.
 Domains go on the tool as `allowed_domains`, else `excluded_domains` (at most 5 each, and not both:
 the allow list already leaves out every excluded domain outside it).
+
+Errors come as xAI's `{"code": <a gRPC status description>, "error": <message>}` or OpenAI's
+`{"error": {"message", "code", "type"}}`. xAI's own `code` is the same text for every 400, so only
+the OpenAI-style code or type is read (`insufficient_quota` is quota). A wrong key is a 400 that
+says so only in words: a message starting "Incorrect API key provided" stands for OpenAI's code
+`invalid_api_key`. Nothing is retried, a 410 included.
 """
 
 from __future__ import annotations
@@ -15,38 +21,40 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from .._notices import Notice, approximated, dropped
 from .._prompts import SYSTEM_PROMPT
-from .._types import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
-from ..errors import SearchProviderError
-from ._legacy import (
-    HttpProvider,
-    Support,
-    as_dict,
-    as_list,
-    as_str,
-    clamp_count,
-    classify_http_error,
-    json_object,
-    redact_detail,
-    require_key,
-    retry_after_seconds,
-)
+from ..errors import AuthenticationFailed, QuotaExhausted
+from ._base import HttpProvider, Plan, Support, as_dict, as_list, as_str, count, require_key
+from ._errors import ErrorEnvelope, dig
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://api.x.ai/v1/responses"
-ENV_KEYS: Final = ("XAI_API_KEY",)
 MODEL: Final = "grok-4.3"
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 30
 MAX_DOMAINS: Final = 5  # per list, on the web_search tool
-_BAD_KEY_RE: Final = re.compile(r"incorrect api key|invalid api key|api key.*(?:invalid|incorrect)", re.IGNORECASE)
+#: How api.x.ai words a wrong key (its 400 carries no code of its own); anchored, xAI's exact phrase.
+BAD_KEY: Final = re.compile(r"^Incorrect API key provided\b")
+_MESSAGE: Final = (("error", "message"), ("error",), ("message",))
+_CODE: Final = (("error", "code"), ("error", "type"))
+
+
+def _read_error(data: Any) -> tuple[str | None, str | None]:
+    """(code, message) of an xAI error body; the `BAD_KEY` message reads as `invalid_api_key`."""
+    message = next((v.strip() for p in _MESSAGE if isinstance(v := dig(data, p), str) and v.strip()), None)
+    code = next((v.strip() for p in _CODE if isinstance(v := dig(data, p), str) and v.strip()), None)
+    if code is None and message is not None and BAD_KEY.match(message):
+        code = "invalid_api_key"
+    return code, message
 
 
 class XAI(HttpProvider):
-    id = "xai"
+    info = PROVIDERS["xai"]
     supports: ClassVar[dict[str, Support]] = {
         "limit": "approximate",
         "num_search_results": "approximate",
@@ -55,10 +63,19 @@ class XAI(HttpProvider):
         "include_domains": "native",
         "exclude_domains": "native",
     }
+    envelope = ErrorEnvelope(
+        codes={"invalid_api_key": AuthenticationFailed, "insufficient_quota": QuotaExhausted},
+        prefix="xAI Responses API error",
+        auth_detail=True,
+        read=_read_error,
+    )
 
-    def build_request(self, params: SearchParams, ctx: ProviderContext) -> HttpRequest:
-        key = require_key(ctx, self.id, ENV_KEYS, self.info.credential_ids)
-        f = ctx.filters(params)
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, counted = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        plan.notices = [*_local_cap(params, self.label), *counted, *domain_notices(plan)]
+        f = plan.filters
         body: dict[str, Any] = {
             "model": MODEL,
             "input": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": params.query}],
@@ -69,32 +86,35 @@ class XAI(HttpProvider):
         if params.temperature is not None:
             body["temperature"] = params.temperature
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json"}
-        return HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+        plan.request = HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
+        return plan
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        clamp = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        name = "num_search_results" if params.num_search_results is not None else "limit"
-        if params.count is None:
-            return [*clamp, *domain_notices(params, ctx)]
-        sent = f"{name}={params.count} not sent upstream: xAI's web_search tool has no result-count parameter; "
-        return [sent + "applied locally as a cap on sources and citations", *clamp, *domain_notices(params, ctx)]
-
-    def parse_response(self, response: HttpResponse, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
-            raise http_error(response)
-        data = json_object(self.id, response)
-        cap = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+            raise self.error(response, plan)
+        data = self.json_object(response)
         sources, citations = collect_citations(data)
-        return SearchResponse(
-            provider=self.id,
+        return ProviderResult(
             answer=answer_text(data),
-            sources=tuple(sources[:cap]),
-            citations=tuple(citations[:cap]),
+            sources=tuple(sources[: plan.limit]),
+            citations=tuple(citations[: plan.limit]),
             usage=_usage(as_dict(data.get("usage"))),
             model=as_str(data.get("model")),
             request_id=as_str(data.get("id")),
             auth_mode="api_key",
         )
+
+
+def _local_cap(params: SearchParams, label: str) -> list[Notice]:
+    """The count is not sent: say it only cuts what xAI returns."""
+    if params.count is None:
+        return []
+    name = "num_search_results" if params.num_search_results is not None else "limit"
+    return [
+        approximated(
+            name, params.count, "a local cap on sources and citations", f"{label} has no result-count parameter"
+        )
+    ]
 
 
 def _tool(include: tuple[str, ...], exclude: tuple[str, ...]) -> dict[str, Any]:
@@ -106,41 +126,25 @@ def _tool(include: tuple[str, ...], exclude: tuple[str, ...]) -> dict[str, Any]:
     return {"type": "web_search"}
 
 
-def domain_notices(params: SearchParams, ctx: ProviderContext) -> list[str]:
+def domain_notices(plan: Plan) -> list[Notice]:
     """What the tool's 5-entry lists (and their exclusivity) left out."""
-    f = ctx.filters(params)
-    notices: list[str] = []
+    f, params = plan.filters, plan.params
+    notices: list[Notice] = []
     sent = "include_domains" if f.include_domains else "exclude_domains"
     domains = getattr(f, sent)
     if len(domains) > MAX_DOMAINS:
-        notices.append(
-            f"{sent} has {len(domains)} entries; xAI's web_search takes at most {MAX_DOMAINS}, only "
-            f"{', '.join(domains[:MAX_DOMAINS])} were used"
-        )
+        left_out = ", ".join(domains[MAX_DOMAINS:])
+        why = f"xAI's web_search takes at most {MAX_DOMAINS} domains, so {left_out} were left out"
+        notices.append(dropped(sent, getattr(params, sent), why))
     allowed = f.include_domains[:MAX_DOMAINS]
     inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in allowed)]
     if allowed and inside:
-        notices.append(
-            f"exclude_domains={params.exclude_domains!r} not applied to {', '.join(inside)}: xAI's web_search "
-            "takes allowed_domains or excluded_domains, not both (the others are outside the allowed ones)"
+        why = (
+            "xAI's web_search takes allowed_domains or excluded_domains, not both, and the allowed domains "
+            f"include {', '.join(inside)}"
         )
+        notices.append(dropped("exclude_domains", params.exclude_domains, why))
     return notices
-
-
-def http_error(response: HttpResponse) -> SearchProviderError:
-    """A non-2xx answer: the shared classification, a rejected key (xAI says 400), else
-    `xAI Responses API error (<status>): <detail>`. Nothing is retried, a 410 included."""
-    detail = _envelope(response)
-    status, retry = response.status, retry_after_seconds(response.headers)
-    error = classify_http_error("xai", response)
-    if error is not None:
-        if status == 403 and detail:
-            error.hint = detail  # e.g. the team has no credits or lacks permission
-        return error
-    if status == 400 and _BAD_KEY_RE.search(detail or ""):
-        return SearchProviderError("xai", f"xAI rejected the API key (400): {detail} Check XAI_API_KEY.", status)
-    text = detail or response.safe_text() or "empty body"
-    return SearchProviderError("xai", f"xAI Responses API error ({status}): {text}", status, retry_after=retry)
 
 
 def answer_text(data: dict[str, Any]) -> str | None:
@@ -184,19 +188,6 @@ def collect_citations(data: dict[str, Any]) -> tuple[list[SearchSource], list[Se
         sources.append(SearchSource(title=title, url=url, snippet=cited))
         citations.append(SearchCitation(url=url, title=title, cited_text=cited))
     return sources, citations
-
-
-def _envelope(response: HttpResponse) -> str | None:
-    """The message of `{"error": {"message": ...}}` or `{"code": ..., "error": "..."}`, redacted."""
-    try:
-        data = as_dict(response.json())
-    except ValueError:
-        return None
-    error = data.get("error")
-    message = as_str(as_dict(error).get("message")) or as_str(error) or as_str(data.get("message"))
-    if message is None:
-        return None
-    return redact_detail(response, message) or None
 
 
 def _usage(usage: dict[str, Any]) -> SearchUsage | None:

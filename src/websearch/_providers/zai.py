@@ -4,14 +4,19 @@ Each attempt is a three-request MCP session against https://api.z.ai/api/mcp/web
 with `Authorization: Bearer <ZAI_API_KEY or stored key>`: `initialize` (the answer's
 `Mcp-Session-Id` header is echoed from then on), `notifications/initialized`, then `tools/call`.
 Answers are JSON or SSE (the last `data:` event is the message). The tool's argument names have
-changed over time, so three shapes are tried in order, the next one only after an argument-shape
-error: `{query, count}`, `{search_query, count}`, `{search_query, search_engine: "search-prime",
-count}`. Errors come as HTTP statuses with Zhipu's `{"error": {"code", "message"}}`, flat
-`{"success": false, "code", "msg"}` objects, JSON-RPC `error` objects or `isError` tool results.
-The answer is the tool's raw text (usually the result JSON itself); sources come from its
+changed over time, so three shapes are tried in order: `{query, count}`, `{search_query, count}`,
+`{search_query, search_engine: "search-prime", count}`; the next one only after an error marked
+`retry_variant` (a 400, JSON-RPC -32602 invalid params, or a Zhipu bad-parameter code). The
+answer is the tool's raw text (usually the result JSON itself); sources come from its
 `search_result`/`results` array (`link` → url, `media` → author). The richer parameters: one
 include domain is `search_domain_filter` (it takes a single domain), and the ladder's start becomes
 the narrowest `search_recency_filter` (oneDay, oneWeek, oneMonth, oneYear) covering it.
+
+Errors come as HTTP statuses with Zhipu's `{"error": {"code", "message"}}`, flat
+`{"success": false, "code", "msg"}` objects, JSON-RPC `error` objects or `isError` tool results
+("MCP error -429: ..."); one `read` function describes them all. Zhipu's codes say the class
+(1113 is quota, 1302-1305 rate limits) and, inside a 200, the status; a refused key keeps Zhipu's
+own words after the usual authorization message.
 """
 
 from __future__ import annotations
@@ -19,60 +24,81 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from .. import __version__
+from .._notices import not_applied
+from .._registry import PROVIDERS
 from .._sse import iter_sse
-from .._types import SearchParams, SearchResponse, SearchSource
+from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import ProviderConnectionError, ProviderTimeoutError, SearchProviderError
-from ._legacy import (
-    Provider,
-    Support,
-    as_dict,
-    as_list,
-    clamp_count,
-    classify_http_error,
-    recency_bucket,
-    redact_detail,
-    require_key,
-    retry_after_seconds,
-    status_phrase,
-)
+from ..errors import InvalidResponse, SearchProviderError
+from ._base import Plan, Provider, Support, as_dict, as_list, bucket_notices, count, recency_bucket, require_key
+from ._errors import ErrorEnvelope, class_for_status
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://api.z.ai/api/mcp/web_search_prime/mcp"
 TOOL: Final = "web_search_prime"
-ENV_KEYS: Final = ("ZAI_API_KEY",)
 PROTOCOL_VERSION: Final = "2025-03-26"
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 50  # the tool's documented `count` range is 1..50
 PARSE_FAILED: Final = "Failed to parse Z.AI MCP response"
-_ARGUMENT_RE: Final = re.compile(r"invalid|argument|search_query|query", re.IGNORECASE)
-_MCP_CODE_RE: Final = re.compile(r"MCP error\s*(-?\d+)")
+INITIALIZED: Final = {"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}}
+#: Zhipu and JSON-RPC codes and the status they amount to (the class follows from it).
+CODE_STATUS: Final = {
+    "1000": 401,
+    "1001": 401,
+    "1002": 401,
+    "1003": 401,
+    "1004": 401,
+    "1113": 402,
+    "1220": 403,
+    "1302": 429,
+    "1303": 429,
+    "1304": 429,
+    "1305": 429,
+    "-32601": 404,
+    "-32603": 500,
+}
+#: Codes after which the next argument shape may work: JSON-RPC invalid params, Zhipu's bad parameters.
+VARIANT_CODES: Final = frozenset({"-32602", "1210", "1213", "1214"})
+_MCP_CODE_RE: Final = re.compile(r"MCP error\s*(-?\d+):?\s*")
 _SSE_RE: Final = re.compile(r"^data:", re.MULTILINE)
 _RECENCY: Final = {"day": "oneDay", "week": "oneWeek", "month": "oneMonth", "year": "oneYear"}
-_STATUS: Final = {
-    1000: 401,
-    1001: 401,
-    1002: 401,
-    1003: 401,
-    1004: 401,
-    1113: 402,
-    1220: 403,
-    1302: 429,
-    1303: 429,
-    1304: 429,
-    1305: 429,
-    -32601: 404,
-    -32603: 500,
-}
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """What every MCP session of the plan sends: the URL, the key, the argument shapes in order."""
+
+    url: str
+    key: str
+    variants: tuple[dict[str, Any], ...]
+
+
+def read_error(data: Any) -> tuple[str | None, str | None]:
+    """(code, detail) of any Z.AI error envelope: `{"error": {code, message}}` (HTTP and JSON-RPC),
+    a flat `{code, msg}` object, or an `isError` tool result whose text starts "MCP error <code>:"."""
+    data = as_dict(data)
+    result = as_dict(data.get("result"))
+    if result.get("isError") is True:
+        texts = (c["text"] for c in as_list(result.get("content")) if isinstance(as_dict(c).get("text"), str))
+        text = "\n".join(texts).strip()
+        match = _MCP_CODE_RE.match(text)
+        return (match.group(1) if match else None), (text[match.end() :] if match else text) or "no detail"
+    error = data.get("error")
+    if isinstance(error, str):
+        return _code(data.get("code")), error.strip() or None
+    body = as_dict(error) or data
+    found = (v.strip() for k in ("message", "msg", "error_message") if isinstance(v := body.get(k), str))
+    return _code(body.get("code")), next(found, None) or None
 
 
 class ZAI(Provider):
-    id = "zai"
+    info = PROVIDERS["zai"]
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",
         "num_search_results": "native",
@@ -81,53 +107,88 @@ class ZAI(Provider):
         "start_published_date": "approximate",
         "include_domains": "native",
     }
+    envelope = ErrorEnvelope(
+        read=read_error,
+        codes={code: class_for_status(status) for code, status in CODE_STATUS.items()},
+        code_status=CODE_STATUS,
+        variant_codes=VARIANT_CODES,
+        prefix="Z.AI MCP error",
+        auth_detail=True,
+    )
 
-    async def search(self, params: SearchParams, ctx: ProviderContext) -> SearchResponse:
-        key = require_key(ctx, self.id, ENV_KEYS)
-        count = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[0]
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        key = require_key(ctx, self.info)
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        f = plan.filters
+        extra: dict[str, Any] = {}
+        if len(f.include_domains) == 1:
+            extra["search_domain_filter"] = f.include_domains[0]
+        bucket = recency_bucket(f.start, plan.now) if f.start is not None else None
+        if bucket is not None:
+            extra["search_recency_filter"] = _RECENCY[bucket]
+        applied = f"search_recency_filter={_RECENCY[bucket]} (the past {bucket})" if bucket else None
+        only = "Z.AI only filters by the past day, week, month or year"
+        plan.notices += bucket_notices(plan, applied, "Z.AI's longest (a year)", only)
+        if len(f.include_domains) > 1:
+            why = "Z.AI's search_domain_filter takes a single domain"
+            plan.notices.append(not_applied("include_domains", params.include_domains, why))
+        variants = argument_variants(params.query, plan.limit, extra)
+        plan.state = Session(ctx.endpoint(self.id, URL), key, tuple(variants))
+        return plan
+
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
         error: SearchProviderError | None = None
-        for arguments in argument_variants(params.query, count, filter_arguments(params, ctx)):
+        for arguments in plan.state.variants:
             try:
-                return await self._session(ctx, key, arguments, count)
+                return await self._session(plan, ctx, arguments)
             except SearchProviderError as exc:
-                if not is_argument_error(exc):
+                if not exc.retry_variant:
                     raise
                 error = exc
         assert error is not None
         raise error
 
-    def param_notices(self, params: SearchParams, ctx: ProviderContext) -> list[str]:
-        notices = clamp_count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)[1]
-        f = ctx.filters(params)
-        if f.start_source is not None:
-            rung = f"{f.start_source}={getattr(params, f.start_source)!r}"
-            recency = filter_arguments(params, ctx).get("search_recency_filter")
-            if recency is None:
-                notices.append(f"{rung} not applied: the window is longer than Z.AI's longest recency filter (a year)")
-            else:
-                notices.append(
-                    f"{rung} approximated as search_recency_filter={recency}: Z.AI only filters by the "
-                    "past day, week, month or year"
-                )
-        if len(f.include_domains) > 1:
-            notices.append(
-                f"include_domains={params.include_domains!r} not applied: Z.AI's search_domain_filter "
-                "takes a single domain"
-            )
-        return notices
+    def error(
+        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
+    ) -> SearchProviderError:
+        """The envelope's error. An HTTP error keeps its own status (`code_status` is for errors
+        inside a 200), and any 400 may be the arguments' shape, so it is a `retry_variant` too."""
+        error = super().error(response, plan, status=response.status if status is None else status, body=body)
+        if error.status == 400:
+            error.retry_variant = True
+        return error
 
-    async def _session(self, ctx: ProviderContext, key: str, arguments: dict[str, Any], count: int) -> SearchResponse:
+    def read_message(self, response: HttpResponse, plan: Plan) -> dict[str, Any]:
+        """The JSON-RPC message of a response (JSON, or the last SSE event), or the error it carries."""
+        if not response.ok:
+            raise self.error(response, plan)
+        text = response.text()
+        if _SSE_RE.search(text):
+            payloads = [_loads(e.data) for e in iter_sse(text + "\n\n") if e.data.strip()]
+            answers = [p for p in payloads if isinstance(p, dict) and not p.get("method")]
+            message = answers[-1] if payloads and payloads[-1] is not None and answers else None
+        else:
+            message = _loads(text)
+        if not isinstance(message, dict):
+            raise InvalidResponse(self.id, PARSE_FAILED, 500)
+        failed = message.get("success") is False or as_dict(message.get("result")).get("isError") is True
+        if failed or message.get("error"):
+            code, _ = read_error(message)
+            raise self.error(response, plan, status=_status(code), body=message)
+        return message
+
+    async def _session(self, plan: Plan, ctx: ProviderContext, arguments: dict[str, Any]) -> ProviderResult:
         """initialize → notifications/initialized → tools/call, echoing the session id."""
-        init = await ctx.send(self.id, build_request(ctx, key, initialize_message()))
-        read_message(init)
+        state: Session = plan.state
+        init = await ctx.send(self.id, _request(state, initialize_message()))
+        self.read_message(init, plan)
         session = init.headers.get("mcp-session-id")
-        await ctx.send(
-            self.id,
-            build_request(ctx, key, {"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}}, session),
-        )
+        await ctx.send(self.id, _request(state, INITIALIZED, session))
         call = {"name": TOOL, "arguments": arguments}
         message = {"jsonrpc": "2.0", "method": "tools/call", "params": call, "id": str(uuid.uuid4())}
-        return parse_result(read_message(await ctx.send(self.id, build_request(ctx, key, message, session))), count)
+        reply = await ctx.send(self.id, _request(state, message, session))
+        return parse_result(self.read_message(reply, plan), plan.limit or DEFAULT_RESULTS)
 
 
 def argument_variants(query: str, count: int, extra: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -139,68 +200,28 @@ def argument_variants(query: str, count: int, extra: dict[str, Any] | None = Non
     ]
 
 
-def filter_arguments(params: SearchParams, ctx: ProviderContext) -> dict[str, Any]:
-    """`search_domain_filter` (one include domain) and `search_recency_filter` (the ladder's start)."""
-    f = ctx.filters(params)
-    extra: dict[str, Any] = {}
-    if len(f.include_domains) == 1:
-        extra["search_domain_filter"] = f.include_domains[0]
-    bucket = recency_bucket(f.start, ctx.clock.now()) if f.start is not None else None
-    if bucket is not None:
-        extra["search_recency_filter"] = _RECENCY[bucket]
-    return extra
-
-
-def is_argument_error(exc: SearchProviderError) -> bool:
-    """Would another argument shape help? Not for wire, auth, quota, rate-limit or server errors."""
-    if isinstance(exc, (ProviderConnectionError, ProviderTimeoutError)):
-        return False
-    if exc.status is not None and (exc.status in (401, 402, 403, 429) or exc.status >= 500):
-        return False
-    return exc.status == 400 or bool(_ARGUMENT_RE.search(exc.message))
-
-
 def initialize_message() -> dict[str, Any]:
     client = {"name": "websearch", "version": __version__}
     params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": client}
     return {"jsonrpc": "2.0", "method": "initialize", "params": params, "id": str(uuid.uuid4())}
 
 
-def build_request(
-    ctx: ProviderContext, key: str, message: dict[str, Any], session_id: str | None = None
-) -> HttpRequest:
+def _request(state: Session, message: dict[str, Any], session_id: str | None = None) -> HttpRequest:
     headers = {
-        "Authorization": f"Bearer {key}",
+        "Authorization": f"Bearer {state.key}",
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
     }
     if session_id:
         headers["Mcp-Session-Id"] = session_id
-    return HttpRequest("POST", ctx.endpoint("zai", URL), headers=headers, json=message, secrets=(key,))
+    return HttpRequest("POST", state.url, headers=headers, json=message, secrets=(state.key,))
 
 
-def read_message(response: HttpResponse) -> dict[str, Any]:
-    """The JSON-RPC message of a response (JSON, or the last SSE event), or the error it carries."""
-    if not response.ok:
-        raise _http_error(response)
-    text = response.text()
-    if _SSE_RE.search(text):
-        payloads = [_loads(e.data) for e in iter_sse(text + "\n\n") if e.data.strip()]
-        answers = [p for p in payloads if isinstance(p, dict) and not p.get("method")]
-        message = answers[-1] if payloads and payloads[-1] is not None and answers else None
-    else:
-        message = _loads(text)
-    if not isinstance(message, dict):
-        raise SearchProviderError("zai", PARSE_FAILED, 500)
-    _raise_for_error(message, response)
-    return message
-
-
-def parse_result(message: dict[str, Any], count: int) -> SearchResponse:
+def parse_result(message: dict[str, Any], limit: int) -> ProviderResult:
     """Sources from the first candidate holding a result array; the answer is the raw tool text."""
     result = message.get("result")
     if not isinstance(result, dict):
-        raise SearchProviderError("zai", f"{PARSE_FAILED}: no result", 500)
+        raise InvalidResponse("zai", f"{PARSE_FAILED}: no result", 500)
     texts = [
         c["text"] for c in as_list(result.get("content")) if isinstance(c, dict) and isinstance(c.get("text"), str)
     ]
@@ -214,37 +235,27 @@ def parse_result(message: dict[str, Any], count: int) -> SearchResponse:
     sources = [s for item in items if (s := _source(item)) is not None]
     # the raw text is the answer (usually the result JSON itself), unless it is an empty result set
     answer = None if payload is not None and not items else "\n\n".join(texts).strip() or None
-    return SearchResponse(provider="zai", answer=answer, sources=tuple(sources[:count]), request_id=request_id)
+    return ProviderResult(answer=answer, sources=tuple(sources[:limit]), request_id=request_id)
 
 
-def _raise_for_error(message: dict[str, Any], response: HttpResponse) -> None:
-    if message.get("success") is False:
-        code = message.get("code")
-        text = next((v for k in ("msg", "message", "error_message") if isinstance(v := message.get(k), str)), "")
-        raise SearchProviderError("zai", redact_detail(response, f"Z.AI API error ({code}): {text}"), _status(code))
-    error = message.get("error")
-    if error:
-        code, detail = (error.get("code"), error.get("message")) if isinstance(error, dict) else (None, error)
-        raise SearchProviderError("zai", redact_detail(response, f"Z.AI MCP error ({code}): {detail}"), _status(code))
-    result = as_dict(message.get("result"))
-    if result.get("isError") is True:
-        text = "\n".join(c["text"] for c in as_list(result.get("content")) if isinstance(as_dict(c).get("text"), str))
-        match = _MCP_CODE_RE.search(text)
-        status = _status(match.group(1) if match else None)
-        raise SearchProviderError("zai", redact_detail(response, f"Z.AI MCP tool error: {text or 'no detail'}"), status)
+def _status(code: str | None) -> int:
+    """The HTTP-like status of an error inside a 200: the code's (`CODE_STATUS`), else the code
+    itself when it is one (MCP's "-429"), else 400."""
+    if code in CODE_STATUS:
+        return CODE_STATUS[code]
+    try:
+        number = abs(int(code or ""))
+    except ValueError:
+        return 400
+    return number if 400 <= number < 600 else 400
 
 
-def _http_error(response: HttpResponse) -> SearchProviderError:
-    """The shared classification (kept with Z.AI's own detail), else `Z.AI MCP error (<status>): ...`."""
-    data = as_dict(_loads(response.text()))
-    error = as_dict(data.get("error")) or data
-    text = next((v for k in ("message", "msg", "error_message") if isinstance(v := error.get(k), str)), None)
-    code = error.get("code")
-    text = f"{code}: {text}" if text and code is not None else text or response.text() or status_phrase(response.status)
-    detail = redact_detail(response, text)
-    classified = classify_http_error("zai", response)
-    message = f"{classified.message} ({detail})" if classified else f"Z.AI MCP error ({response.status}): {detail}"
-    return SearchProviderError("zai", message, response.status, retry_after=retry_after_seconds(response.headers))
+def _code(value: object) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return str(value)
+    return value.strip() or None if isinstance(value, str) else None
 
 
 def _source(item: object) -> SearchSource | None:
@@ -259,16 +270,6 @@ def _source(item: object) -> SearchSource | None:
         published_date=_str(data.get("publish_date")) or _str(data.get("publishedDate")),
         author=_str(data.get("media")),
     )
-
-
-def _status(code: object) -> int:
-    """An HTTP-like status for a Zhipu or JSON-RPC error code (400 when unknown)."""
-    try:
-        number = int(str(code))
-    except ValueError:
-        return 400
-    number = _STATUS.get(number, abs(number))
-    return number if 400 <= number < 600 else 400
 
 
 def _items(value: object) -> list[Any] | None:

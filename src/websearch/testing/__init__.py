@@ -10,14 +10,18 @@
 
 Each fake speaks its provider's real wire format over real HTTP, records every request, and can
 be scripted (`enqueue(Reply(...))`) to fail: error statuses, slow, hung, truncated or cut answers.
-`FAKES` maps every provider id to its fake.
+`FAKES` maps every provider id to its fake; `running_providers()` names the providers whose fakes
+are serving now (give that to `WebSearch(providers=...)` and a test can reach nothing else).
+`MockTransport(handler)` answers in-process instead, from a function.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from ._server import FakeServer, RecordedRequest, Reply
+from .._registry import PROVIDERS, load_object
+from ._mock import MockTransport
+from ._server import FakeServer, RecordedRequest, Reply, running_providers
 from .anthropic import FakeAnthropic
 from .brave import FakeBrave
 from .codex import FakeCodex
@@ -59,28 +63,11 @@ __all__ = [
     "FakeTinyFish",
     "FakeXAI",
     "FakeZai",
+    "MockTransport",
     "RecordedRequest",
     "Reply",
+    "running_providers",
 ]
 
-#: The fake of every provider, in chain order.
-FAKES: Final[dict[str, type[FakeServer]]] = {
-    "perplexity": FakePerplexity,
-    "gemini": FakeGemini,
-    "anthropic": FakeAnthropic,
-    "codex": FakeCodex,
-    "xai": FakeXAI,
-    "zai": FakeZai,
-    "exa": FakeExa,
-    "tinyfish": FakeTinyFish,
-    "jina": FakeJina,
-    "kagi": FakeKagi,
-    "tavily": FakeTavily,
-    "firecrawl": FakeFirecrawl,
-    "brave": FakeBrave,
-    "kimi": FakeKimi,
-    "parallel": FakeParallel,
-    "synthetic": FakeSynthetic,
-    "searxng": FakeSearXNG,
-    "duckduckgo": FakeDuckDuckGo,
-}
+#: The fake of every provider, in chain order, from the registry's rows.
+FAKES: Final[dict[str, type[FakeServer]]] = {row.id: load_object(row.fake) for row in PROVIDERS.values()}

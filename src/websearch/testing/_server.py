@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
-__all__ = ["FakeServer", "RecordedRequest", "Reply"]
+__all__ = ["FakeServer", "RecordedRequest", "Reply", "running_providers"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +86,14 @@ class _LoopThread:
             return cls._loop
 
 
+_RUNNING: dict[int, FakeServer] = {}
+
+
+def running_providers() -> list[str]:
+    """The provider ids whose fakes are serving now, each once, in the order they started."""
+    return list(dict.fromkeys(fake.provider_id for fake in list(_RUNNING.values())))
+
+
 class FakeServer:
     """Base of every fake. Subclasses set `provider_id` and override `default_reply`."""
 
@@ -128,9 +136,11 @@ class FakeServer:
         """Bind to 127.0.0.1 on a free port and serve (once; starting again is a no-op)."""
         if self._runner is None:
             asyncio.run_coroutine_threadsafe(self._start(), _LoopThread.get()).result(10)
+            _RUNNING[id(self)] = self
         return self
 
     def stop(self) -> None:
+        _RUNNING.pop(id(self), None)
         if self._runner is not None:
             asyncio.run_coroutine_threadsafe(self._stop(), _LoopThread.get()).result(10)
 

@@ -1,0 +1,63 @@
+"""`MockTransport`: answer a client's requests in-process, from a function of your own.
+
+    from websearch import HttpResponse, WebSearch
+    from websearch.testing import MockTransport
+
+    def handler(provider, request):
+        assert provider == "brave"
+        return HttpResponse(200, {"content-type": "application/json"}, b'{"web": {"results": []}}')
+
+    with WebSearch(transport=MockTransport(handler), api_keys={"brave": "k"}) as ws:
+        ws.search("q", provider="brave")
+
+The handler gets the provider id and the `HttpRequest` and returns an `HttpResponse` (or an
+awaitable of one); it may raise a `SearchProviderError` (for instance `ProviderTimeoutError`) to
+stand for a failure of the wire. Every call is kept in `calls`. For end-to-end tests over real
+HTTP, use the loopback fakes (`FAKES`) instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import replace
+
+from .._wire import HttpRequest, HttpResponse
+
+__all__ = ["Handler", "MockTransport"]
+
+Handler = Callable[[str, HttpRequest], HttpResponse | Awaitable[HttpResponse]]
+
+
+class MockTransport:
+    """A transport (the `SendsRequests` seam) whose answers come from `handler`."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.calls: list[tuple[str, HttpRequest]] = []
+        self.closed = False
+
+    async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
+        """The handler's answer to `request`, with the request's secrets attached for redaction."""
+        self.calls.append((provider, request))
+        answer = self.handler(provider, request)
+        response = await answer if inspect.isawaitable(answer) else answer
+        return replace(response, url=response.url or request.url, secrets=request.secrets)
+
+    @asynccontextmanager
+    async def stream(
+        self, provider: str, request: HttpRequest
+    ) -> AsyncIterator[tuple[HttpResponse, AsyncIterator[bytes]]]:
+        """The handler's answer as a head and its body's lines (as a streamed response reads)."""
+        response = await self.send(provider, request)
+
+        async def lines() -> AsyncIterator[bytes]:
+            for line in response.body.splitlines(keepends=True):
+                yield line
+
+        yield replace(response, body=b""), lines()
+
+    async def aclose(self) -> None:
+        """Nothing to release; recorded for tests that check the client closed its transport."""
+        self.closed = True
