@@ -278,17 +278,17 @@ def test_parse_tolerates_missing_fields(clock: FakeClock, config_dir: Path) -> N
             usage_limit_reply(432),
             432,
             "quota",
-            "tavily: credits exhausted (432): This request exceeds your plan's set usage limit. "
+            "tavily: 432 credits exhausted: This request exceeds your plan's set usage limit. "
             "Please upgrade your plan or contact support@tavily.com",
         ),
         (
             usage_limit_reply(433),
             433,
             "quota",
-            "tavily: credits exhausted (433): This request exceeds the pay-as-you-go limit. "
+            "tavily: 433 credits exhausted: This request exceeds the pay-as-you-go limit. "
             "You can increase your limit on the Tavily dashboard.",
         ),
-        (Reply(432, "<html>limit</html>", content_type="text/html"), 432, "quota", "tavily: credits exhausted (432)"),
+        (Reply(432, "<html>limit</html>", content_type="text/html"), 432, "quota", "tavily: 432 credits exhausted"),
         (
             Reply(
                 429,

@@ -124,12 +124,9 @@ async def _attempt(
     notices: list[Notice] = []
     try:
         impl = lineup.load(info.id)
-        if not hasattr(impl, "plan"):  # MIGRATION: a provider still on the old contract
-            result, notices = await _legacy_search(impl, info, params, ctx)
-        else:
-            plan = impl.plan(params, ctx)
-            notices = [*plan.notices, *_unsupported(info.label, impl.supports, params)]
-            result = await impl.search(plan, ctx)
+        plan = impl.plan(params, ctx)
+        notices = [*plan.notices, *_unsupported(info.label, impl.supports, params)]
+        result = await impl.search(plan, ctx)
         if not result.has_renderable_content():
             raise NoResults(info.id, f"{info.label} returned no renderable search content.", 204)
     except asyncio.CancelledError:
@@ -182,8 +179,6 @@ def _unsupported(label: str, supports: Mapping[str, str], params: SearchParams) 
 
 def _message(info: ProviderInfo, exc: BaseException) -> str:
     if isinstance(exc, SearchProviderError):
-        if type(exc) is SearchProviderError:  # MIGRATION: the old contract's errors carry no class
-            return _legacy_message(info, exc)
         return exc.message
     return str(exc) or f"Unknown error from {info.label}"
 
@@ -196,43 +191,3 @@ def _kind(exc: BaseException) -> str:
 
 def _ms(seconds: float) -> float:
     return round(seconds * 1000, 3)
-
-
-# -- MIGRATION: the old provider contract, until every provider plans -------------------------
-
-
-async def _legacy_search(
-    impl: object, info: ProviderInfo, params: SearchParams, ctx: ProviderContext
-) -> tuple[ProviderResult, list[Notice]]:
-    response = await impl.search(params, ctx)  # type: ignore[attr-defined]
-    if not response.has_renderable_content():
-        raise NoResults(info.id, f"{info.label} returned no renderable search content.", 204)
-    notices = as_notices(impl.param_notices(params, ctx))  # type: ignore[attr-defined]
-    notices += _unsupported(info.label, impl.supports, params)  # type: ignore[attr-defined]
-    result = ProviderResult(
-        answer=response.answer,
-        sources=response.sources,
-        citations=response.citations,
-        related_questions=response.related_questions,
-        search_queries=response.search_queries,
-        usage=response.usage,
-        model=response.model,
-        request_id=response.request_id,
-        auth_mode=response.auth_mode,
-        notices=tuple(as_notices(response.notices)),
-    )
-    return result, notices
-
-
-def as_notices(texts: Iterable[object]) -> list[Notice]:
-    """Old providers' notices were strings; keep their text until they plan."""
-    return [t if isinstance(t, Notice) else Notice(None, None, "approximated", str(t)) for t in texts]
-
-
-def _legacy_message(info: ProviderInfo, err: SearchProviderError) -> str:
-    if err.provider == "anthropic" and err.status == 404:
-        return "Anthropic web search returned 404 (model or endpoint not found)."
-    if err.status in (401, 403) and err.provider != "zai":
-        text = f"{info.label} authorization failed ({err.status}). Check API key or base URL."
-        return f"{text} {err.hint}" if err.hint else text
-    return err.message

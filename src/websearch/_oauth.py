@@ -19,12 +19,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ._registry import PROVIDERS
-from .errors import ConfigError, MissingCredentialError, SearchProviderError
+from .errors import (
+    AuthenticationFailed,
+    ConfigError,
+    MissingCredentialError,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+    RateLimited,
+    SearchProviderError,
+    UpstreamUnavailable,
+)
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from ._context import ProviderContext
+
+#: Refresh failures that say nothing about the login: the session may work once the upstream is back.
+_TRANSIENT = (UpstreamUnavailable, RateLimited, ProviderTimeoutError, ProviderConnectionError)
 
 __all__ = ["OAuthToken", "Refresh", "oauth_token"]
 
@@ -117,16 +129,19 @@ async def oauth_token(
         if not token.expires_soon(ctx.clock.now().timestamp()):
             return token  # someone refreshed while we waited
         if not token.refresh_token:
-            raise SearchProviderError(provider, f"{label} session expired and has no refresh token; log in again")
+            raise AuthenticationFailed(provider, f"{label} session expired and has no refresh token; log in again")
         try:
             fresh = await refresh(token)
         except asyncio.CancelledError:
             raise
         except SearchProviderError as exc:
-            raise SearchProviderError(
+            cls = type(exc) if isinstance(exc, _TRANSIENT) else AuthenticationFailed  # a refused refresh: log in
+            raise cls(
                 provider,
                 f"{label} session expired and the refresh failed ({exc.message}); log in again with "
                 f"`websearch auth import {provider}` or `websearch auth set {provider}`",
+                exc.status,
+                retry_after=exc.retry_after,
             ) from None
         ctx.credentials.set(cred_id, "oauth", fresh.to_dict())
         return fresh

@@ -103,7 +103,6 @@ class SearchProviderError(WebSearchError):
         *,
         retry_after: float | None = None,
         retry_variant: bool = False,
-        hint: str | None = None,  # MIGRATION: legacy providers' 401/403 advice; gone once all use envelopes
     ) -> None:
         super().__init__(message)
         self.provider = provider
@@ -111,7 +110,6 @@ class SearchProviderError(WebSearchError):
         self.status = status
         self.retry_after = retry_after
         self.retry_variant = retry_variant
-        self.hint = hint
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(provider={self.provider!r}, message={self.message!r}, status={self.status!r})"

@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, overload
 
 from .._dates import age_seconds, parse_date
 from .._filters import Filters
@@ -49,6 +49,7 @@ __all__ = [
     "as_str",
     "bucket_notices",
     "count",
+    "local_cap",
     "make_source",
     "parse_date",
     "recency_bucket",
@@ -115,10 +116,17 @@ class Provider:
         raise NotImplementedError
 
     def error(
-        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
+        self,
+        response: HttpResponse,
+        plan: Plan,
+        *,
+        status: int | None = None,
+        body: Any = None,
+        envelope: ErrorEnvelope | None = None,
     ) -> SearchProviderError:
-        """The error for a failed response, mapped through this provider's envelope."""
-        return http_error(self.info, self.envelope, response, plan.now, status=status, body=body)
+        """The error for a failed response, mapped through this provider's envelope (or another
+        one it declares, for a second wire format)."""
+        return http_error(self.info, envelope or self.envelope, response, plan.now, status=status, body=body)
 
     def json_object(self, response: HttpResponse) -> dict[str, Any]:
         """The body as a JSON object, or InvalidResponse saying it was not JSON or not an object."""
@@ -158,19 +166,47 @@ def require_key(ctx: ProviderContext, info: ProviderInfo) -> str:
 # -- counts ------------------------------------------------------------------------------------
 
 
-def count(params: SearchParams, default: int, maximum: int, label: str) -> tuple[int, list[Notice]]:
-    """The result count (`num_search_results`, else `limit`) clamped to 1..maximum, and its notices."""
+@overload
+def count(params: SearchParams, default: int, maximum: int | None, label: str) -> tuple[int, list[Notice]]: ...
+
+
+@overload
+def count(params: SearchParams, default: None, maximum: int | None, label: str) -> tuple[int | None, list[Notice]]: ...
+
+
+def count(
+    params: SearchParams, default: int | None, maximum: int | None, label: str
+) -> tuple[int | None, list[Notice]]:
+    """The result count (`num_search_results`, else `limit`) clamped to 1..maximum, and its notices.
+
+    A provider with no default count keeps everything when none is asked (`default=None`); one
+    with no upper bound passes `maximum=None`.
+    """
     notices: list[Notice] = []
     if params.num_search_results is not None and params.limit is not None and params.limit != params.num_search_results:
         notices.append(overridden("limit", params.limit, f"num_search_results={params.num_search_results}"))
     n = params.count
     if n is None:
         return default, notices
-    if n > maximum:
+    if maximum is not None and n > maximum:
         name = "num_search_results" if params.num_search_results is not None else "limit"
         notices.append(clamped(name, n, maximum, f"{label} returns at most {maximum} results"))
         return maximum, notices
     return max(1, n), notices
+
+
+def local_cap(plan: Plan, label: str, what: str = "sources") -> None:
+    """For a provider with no result-count parameter: the count is only a cap applied here.
+
+    Sets `plan.limit` (None when no count was asked) and adds the notices: `limit` overridden by
+    `num_search_results`, then `<name>=<n> applied as a local cap on <what>`.
+    """
+    plan.limit, notices = count(plan.params, None, None, label)
+    if plan.limit is not None:
+        name = "num_search_results" if plan.params.num_search_results is not None else "limit"
+        why = f"{label} has no result-count parameter"
+        notices.append(approximated(name, plan.limit, f"a local cap on {what}", why))
+    plan.notices += notices
 
 
 # -- reading loosely-typed JSON ----------------------------------------------------------------

@@ -7,7 +7,8 @@ status (401/403 auth, 402 quota, 429 rate limited, 408 and 5xx unavailable, othe
 and writes the message the same way for every provider:
 
 - auth:    `<Label> authorization failed (<status>[ <code>]). <auth_hint>` (the spec's wording)
-- quota:   `<id>: [402 ]credits exhausted[ (<code>)][: <detail>]`
+- quota:   `<id>: [<status> ]credits exhausted[ (<code>)][: <detail>]` (the status when it, not a
+           code, said quota: 402, Tavily's 432)
 - others:  `<prefix> (<status>): <detail>[ (<code>)]`, and `; retry after <n> s` when rate limited
 
 Quota comes only from a status or a code, never from the body's prose. `Retry-After` is read
@@ -62,13 +63,15 @@ class ErrorEnvelope:
     """Where a provider's error body keeps its message and code, and what the codes mean.
 
     `message` and `code` are paths tried in order (the first non-empty string, or number for a
-    code, wins). `codes` maps a code (compared as text) to an error class; `code_status` maps a
-    code to the HTTP-like status it amounts to (for errors reported inside a 200). `variant_codes`
-    and `variant_pattern` (matched against the upstream's own detail) mark errors after which the
-    provider may try its next request shape. `prefix` leads other messages (default
-    `<Label> API error`); `auth_hint` follows a refused login; `auth_detail` adds the provider's
-    own words to it; `statuses` gives a fixed message for a status; `retry_hint` reads a reset
-    header when `Retry-After` is absent; `read` replaces the paths for envelopes they cannot
+    code, wins). `codes` maps a code (compared as text) to an error class and `status_classes` a
+    status (Tavily's 432); otherwise the status decides (`class_for_status`). For an error
+    reported inside a 2xx, `code_status` maps its code to the HTTP-like status it amounts to, else
+    `embedded_status`. `variant_codes`, `variant_statuses` and `variant_pattern` (matched against
+    the upstream's own detail) mark errors after which the provider may try its next request
+    shape. `prefix` leads other messages (default `<Label> API error`); `auth_hint` follows a
+    refused login; `auth_detail` adds the provider's own words to it; `statuses` gives a fixed
+    message for a status; `retry_hint(headers, code, body)` reads a reset header or a delay in
+    the body when `Retry-After` is absent; `read` replaces the paths for envelopes they cannot
     describe; `body_in_message=False` keeps a body the envelope does not describe (an HTML page)
     out of the message.
     """
@@ -76,14 +79,17 @@ class ErrorEnvelope:
     message: tuple[Path, ...] = (("error", "message"), ("message",), ("detail",), ("error",))
     code: tuple[Path, ...] = (("error", "code"), ("code",))
     codes: Mapping[str, ErrorClass] = field(default_factory=dict)
+    status_classes: Mapping[int, ErrorClass] = field(default_factory=dict)
     code_status: Mapping[str, int] = field(default_factory=dict)
+    embedded_status: int = 502
     variant_codes: frozenset[str] = frozenset()
+    variant_statuses: frozenset[int] = frozenset()
     variant_pattern: re.Pattern[str] | None = None
     prefix: str | None = None
     auth_hint: str = "Check API key or base URL."
     auth_detail: bool = False
     statuses: Mapping[int, str] = field(default_factory=dict)
-    retry_hint: Callable[[Mapping[str, str], str | None], float | None] | None = None
+    retry_hint: Callable[[Mapping[str, str], str | None, Any], float | None] | None = None
     read: Callable[[Any], tuple[str | None, str | None]] | None = None
     body_in_message: bool = True
 
@@ -117,24 +123,32 @@ def http_error(
 ) -> SearchProviderError:
     """The error for a failed response: its class, message and retry hint, per `envelope`.
 
-    `status` overrides the response's (an error inside a 200); `body` is the decoded JSON when
-    the caller already has it.
+    A non-2xx response keeps its status. For an error inside a 2xx (Kagi's, Z.AI's), the status
+    is `status` when given, else what the code amounts to (`code_status`), else
+    `embedded_status`. `body` is the decoded JSON when the caller already has it.
     """
     data = body if body is not None else _json(response)
     code, detail = envelope.read(data) if envelope.read is not None else _read(envelope, data)
     if detail is not None:
         detail = redact_detail(response, detail) or None
+    if code is not None:
+        code = redact_detail(response, code, 80) or None
     if status is None:
-        status = envelope.code_status.get(code, response.status) if code is not None else response.status
-    cls = envelope.codes.get(code) if code is not None else None
-    cls = cls or class_for_status(status)
+        embedded = envelope.code_status.get(code or "", envelope.embedded_status)
+        status = embedded if response.ok else response.status
+    by_code = envelope.codes.get(code or "")
+    cls = by_code or envelope.status_classes.get(status) or class_for_status(status)
     retry = retry_after_seconds(response.headers, now)
     if retry is None and envelope.retry_hint is not None:
-        retry = envelope.retry_hint(response.headers, code)
-    variant = (code is not None and code in envelope.variant_codes) or bool(
-        envelope.variant_pattern and detail and envelope.variant_pattern.search(detail)
+        retry = envelope.retry_hint(response.headers, code, data)
+    variant = (
+        (code is not None and code in envelope.variant_codes)
+        or status in envelope.variant_statuses
+        or bool(envelope.variant_pattern and detail and envelope.variant_pattern.search(detail))
     )
-    message = envelope.statuses.get(status) or _message(info, envelope, cls, status, code, detail, response, retry)
+    message = envelope.statuses.get(status) or _message(
+        info, envelope, cls, status, by_code is not None, code, detail, response, retry
+    )
     return cls(info.id, message, status, retry_after=retry, retry_variant=variant)
 
 
@@ -143,17 +157,20 @@ def _message(
     envelope: ErrorEnvelope,
     cls: ErrorClass,
     status: int,
+    by_code: bool,
     code: str | None,
     detail: str | None,
     response: HttpResponse,
     retry: float | None,
 ) -> str:
+    """The message for `cls`; `by_code` says a code, not the status, chose the class."""
     if cls is AuthenticationFailed:
         where = f"{status} {code}" if code else str(status)
         text = f"{info.label} authorization failed ({where}). {envelope.auth_hint}".rstrip()
         return f"{text} {info.label} said: {detail}" if envelope.auth_detail and detail else text
     if cls is QuotaExhausted:
-        text = f"{info.id}: {'402 ' if status == 402 else ''}credits exhausted"
+        shown = f"{status} " if status == 402 or (not by_code and status not in (200, 429)) else ""
+        text = f"{info.id}: {shown}credits exhausted"
         text += f" ({code})" if code else ""
         return f"{text}: {detail}" if detail else text
     body = response.safe_text() if envelope.body_in_message else ""

@@ -11,9 +11,10 @@ the last endpoint) is raised at once, for `Gemini.search` to handle.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Final
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from .._types import ProviderResult
 from ..errors import (
@@ -76,11 +77,27 @@ async def send_with_retries(
 def retry_hint(response: HttpResponse, now: datetime) -> float | None:
     """Seconds the server asks us to wait: `retry-after-ms`, `Retry-After` (read against `now`),
     else the longest hint in the body (RetryInfo `retryDelay`, "Please retry in 12s")."""
-    millis = response.headers.get("retry-after-ms", "").strip()
-    if _MILLIS_RE.fullmatch(millis):
-        return float(millis) / 1000
+    millis = _millis(response.headers)
+    if millis is not None:
+        return millis
     after = retry_after_seconds(response.headers, now)
-    if after is not None:
-        return after
-    hints = [float(value) / (1000 if unit.lower() == "ms" else 1) for value, unit in _HINT_RE.findall(response.text())]
+    return after if after is not None else _body_hint(response.text())
+
+
+def envelope_hint(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
+    """The envelope's `retry_hint`: `retry-after-ms`, else the body's hints (the mapper has
+    already tried `Retry-After`)."""
+    millis = _millis(headers)
+    if millis is not None:
+        return millis
+    return _body_hint(json.dumps(body) if body is not None else "")
+
+
+def _millis(headers: Mapping[str, str]) -> float | None:
+    millis = headers.get("retry-after-ms", "").strip()
+    return float(millis) / 1000 if _MILLIS_RE.fullmatch(millis) else None
+
+
+def _body_hint(text: str) -> float | None:
+    hints = [float(value) / (1000 if unit.lower() == "ms" else 1) for value, unit in _HINT_RE.findall(text)]
     return max(hints) if hints else None

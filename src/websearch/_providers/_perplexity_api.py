@@ -80,13 +80,13 @@ class EventStream:
         """The error an error event stands for."""
         raise NotImplementedError
 
-    def error(self, response: HttpResponse, body: Any = None) -> SearchProviderError:
+    def error(self, response: HttpResponse, body: Any = None, status: int | None = None) -> SearchProviderError:
         """A failed response (`body` when already decoded), mapped through this mode's envelope."""
-        return http_error(INFO, self.envelope, response, self.plan.now, body=body)
+        return http_error(INFO, self.envelope, response, self.plan.now, body=body, status=status)
 
-    def error_in_stream(self, value: Any, status: int) -> SearchProviderError:
-        """An error event inside a 200 stream, as if `status` had come with `value` as its body."""
-        return self.error(HttpResponse(status, {}, json.dumps(value).encode(), secrets=self.secrets), value)
+    def error_in_stream(self, value: Any, status: int | None = None) -> SearchProviderError:
+        """An error event inside a 200 stream: `status` if given, else what its code amounts to."""
+        return self.error(HttpResponse(200, {}, json.dumps(value).encode(), secrets=self.secrets), value, status)
 
     def result(self) -> ProviderResult:
         if not self.done:

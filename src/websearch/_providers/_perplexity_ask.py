@@ -54,14 +54,15 @@ ASK_IGNORED: Final = (
     "include_domains",
     "exclude_domains",
 )
+#: The status of an error snapshot whose code names none.
+STREAM_ERROR_STATUS: Final = 400
 ASK_ENVELOPE: Final = ErrorEnvelope(
     message=(("error_message",), ("detail",), ("error", "message"), ("message",), ("error",)),
     code=(("error_code",),),
     code_status={"RATE_LIMITED": 429},
+    embedded_status=STREAM_ERROR_STATUS,
     prefix="Perplexity ask API error",
 )
-#: The status of an error snapshot whose code names none.
-STREAM_ERROR_STATUS: Final = 400
 
 
 def ask_notices(params: SearchParams, auth: Auth) -> tuple[Notice, ...]:
@@ -137,7 +138,7 @@ class AskStream(EventStream):
         self.done = snap.get("final") is True or snap.get("status") == "COMPLETED"
 
     def event_error(self, value: Any) -> SearchProviderError:
-        return self.error_in_stream(value, STREAM_ERROR_STATUS)
+        return self.error_in_stream(value)
 
     def build(self) -> ProviderResult:
         return ProviderResult(

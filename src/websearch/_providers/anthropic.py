@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit
 
 from .._context import base_url_env
-from .._notices import approximated, dropped, partial
+from .._notices import dropped, partial
 from .._oauth import OAuthToken, oauth_token
 from .._prompts import SYSTEM_PROMPT
 from .._registry import PROVIDERS
@@ -44,7 +44,7 @@ from ..errors import (
     SearchProviderError,
     UpstreamUnavailable,
 )
-from ._base import HttpProvider, Plan, Support, as_dict, as_int, as_list, as_str, count, require_key
+from ._base import HttpProvider, Plan, Support, as_dict, as_int, as_list, as_str, local_cap, require_key
 from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class Anthropic(HttpProvider):
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         key = self._key(ctx)
         plan = self.new_plan(params, ctx, state=Auth(oauth=key is None or OAUTH_MARK in key, login=key is None))
-        _local_cap(plan, self.label)
+        local_cap(plan, self.label)
         f = plan.filters
         inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in f.include_domains)]
         if f.include_domains and inside:
@@ -248,18 +248,6 @@ async def refresh_token(ctx: ProviderContext, token: OAuthToken) -> OAuthToken:
     expires_in = data.get("expires_in")
     expires = ctx.clock.now().timestamp() + expires_in if isinstance(expires_in, (int, float)) else None
     return OAuthToken(access, _str(data.get("refresh_token")) or refresh, expires, extra=token.extra)
-
-
-def _local_cap(plan: Plan, label: str) -> None:
-    """The count as a cap on the sources kept (the tool takes no result count): `count` only says
-    which of limit / num_search_results won (its maximum is the count itself, so it never clamps)."""
-    n = plan.params.count
-    _, plan.notices = count(plan.params, 0, n or 0, label)
-    if n is not None:
-        plan.limit = n
-        name = "num_search_results" if plan.params.num_search_results is not None else "limit"
-        why = f"{label} has no result-count parameter"
-        plan.notices.append(approximated(name, n, "a local cap on sources", why))
 
 
 def _request(plan: Plan, ctx: ProviderContext, key: str | None) -> HttpRequest:

@@ -51,7 +51,7 @@ FRESHNESS: Final = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 WHOLE_DAYS: Final = "Brave's freshness takes dates only"
 
 
-def _reset_window(headers: Mapping[str, str], code: str | None) -> float | None:
+def _reset_window(headers: Mapping[str, str], code: str | None, body: object) -> float | None:
     """The `X-RateLimit-Reset` window a 429's code names ("1, 1419704": the per-second window
     first, the monthly one last)."""
     if code not in ("RATE_LIMITED", "QUOTA_LIMITED"):

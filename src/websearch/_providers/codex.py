@@ -23,6 +23,7 @@ import base64
 import json
 import platform
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -30,7 +31,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
-from .._notices import approximated
 from .._oauth import OAuthToken, oauth_token
 from .._prompts import SYSTEM_PROMPT
 from .._registry import PROVIDERS
@@ -49,7 +49,7 @@ from ..errors import (
     SearchProviderError,
     UpstreamUnavailable,
 )
-from ._base import Plan, Provider, Support, as_dict, as_int, as_list, as_str, count, redact_detail
+from ._base import Plan, Provider, Support, as_dict, as_int, as_list, as_str, local_cap, redact_detail
 from ._errors import ErrorClass, ErrorEnvelope, dig
 
 if TYPE_CHECKING:
@@ -113,6 +113,14 @@ class Shape:
     body: dict[str, Any]
 
 
+def _resets_in(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
+    """The body's `error.resets_in_seconds` (Codex's usage-limit reset), when `Retry-After` is absent."""
+    resets = as_dict(as_dict(body).get("error")).get("resets_in_seconds")
+    if isinstance(resets, bool) or not isinstance(resets, (int, float)) or not 0 <= resets < 7 * 86400:
+        return None
+    return float(resets)
+
+
 class Codex(Provider):
     info = PROVIDERS["codex"]
     supports: ClassVar[dict[str, Support]] = {
@@ -127,11 +135,12 @@ class Codex(Provider):
         variant_pattern=_UNSUPPORTED_RE,
         prefix="Codex API error",
         auth_hint=AUTH_HINT,
+        retry_hint=_resets_in,
     )
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         plan = self.new_plan(params, ctx)
-        _local_cap(plan, self.label)
+        local_cap(plan, self.label)
         logins = (c for c in self.info.credential_ids if (cred := ctx.credentials.get(c)) and cred.kind == "oauth")
         pinned = ctx.env.get(MODEL_ENV, "").strip()
         body = {
@@ -170,13 +179,6 @@ class Codex(Provider):
                         break
             return parse_events(events, plan)
         raise AssertionError("unreachable: the last model's error is raised")
-
-    def error(
-        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
-    ) -> SearchProviderError:
-        """The envelope's error; the body's `resets_in_seconds` is handed to it as `Retry-After`
-        when that header is absent (the envelope's `retry_hint` sees only the headers)."""
-        return super().error(_with_reset(response), plan, status=status, body=body)
 
     def import_login(self, home: Path) -> OAuthToken:
         """The ChatGPT login of the official Codex CLI (`~/.codex/auth.json` under `home`)."""
@@ -250,18 +252,6 @@ def _stream_error(err: dict[str, Any], message: str) -> SearchProviderError:
     code = err.get("code")
     cls = CODES.get(code, UpstreamUnavailable) if isinstance(code, str) else UpstreamUnavailable
     return cls("codex", message, 500)
-
-
-def _local_cap(plan: Plan, label: str) -> None:
-    """The count as a cap on the sources kept (the tool takes no result count): `count` only says
-    which of limit / num_search_results won (its maximum is the count itself, so it never clamps)."""
-    n = plan.params.count
-    _, plan.notices = count(plan.params, 0, n or 0, label)
-    if n is not None:
-        plan.limit = n
-        name = "num_search_results" if plan.params.num_search_results is not None else "limit"
-        why = f"{label} has no result-count parameter"
-        plan.notices.append(approximated(name, n, "a local cap on sources", why))
 
 
 def is_image_placeholder(text: str) -> bool:
@@ -396,16 +386,6 @@ def _usage(usage: dict[str, Any]) -> SearchUsage | None:
     )
     inputs = given - (cached or 0) if given is not None else None
     return SearchUsage(inputs, as_int(usage.get("output_tokens")), as_int(usage.get("total_tokens")))
-
-
-def _with_reset(response: HttpResponse) -> HttpResponse:
-    """`response` with the body's `error.resets_in_seconds` as `Retry-After`, when that is absent."""
-    if "retry-after" in response.headers:
-        return response
-    resets = as_dict(_json(response.body).get("error")).get("resets_in_seconds")
-    if isinstance(resets, bool) or not isinstance(resets, (int, float)):
-        return response
-    return replace(response, headers={**response.headers, "retry-after": str(float(resets))})
 
 
 def _detail(response: HttpResponse, data: dict[str, Any]) -> str:

@@ -47,7 +47,7 @@ from ..errors import (
     UpstreamUnavailable,
 )
 from ._base import HttpProvider, Plan, Support, age_seconds, as_dict, as_list, count, redact_detail, require_key
-from ._errors import ErrorEnvelope, http_error
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -193,7 +193,7 @@ class Exa(HttpProvider):
     def _parse_mcp(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         """A `web_search_exa` tools/call answer (SSE or JSON): an Exa JSON object or the plain-text listing."""
         if not response.ok:
-            raise http_error(self.info, self.mcp_envelope, response, plan.now)
+            raise self.error(response, plan, envelope=self.mcp_envelope)
         message = _rpc_message(response)
         if message is None:
             raise InvalidResponse(self.id, "Exa MCP returned a body that is neither JSON nor SSE", response.status)

@@ -29,9 +29,10 @@ Retry-After.
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from dataclasses import replace
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -40,7 +41,6 @@ from .._notices import Notice, approximated, not_applied, partial
 from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import SearchProviderError
 from ._base import (
     HttpProvider,
     Plan,
@@ -79,6 +79,12 @@ def _read_error(data: Any) -> tuple[str | None, str | None]:
     return _str(body.get("code")), ": ".join(parts) or None
 
 
+def _retry_in_text(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
+    """The delay Firecrawl states only in its message ("... retry after 30s"), for the mapper."""
+    match = _RETRY_IN_TEXT_RE.search(json.dumps(body)) if body is not None else None
+    return float(match.group(1)) if match else None
+
+
 class Firecrawl(HttpProvider):
     info = PROVIDERS["firecrawl"]
     supports: ClassVar[dict[str, Support]] = {
@@ -94,7 +100,7 @@ class Firecrawl(HttpProvider):
         "include_domains": "approximate",  # site: operators in the query
         "exclude_domains": "approximate",  # -site: operators in the query
     }
-    envelope = ErrorEnvelope(read=_read_error)
+    envelope = ErrorEnvelope(read=_read_error, retry_hint=_retry_in_text)
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         key = require_key(ctx, self.info)
@@ -134,16 +140,6 @@ class Firecrawl(HttpProvider):
             auth_mode="api_key",
             notices=(partial(f"Firecrawl warning: {redact_detail(response, warning)}"),) if warning else (),
         )
-
-    def error(
-        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
-    ) -> SearchProviderError:
-        """The envelope's error; a delay stated only in the text is handed over as its Retry-After
-        (the envelope's `retry_hint` sees headers, not the body)."""
-        match = None if "retry-after" in response.headers else _RETRY_IN_TEXT_RE.search(response.text())
-        if match:
-            response = replace(response, headers={**response.headers, "retry-after": match.group(1)})
-        return super().error(response, plan, status=status, body=body)
 
 
 def _tbs(plan: Plan) -> tuple[str | None, list[Notice]]:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -61,7 +60,7 @@ from ..errors import (
     UpstreamUnavailable,
 )
 from ._base import Plan, Provider, Support, as_dict, as_list, as_str, count
-from ._errors import ErrorEnvelope, dig, http_error
+from ._errors import ErrorEnvelope, dig
 from ._gemini_oauth import (
     ANTIGRAVITY_CLIENT,
     ANTIGRAVITY_ENDPOINTS,
@@ -80,7 +79,7 @@ from ._gemini_oauth import (
     refreshed,
     refresher,
 )
-from ._gemini_retry import Outcome, retry_hint, send_with_retries
+from ._gemini_retry import Outcome, envelope_hint, retry_hint, send_with_retries
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -106,7 +105,6 @@ __all__ = [
 
 DEVELOPER_URL: Final = "https://generativelanguage.googleapis.com/v1beta/models/{model}:streamGenerateContent?alt=sse"
 DEFAULT_MODEL: Final = "gemini-2.5-flash"
-NO_CAP: Final = sys.maxsize  # the count only cuts the sources grounding found: no default, no maximum
 NO_CREDENTIALS: Final = (
     f"Gemini needs a login or an API key: set {' or '.join(PROVIDERS['gemini'].env_keys)}, run "
     "`websearch auth set gemini` (a key, or an OAuth JSON with project_id), or `websearch auth import gemini` "
@@ -166,12 +164,14 @@ class Gemini(Provider):
         },
         prefix="Gemini Developer API error",
         auth_detail=True,
+        retry_hint=envelope_hint,
         read=_google_error,
     )
+    cloud_envelope: ClassVar[ErrorEnvelope] = dataclasses.replace(envelope, prefix="Gemini Cloud Code API error")
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         plan = self.new_plan(params, ctx)
-        plan.limit, plan.notices = count(params, NO_CAP, NO_CAP, self.label)
+        plan.limit, plan.notices = count(params, None, None, self.label)  # a cut of what grounding found
         kind, login, key = self._credential(ctx)
         model = search_model(ctx)
         body = request_body(params, kind, time_range(plan) if kind == "api_key" else None)
@@ -199,15 +199,18 @@ class Gemini(Provider):
         return await self._send(plan, ctx, self.cloud_requests(plan, ctx, auth))
 
     def error(
-        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
+        self,
+        response: HttpResponse,
+        plan: Plan,
+        *,
+        status: int | None = None,
+        body: Any = None,
+        envelope: ErrorEnvelope | None = None,
     ) -> SearchProviderError:
-        """The envelope's error, prefixed with the API used, with the body's delay hints."""
-        api = plan.state.api if isinstance(plan.state, Route) else "Developer API"
-        hint = retry_hint(response, plan.now)
-        envelope = dataclasses.replace(
-            self.envelope, prefix=f"Gemini {api} error", retry_hint=lambda headers, code: hint
-        )
-        return http_error(self.info, envelope, response, plan.now, status=status, body=body)
+        """The envelope of the API the plan uses (its messages name it)."""
+        cloud = isinstance(plan.state, Route) and plan.state.kind != "api_key"
+        envelope = envelope or (self.cloud_envelope if cloud else self.envelope)
+        return super().error(response, plan, status=status, body=body, envelope=envelope)
 
     def parse(self, events: Iterable[SseEvent], plan: Plan) -> ProviderResult:
         """A whole stream's events as the result (pure; `iter_sse(text)` gives the events)."""

@@ -16,7 +16,6 @@ https://jina.ai/reader/#apiform
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import quote
 
@@ -32,8 +31,6 @@ if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://s.jina.ai/"
-#: No count is sent: without one, every item Jina returns is kept (and no count clamps).
-EVERY_RESULT: Final = sys.maxsize
 #: What encodeURIComponent leaves as is, besides letters, digits and `-_.~` (quote's own safe set).
 _URI_COMPONENT_SAFE: Final = "!*'()"
 
@@ -55,7 +52,7 @@ class Jina(HttpProvider):
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         key = require_key(ctx, self.info)
         plan = self.new_plan(params, ctx)
-        plan.limit, plan.notices = count(params, EVERY_RESULT, EVERY_RESULT, self.label)
+        plan.limit, plan.notices = count(params, None, None, self.label)  # no count is sent: all kept
         f = plan.filters
         if f.exclude_domains:
             how, why = "-site: operators in the query", "Jina can only restrict to sites, not exclude them"

@@ -10,7 +10,6 @@ alone, as the API sends no codes.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from .._registry import PROVIDERS
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
     from .._context import ProviderContext
 
 URL: Final = "https://api.synthetic.new/v2/search"
-#: No count is sent and none is documented: without one, every result is kept (and no count clamps).
-EVERY_RESULT: Final = sys.maxsize
 
 
 class Synthetic(HttpProvider):
@@ -35,7 +32,7 @@ class Synthetic(HttpProvider):
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         key = require_key(ctx, self.info)
         plan = self.new_plan(params, ctx)
-        plan.limit, plan.notices = count(params, EVERY_RESULT, EVERY_RESULT, self.label)
+        plan.limit, plan.notices = count(params, None, None, self.label)  # no count is sent: all kept
         headers = {"Accept": "application/json", "Content-Type": "application/json", "Authorization": f"Bearer {key}"}
         plan.request = HttpRequest(
             "POST", ctx.endpoint(self.id, URL), headers=headers, json={"query": params.query}, secrets=(key,)

@@ -28,6 +28,7 @@ status of its own here: 432 (plan limit) and 433 (pay-as-you-go limit).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -37,7 +38,7 @@ from .._notices import Notice, approximated, not_applied
 from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchParams
 from .._wire import HttpRequest, HttpResponse
-from ..errors import QuotaExhausted, SearchProviderError
+from ..errors import QuotaExhausted
 from ._base import (
     HttpProvider,
     Plan,
@@ -58,9 +59,7 @@ URL: Final = "https://api.tavily.com/search"
 DEFAULT_RESULTS: Final = 5
 MAX_RESULTS: Final = 20
 #: Tavily's own statuses for quota: 432 the plan's usage limit, 433 the pay-as-you-go limit.
-QUOTA_STATUSES: Final = ("432", "433")
-#: Where `Tavily.error` hands a quota status to the envelope as its code (see there).
-_STATUS_CODE: Final = "_status"
+QUOTA_STATUSES: Final = (432, 433)
 _DEPTHS: Final = {
     "auto": "basic",
     "fast": "fast",
@@ -80,6 +79,14 @@ class Retry:
 
     request: HttpRequest
     notice: Notice
+
+
+def _keyless_retry(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
+    """The keyless tier's `error.retry_after_seconds`, when `Retry-After` is absent."""
+    hint = as_dict(as_dict(body).get("error")).get("retry_after_seconds")
+    if isinstance(hint, bool) or not isinstance(hint, (int, float)) or not 0 <= hint < 7 * 86400:
+        return None
+    return float(hint)
 
 
 class Tavily(HttpProvider):
@@ -106,8 +113,9 @@ class Tavily(HttpProvider):
             ("error",),
             ("message",),
         ),
-        code=((_STATUS_CODE,), ("error", "code")),
-        codes=dict.fromkeys(QUOTA_STATUSES, QuotaExhausted),
+        code=(("error", "code"),),
+        status_classes=dict.fromkeys(QUOTA_STATUSES, QuotaExhausted),
+        retry_hint=_keyless_retry,
     )
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
@@ -169,24 +177,6 @@ class Tavily(HttpProvider):
             request_id=as_str(data.get("request_id")),
             auth_mode="api_key",
         )
-
-    def error(
-        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
-    ) -> SearchProviderError:
-        """The envelope's error, handed what it cannot read itself yet: a 432/433 status as the
-        code that makes it quota, and the keyless body's `retry_after_seconds` as the Retry-After
-        it stands for (the envelope takes classes from codes and hints from headers only)."""
-        if body is None:
-            try:
-                body = response.json()
-            except ValueError:
-                body = None
-        hint = as_dict(as_dict(body).get("error")).get("retry_after_seconds")
-        if "retry-after" not in response.headers and isinstance(hint, (int, float)) and not isinstance(hint, bool):
-            response = replace(response, headers={**response.headers, "retry-after": str(hint)})
-        if str(status or response.status) in QUOTA_STATUSES:
-            body = {**as_dict(body), _STATUS_CODE: str(status or response.status)}
-        return super().error(response, plan, status=status, body=body)
 
 
 def _window(plan: Plan) -> tuple[str | None, date | None, date | None]:

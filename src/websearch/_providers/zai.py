@@ -111,7 +111,9 @@ class ZAI(Provider):
         read=read_error,
         codes={code: class_for_status(status) for code, status in CODE_STATUS.items()},
         code_status=CODE_STATUS,
+        embedded_status=400,
         variant_codes=VARIANT_CODES,
+        variant_statuses=frozenset({400}),  # any 400 may be the arguments' shape
         prefix="Z.AI MCP error",
         auth_detail=True,
     )
@@ -148,16 +150,6 @@ class ZAI(Provider):
                 error = exc
         assert error is not None
         raise error
-
-    def error(
-        self, response: HttpResponse, plan: Plan, *, status: int | None = None, body: Any = None
-    ) -> SearchProviderError:
-        """The envelope's error. An HTTP error keeps its own status (`code_status` is for errors
-        inside a 200), and any 400 may be the arguments' shape, so it is a `retry_variant` too."""
-        error = super().error(response, plan, status=response.status if status is None else status, body=body)
-        if error.status == 400:
-            error.retry_variant = True
-        return error
 
     def read_message(self, response: HttpResponse, plan: Plan) -> dict[str, Any]:
         """The JSON-RPC message of a response (JSON, or the last SSE event), or the error it carries."""
