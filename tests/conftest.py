@@ -16,11 +16,13 @@ import pytest
 import netguard
 from websearch import WebSearch
 from websearch._types import SearchResponse
-from websearch.testing import FakeDuckDuckGo, FakeExa, FakeFirecrawl, FakeSearXNG, FakeTavily
+from websearch.testing import FakeDuckDuckGo, FakeExa, FakeFirecrawl, FakeSearXNG, FakeTavily, running_providers
 
 netguard.install()
 
 TESTS = Path(__file__).parent
+#: `WEBSEARCH_PROVIDERS` for a subprocess when no fake runs: no provider at all.
+NO_PROVIDERS = "none"
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 TAVILY_KEY = "tvly-dev-secret-4b7c2e9d"
 FIRECRAWL_KEY = "fc-3f9a1c7e5b2d4a6c8e0f"
@@ -114,11 +116,18 @@ async def eventually(condition: Callable[[], object], within: float = 2.0) -> No
             await asyncio.sleep(0.01)
 
 
+def make_client(**kw: Any) -> WebSearch:
+    """A client given exactly the providers whose fakes are running now (unless the test names
+    its own `providers`): however many providers the registry holds, a test reaches only fakes."""
+    kw.setdefault("providers", running_providers())
+    return WebSearch(**kw)
+
+
 async def search_once(
     provider: str, env: Mapping[str, str], query: str, clock: FakeClock | None = None, **params: Any
 ) -> SearchResponse:
     """One search through a fresh client (closed afterwards), with `provider` chosen explicitly."""
-    async with WebSearch(env=env, clock=clock or FakeClock()) as ws:
+    async with make_client(env=env, clock=clock or FakeClock()) as ws:
         return await ws.asearch(query, provider=provider, **params)
 
 
@@ -145,11 +154,13 @@ def provider_context(
 def run_cli(
     args: list[str], env: Mapping[str, str], *, timeout: float = 30, stdin: str | None = None, **kwargs: Any
 ) -> subprocess.CompletedProcess[str]:
-    """Run `websearch ARGS` as a subprocess under the network guard, with exactly `env`."""
+    """Run `websearch ARGS` as a subprocess under the network guard, with exactly `env`, its
+    providers limited to the fakes running now (`WEBSEARCH_PROVIDERS`) unless `env` sets them."""
     full_env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": env.get("WEBSEARCH_CONFIG_DIR", "/nonexistent"),
         "PYTHONPATH": str(TESTS),
+        "WEBSEARCH_PROVIDERS": ",".join(running_providers()) or NO_PROVIDERS,
         **env,
     }
     return subprocess.run(

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, eventually, messages, provider_context, run_cli, search_once
+from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
 from websearch import SearchResponse, WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -447,7 +447,7 @@ async def test_missing_credential_message(config_dir: Path) -> None:
 
 async def test_cancelling_mid_request_closes_the_connection(fake: FakeAnthropic, env: dict[str, str]) -> None:
     fake.enqueue(Reply(hang=True))
-    async with WebSearch(env=make_env(env, fake), clock=FakeClock()) as ws:
+    async with make_client(env=make_env(env, fake), clock=FakeClock()) as ws:
         task = asyncio.create_task(ws.asearch(QUERY, provider="anthropic"))
         await eventually(lambda: fake.requests)
         task.cancel()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock, messages, provider_context, search_once
+from conftest import FakeClock, make_client, messages, provider_context, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -406,7 +406,7 @@ async def test_key_resolution_order(brave: FakeBrave, env: dict[str, str], confi
     full = {**env, **brave.env, "BRAVE_API_KEY": "env-key-1111"}
     await search(full, clock)
     assert brave.last.headers["x-subscription-token"] == "env-key-1111"
-    async with WebSearch(env=full, clock=clock, api_keys={"brave": "explicit-2222"}) as ws:
+    async with make_client(env=full, clock=clock, api_keys={"brave": "explicit-2222"}) as ws:
         await ws.asearch("q", provider="brave")
     assert brave.last.headers["x-subscription-token"] == "explicit-2222"
 

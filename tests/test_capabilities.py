@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, messages
-from websearch import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse, WebSearch
+from conftest import FakeClock, make_client, messages
+from websearch import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
 from websearch._capabilities import PARAMETERS, capability_table, main, render_markdown
 from websearch._credentials import CredentialStore
 from websearch._notices import not_supported
@@ -66,7 +66,7 @@ def configure(provider: str, config_dir: Path, fake_env: dict[str, str]) -> dict
 async def search(provider: str, config_dir: Path, **params: Any) -> SearchResponse:
     with FAKES[provider](**FAKE_OPTIONS.get(provider, {})) as fake:
         env = configure(provider, config_dir, fake.env)
-        async with WebSearch(env=env, clock=FakeClock()) as ws:
+        async with make_client(env=env, clock=FakeClock()) as ws:
             response = await ws.asearch("rust async runtime", provider=provider, **params)
     assert response.ok, response.error
     assert response.provider == provider and response.fallback is None

@@ -131,6 +131,7 @@ def test_numeric_flags_reach_notices_as_numbers(ddg: FakeDuckDuckGo, env: dict[s
 
 def test_providers_lists_every_provider_in_order(env: dict[str, str], config_dir: Path) -> None:
     (config_dir / "settings.toml").write_text('[providers]\nwebSearchExclude = ["searxng"]\n')
+    env = {**env, "WEBSEARCH_PROVIDERS": ",".join(SEARCH_PROVIDER_ORDER)}  # listing only: nothing is sent
     proc = run_cli(["providers", "--format", "json"], {**env, "SEARXNG_ENDPOINT": "http://127.0.0.1:9"})
     rows = json.loads(proc.stdout)
     assert [r["id"] for r in rows] == list(SEARCH_PROVIDER_ORDER)
@@ -159,7 +160,7 @@ def test_auth_set_list_remove(env: dict[str, str], config_dir: Path) -> None:
     assert stat.S_IMODE(db.stat().st_mode) == 0o600
     listed = run_cli(["auth", "list"], env).stdout
     assert listed == "brave        api_key  …abcd\n"
-    rows = json.loads(run_cli(["providers", "--format", "json"], env).stdout)
+    rows = json.loads(run_cli(["providers", "--format", "json"], {**env, "WEBSEARCH_PROVIDERS": "brave"}).stdout)
     assert {r["id"]: r["available"] for r in rows}["brave"] is True
     assert run_cli(["auth", "remove", "brave"], env).returncode == 0
     again = run_cli(["auth", "remove", "brave"], env)

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, eventually, messages, provider_context, run_cli, search_once
-from websearch import WebSearch
+from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers._base import Plan
@@ -585,7 +584,7 @@ async def test_cancelling_mid_stream_closes_it(codex: FakeCodex, cenv: dict[str,
             content_type="text/event-stream",
         )
     )
-    async with WebSearch(env=cenv, clock=clock) as ws:
+    async with make_client(env=cenv, clock=clock) as ws:
         task = asyncio.create_task(ws.asearch("q", provider="codex"))
         await eventually(lambda: codex.requests)
         await asyncio.sleep(0.2)
@@ -601,7 +600,7 @@ async def test_cancelling_mid_stream_closes_it(codex: FakeCodex, cenv: dict[str,
 
 
 async def test_missing_login(env: dict[str, str], codex: FakeCodex, clock: FakeClock) -> None:
-    async with WebSearch(env={**env, **codex.env}, clock=clock) as ws:
+    async with make_client(env={**env, **codex.env}, clock=clock) as ws:
         status = {s.id: s for s in ws.provider_status()}["codex"]
         response = await ws.asearch("q", provider="codex")
     assert not status.available and status.reason == "run `websearch auth set codex`"
@@ -626,7 +625,7 @@ async def test_account_id_from_the_jwt_and_the_openai_codex_id(
     env: dict[str, str], codex: FakeCodex, config_dir: Path, clock: FakeClock
 ) -> None:
     store_login(config_dir, cred_id="openai-codex", account_id=None)
-    async with WebSearch(env={**env, **codex.env}, clock=clock) as ws:
+    async with make_client(env={**env, **codex.env}, clock=clock) as ws:
         assert {s.id: s.available for s in ws.provider_status()}["codex"]
         response = await ws.asearch("q", provider="codex")
     assert response.ok
@@ -709,7 +708,7 @@ def test_import_credentials(tmp_path: Path) -> None:
 
 def test_the_client_imports_the_login_through_the_provider(tmp_path: Path, config_dir: Path) -> None:
     write_auth_json(tmp_path, {"access_token": ACCESS, "refresh_token": REFRESH, "account_id": ACCOUNT})
-    with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir)}) as ws:
+    with make_client(env={"WEBSEARCH_CONFIG_DIR": str(config_dir)}) as ws:
         cred = ws.import_login("codex", tmp_path)
     assert (cred.provider, cred.kind, cred.data["account_id"]) == ("codex", "oauth", ACCOUNT)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock, run_cli
-from websearch import WebSearch, render
+from conftest import FakeClock, make_client, run_cli
+from websearch import render
 from websearch._credentials import CredentialStore
 from websearch._registry import PROVIDERS
 from websearch.testing import FAKES, FakeBrave, FakeDuckDuckGo, Reply
@@ -55,7 +55,7 @@ async def test_a_key_never_appears_in_any_output(
     with FAKES[provider]() as fake:
         fake.enqueue(*[FAILURES[failure]] * 12)  # enough for providers that retry or try several shapes
         env = {**leak_env(provider, config_dir), **fake.env}
-        async with WebSearch(env=env, clock=FakeClock(), timeout=0.5) as ws:
+        async with make_client(env=env, clock=FakeClock(), timeout=0.5) as ws:
             response = await ws.asearch("leak check", provider=provider)
     assert response.error is not None, f"{provider} did not fail on {failure}"
     captured = "\n".join(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock, messages
+from conftest import FakeClock, make_client, messages
 from ddg_reference import parse_with_spec_regex
 from websearch import WebSearch
 from websearch._providers.duckduckgo import CHALLENGE_MESSAGE, HEADERS, parse_results, unwrap_href
@@ -15,7 +15,7 @@ from websearch.testing.duckduckgo import challenge_page, no_results_page, result
 
 
 def client(env: dict[str, str], clock: FakeClock | None = None) -> WebSearch:
-    return WebSearch(env=env, clock=clock or FakeClock())
+    return make_client(env=env, clock=clock or FakeClock())
 
 
 async def test_request_is_the_spec_form_and_headers(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
@@ -203,7 +203,7 @@ def test_fixture_page_is_realistic_size() -> None:
 
 
 async def test_sync_api(ddg: FakeDuckDuckGo, env: dict[str, str], tmp_path: Path) -> None:
-    with WebSearch(env=env) as ws:
+    with make_client(env=env) as ws:
         response = ws.search("sync query", limit=2)
     assert len(response.sources) == 2
     assert ddg.last.form()[0] == ("q", "sync query")

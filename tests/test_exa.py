@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, messages, provider_context, search_once
+from conftest import FakeClock, make_client, messages, provider_context, search_once
 from websearch import ConfigError, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._providers.exa import PROVIDER, UNEXPECTED_SHAPE
@@ -35,7 +35,7 @@ def keyless(env: dict[str, str], exa: FakeExa) -> dict[str, str]:
 
 
 def client(env: dict[str, str], clock: FakeClock, **kwargs: Any) -> WebSearch:
-    return WebSearch(env=env, clock=clock, **kwargs)
+    return make_client(env=env, clock=clock, **kwargs)
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async", **params: Any) -> SearchResponse:

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, messages, provider_context, run_cli, search_once
-from websearch import WebSearch
+from conftest import FakeClock, make_client, messages, provider_context, run_cli, search_once
 from websearch._context import ProviderContext
 from websearch._providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
 from websearch._rendering import render
@@ -138,7 +137,7 @@ def test_deep_modes_get_a_longer_timeout(
 
 
 async def test_the_real_client_timeout_floors_the_deep_timeout(config_dir: Path, clock: FakeClock) -> None:
-    async with WebSearch(env={"EXA_API_KEY": KEY}, clock=clock, timeout=150) as ws:
+    async with make_client(env={"EXA_API_KEY": KEY}, clock=clock, timeout=150) as ws:
         ctx = ws._context()
         assert request(SearchParams(Q, mode="deep"), ctx).timeout == 150
         assert request(SearchParams(Q, mode="deep-reasoning"), ctx).timeout == 180

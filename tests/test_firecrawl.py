@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import FIRECRAWL_KEY, FakeClock, messages, provider_context, search_once
-from websearch import MissingCredentialError, SearchParams, SearchResponse, SearchSource, WebSearch
+from conftest import FIRECRAWL_KEY, FakeClock, make_client, messages, provider_context, search_once
+from websearch import MissingCredentialError, SearchParams, SearchResponse, SearchSource
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._providers.firecrawl import PROVIDER
@@ -412,7 +412,7 @@ async def test_key_precedence_explicit_then_env_then_store(
     assert _available(fc_env)
     await search(fc_env, clock)
     assert fc.last.headers["authorization"] == f"Bearer {KEY}"
-    async with WebSearch(env=fc_env, clock=clock, api_keys={"firecrawl": "fc-explicit-key-1"}) as ws:
+    async with make_client(env=fc_env, clock=clock, api_keys={"firecrawl": "fc-explicit-key-1"}) as ws:
         await ws.asearch("q", provider="firecrawl")
     assert fc.last.headers["authorization"] == "Bearer fc-explicit-key-1"
 
@@ -420,13 +420,13 @@ async def test_key_precedence_explicit_then_env_then_store(
 async def test_auto_chain_uses_it_before_duckduckgo(
     fc: FakeFirecrawl, fc_env: dict[str, str], clock: FakeClock
 ) -> None:
-    async with WebSearch(env=fc_env, clock=clock) as ws:
+    async with make_client(env=fc_env, clock=clock) as ws:
         response = await ws.asearch("q")
     assert response.provider == "firecrawl" and len(fc.requests) == 1
 
 
 def _available(env: dict[str, str]) -> bool:
-    with WebSearch(env=env) as ws:
+    with make_client(env=env) as ws:
         return next(s.available for s in ws.provider_status() if s.id == "firecrawl")
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from conftest import FIRECRAWL_KEY, FakeClock, messages, run_cli, search_once
-from websearch import WebSearch, render
+from conftest import FIRECRAWL_KEY, FakeClock, make_client, messages, run_cli, search_once
+from websearch import render
 from websearch._types import SearchResponse
 from websearch.testing import FakeBrave, Reply
 from websearch.testing.firecrawl import FakeFirecrawl
@@ -299,7 +299,7 @@ def tier_env(fc_env: dict[str, str], brave: FakeBrave) -> dict[str, str]:
 async def test_failing_explicit_provider_falls_to_firecrawl_with_tbs(
     fc: FakeFirecrawl, brave: FakeBrave, tier_env: dict[str, str], clock: FakeClock
 ) -> None:
-    async with WebSearch(env=tier_env, clock=clock) as ws:
+    async with make_client(env=tier_env, clock=clock) as ws:
         response = await ws.asearch(
             QUERY,
             provider="brave",
@@ -340,7 +340,7 @@ async def test_failing_explicit_provider_falls_to_firecrawl_with_tbs(
 async def test_fallback_tier_maps_relative_dates_and_sort(
     fc: FakeFirecrawl, tier_env: dict[str, str], clock: FakeClock
 ) -> None:
-    async with WebSearch(env=tier_env, clock=clock) as ws:
+    async with make_client(env=tier_env, clock=clock) as ws:
         response = await ws.asearch(QUERY, provider="brave", recency_days=2, sort_by_date=True, limit=4)
     assert fc.last.json() == {"query": QUERY, "limit": 4, "sources": [{"type": "web"}], "tbs": "qdr:d2,sbd:1"}
     assert response.fallback == BRAVE_DOWN and messages(response) == ()
@@ -350,7 +350,7 @@ async def test_fallback_tier_maps_relative_dates_and_sort(
 async def test_fallback_tier_without_richer_parameters_sends_the_base_request(
     fc: FakeFirecrawl, tier_env: dict[str, str], clock: FakeClock
 ) -> None:
-    async with WebSearch(env=tier_env, clock=clock) as ws:
+    async with make_client(env=tier_env, clock=clock) as ws:
         response = await ws.asearch(QUERY, provider="brave", recency="month")
     assert fc.last.json() == body(tbs="qdr:m")
     assert response.fallback == BRAVE_DOWN and messages(response) == ()

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, eventually, messages, provider_context, run_cli
+from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -45,7 +45,7 @@ from websearch.errors import (
     RateLimited,
     RequestRejected,
 )
-from websearch.testing import Reply
+from websearch.testing import Reply, running_providers
 from websearch.testing.gemini import (
     RESPONSE_ID,
     FakeGemini,
@@ -87,7 +87,9 @@ def oenv(env: dict[str, str], gemini: FakeGemini) -> dict[str, str]:
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = Q, **kwargs: Any) -> SearchResponse:
-    async with WebSearch(env=env, clock=clock, timeout=kwargs.pop("timeout", None)) as ws:
+    """An explicit Gemini search (Gemini is in the client even when its fake is not running)."""
+    providers = list(dict.fromkeys(["gemini", *running_providers()]))
+    async with make_client(env=env, clock=clock, timeout=kwargs.pop("timeout", None), providers=providers) as ws:
         return await ws.asearch(query, provider="gemini", **kwargs)
 
 
@@ -625,7 +627,7 @@ async def test_an_sse_error_event(gemini: FakeGemini, genv: dict[str, str], cloc
 async def test_cancelling_mid_stream_closes_it(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
     first = sse_body(grounded_chunks(Q))[0]
     gemini.enqueue(Reply(200, chunks=[first] + [b": keep-alive\n\n"] * 400, chunk_delay=0.05))
-    async with WebSearch(env=genv, clock=clock) as ws:
+    async with make_client(env=genv, clock=clock) as ws:
         task = asyncio.create_task(ws.asearch(Q, provider="gemini"))
         await eventually(lambda: gemini.requests)
         await asyncio.sleep(0.2)  # inside the stream now
@@ -657,7 +659,7 @@ async def test_missing_credentials_message(env: dict[str, str], config_dir: Path
 
 
 def availability(env: dict[str, str]) -> tuple[bool, str]:
-    with WebSearch(env=env) as ws:
+    with WebSearch(env=env) as ws:  # availability only: nothing is sent
         row = next(r for r in ws.provider_status() if r.id == "gemini")
     return row.available, row.reason
 
@@ -684,7 +686,7 @@ async def test_stored_api_key_is_used(
 
 async def test_explicit_key_wins(gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path) -> None:
     store_login(config_dir)
-    async with WebSearch(env=oenv, clock=clock, api_keys={"gemini": KEY}) as ws:
+    async with make_client(env=oenv, clock=clock, api_keys={"gemini": KEY}) as ws:
         response = await ws.asearch(Q, provider="gemini")
     assert response.auth_mode == "api_key" and gemini.last.path == DEV_PATH
 
@@ -976,7 +978,7 @@ def test_import_credentials(tmp_path: Path) -> None:
 
 def test_client_import_login_stores_the_token(tmp_path: Path, env: dict[str, str], config_dir: Path) -> None:
     write_creds(tmp_path, {"access_token": ACCESS, "refresh_token": REFRESH, "expiry_date": 1796043600123})
-    with WebSearch(env=env) as ws:
+    with make_client(env=env) as ws:
         cred = ws.import_login("gemini", tmp_path)
     assert (cred.provider, cred.kind) == ("gemini", "oauth")
     assert dict(cred.data) == {"access_token": ACCESS, "refresh_token": REFRESH, "expires_at": 1796043600.123}

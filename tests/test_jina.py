@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, messages, search_once
-from websearch import WebSearch
+from conftest import FakeClock, make_client, messages, search_once
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._providers.jina import PROVIDER
@@ -335,7 +334,7 @@ async def test_without_a_key_explicit_jina_falls_back_to_the_chain(
 
 
 async def test_env_key_puts_jina_in_the_automatic_chain(jina: FakeJina, jenv: dict[str, str], clock: FakeClock) -> None:
-    async with WebSearch(env=jenv, clock=clock) as ws:
+    async with make_client(env=jenv, clock=clock) as ws:
         assert next(s for s in ws.provider_status() if s.id == "jina").available
         response = await ws.asearch("rust async book")
     assert response.provider == "jina"
@@ -346,7 +345,7 @@ async def test_stored_credential_makes_jina_available(
     env: dict[str, str], jina: FakeJina, clock: FakeClock, config_dir: Path
 ) -> None:
     CredentialStore(config_dir / "agent.db").set("jina", "api_key", {"api_key": "jina_stored_key_1234"})
-    async with WebSearch(env={**env, **jina.env}, clock=clock) as ws:
+    async with make_client(env={**env, **jina.env}, clock=clock) as ws:
         assert next(s for s in ws.provider_status() if s.id == "jina").available
         response = await ws.asearch("q", provider="jina")
     assert response.provider == "jina"
@@ -354,7 +353,7 @@ async def test_stored_credential_makes_jina_available(
 
 
 async def test_explicit_key_wins_over_env(jina: FakeJina, jenv: dict[str, str], clock: FakeClock) -> None:
-    async with WebSearch(env=jenv, clock=clock, api_keys={"jina": "jina_explicit_key_99"}) as ws:
+    async with make_client(env=jenv, clock=clock, api_keys={"jina": "jina_explicit_key_99"}) as ws:
         await ws.asearch("q", provider="jina")
     assert jina.last.headers["authorization"] == "Bearer jina_explicit_key_99"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, messages, search_once
+from conftest import FakeClock, make_client, messages, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -478,10 +478,10 @@ async def test_resolution_order_explicit_then_env_then_store(
 ) -> None:
     CredentialStore(config_dir / "agent.db").set("kagi", "api_key", {"api_key": "stored-kagi-key-1234"})
     fenv = {**env, **kagi.env, "KAGI_API_KEY": "env-kagi-key-5678"}
-    async with WebSearch(env=fenv, clock=clock) as ws:
+    async with make_client(env=fenv, clock=clock) as ws:
         await ws.asearch("q", provider="kagi")
     assert kagi.last.headers["authorization"] == "Bearer env-kagi-key-5678"
-    async with WebSearch(env=fenv, clock=clock, api_keys={"kagi": "explicit-kagi-key-9"}) as ws:
+    async with make_client(env=fenv, clock=clock, api_keys={"kagi": "explicit-kagi-key-9"}) as ws:
         await ws.asearch("q", provider="kagi")
     assert kagi.last.headers["authorization"] == "Bearer explicit-kagi-key-9"
 

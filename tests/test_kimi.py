@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, messages, provider_context, search_once
-from websearch import SearchResponse, SearchSource, WebSearch
+from conftest import NOW, FakeClock, make_client, messages, provider_context, search_once
+from websearch import SearchResponse, SearchSource
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._providers.kimi import PROVIDER
@@ -153,7 +153,7 @@ def test_search_url_env_is_the_full_url(config_dir: Path) -> None:
 @pytest.mark.parametrize("name", ["MOONSHOT_SEARCH_API_KEY", "KIMI_SEARCH_API_KEY", "MOONSHOT_API_KEY", "KIMI_API_KEY"])
 async def test_each_env_key_makes_kimi_available(kimi: FakeKimi, env: dict[str, str], name: str) -> None:
     full = {**env, **kimi.env, name: f"  {KEY}-{name}\n"}
-    async with WebSearch(env=full, clock=FakeClock()) as ws:
+    async with make_client(env=full, clock=FakeClock()) as ws:
         status = {s.id: s for s in ws.provider_status()}["kimi"]
         response = await ws.asearch(QUERY, provider="kimi")
     assert status.available
@@ -174,7 +174,7 @@ async def test_stored_credential_makes_kimi_available(
     kimi: FakeKimi, env: dict[str, str], config_dir: Path, cred_id: str
 ) -> None:
     CredentialStore(config_dir / "agent.db").set(cred_id, "api_key", {"api_key": f"stored-{cred_id}-key"})
-    async with WebSearch(env={**env, **kimi.env}, clock=FakeClock()) as ws:
+    async with make_client(env={**env, **kimi.env}, clock=FakeClock()) as ws:
         available = {s.id: s.available for s in ws.provider_status()}["kimi"]
         response = await ws.asearch(QUERY)  # the automatic chain now reaches Kimi before DuckDuckGo
     assert available
@@ -186,7 +186,7 @@ async def test_explicit_key_beats_env_beats_store(kimi: FakeKimi, env: dict[str,
     CredentialStore(config_dir / "agent.db").set("kimi", "api_key", {"api_key": "stored-key"})
     await run({**env, **kimi.env, "MOONSHOT_API_KEY": "env-key"})
     assert kimi.last.headers["authorization"] == "Bearer env-key"
-    async with WebSearch(
+    async with make_client(
         env={**env, **kimi.env, "MOONSHOT_API_KEY": "env-key"}, api_keys={"kimi": "explicit-key"}, clock=FakeClock()
     ) as ws:
         await ws.asearch(QUERY, provider="kimi")

@@ -19,8 +19,8 @@ import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import TESTS, FakeClock, run_cli
-from websearch import SEARCH_PROVIDER_ORDER, Attempt, ConfigError, InvalidSearchParams, SearchResponse, WebSearch
+from conftest import TESTS, FakeClock, make_client, run_cli
+from websearch import SEARCH_PROVIDER_ORDER, Attempt, ConfigError, InvalidSearchParams, SearchResponse
 from websearch._mcp_server import build_server, tool_text
 from websearch._notices import not_supported
 from websearch._tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
@@ -74,9 +74,9 @@ def keyed_env(env: dict[str, str], brave: FakeBrave, firecrawl: FakeFirecrawl) -
 
 
 @asynccontextmanager
-async def connect(env: dict[str, str], clock: FakeClock, mode: str = "auto") -> AsyncIterator[Client]:
+async def connect(env: dict[str, str], clock: FakeClock, mode: str = "auto", **kw: Any) -> AsyncIterator[Client]:
     """An in-memory MCP client on a server whose WebSearch client sees exactly `env`."""
-    async with WebSearch(env=env, clock=clock) as ws, Client(build_server(ws), mode=mode) as client:
+    async with make_client(env=env, clock=clock, **kw) as ws, Client(build_server(ws), mode=mode) as client:
         yield client
 
 
@@ -173,7 +173,7 @@ async def test_summary_format_from_the_setting_puts_notices_above(
 def test_a_bad_mcp_format_setting_stops_the_server(env: dict[str, str], config_dir: Path) -> None:
     (config_dir / "settings.toml").write_text('[mcp]\nformat = "json"\n')
     with (
-        WebSearch(env=env) as ws,
+        make_client(env=env) as ws,
         pytest.raises(ConfigError, match=r"mcp.format is 'json'; use one of: blocks, summary"),
     ):
         build_server(ws)
@@ -282,7 +282,7 @@ BAD_ARGUMENTS = [
 async def test_bad_arguments_are_an_error_result_naming_the_argument(
     ddg: FakeDuckDuckGo, env: dict[str, str], clock: FakeClock, arguments: dict[str, Any], param: str, message: str
 ) -> None:
-    async with connect(env, clock) as client:
+    async with connect(env, clock, providers=["brave", "duckduckgo"]) as client:  # brave: no key, never asked
         result = await client.call_tool("web_search", arguments)
     assert result.is_error is True
     assert text_of(result) == f"Invalid argument `{param}`: {message}"
@@ -425,7 +425,9 @@ def test_schema_command_prints_each_envelope(env: dict[str, str], fmt: str, key:
 
 
 def test_schema_available_restricts_the_provider_enum(env: dict[str, str]) -> None:
-    proc = run_cli(["schema", "--available"], {**env, "BRAVE_API_KEY": "k"})
+    proc = run_cli(
+        ["schema", "--available"], {**env, "BRAVE_API_KEY": "k", "WEBSEARCH_PROVIDERS": ",".join(SEARCH_PROVIDER_ORDER)}
+    )
     assert json.loads(proc.stdout)["inputSchema"]["properties"]["provider"]["enum"] == ["auto", "brave", "duckduckgo"]
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOW, FakeClock, run_cli
-from websearch import MissingCredentialError, SearchProviderError, WebSearch
+from conftest import NOW, FakeClock, make_client, run_cli
+from websearch import MissingCredentialError, SearchProviderError
 from websearch._credentials import CredentialStore
 from websearch._oauth import OAuthToken, oauth_token
 from websearch._wire import HttpRequest
@@ -71,7 +71,7 @@ def expired_store(config_dir: Path) -> CredentialStore:
 
 async def test_ten_concurrent_searches_refresh_once(config_dir: Path, expired_store: CredentialStore) -> None:
     with FakeTokenEndpoint() as fake:
-        async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}, clock=FakeClock()) as ws:
+        async with make_client(env={"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}, clock=FakeClock()) as ws:
             ctx = ws._context()
             tokens = await asyncio.gather(*(oauth_token(ctx, "codex", refresher(ctx, fake)) for _ in range(10)))
     assert len(fake.requests) == 1
@@ -94,7 +94,7 @@ async def test_fresh_token_is_not_refreshed(config_dir: Path) -> None:
         "codex", "oauth", {"access_token": "a", "expires_at": NOW.timestamp() + 3600}
     )
     with FakeTokenEndpoint() as fake:
-        async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}, clock=FakeClock()) as ws:
+        async with make_client(env={"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}, clock=FakeClock()) as ws:
             ctx = ws._context()
             token = await oauth_token(ctx, "codex", refresher(ctx, fake))
     assert token.access_token == "a"
@@ -106,7 +106,7 @@ async def test_failed_refresh_says_log_in_again(config_dir: Path) -> None:
         "codex", "oauth", {"access_token": "a", "refresh_token": "revoked-xyz", "expires_at": 1.0}
     )
     with FakeTokenEndpoint() as fake:
-        async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}, clock=FakeClock()) as ws:
+        async with make_client(env={"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}, clock=FakeClock()) as ws:
             ctx = ws._context()
             with pytest.raises(
                 SearchProviderError, match=r"session expired and the refresh failed .*log in again"
@@ -116,7 +116,7 @@ async def test_failed_refresh_says_log_in_again(config_dir: Path) -> None:
 
 
 async def test_missing_login(config_dir: Path) -> None:
-    async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir)}) as ws:
+    async with make_client(env={"WEBSEARCH_CONFIG_DIR": str(config_dir)}) as ws:
         with pytest.raises(MissingCredentialError, match="websearch auth import codex"):
             await oauth_token(ws._context(with_transport=False), "codex", refresher(None, None))  # type: ignore[arg-type]
 
@@ -165,7 +165,7 @@ async def test_ten_concurrent_codex_searches_refresh_once_and_the_next_process_r
     )
     with FakeCodex(refresh_tokens={"rt-once"}, now=NOW.timestamp()) as fake:
         env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}
-        async with WebSearch(env=env, clock=FakeClock()) as ws:
+        async with make_client(env=env, clock=FakeClock()) as ws:
             responses = await asyncio.gather(*(ws.asearch(f"q{i}", provider="codex") for i in range(10)))
         assert [r.error for r in responses] == [None] * 10
         assert len(fake.issued) == 1

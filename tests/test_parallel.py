@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, messages, provider_context, search_once
-from websearch import SearchResponse, SearchSource, WebSearch
+from conftest import FakeClock, make_client, messages, provider_context, search_once
+from websearch import SearchResponse, SearchSource
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._providers.parallel import PROVIDER
@@ -119,7 +119,7 @@ async def test_unsupported_parameters_become_notices(parallel: FakeParallel, env
 
 
 async def test_env_key_makes_parallel_available(parallel: FakeParallel, env: dict[str, str]) -> None:
-    async with WebSearch(env=make_env(env, parallel), clock=FakeClock()) as ws:
+    async with make_client(env=make_env(env, parallel), clock=FakeClock()) as ws:
         available = {s.id: s.available for s in ws.provider_status()}["parallel"]
         response = await ws.asearch(QUERY)  # the automatic chain reaches Parallel before DuckDuckGo
     assert available and response.provider == "parallel"
@@ -129,7 +129,7 @@ async def test_stored_credential_makes_parallel_available(
     parallel: FakeParallel, env: dict[str, str], config_dir: Path
 ) -> None:
     CredentialStore(config_dir / "agent.db").set("parallel", "api_key", {"api_key": "stored-parallel-key"})
-    async with WebSearch(env={**env, **parallel.env}, clock=FakeClock()) as ws:
+    async with make_client(env={**env, **parallel.env}, clock=FakeClock()) as ws:
         available = {s.id: s.available for s in ws.provider_status()}["parallel"]
         response = await ws.asearch(QUERY)
     assert available and response.provider == "parallel"

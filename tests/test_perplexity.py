@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import NOW, FakeClock, eventually, messages, provider_context, run_cli, search_once
+from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
 from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -541,7 +541,7 @@ async def test_key_resolution_order(
     assert pplx.last.headers["authorization"] == "Bearer pplx-env-222222"
     await search({**base, "PPLX_API_KEY": "pplx-env-222222", "PERPLEXITY_API_KEY": "env-111111"}, clock)
     assert pplx.last.headers["authorization"] == "Bearer env-111111"
-    async with WebSearch(
+    async with make_client(
         env={**base, "PERPLEXITY_API_KEY": "env-111111"}, clock=clock, api_keys={"perplexity": "explicit-333333"}
     ) as ws:
         await ws.asearch(QUERY, provider="perplexity")
@@ -735,7 +735,7 @@ def test_availability(env: dict[str, str], config_dir: Path) -> None:
 async def test_auto_chain_skips_perplexity_with_only_an_openrouter_key(
     pplx: FakePerplexity, base: dict[str, str], clock: FakeClock
 ) -> None:
-    async with WebSearch(env={**base, "OPENROUTER_API_KEY": OR_KEY}, clock=clock) as ws:
+    async with make_client(env={**base, "OPENROUTER_API_KEY": OR_KEY}, clock=clock) as ws:
         response = await ws.asearch(QUERY)
     assert response.provider == "duckduckgo" and pplx.requests == []
     explicit = await search({**base, "OPENROUTER_API_KEY": OR_KEY}, clock)
@@ -745,7 +745,7 @@ async def test_auto_chain_skips_perplexity_with_only_an_openrouter_key(
 async def test_auto_chain_uses_perplexity_first_when_configured(
     pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock
 ) -> None:
-    async with WebSearch(env=keyed, clock=clock) as ws:
+    async with make_client(env=keyed, clock=clock) as ws:
         response = await ws.asearch(QUERY)
     assert response.provider == "perplexity" and response.answer == ANSWER
 
@@ -754,7 +754,7 @@ async def test_stored_credential_is_sent(
     pplx: FakePerplexity, base: dict[str, str], config_dir: Path, clock: FakeClock
 ) -> None:
     CredentialStore(config_dir / "agent.db").set("perplexity", "api_key", {"api_key": KEY})
-    async with WebSearch(env=base, clock=clock) as ws:
+    async with make_client(env=base, clock=clock) as ws:
         response = await ws.asearch(QUERY)  # the stored key admits it to the auto chain
     assert response.provider == "perplexity" and pplx.last.headers["authorization"] == f"Bearer {KEY}"
 
@@ -877,7 +877,7 @@ async def test_anonymous_only_when_explicit_and_nothing_is_configured(
     assert (response.model, response.request_id) == ("turbo", "req-anon")
     assert [s.url for s in response.sources] == [r["url"] for r in search_results(8, "quic")]
     assert response.sources[0].title == "Quic explained, part 1"
-    async with WebSearch(env=base, clock=clock) as ws:
+    async with make_client(env=base, clock=clock) as ws:
         auto = await ws.asearch(QUERY)
     assert auto.provider == "duckduckgo" and len(pplx.requests) == 1
 
@@ -1137,7 +1137,7 @@ async def test_cancelling_mid_stream_closes_it_promptly(
     first = chat_chunks()[:1] if mode == "api_key" else ask_chunks(ANSWER, search_results(1))[:1]
     pplx.enqueue(Reply(200, chunks=first + [b": keep-alive\n\n"] * 400, chunk_delay=0.05))
     env = {**base, "PERPLEXITY_API_KEY": KEY} if mode == "api_key" else {**base, "PERPLEXITY_COOKIES": COOKIES}
-    async with WebSearch(env=env, clock=clock) as ws:
+    async with make_client(env=env, clock=clock) as ws:
         task = asyncio.create_task(ws.asearch(QUERY, provider="perplexity"))
         await eventually(lambda: pplx.requests)
         await asyncio.sleep(0.15)  # the first event has arrived; the stream is open

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from websearch import ConfigError, WebSearch
+from conftest import make_client
+from websearch import ConfigError
 from websearch._context import ProviderContext
 from websearch._credentials import Credential, CredentialStore
 from websearch._settings import Settings, config_dir
@@ -109,14 +110,14 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
 def test_secret_resolution_order(tmp_path: Path) -> None:
     store = CredentialStore(tmp_path / "agent.db")
     store.set("brave", "api_key", {"api_key": "from-db-123456"})
-    ws = WebSearch(
+    ws = make_client(
         env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "from-env-123456"},
         api_keys={"tavily": "explicit-123456"},
     )
     ctx: ProviderContext = ws._context(with_transport=False)
     assert ctx.secret("brave", ("BRAVE_API_KEY",)) == "from-env-123456"
     assert ctx.secret("tavily", ("TAVILY_API_KEY",)) == "explicit-123456"
-    ws2 = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path)})
+    ws2 = make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path)})
     assert ws2._context(with_transport=False).secret("brave", ("BRAVE_API_KEY",)) == "from-db-123456"
     assert ws2._context(with_transport=False).secret("kagi", ("KAGI_API_KEY",)) is None
 
@@ -171,7 +172,10 @@ def test_a_damaged_store_fails_no_search(tmp_path: Path) -> None:
     from websearch.testing import FakeDuckDuckGo
 
     (tmp_path / "agent.db").write_bytes(b"this is not a database" * 100)
-    with FakeDuckDuckGo() as ddg, WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}) as ws:
+    with (
+        FakeDuckDuckGo() as ddg,
+        make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}, providers=["brave", "duckduckgo"]) as ws,
+    ):
         response = ws.search("q")
         assert response.ok, response.error
         assert not {s.id: s for s in ws.provider_status()}["brave"].available
@@ -184,5 +188,5 @@ def test_bad_boolean_settings_fail_when_read(tmp_path: Path) -> None:
 
 
 def test_context_repr_shows_no_environment(tmp_path: Path) -> None:
-    ws = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "brave-secret-in-env-123"})
+    ws = make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "brave-secret-in-env-123"})
     assert "brave-secret-in-env-123" not in repr(ws._context(with_transport=False))

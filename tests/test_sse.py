@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from websearch import WebSearch
+from conftest import make_client
 from websearch._sse import SseEvent, aiter_sse, iter_sse
 from websearch._wire import HttpRequest
 from websearch.errors import ProviderConnectionError
@@ -32,7 +32,7 @@ class FakeStream(FakeServer):
 
 async def test_stream_over_loopback_and_cut_mid_event(tmp_path: Path) -> None:
     with FakeStream() as fake:
-        async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **fake.env}) as ws:
+        async with make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **fake.env}) as ws:
             ctx = ws._context()
             request = HttpRequest("POST", ctx.endpoint("perplexity", "https://api.perplexity.ai/chat/completions"))
             async with ctx.stream("perplexity", request) as (head, lines):
@@ -53,7 +53,7 @@ async def test_stream_over_loopback_and_cut_mid_event(tmp_path: Path) -> None:
 async def test_cancelling_a_stream_closes_it_promptly(tmp_path: Path) -> None:
     with FakeStream() as fake:
         fake.enqueue(Reply(200, chunks=[b"data: a\n\n"] + [b": keep-alive\n\n"] * 1000, chunk_delay=0.05))
-        async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **fake.env}) as ws:
+        async with make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **fake.env}) as ws:
             ctx = ws._context()
             first = asyncio.Event()
 

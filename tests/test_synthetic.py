@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, messages, provider_context, search_once
-from websearch import SearchResponse, SearchSource, WebSearch
+from conftest import FakeClock, make_client, messages, provider_context, search_once
+from websearch import SearchResponse, SearchSource
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._providers.synthetic import PROVIDER
@@ -110,7 +110,7 @@ async def test_unsupported_parameters_become_notices(synthetic: FakeSynthetic, e
 
 
 async def test_env_key_makes_synthetic_available(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
-    async with WebSearch(env=make_env(env, synthetic), clock=FakeClock()) as ws:
+    async with make_client(env=make_env(env, synthetic), clock=FakeClock()) as ws:
         available = {s.id: s.available for s in ws.provider_status()}["synthetic"]
         response = await ws.asearch(QUERY)
     assert available and response.provider == "synthetic"
@@ -120,7 +120,7 @@ async def test_stored_credential_makes_synthetic_available(
     synthetic: FakeSynthetic, env: dict[str, str], config_dir: Path
 ) -> None:
     CredentialStore(config_dir / "agent.db").set("synthetic", "api_key", {"api_key": "stored-synthetic-key"})
-    async with WebSearch(env={**env, **synthetic.env}, clock=FakeClock()) as ws:
+    async with make_client(env={**env, **synthetic.env}, clock=FakeClock()) as ws:
         available = {s.id: s.available for s in ws.provider_status()}["synthetic"]
         response = await ws.asearch(QUERY)
     assert available and response.provider == "synthetic"
@@ -128,7 +128,9 @@ async def test_stored_credential_makes_synthetic_available(
 
 
 async def test_explicit_key_beats_env(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
-    async with WebSearch(env=make_env(env, synthetic), api_keys={"synthetic": "explicit-key"}, clock=FakeClock()) as ws:
+    async with make_client(
+        env=make_env(env, synthetic), api_keys={"synthetic": "explicit-key"}, clock=FakeClock()
+    ) as ws:
         await ws.asearch(QUERY, provider="synthetic")
     assert synthetic.last.headers["authorization"] == "Bearer explicit-key"
 

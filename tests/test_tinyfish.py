@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, messages, provider_context, search_once
-from websearch import MissingCredentialError, SearchParams, SearchProviderError, SearchResponse, SearchSource, WebSearch
+from conftest import FakeClock, make_client, messages, provider_context, search_once
+from websearch import MissingCredentialError, SearchParams, SearchProviderError, SearchResponse, SearchSource
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._providers.tinyfish import PROVIDER, page_request
@@ -373,7 +373,7 @@ async def test_key_precedence_explicit_then_env_then_store(
     CredentialStore(config_dir / "agent.db").set("tinyfish", "api_key", {"api_key": "tf-stored-key-999"})
     await search(tf_env, clock)
     assert tf.last.headers["x-api-key"] == KEY
-    async with WebSearch(env=tf_env, clock=clock, api_keys={"tinyfish": "tf-explicit-key-1"}) as ws:
+    async with make_client(env=tf_env, clock=clock, api_keys={"tinyfish": "tf-explicit-key-1"}) as ws:
         await ws.asearch("q", provider="tinyfish")
     assert tf.last.headers["x-api-key"] == "tf-explicit-key-1"
 
@@ -390,13 +390,13 @@ async def test_unsupported_parameters_become_notices(
 
 
 async def test_auto_chain_uses_it_before_duckduckgo(tf: FakeTinyFish, tf_env: dict[str, str], clock: FakeClock) -> None:
-    async with WebSearch(env=tf_env, clock=clock) as ws:
+    async with make_client(env=tf_env, clock=clock) as ws:
         response = await ws.asearch("q")
     assert response.provider == "tinyfish" and len(tf.requests) == 1
 
 
 def _available(env: dict[str, str]) -> bool:
-    with WebSearch(env=env) as ws:
+    with make_client(env=env) as ws:
         return next(s.available for s in ws.provider_status() if s.id == "tinyfish")
 
 

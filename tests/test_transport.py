@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from websearch import ProviderConnectionError, WebSearch
+from conftest import make_client
+from websearch import ProviderConnectionError
 from websearch._context import ProviderContext
 from websearch._transport import Transport, redact
 from websearch._wire import HttpRequest
@@ -14,7 +15,7 @@ from websearch.testing import FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
 
 
 def ctx_for(env: dict[str, str], tmp_path: Path) -> ProviderContext:
-    return WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **env})._context(with_transport=False)
+    return make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **env})._context(with_transport=False)
 
 
 def test_base_url_replaces_scheme_host_port_and_keeps_the_path(tmp_path: Path) -> None:
@@ -43,12 +44,12 @@ async def test_http_proxy_is_honoured_and_no_proxy_bypasses_it(tmp_path: Path) -
             "HTTP_PROXY": proxy.base_url,
             "WEBSEARCH_DUCKDUCKGO_BASE_URL": "http://ddg.invalid",
         }
-        async with WebSearch(env=env) as ws:
+        async with make_client(env=env, providers=["duckduckgo"]) as ws:
             await ws.asearch("via proxy")
         assert proxy.requests, "the request did not go through the proxy"
         assert proxy.last.headers["host"] == "ddg.invalid"
         assert ddg.requests == []
-        async with WebSearch(env={**env, **ddg.env, "no_proxy": "localhost,127.0.0.1"}) as ws:
+        async with make_client(env={**env, **ddg.env, "no_proxy": "localhost,127.0.0.1"}) as ws:
             response = await ws.asearch("direct")
         assert response.ok
         assert len(ddg.requests) == 1
@@ -63,7 +64,7 @@ async def test_proxy_credentials_become_proxy_authorization(tmp_path: Path) -> N
             "http_proxy": url,
             "WEBSEARCH_DUCKDUCKGO_BASE_URL": "http://ddg.invalid",
         }
-        async with WebSearch(env=env) as ws:
+        async with make_client(env=env, providers=["duckduckgo"]) as ws:
             await ws.asearch("q")
         assert proxy.last.headers["proxy-authorization"] == "Basic dXNlcjpwQHNz"
 
@@ -83,7 +84,7 @@ async def test_secrets_are_redacted_from_wire_errors() -> None:
 
 async def test_one_pooled_session_is_reused(tmp_path: Path) -> None:
     with FakeDuckDuckGo() as ddg:
-        async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}) as ws:
+        async with make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}) as ws:
             for _ in range(3):
                 await ws.asearch("q")
             transport = ws._transport
@@ -115,7 +116,7 @@ async def test_a_redirect_to_another_origin_loses_the_key(tmp_path: Path) -> Non
     with FakeProxy() as elsewhere:
         with RedirectingFake(f"{elsewhere.base_url}/stolen") as brave:
             env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "brave-secret-xyz-123", **brave.env}
-            async with WebSearch(env=env) as ws:
+            async with make_client(env=env) as ws:
                 await ws.asearch("q", provider="brave")
         assert elsewhere.requests, "the redirect was not followed"
         assert all("brave-secret-xyz-123" not in v for v in elsewhere.last.headers.values())
@@ -125,7 +126,7 @@ async def test_a_redirect_to_another_origin_loses_the_key(tmp_path: Path) -> Non
 async def test_a_redirect_on_the_same_origin_keeps_the_key(tmp_path: Path) -> None:
     with RedirectingFake("/moved") as brave:
         env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "brave-secret-xyz-123", **brave.env}
-        async with WebSearch(env=env) as ws:
+        async with make_client(env=env) as ws:
             response = await ws.asearch("q", provider="brave")
         assert response.ok, response.error
         assert brave.last.path == "/moved"
@@ -136,7 +137,7 @@ def test_a_client_works_across_event_loops(tmp_path: Path) -> None:
     import asyncio
 
     with FakeDuckDuckGo() as ddg:
-        ws = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env})
+        ws = make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env})
         first = asyncio.run(ws.asearch("one"))
         second = asyncio.run(ws.asearch("two"))
         third = ws.search("three")
@@ -150,7 +151,7 @@ async def test_compressed_bodies_count_toward_the_cap(tmp_path: Path) -> None:
     with FakeDuckDuckGo() as ddg:
         huge = gzip.compress(b"<html>" + b"a" * (10 * 1024 * 1024))
         ddg.enqueue(Reply(200, huge, headers={"Content-Encoding": "gzip"}, content_type="text/html"))
-        async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}) as ws:
+        async with make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}) as ws:
             response = await ws.asearch("q")
     assert len(huge) < 100_000
     assert response.error == "DuckDuckGo sent a response larger than 8 MB; refused"

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, eventually, messages, run_cli, search_once
-from websearch import WebSearch
+from conftest import FakeClock, eventually, make_client, messages, run_cli, search_once
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
@@ -352,7 +351,7 @@ async def test_truncated_body_is_a_connection_error(xai: FakeXAI, xenv: dict[str
 
 async def test_cancelling_a_pending_request_closes_it(xai: FakeXAI, xenv: dict[str, str], clock: FakeClock) -> None:
     xai.enqueue(Reply(hang=True))
-    async with WebSearch(env=xenv, clock=clock) as ws:
+    async with make_client(env=xenv, clock=clock) as ws:
         task = asyncio.create_task(ws.asearch("q", provider="xai"))
         await eventually(lambda: xai.requests)
         task.cancel()
@@ -372,7 +371,7 @@ async def test_missing_key_message(env: dict[str, str], xai: FakeXAI, config_dir
         MissingCredentialError, match=r"^xAI needs an API key: set XAI_API_KEY or run `websearch auth set xai`$"
     ):
         PROVIDER.plan(SearchParams("q"), ctx)
-    async with WebSearch(env={**env, **xai.env}) as ws:
+    async with make_client(env={**env, **xai.env}) as ws:
         assert not {s.id: s.available for s in ws.provider_status()}["xai"]
         response = await ws.asearch("q", provider="xai")
     assert response.provider == "duckduckgo" and xai.requests == []
@@ -382,11 +381,11 @@ async def test_stored_credential_and_explicit_key(
     env: dict[str, str], xai: FakeXAI, config_dir: Path, clock: FakeClock
 ) -> None:
     CredentialStore(config_dir / "agent.db").set("xai", "api_key", {"api_key": KEY})
-    async with WebSearch(env={**env, **xai.env}, clock=clock) as ws:
+    async with make_client(env={**env, **xai.env}, clock=clock) as ws:
         assert {s.id: s.available for s in ws.provider_status()}["xai"]
         response = await ws.asearch("q", provider="xai")
     assert response.ok and xai.last.headers["authorization"] == f"Bearer {KEY}"
-    async with WebSearch(env={**env, **xai.env, "XAI_API_KEY": "xai-wrong-env-key"}, api_keys={"xai": KEY}) as ws:
+    async with make_client(env={**env, **xai.env, "XAI_API_KEY": "xai-wrong-env-key"}, api_keys={"xai": KEY}) as ws:
         assert (await ws.asearch("q", provider="xai")).ok
 
 
@@ -394,7 +393,7 @@ async def test_env_key_wins_over_the_stored_one(
     env: dict[str, str], xai: FakeXAI, config_dir: Path, clock: FakeClock
 ) -> None:
     CredentialStore(config_dir / "agent.db").set("xai", "api_key", {"api_key": "xai-stored-key-0000"})
-    async with WebSearch(env={**env, **xai.env, "XAI_API_KEY": KEY}, clock=clock) as ws:
+    async with make_client(env={**env, **xai.env, "XAI_API_KEY": KEY}, clock=clock) as ws:
         status = {s.id: s for s in ws.provider_status()}["xai"]
         response = await ws.asearch("q", provider="xai")
     assert status.available and status.reason == "set XAI_API_KEY or run `websearch auth set xai`"

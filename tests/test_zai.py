@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, eventually, messages, provider_context, search_once
+from conftest import FakeClock, eventually, make_client, messages, provider_context, search_once
 from websearch import SearchResponse, WebSearch, __version__
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
@@ -495,7 +495,7 @@ async def test_stream_cut_mid_event_is_an_error_without_partial_answer(fake: Fak
 
 async def test_cancelling_mid_session_closes_the_connection(fake: FakeZai, env: dict[str, str]) -> None:
     enqueue_session(fake, Reply(hang=True))
-    async with WebSearch(env=make_env(env, fake), clock=FakeClock()) as ws:
+    async with make_client(env=make_env(env, fake), clock=FakeClock()) as ws:
         task = asyncio.create_task(ws.asearch(QUERY, provider="zai"))
         await eventually(lambda: len(fake.requests) == 3)
         task.cancel()

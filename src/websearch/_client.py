@@ -24,6 +24,7 @@ from ._clock import Clock, SystemClock
 from ._context import ProviderContext, SendsRequests
 from ._credentials import Credential, CredentialStore
 from ._lineup import Lineup
+from ._registry import PROVIDERS, load_provider
 from ._settings import Settings
 from ._settings import config_dir as default_config_dir
 from ._types import SearchParams, SearchResponse
@@ -189,7 +190,7 @@ class WebSearch:
     def store_credential(self, provider: str, secret: str) -> Credential:
         """Store a key for `provider` in agent.db; a JSON object (access_token, refresh_token,
         expires_at, account_id, project_id) is stored as an OAuth login."""
-        self._known(provider)
+        self._storable(provider)
         secret = secret.strip()
         if not secret:
             raise ConfigError("no secret given")
@@ -205,12 +206,14 @@ class WebSearch:
 
     def remove_credential(self, provider: str) -> bool:
         """Delete `provider`'s stored credential; False when there was none."""
-        return self.credentials.remove(self._known(provider))
+        return self.credentials.remove(self._storable(provider))
 
     def import_login(self, provider: str, home: Path | None = None) -> Credential:
         """Copy the login of a provider's official CLI (Codex, Gemini) from `home` into agent.db."""
-        self._known(provider)
-        importer = getattr(self.lineup.load(provider), "import_login", None)
+        self._storable(provider)
+        importer = getattr(
+            self.lineup.load(provider) if provider in self.lineup else load_provider(provider), "import_login", None
+        )
         if importer is None:
             raise ConfigError(f"{provider} has no official CLI login to import")
         token = importer(home or Path.home())
@@ -262,6 +265,12 @@ class WebSearch:
                 "provider", f"provider must be auto or one of: {', '.join(lineup.ids)}; got {json.dumps(name)}"
             )
         return name
+
+    def _storable(self, name: str) -> str:
+        """A provider id agent.db may hold a credential for: this client's, or any built-in one."""
+        if name in self.lineup or name in PROVIDERS:
+            return name
+        return self._known(name)
 
 
 def _names(value: Iterable[str]) -> list[str]:

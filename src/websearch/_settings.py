@@ -136,11 +136,13 @@ class Settings:
 
     @cached_property
     def provider_list(self) -> tuple[str, ...] | None:
-        """`providers.list` (env `WEBSEARCH_PROVIDERS`, comma-separated): the only providers to
-        use, in this order; None for all of them."""
+        """`providers.list` (env `WEBSEARCH_PROVIDERS`, comma-separated, or `none`): the only
+        providers to use, in this order; None for all of them."""
         value = self.get("providers.list")
         if value is None or value == "":
             return None
+        if isinstance(value, str) and value.strip().lower() == "none":
+            return ()
         names = [v.strip() for v in value.split(",")] if isinstance(value, str) else value
         if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
             raise ConfigError("setting providers.list must be a list of provider ids")

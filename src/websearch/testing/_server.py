@@ -19,6 +19,8 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
+from .._registry import PROVIDERS
+
 __all__ = ["FakeServer", "RecordedRequest", "Reply", "running_providers"]
 
 
@@ -90,8 +92,10 @@ _RUNNING: dict[int, FakeServer] = {}
 
 
 def running_providers() -> list[str]:
-    """The provider ids whose fakes are serving now, each once, in the order they started."""
-    return list(dict.fromkeys(fake.provider_id for fake in list(_RUNNING.values())))
+    """The built-in providers whose fakes are serving now, in chain order (give them to
+    `WebSearch(providers=...)`: a client that can reach nothing but the fakes)."""
+    running = {fake.provider_id for fake in list(_RUNNING.values())}
+    return [provider_id for provider_id in PROVIDERS if provider_id in running]
 
 
 class FakeServer:
