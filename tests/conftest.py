@@ -151,21 +151,51 @@ def provider_context(
     )
 
 
-def run_cli(
-    args: list[str], env: Mapping[str, str], *, timeout: float = 30, stdin: str | None = None, **kwargs: Any
-) -> subprocess.CompletedProcess[str]:
-    """Run `websearch ARGS` as a subprocess under the network guard, with exactly `env`, its
-    providers limited to the fakes running now (`WEBSEARCH_PROVIDERS`) unless `env` sets them."""
-    full_env = {
+#: The ChatGPT account of the Codex fake's logins.
+CODEX_ACCOUNT = "acct-7d1f2c3b"
+
+
+def key_env(provider: str, config_dir: Path, key: str) -> dict[str, str]:
+    """An environment that configures `provider` with `key`, decided by its registry row: its
+    first `*_API_KEY` variable (else its first variable), else a stored OAuth login (for a
+    provider whose only credential is one), and any setting it needs (SearXNG's endpoint)."""
+    from websearch._registry import PROVIDERS
+    from websearch._settings import ENV_TWINS
+
+    info = PROVIDERS[provider]
+    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
+    names = [n for n in info.env_keys if n.endswith("_API_KEY")] or list(info.env_keys)
+    if names:
+        env[names[0]] = key
+    elif info.credential_ids:
+        from websearch._credentials import CredentialStore
+
+        login = {"access_token": key, "refresh_token": key + "-r", "account_id": CODEX_ACCOUNT, "expires_at": 4e9}
+        CredentialStore(config_dir / "agent.db").set(info.credential_ids[0], "oauth", login)
+    for setting in info.settings_keys:
+        env[ENV_TWINS[setting]] = f"https://{provider}.example.org"  # the fake's base URL redirects it
+    return env
+
+
+def cli_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a `websearch` subprocess: exactly `env`, the network guard on its path,
+    and its providers limited to the fakes running now (`WEBSEARCH_PROVIDERS`) unless `env` sets them."""
+    return {
         "PATH": os.environ.get("PATH", ""),
         "HOME": env.get("WEBSEARCH_CONFIG_DIR", "/nonexistent"),
         "PYTHONPATH": str(TESTS),
         "WEBSEARCH_PROVIDERS": ",".join(running_providers()) or NO_PROVIDERS,
         **env,
     }
+
+
+def run_cli(
+    args: list[str], env: Mapping[str, str], *, timeout: float = 30, stdin: str | None = None, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    """Run `websearch ARGS` as a subprocess under the network guard (see `cli_env`)."""
     return subprocess.run(
         [sys.executable, str(TESTS / "guarded_cli.py"), *args],
-        env=full_env,
+        env=cli_env(env),
         capture_output=True,
         text=True,
         timeout=timeout,

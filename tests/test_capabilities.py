@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, make_client, messages
+from conftest import FakeClock, key_env, make_client, messages
 from websearch import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
 from websearch._capabilities import PARAMETERS, capability_table, main, render_markdown
-from websearch._credentials import CredentialStore
 from websearch._notices import not_supported
 from websearch._registry import PROVIDERS
 from websearch.testing import FAKES
@@ -45,22 +44,11 @@ APPROXIMATED: dict[tuple[str, str], Any] = {("tavily", "mode"): "deep", ("tavily
 TABLE = capability_table()
 NOT_NATIVE = [(p, param, s) for p, param, s in TABLE if s != "native"]
 FAKE_OPTIONS: dict[str, dict[str, Any]] = {"gemini": {"api_keys": {KEY}}}
-ACCOUNT = "acct-7d1f2c3b"  # the Codex fake's ChatGPT account
 
 
 def configure(provider: str, config_dir: Path, fake_env: dict[str, str]) -> dict[str, str]:
-    """The provider's key in its env var (Perplexity's API key; Codex a stored OAuth login)."""
-    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake_env}
-    if provider == "codex":
-        login = {"access_token": KEY, "refresh_token": KEY + "-r", "account_id": ACCOUNT, "expires_at": 4e9}
-        CredentialStore(config_dir / "agent.db").set("codex", "oauth", login)
-    elif provider == "perplexity":
-        env["PERPLEXITY_API_KEY"] = KEY
-    elif provider == "searxng":
-        env["SEARXNG_ENDPOINT"] = "https://searx.example.org"
-    elif PROVIDERS[provider].env_keys:
-        env[PROVIDERS[provider].env_keys[0]] = KEY
-    return env
+    """The provider's key, configured as its registry row says, and its fake."""
+    return {**key_env(provider, config_dir, KEY), **fake_env}
 
 
 async def search(provider: str, config_dir: Path, **params: Any) -> SearchResponse:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import stat
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS, run_cli
+from conftest import TESTS, cli_env, run_cli
 from websearch import SEARCH_PROVIDER_ORDER
 from websearch.testing import DdgResult, FakeDuckDuckGo, Reply
 from websearch.testing.duckduckgo import challenge_page
@@ -175,7 +174,7 @@ def test_python_dash_m_and_version(env: dict[str, str]) -> None:
 
 def test_ctrl_c_exits_130_quickly_without_traceback(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
     ddg.enqueue(Reply(hang=True))
-    full_env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(TESTS), **env}
+    full_env = cli_env(env)
     proc = subprocess.Popen(
         [sys.executable, str(TESTS / "guarded_cli.py"), "search", "q"],
         env=full_env,
@@ -249,13 +248,7 @@ def test_ctrl_c_mid_stream_exits_130_quickly(env: dict[str, str]) -> None:
     chunk = b'data: {"id":"r1","model":"sonar-pro","choices":[{"index":0,"delta":{"content":"word "}}]}\n\n'
     with FakePerplexity() as fake:
         fake.enqueue(Reply(200, chunks=[chunk] * 600, chunk_delay=0.05, content_type="text/event-stream"))
-        full_env = {
-            "PATH": os.environ["PATH"],
-            "PYTHONPATH": str(TESTS),
-            **env,
-            **fake.env,
-            "PERPLEXITY_API_KEY": "pplx-test-0001",
-        }
+        full_env = cli_env({**env, **fake.env, "PERPLEXITY_API_KEY": "pplx-test-0001"})
         proc = subprocess.Popen(
             [sys.executable, str(TESTS / "guarded_cli.py"), "search", "q", "--provider", "perplexity"],
             env=full_env,

@@ -10,31 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock, make_client, run_cli
+from conftest import FakeClock, key_env, make_client, run_cli
 from websearch import render
-from websearch._credentials import CredentialStore
 from websearch._registry import PROVIDERS
 from websearch.testing import FAKES, FakeBrave, FakeDuckDuckGo, Reply
 
 LEAK = "sk-LEAKCHECK-7f3a9c1e5b2d4f6a"
-KEYED = [p for p in PROVIDERS if p not in ("duckduckgo", "searxng")]
+#: Every provider that needs a key or login (the keyless ones have no secret to leak).
+KEYED = [p for p, info in PROVIDERS.items() if not info.keyless and not info.settings_keys]
 
 
 def leak_env(provider: str, config_dir: Path) -> dict[str, str]:
-    """Configure `provider` with the recognisable key (an OAuth login for Codex)."""
-    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
-    info = PROVIDERS[provider]
-    if provider == "codex":
-        CredentialStore(config_dir / "agent.db").set(
-            "codex",
-            "oauth",
-            {"access_token": LEAK, "refresh_token": LEAK + "-r", "account_id": "acct", "expires_at": 4e9},
-        )
-    elif provider == "perplexity":
-        env["PERPLEXITY_API_KEY"] = LEAK
-    else:
-        env[info.env_keys[0]] = LEAK
-    return env
+    """Configure `provider` with the recognisable key."""
+    return key_env(provider, config_dir, LEAK)
 
 
 FAILURES = {

@@ -649,7 +649,7 @@ async def test_missing_credentials_message(env: dict[str, str], config_dir: Path
         PROVIDER.plan(SearchParams(Q), context(env, config_dir, clock))
     assert err.value.message == NO_CREDENTIALS
     assert "GEMINI_API_KEY" in NO_CREDENTIALS and "websearch auth set gemini" in NO_CREDENTIALS
-    async with WebSearch(env=env, clock=clock) as ws:
+    async with make_client(env=env, clock=clock, providers=["gemini", "duckduckgo"]) as ws:
         response = await ws.asearch(Q, provider="gemini")
     assert response.provider == "duckduckgo"
     assert messages(response)[0] == (

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, search_once
-from websearch import WebSearch
 from websearch._context import ProviderContext
 from websearch._credentials import CredentialStore
 from websearch._providers.kagi import PROVIDER, after_date
@@ -463,10 +462,10 @@ async def test_stored_credential_makes_kagi_available(
     env: dict[str, str], kagi: FakeKagi, clock: FakeClock, config_dir: Path
 ) -> None:
     fenv = {**env, **kagi.env}
-    async with WebSearch(env=fenv, clock=clock) as ws:
+    async with make_client(env=fenv, clock=clock) as ws:
         assert not next(s for s in ws.provider_status() if s.id == "kagi").available
     CredentialStore(config_dir / "agent.db").set("kagi", "api_key", {"api_key": "stored-kagi-key-1234"})
-    async with WebSearch(env=fenv, clock=clock) as ws:
+    async with make_client(env=fenv, clock=clock) as ws:
         assert next(s for s in ws.provider_status() if s.id == "kagi").available
         response = await ws.asearch("q")  # the automatic chain: Kagi comes before DuckDuckGo
     assert response.provider == "kagi"

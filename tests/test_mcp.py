@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -19,7 +18,7 @@ import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import TESTS, FakeClock, make_client, run_cli
+from conftest import TESTS, FakeClock, cli_env, make_client, run_cli
 from websearch import SEARCH_PROVIDER_ORDER, Attempt, ConfigError, InvalidSearchParams, SearchResponse
 from websearch._mcp_server import build_server, tool_text
 from websearch._notices import not_supported
@@ -321,7 +320,7 @@ def test_arguments_get_the_mcp_defaults_and_nulls_count_as_not_given() -> None:
 
 def server_env(env: dict[str, str]) -> dict[str, str]:
     """What the server subprocess sees: `env`, our tests on its path (for the network guard)."""
-    return {"PATH": os.environ.get("PATH", ""), "HOME": env["WEBSEARCH_CONFIG_DIR"], "PYTHONPATH": str(TESTS), **env}
+    return cli_env(env)
 
 
 async def test_stdio_subprocess_lists_searches_falls_back_and_rejects_bad_arguments(
@@ -426,7 +425,7 @@ def test_schema_command_prints_each_envelope(env: dict[str, str], fmt: str, key:
 
 def test_schema_available_restricts_the_provider_enum(env: dict[str, str]) -> None:
     proc = run_cli(
-        ["schema", "--available"], {**env, "BRAVE_API_KEY": "k", "WEBSEARCH_PROVIDERS": ",".join(SEARCH_PROVIDER_ORDER)}
+        ["schema", "--available"], {**env, "BRAVE_API_KEY": "k", "WEBSEARCH_PROVIDERS": "tavily,brave,duckduckgo"}
     )
     assert json.loads(proc.stdout)["inputSchema"]["properties"]["provider"]["enum"] == ["auto", "brave", "duckduckgo"]
 

@@ -128,6 +128,12 @@ class Provider:
         one it declares, for a second wire format)."""
         return http_error(self.info, envelope or self.envelope, response, plan.now, status=status, body=body)
 
+    def answer_object(self, response: HttpResponse, plan: Plan) -> dict[str, Any]:
+        """The JSON object of a 2xx answer; the mapped error of any other (see `error`)."""
+        if not response.ok:
+            raise self.error(response, plan)
+        return self.json_object(response)
+
     def json_object(self, response: HttpResponse) -> dict[str, Any]:
         """The body as a JSON object, or InvalidResponse saying it was not JSON or not an object."""
         try:

@@ -142,9 +142,7 @@ class Anthropic(HttpProvider):
         return self.parse(await ctx.send(self.id, request), plan)
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         if data.get("type") == "error":
             kind = as_str(as_dict(data.get("error")).get("type")) or ""
             raise self.error(response, plan, status=ERROR_STATUS.get(kind, 502), body=data)

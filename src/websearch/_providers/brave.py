@@ -107,9 +107,7 @@ class Brave(HttpProvider):
         return plan
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         web = data.get("web")
         results = web.get("results") if isinstance(web, dict) else None
         sources = [_source(r, plan.now) for r in as_list(results) if isinstance(r, dict) and as_str(r.get("url"))]

@@ -127,9 +127,7 @@ class Firecrawl(HttpProvider):
         return plan
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         if data.get("success") is False:  # a failure envelope served with 2xx
             raise self.error(response, plan, status=FAILED_IN_2XX, body=data)
         sources = [s for s in map(_source, _web_results(data)) if s is not None][: plan.limit]

@@ -65,9 +65,7 @@ class Jina(HttpProvider):
         return plan
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         sources = [
             _source(item) for item in as_list(data.get("data")) if isinstance(item, dict) and as_str(item.get("url"))
         ]

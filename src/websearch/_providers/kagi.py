@@ -106,9 +106,7 @@ class Kagi(HttpProvider):
         return plan
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         errors = [e for e in as_list(data.get("error")) if e]
         if errors:  # a failure reported inside a 2xx
             code = as_dict(errors[0]).get("code")

@@ -86,9 +86,7 @@ class Kimi(HttpProvider):
         return plan
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         sources = [s for r in as_list(data.get("search_results")) if (s := _source(r, plan.now)) is not None]
         request_id = next((v for h in _REQUEST_ID_HEADERS if (v := response.headers.get(h))), None)
         return ProviderResult(sources=tuple(sources[: plan.limit]), request_id=request_id)

@@ -83,9 +83,7 @@ class Parallel(HttpProvider):
         return plan
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         sources = [s for r in as_list(data.get("results")) if (s := _source(r, plan.now)) is not None]
         return ProviderResult(sources=tuple(sources[: plan.limit]), request_id=as_str(data.get("search_id")))
 

@@ -106,9 +106,7 @@ class SearXNG(HttpProvider):
         return plan
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         results = [r for r in as_list(data.get("results")) if isinstance(r, dict) and as_str(r.get("url"))]
         sources = [_source(r, plan.now) for r in results[: plan.limit]]
         failed = [e for e in as_list(data.get("unresponsive_engines")) if isinstance(e, (list, tuple)) and e]

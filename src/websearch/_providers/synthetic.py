@@ -40,9 +40,7 @@ class Synthetic(HttpProvider):
         return plan
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         sources = [s for r in as_list(data.get("results")) if (s := _source(r)) is not None]
         return ProviderResult(sources=tuple(sources[: plan.limit]))
 

@@ -161,9 +161,7 @@ class Tavily(HttpProvider):
         return replace(result, notices=(*result.notices, retry.notice))
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         results = data.get("results")
         sources = [
             make_source(url, r.get("title"), r.get("content"), r.get("published_date"), plan.now)

@@ -90,9 +90,7 @@ class XAI(HttpProvider):
         return plan
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        if not response.ok:
-            raise self.error(response, plan)
-        data = self.json_object(response)
+        data = self.answer_object(response, plan)
         sources, citations = collect_citations(data)
         return ProviderResult(
             answer=answer_text(data),
