@@ -10,7 +10,6 @@ provider's id or an error's text. Cancellation is never swallowed.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Final
@@ -72,7 +71,7 @@ async def run_search(
     notices: list[Notice] = list(ctx.filter_notices(params))
     chosen: str | None = None
     if provider is not None and provider != "auto":
-        if provider in lineup.scan(ctx).explicit:
+        if lineup.may_run(provider, ctx):
             chain, chosen = [provider], provider
         else:
             chain = resolve_chain(ctx, lineup, "auto", excluded)
@@ -93,8 +92,8 @@ async def run_search(
     walked = chain
     while True:  # the chain, then (after a failed explicit provider) the fallback tier
         for provider_id in walked:
-            attempt_ctx = dataclasses.replace(ctx, explicit=True) if provider_id == chosen else ctx
-            result, attempt = await _attempt(lineup, lineup.info(provider_id), params, attempt_ctx)
+            ctx.explicit = provider_id == chosen  # one attempt at a time: the context is this search's own
+            result, attempt = await _attempt(lineup, lineup.info(provider_id), params, ctx)
             attempts.append(attempt)
             if result is not None:
                 return _served(provider_id, params, result, attempts, notices, served_by_fallback)
@@ -170,6 +169,8 @@ def _served(
 
 
 def _unsupported(label: str, supports: Mapping[str, str], params: SearchParams) -> list[Notice]:
+    if not params.has_given:
+        return []
     return [
         not_supported(name, value, label)
         for name, value in params.given().items()

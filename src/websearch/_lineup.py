@@ -91,7 +91,7 @@ class Lineup:
         """Availability of every provider, recomputed only when what it was decided from changed."""
         env = ctx.env
         stamp = (
-            tuple(env.get(name) for name in self._env_names),
+            tuple(map(env.get, self._env_names)),
             ctx.credentials.stamp(),
             id(ctx.settings),
             tuple(sorted(ctx.api_keys)),
@@ -106,6 +106,10 @@ class Lineup:
         )
         self._scan = (stamp, scan)
         return scan
+
+    def may_run(self, provider_id: str, ctx: ProviderContext) -> bool:
+        """May this provider run when chosen explicitly? (One row checked, not the whole scan.)"""
+        return is_explicitly_available(self._infos[provider_id], ctx)
 
     def reason(self, provider_id: str, ctx: ProviderContext) -> str:
         """What would make a provider available (for `websearch providers` and notices)."""

@@ -241,6 +241,11 @@ class SearchParams:
         """The collapsed result count most providers use: `num_search_results`, else `limit`."""
         return self.num_search_results if self.num_search_results is not None else self.limit
 
+    @property
+    def has_given(self) -> bool:
+        """Whether any optional parameter is set to something other than its default."""
+        return bool(self._given)
+
     def given(self) -> dict[str, Any]:
         """The optional parameters the caller set to something other than their documented
         default (query excluded; false switches and empty domain lists count as not set)."""
