@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 import netguard
-from websearch import WebSearch
-from websearch._types import SearchResponse
+from websearch import SearchResponse, WebSearch
 from websearch.testing import FakeDuckDuckGo, FakeExa, FakeFirecrawl, FakeSearXNG, FakeTavily, running_providers
 
 netguard.install()

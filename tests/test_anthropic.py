@@ -12,13 +12,19 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
-from websearch import SearchResponse, WebSearch
-from websearch._context import ProviderContext
+from websearch import (
+    HttpResponse,
+    ProviderContext,
+    SearchCitation,
+    SearchParams,
+    SearchResponse,
+    SearchSource,
+    SearchUsage,
+    WebSearch,
+)
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers.anthropic import PROVIDER, parse_message, parse_page_age
-from websearch._types import SearchCitation, SearchParams, SearchSource, SearchUsage
-from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.anthropic import FakeAnthropic, anthropic_error, anthropic_message

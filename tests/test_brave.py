@@ -9,12 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, search_once
-from websearch import WebSearch
-from websearch._context import ProviderContext
+from websearch import Attempt, HttpResponse, ProviderContext, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._providers.brave import PROVIDER
-from websearch._types import Attempt, SearchParams, SearchResponse, SearchSource
-from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError
 from websearch.testing import Reply
 from websearch.testing.brave import (

@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, key_env, make_client, messages
-from websearch import SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
+from websearch import PROVIDERS, SEARCH_PROVIDER_ORDER, SearchParams, SearchResponse
 from websearch._capabilities import PARAMETERS, capability_table, main, render_markdown
 from websearch._notices import not_supported
-from websearch._registry import PROVIDERS
 from websearch.testing import FAKES
 
 DOC = Path(__file__).parent.parent / "docs" / "parameters.md"

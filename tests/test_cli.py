@@ -270,3 +270,17 @@ def test_ctrl_c_mid_stream_exits_130_quickly(env: dict[str, str]) -> None:
     assert proc.returncode == 130
     assert err == "websearch: interrupted\n"
     assert fake.disconnects == 1  # the stream was closed, not left running
+
+
+def test_providers_flag_fixes_the_chain_for_one_search(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    from websearch.testing import FakeBrave
+
+    with FakeBrave() as brave:
+        keyed = {**env, **brave.env, "BRAVE_API_KEY": "brave-key-0123456"}
+        first = json.loads(run_cli(["search", "q", "--format", "json"], keyed).stdout)["response"]
+        only = json.loads(run_cli(["search", "q", "--providers", "duckduckgo", "--format", "json"], keyed).stdout)
+        reordered = run_cli(["search", "q", "--providers", "duckduckgo,brave", "--format", "json"], keyed)
+    assert first["provider"] == "brave"
+    assert [a["provider"] for a in only["response"]["attempts"]] == ["duckduckgo"]
+    assert json.loads(reordered.stdout)["response"]["provider"] == "duckduckgo"
+    assert len(brave.requests) == 1

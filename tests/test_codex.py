@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
+from websearch import HttpResponse, SearchParams, SearchResponse, SearchSource, SearchUsage
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers._base import Plan
@@ -24,8 +25,6 @@ from websearch._providers.codex import (
     scrape_links,
 )
 from websearch._sse import iter_sse
-from websearch._types import SearchParams, SearchResponse, SearchSource, SearchUsage
-from websearch._wire import HttpResponse
 from websearch.errors import ConfigError, NoResults
 from websearch.testing import Reply
 from websearch.testing.codex import CODEX_PATH, TOKEN_PATH, FakeCodex, codex_events, make_jwt, sse_chunks, stream_reply

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FakeClock, key_env, make_client, run_cli
-from websearch import render
-from websearch._registry import PROVIDERS
+from websearch import PROVIDERS, render
 from websearch.testing import FAKES, FakeBrave, FakeDuckDuckGo, Reply
 
 LEAK = "sk-LEAKCHECK-7f3a9c1e5b2d4f6a"

@@ -11,11 +11,8 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, run_cli, search_once
-from websearch._context import ProviderContext
+from websearch import HttpRequest, ProviderContext, SearchCitation, SearchParams, SearchResponse, render
 from websearch._providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
-from websearch._rendering import render
-from websearch._types import SearchCitation, SearchParams, SearchResponse
-from websearch._wire import HttpRequest
 from websearch.testing import FakeFirecrawl, Reply
 from websearch.testing.exa import FakeExa, exa_search_body
 

@@ -9,12 +9,17 @@ from typing import Any
 import pytest
 
 from conftest import FIRECRAWL_KEY, FakeClock, make_client, messages, provider_context, search_once
-from websearch import MissingCredentialError, SearchParams, SearchResponse, SearchSource
-from websearch._context import ProviderContext
+from websearch import (
+    Attempt,
+    HttpResponse,
+    MissingCredentialError,
+    ProviderContext,
+    SearchParams,
+    SearchResponse,
+    SearchSource,
+)
 from websearch._credentials import CredentialStore
 from websearch._providers.firecrawl import PROVIDER
-from websearch._types import Attempt
-from websearch._wire import HttpResponse
 from websearch.errors import SearchProviderError
 from websearch.testing import Reply
 from websearch.testing.firecrawl import (

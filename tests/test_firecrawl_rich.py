@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from conftest import FIRECRAWL_KEY, FakeClock, make_client, messages, run_cli, search_once
-from websearch import render
-from websearch._types import SearchResponse
+from websearch import SearchResponse, render
 from websearch.testing import FakeBrave, Reply
 from websearch.testing.firecrawl import FakeFirecrawl
 

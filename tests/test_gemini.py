@@ -15,8 +15,17 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli
-from websearch import WebSearch
-from websearch._context import ProviderContext
+from websearch import (
+    HttpResponse,
+    ProviderContext,
+    ProviderResult,
+    SearchCitation,
+    SearchParams,
+    SearchResponse,
+    SearchSource,
+    SearchUsage,
+    WebSearch,
+)
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers.gemini import (
@@ -35,8 +44,6 @@ from websearch._providers.gemini import (
     retry_hint,
 )
 from websearch._sse import SseEvent, iter_sse
-from websearch._types import ProviderResult, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
-from websearch._wire import HttpResponse
 from websearch.errors import (
     ConfigError,
     InvalidResponse,

@@ -11,12 +11,10 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, search_once
-from websearch._context import ProviderContext
+from websearch import HttpResponse, ProviderContext, ProviderResult, SearchParams, SearchResponse, SearchSource
 from websearch._credentials import CredentialStore
 from websearch._providers.kagi import PROVIDER, after_date
 from websearch._settings import Settings
-from websearch._types import ProviderResult, SearchParams, SearchResponse, SearchSource
-from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.kagi import FakeKagi, kagi_error_body, kagi_legacy_error_body, kagi_results_body

@@ -10,13 +10,10 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock, make_client, messages, provider_context, search_once
-from websearch import SearchResponse, SearchSource
-from websearch._context import ProviderContext
+from websearch import HttpRequest, HttpResponse, ProviderContext, SearchParams, SearchResponse, SearchSource
 from websearch._credentials import CredentialStore
 from websearch._providers.kimi import PROVIDER
 from websearch._transport import Transport
-from websearch._types import SearchParams
-from websearch._wire import HttpRequest, HttpResponse
 from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.kimi import FakeKimi, kimi_error

@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import NOW, FakeClock, make_client, run_cli
-from websearch import MissingCredentialError, SearchProviderError
+from websearch import HttpRequest, MissingCredentialError, SearchProviderError
 from websearch._credentials import CredentialStore
 from websearch._oauth import OAuthToken, oauth_token
-from websearch._wire import HttpRequest
 from websearch.testing import FakeServer, RecordedRequest, Reply
 
 

@@ -10,12 +10,9 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, search_once
-from websearch import SearchResponse, SearchSource
-from websearch._context import ProviderContext
+from websearch import HttpResponse, ProviderContext, SearchParams, SearchResponse, SearchSource
 from websearch._credentials import CredentialStore
 from websearch._providers.parallel import PROVIDER
-from websearch._types import SearchParams
-from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.parallel import FakeParallel, validation_error

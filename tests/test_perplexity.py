@@ -15,8 +15,17 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
-from websearch import WebSearch
-from websearch._context import ProviderContext
+from websearch import (
+    Attempt,
+    HttpResponse,
+    ProviderContext,
+    SearchCitation,
+    SearchParams,
+    SearchResponse,
+    SearchSource,
+    SearchUsage,
+    WebSearch,
+)
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers._base import Plan
@@ -35,8 +44,6 @@ from websearch._providers.perplexity import (
     text_answer,
 )
 from websearch._sse import iter_sse
-from websearch._types import Attempt, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
-from websearch._wire import HttpResponse
 from websearch.errors import InvalidResponse, MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.perplexity import (

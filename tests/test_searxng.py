@@ -8,10 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FakeClock, messages, provider_context, search_once
-from websearch import SearchSource, WebSearch
+from websearch import HttpResponse, SearchParams, SearchSource, WebSearch
 from websearch._providers.searxng import NOT_CONFIGURED, PROVIDER
-from websearch._types import SearchParams
-from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError
 from websearch.testing import FakeSearXNG, Reply
 from websearch.testing.searxng import json_disabled_page, searxng_results_body

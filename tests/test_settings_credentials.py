@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
-from websearch import ConfigError
-from websearch._context import ProviderContext
+from websearch import ConfigError, ProviderContext
 from websearch._credentials import Credential, CredentialStore
 from websearch._settings import Settings, config_dir
 

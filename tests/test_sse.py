@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
+from websearch import HttpRequest
 from websearch._sse import SseEvent, aiter_sse, iter_sse
-from websearch._wire import HttpRequest
 from websearch.errors import ProviderConnectionError
 from websearch.testing import FakeServer, RecordedRequest, Reply
 

@@ -9,13 +9,10 @@ from typing import Any
 import pytest
 
 from conftest import TAVILY_KEY, FakeClock, messages, provider_context, search_once
-from websearch import WebSearch
-from websearch._context import ProviderContext
+from websearch import Attempt, HttpResponse, ProviderContext, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._notices import not_applied
 from websearch._providers.tavily import PROVIDER
-from websearch._types import Attempt, SearchParams, SearchResponse, SearchSource
-from websearch._wire import HttpResponse
 from websearch.errors import MissingCredentialError
 from websearch.testing import Reply
 from websearch.testing.tavily import FakeTavily, tavily_error, tavily_results_body, usage_limit_reply

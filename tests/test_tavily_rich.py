@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from conftest import TAVILY_KEY, FakeClock, messages, search_once
-from websearch import render
-from websearch._types import SearchResponse
+from websearch import SearchResponse, render
 from websearch.testing import Reply
 from websearch.testing.tavily import FakeTavily, tavily_results_body
 

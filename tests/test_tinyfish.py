@@ -9,12 +9,18 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, search_once
-from websearch import MissingCredentialError, SearchParams, SearchProviderError, SearchResponse, SearchSource
-from websearch._context import ProviderContext
+from websearch import (
+    Attempt,
+    HttpResponse,
+    MissingCredentialError,
+    ProviderContext,
+    SearchParams,
+    SearchProviderError,
+    SearchResponse,
+    SearchSource,
+)
 from websearch._credentials import CredentialStore
 from websearch._providers.tinyfish import PROVIDER, page_request
-from websearch._types import Attempt
-from websearch._wire import HttpResponse
 from websearch.testing import Reply
 from websearch.testing.tinyfish import FakeTinyFish, tinyfish_page_body, tinyfish_result
 

@@ -7,10 +7,8 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
-from websearch import ProviderConnectionError
-from websearch._context import ProviderContext
+from websearch import HttpRequest, ProviderConnectionError, ProviderContext
 from websearch._transport import Transport, redact
-from websearch._wire import HttpRequest
 from websearch.testing import FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
 
 

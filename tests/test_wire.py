@@ -7,8 +7,8 @@ import math
 
 import pytest
 
+from websearch import HttpResponse
 from websearch._transport import json_text
-from websearch._wire import HttpResponse
 
 
 def body(data: bytes) -> HttpResponse:

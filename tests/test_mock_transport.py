@@ -1,0 +1,75 @@
+"""`websearch.testing.MockTransport`: a client's requests answered in-process by a function."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import FakeClock
+from websearch import HttpRequest, HttpResponse, ProviderTimeoutError, WebSearch
+from websearch.testing import MockTransport
+
+
+def brave_answer(provider: str, request: HttpRequest) -> HttpResponse:
+    assert provider == "brave"
+    body = {"web": {"results": [{"title": "T", "url": "https://t.example/", "description": "d"}]}}
+    return HttpResponse(200, {"content-type": "application/json"}, json.dumps(body).encode())
+
+
+async def test_the_handler_answers_and_sees_every_request(config_dir: Path) -> None:
+    transport = MockTransport(brave_answer)
+    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
+    async with WebSearch(env=env, transport=transport, api_keys={"brave": "k" * 12}, clock=FakeClock()) as ws:
+        response = await ws.asearch("q", provider="brave", limit=3)
+    assert response.ok and [s.url for s in response.sources] == ["https://t.example/"]
+    ((provider, request),) = transport.calls
+    assert (provider, request.method, dict(request.params)["count"]) == ("brave", "GET", "3")
+    assert transport.closed is False  # the caller's transport is the caller's to close
+
+
+async def test_an_async_handler_and_a_raised_failure(config_dir: Path) -> None:
+    async def timeout(provider: str, request: HttpRequest) -> HttpResponse:
+        raise ProviderTimeoutError(provider, "Brave did not answer within 1 s")
+
+    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
+    transport = MockTransport(timeout)
+    async with WebSearch(env=env, transport=transport, api_keys={"brave": "k" * 12}, providers=["brave"]) as ws:
+        response = await ws.asearch("q")
+    (attempt,) = response.attempts
+    assert (attempt.error, attempt.error_kind) == ("Brave did not answer within 1 s", "timeout")
+    await transport.aclose()
+    assert transport.closed is True
+
+
+async def test_streamed_providers_read_the_handlers_body_as_lines(config_dir: Path) -> None:
+    events = [
+        {
+            "type": "response.output_item.done",
+            "item": {
+                "type": "message",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": "Answer.",
+                        "annotations": [{"type": "url_citation", "url": "https://a.example/", "title": "A"}],
+                    }
+                ],
+            },
+        },
+        {"type": "response.completed", "response": {"id": "r1", "model": "gpt-5"}},
+    ]
+    stream = "".join(f"data: {json.dumps(e)}\n\n" for e in events).encode()
+
+    def handler(provider: str, request: HttpRequest) -> HttpResponse:
+        return HttpResponse(200, {"content-type": "text/event-stream"}, stream)
+
+    login = {"access_token": "tok-0123456789", "refresh_token": "r", "account_id": "acct", "expires_at": 4e9}
+    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
+    async with WebSearch(env=env, transport=MockTransport(handler), providers=["codex"]) as ws:
+        ws.store_credential("codex", json.dumps(login))
+        response = await ws.asearch("q")
+    assert (response.provider, response.answer, [s.url for s in response.sources]) == (
+        "codex",
+        "Answer.",
+        ["https://a.example/"],
+    )
