@@ -21,8 +21,8 @@ _UDDG = re.compile(r"[?&]uddg=([^&]+)")
 _ENTITIES = {"&nbsp;": " ", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&apos;": "'"}
 
 
-def _decode(text: str) -> str:
-    text = _TAG.sub(" ", text)
+def _decode(text: str, tag: str = " ") -> str:
+    text = _TAG.sub(tag, text)
     text = re.sub(r"&#(\d+);", lambda m: chr(int(m.group(1))), text)
     text = re.sub(r"&#x([0-9a-fA-F]+);", lambda m: chr(int(m.group(1), 16)), text)
     for k, v in _ENTITIES.items():
@@ -46,7 +46,9 @@ def _unwrap(href: str) -> str | None:
     return None
 
 
-def parse_with_spec_regex(page: str, limit: int = 20) -> list[tuple[str, str, str | None]]:
+def parse_with_spec_regex(page: str, limit: int = 20, tag: str = " ") -> list[tuple[str, str, str | None]]:
+    """The spec's reading; `tag` is what a tag becomes (the spec says a space; the real pages'
+    inline highlight tags sit inside words, so websearch reads them as nothing)."""
     out: list[tuple[str, str, str | None]] = []
     seen: set[str] = set()
     for block in _BLOCK.finditer(page):
@@ -54,12 +56,12 @@ def parse_with_spec_regex(page: str, limit: int = 20) -> list[tuple[str, str, st
         t = _TITLE.search(body)
         if not t:
             continue
-        title = _decode(t.group(2))
+        title = _decode(t.group(2), tag)
         url = _unwrap(t.group(1))
         if not title or url is None or url in seen:
             continue
         s = _SNIPPET.search(body)
-        snippet = _decode(s.group(1)) if s else ""
+        snippet = _decode(s.group(1), tag) if s else ""
         seen.add(url)
         out.append((title, url, snippet or None))
         if len(out) >= limit:

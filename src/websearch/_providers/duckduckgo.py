@@ -4,10 +4,15 @@ POST https://html.duckduckgo.com/html/ as a form (q, kl=us-en, df, b) with a des
 headers; the result page is parsed with selectolax (Lexbor). Results are the `div.result`
 blocks: title and href from the first `a.result__a`, snippet from the first `.result__snippet`;
 `//duckduckgo.com/l/?uddg=<target>` redirects are unwrapped. Ads are dropped (their links go
-through `duckduckgo.com/y.js`). The bot challenge (`anomaly-modal` / `anomaly.js`, served with
-200 or 202) is an error, never "no results". The richer parameters are approximated: the ladder's
-start (which wins over `recency`) becomes the narrowest `df` window (day, week, month, year)
-covering it, and domains `site:` / `-site:` operators in `q`.
+through `duckduckgo.com/y.js`), and so are targets that are not http(s) and the end-of-results
+row ("EOF", a link to a Google search), so a page with only that row is no results. The bot
+challenge (the challenge form or the anomaly modal on a page without a results list, served with
+200 or 202) is `Blocked`, never "no results"; it is told by the page's structure, because a
+results page echoes its query ("anomaly.js source map") in the title and search box. Text is
+taken as written, whitespace folded: unlike the spec's rule, inline tags add no spaces (see
+`_text`). The richer parameters are approximated: the ladder's start (which wins over `recency`)
+becomes the narrowest `df` window (day, week, month, year) covering it, and domains `site:` /
+`-site:` operators in `q`.
 """
 
 from __future__ import annotations
@@ -67,6 +72,8 @@ CHALLENGE_MESSAGE: Final = (
     "searches from datacenter/shared-egress IPs; configure a credentialed provider such as Brave, Tavily, "
     "Exa, or Kagi for reliable web search."
 )
+_RESULTS_START: Final = b'<div id="links"'
+_CHALLENGE: Final = "form#challenge-form, .anomaly-modal__modal, [data-testid=anomaly-modal]"
 _SELECTOR: Final = "div.result a.result__a[href], div.result .result__snippet"
 _AD_PREFIX: Final = "https://duckduckgo.com/y.js"
 _RECENT_TREES: Final[deque[tuple[bytes, LexborHTMLParser]]] = deque(maxlen=2)
@@ -114,11 +121,20 @@ class DuckDuckGo(HttpProvider):
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         body = response.body
-        if b"anomaly-modal" in body or b"anomaly.js" in body:
+        if is_challenge(body):
             raise Blocked(self.id, CHALLENGE_MESSAGE, 429)
         if not response.ok:  # 202 is a normal answer here; 200-299 all parse
             raise self.error(response, plan)
         return ProviderResult(sources=tuple(parse_results(body, plan.limit or DEFAULT_RESULTS)))
+
+
+def is_challenge(page: bytes) -> bool:
+    """The bot challenge, told by its structure: a page without a results list that has the
+    challenge form or the anomaly modal. (The words alone prove nothing: a results page echoes
+    the query, "anomaly.js source map" included, in its title and search box.)"""
+    if _RESULTS_START in page or (b"challenge-form" not in page and b"anomaly-modal" not in page):
+        return False
+    return LexborHTMLParser(page).css_first(_CHALLENGE) is not None
 
 
 def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSource]:
@@ -142,7 +158,7 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSou
     seen: set[str] = set()
     for title, href, snippet in found:
         url = unwrap_href(href or "")
-        if not title or url is None or url in seen or url.startswith(_AD_PREFIX):
+        if not title or url is None or url in seen or url.startswith(_AD_PREFIX) or _is_end_row(title, url):
             continue
         seen.add(url)
         sources.append(SearchSource(title, url, snippet or None))
@@ -173,13 +189,17 @@ def _has_class(classes: str, name: str) -> bool:
 
 
 def _text(node: Any) -> str:
-    """The node's text, tags read as spaces, whitespace folded (the spec's decoding rule).
+    """The node's text as written, whitespace folded.
+
+    The spec's rule reads every tag as a space, but the real pages put inline highlight tags
+    inside words and before punctuation ("<b>antani</b>: la", "<b>Eino</b>-ext"): a space there
+    is not on the page, so tags add none here (the page's own whitespace is kept, then folded).
 
     Equal to `" ".join(text.split())`, but a printable string (whose only whitespace is plain
     spaces) is folded with C-speed replaces: splitting every snippet into words cost more than
     parsing the links.
     """
-    text: str = node.text(deep=True, separator=" ")
+    text: str = node.text(deep=True, separator="")
     if not text.isprintable():
         return " ".join(text.split())
     while "  " in text:
@@ -190,7 +210,7 @@ def _text(node: Any) -> str:
 def _results_part(html: bytes | str) -> bytes:
     """From the results container on: the header and search form hold no results."""
     page = html.encode() if isinstance(html, str) else html
-    start = page.find(b'<div id="links"')
+    start = page.find(_RESULTS_START)
     return page[start:] if start > 0 else page
 
 
@@ -207,16 +227,24 @@ def unwrap_href(href: str) -> str | None:
             # "+" as a space and "#" as the start of a fragment
             decoded = _YarlURL("http://x/?uddg=" + encoded).query.get("uddg", "")
             if "%" not in decoded and "\ufffd" not in decoded:
-                return decoded
+                return decoded if decoded.startswith(("http://", "https://")) else None
         try:  # decodeURIComponent semantics: "+" kept, invalid UTF-8 rejected
-            return unquote(encoded, errors="strict")
+            target = unquote(encoded, errors="strict")
         except UnicodeDecodeError:
             return None
+        return target if target.startswith(("http://", "https://")) else None
     if href.startswith("//"):
         return "https:" + href
     if href.startswith(("http://", "https://")):
         return href
     return None
+
+
+def _is_end_row(title: str, url: str) -> bool:
+    """DuckDuckGo's end-of-results row: "EOF", linking to a Google search for the query."""
+    return title == "EOF" and url.split("?", 1)[0].rstrip("/").endswith(
+        ("//www.google.com/search", "//google.com/search")
+    )
 
 
 PROVIDER: Final = DuckDuckGo()
