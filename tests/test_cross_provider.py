@@ -120,5 +120,5 @@ def test_brave_with_a_stored_key_renders_the_summary_layout(config_dir: Path) ->
         "[2] async-std\n"
         "    https://async.rs/\n"
         "    Async version of std.\n"
-        "Stable since 2019.\n"
+        "    Stable since 2019.\n"
     )

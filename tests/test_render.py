@@ -206,3 +206,25 @@ def test_render_stays_the_function_after_the_module_is_imported() -> None:
 def test_unknown_format() -> None:
     with pytest.raises(ValueError, match="unknown format"):
         render(SearchResponse("x"), "xml")  # type: ignore[arg-type]
+
+
+def test_summary_keeps_a_multi_line_snippet_under_its_entry() -> None:
+    response = SearchResponse(
+        provider="brave",
+        query="q",
+        sources=(SearchSource("T", "https://t.example/", "First line.\nSecond line.\n\nAfter a blank."),),
+        citations=(SearchCitation("https://c.example/", "C", "Cited one.\nCited two."),),
+    )
+    assert render(response, "summary") == (
+        "[1] T\n"
+        "    https://t.example/\n"
+        "    First line.\n"
+        "    Second line.\n"
+        "    After a blank.\n"
+        "\n## Citations\n"
+        "1 citation\n"
+        "[1] C\n"
+        "    https://c.example/\n"
+        "    Cited one.\n"
+        "    Cited two."
+    )

@@ -1,6 +1,8 @@
 """Renderers: pure functions from a `SearchResponse` to text an LLM reads well.
 
-- `summary`: the spec's formatForLLM layout, byte for byte.
+- `summary`: the spec's formatForLLM layout, byte for byte, except that every line of a
+  multi-line snippet or cited text is indented under its entry (the spec indents only the
+  first, which breaks the list apart when Brave's extra snippets or a citation span lines).
 - `blocks`: one block per result with its own title, URL, highlights and text, plus a
   `Sources:` trailer (the layout of mcp-web_search-tool.md).
 - `json`: `{"text": <summary>, "response": {...}, "error": null | "..."}`.
@@ -59,14 +61,14 @@ def render_summary(response: SearchResponse) -> str:
         age = format_age(src.age_seconds) or src.published_date
         parts.append(f"[{i}] {src.title}" + (f" ({age})" if age else "") + f"\n    {src.url}")
         if src.snippet:
-            parts.append("    " + truncate(src.snippet, 240))
+            parts.append(_indented(truncate(src.snippet, 240)))
     if response.citations:
         parts.append("\n## Citations")
         parts.append(_plural("citation", len(response.citations)))
         for i, cit in enumerate(response.citations, 1):
             parts.append(f"[{i}] {cit.title or cit.url}\n    {cit.url}")
             if cit.cited_text:
-                parts.append("    " + truncate(cit.cited_text, 240))
+                parts.append(_indented(truncate(cit.cited_text, 240)))
     if response.related_questions:
         parts.append("\n## Related")
         parts.append(_plural("question", len(response.related_questions)))
@@ -75,6 +77,12 @@ def render_summary(response: SearchResponse) -> str:
         parts.append(f"Search queries: {len(response.search_queries)}")
         parts.extend("- " + truncate(q, 120) for q in response.search_queries[:3])
     return "\n".join(parts)
+
+
+def _indented(text: str) -> str:
+    """Every line of `text` indented under its `[n]` entry (blank lines dropped): a multi-line
+    snippet keeps its layout instead of breaking out to the left margin."""
+    return "\n".join("    " + line.strip() for line in text.splitlines() if line.strip())
 
 
 def canonical_url(url: str) -> str:
