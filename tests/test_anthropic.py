@@ -26,8 +26,8 @@ from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers.anthropic import PROVIDER, parse_message, parse_page_age
 from websearch.errors import MissingCredentialError, RateLimited
-from websearch.testing import Reply
-from websearch.testing.anthropic import FakeAnthropic, anthropic_error, anthropic_message
+from websearch.testing import MockTransport, Reply
+from websearch.testing.anthropic import FakeAnthropic, anthropic_error, anthropic_message, anthropic_turn
 
 KEY = "sk-ant-api03-Zq7Xw3Tn9Lp2Rv8Km4HsAAAA"
 OAUTH = "sk-ant-oat01-Hd82jWq0PzL5mN3vB7cXAAAA"
@@ -316,6 +316,135 @@ async def test_tool_error_after_results_is_a_notice(fake: FakeAnthropic, env: di
     assert len(response.sources) == 2
     assert messages(response) == ("Anthropic web search tool reported an error: max_uses_exceeded",)
     assert [n.kind for n in response.notices] == ["partial"]
+
+
+# -- pause_turn: a long turn continued ---------------------------------------------------------
+
+INCOMPLETE = "the answer may be incomplete"
+
+
+def continuation(*paused: dict[str, Any]) -> dict[str, Any]:
+    """The body that continues a turn after these paused replies: their content, as returned."""
+    content = [block for reply in paused for block in reply["content"]]
+    return {**BODY, "messages": [{"role": "user", "content": QUERY}, {"role": "assistant", "content": content}]}
+
+
+def found(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """The search results of a reply, in order."""
+    return [r for b in reply["content"] if b["type"] == "web_search_tool_result" for r in b["content"]]
+
+
+async def test_a_paused_turn_is_continued_and_the_finished_answer_served(env: dict[str, str]) -> None:
+    with FakeAnthropic(n=3, pauses=1) as fake:
+        response = await run(make_env(env, fake))
+    paused, final = anthropic_turn(QUERY, 1, n=3)
+    assert [r.json() for r in fake.requests] == [BODY, continuation(paused)]
+    first, last = found(paused)[0], found(final)[0]
+    assert response.answer == (
+        f"Based on the search results, {first['title']} covers {QUERY}. {last['title']} covers {QUERY}. "
+        "Check the release notes for details."
+    )
+    # search 1 (in the paused reply) found results 1-3, search 2 (its results open the final reply) 3-5
+    assert [s.url for s in response.sources] == [r["url"] for r in found(paused) + found(final)[1:]]
+    assert len(response.sources) == 5
+    assert [c.url for c in response.citations] == [first["url"], last["url"]]
+    assert response.search_queries == (f"{QUERY} part 1", f"{QUERY} part 2")
+    assert response.usage == SearchUsage(input_tokens=4000, output_tokens=300, search_requests=2)
+    assert response.request_id is not None and response.request_id.startswith("req_011")
+    assert messages(response) == ()
+
+
+async def test_each_continuation_sends_every_paused_reply_so_far(env: dict[str, str]) -> None:
+    with FakeAnthropic(n=3, pauses=2) as fake:
+        response = await run(make_env(env, fake), limit=4)
+    p0, p1, _ = anthropic_turn(QUERY, 2, n=3)
+    assert [r.json() for r in fake.requests] == [BODY, continuation(p0), continuation(p0, p1)]
+    assert len(response.sources) == 4  # the local cap applies to the whole turn's sources
+    assert response.search_queries == tuple(f"{QUERY} part {j}" for j in range(1, 5))
+    assert messages(response) == (LOCAL.format("limit", 4),)
+
+
+async def test_a_turn_still_paused_after_three_continuations_is_served_as_partial(env: dict[str, str]) -> None:
+    with FakeAnthropic(n=3, pauses=5) as fake:
+        response = await run(make_env(env, fake))
+    turn = anthropic_turn(QUERY, 5, n=3)
+    assert [r.json() for r in fake.requests] == [BODY, *(continuation(*turn[:k]) for k in (1, 2, 3))]
+    assert response.ok
+    assert response.answer == f"Searching for {QUERY}, step 4.\n\nSearching further."
+    assert len(response.sources) == 15  # results 1-15: 7 searches of 3, consecutive ones sharing one
+    assert messages(response) == (
+        f"Anthropic paused the turn and it was still paused after 3 continuations: {INCOMPLETE}",
+    )
+    assert [n.kind for n in response.notices] == ["partial"]
+
+
+def test_parsing_a_lone_paused_reply_says_it_may_be_incomplete(config_dir: Path) -> None:
+    plan = PROVIDER.plan(SearchParams(QUERY), context(config_dir, {"ANTHROPIC_API_KEY": KEY}))
+    paused = anthropic_turn(QUERY, 1, n=2)[0]
+    result = PROVIDER.parse(HttpResponse(200, {}, json.dumps(paused).encode()), plan)
+    assert [s.url for s in result.sources] == [r["url"] for r in found(paused)]
+    assert [n.message for n in result.notices] == [f"Anthropic paused the turn: {INCOMPLETE}"]
+
+
+async def test_continuations_share_one_request_timeout(config_dir: Path) -> None:
+    clock = FakeClock()
+    turn = anthropic_turn(QUERY, 5, n=2)
+    timeouts: list[float | None] = []
+
+    async def handler(provider: str, request: Any) -> HttpResponse:
+        timeouts.append(request.timeout)
+        await clock.sleep(25)  # each reply takes 25 s
+        return HttpResponse(200, {}, json.dumps(turn[len(timeouts) - 1]).encode())
+
+    transport = MockTransport(handler)
+    transport.timeout = 60.0  # type: ignore[attr-defined]  # the client's per-request timeout
+    ctx = provider_context(config_dir, {"ANTHROPIC_API_KEY": KEY}, clock, transport)
+    result = await PROVIDER.search(PROVIDER.plan(SearchParams(QUERY), ctx), ctx)
+    assert timeouts == [None, 35.0, 10.0]  # what is left of the 60 s; nothing left after the third reply
+    assert [n.message for n in result.notices] == [
+        f"Anthropic paused the turn and the time allowed for the search ran out before it finished: {INCOMPLETE}"
+    ]
+    assert clock.sleeps == [25, 25, 25]  # the replies' time only: the provider itself never waits
+
+
+async def test_a_failed_continuation_serves_what_the_paused_reply_found(
+    fake: FakeAnthropic, env: dict[str, str]
+) -> None:
+    paused = anthropic_turn(QUERY, 1, n=3)[0]
+    fake.enqueue(Reply(200, paused), anthropic_error(529, "overloaded_error", f"Overloaded for {KEY}"))
+    response = await run(make_env(env, fake))
+    assert len(fake.requests) == 2
+    assert response.ok and [s.url for s in response.sources] == [r["url"] for r in found(paused)]
+    assert response.answer == f"Searching for {QUERY}, step 1.\n\nSearching further."
+    assert messages(response) == (
+        "Anthropic paused the turn and continuing it failed (Anthropic API error (529): Overloaded for [redacted] "
+        f"(overloaded_error)): {INCOMPLETE}",
+    )
+    assert_no_secret(response)
+
+
+def test_items_that_are_not_objects_are_skipped(config_dir: Path) -> None:
+    junk: list[Any] = ["text", 7, None, ["nested"], True]
+    data = {
+        "content": [
+            *junk,
+            {"type": "server_tool_use", "name": "web_search", "input": "not an object"},
+            {
+                "type": "web_search_tool_result",
+                "content": [*junk, {"type": "web_search_result", "url": "https://a.example"}],
+            },
+            {"type": "web_search_tool_result", "content": "not a list"},
+            {"type": "text", "text": "A", "citations": [*junk, {"url": "https://a.example", "title": 5}]},
+        ],
+        "usage": ["not", "an", "object"],
+        "stop_reason": "end_turn",
+    }
+    parsed = parse_message(data)
+    assert parsed.sources == [SearchSource("https://a.example", "https://a.example")]
+    assert parsed.citations == [SearchCitation("https://a.example", "https://a.example", None)]
+    plan = PROVIDER.plan(SearchParams(QUERY), context(config_dir, {"ANTHROPIC_API_KEY": KEY}))
+    result = PROVIDER.parse(HttpResponse(200, {}, json.dumps(data).encode()), plan)
+    assert (result.answer, result.usage, result.notices) == ("A", None, ())
 
 
 # -- errors ------------------------------------------------------------------------------------

@@ -239,6 +239,78 @@ async def test_empty_answer_is_the_chains_204(codex: FakeCodex, cenv: dict[str, 
     assert response.attempts[0].status == 204
 
 
+# -- the pages the search consulted (web_search_call action.sources) --------------------------
+
+
+async def test_consulted_pages_follow_the_cited_sources(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock
+) -> None:
+    codex.citations = [
+        ("https://news.example.com/a?utm_source=openai", "Story A"),  # OpenAI tags the links it cites
+        ("https://blog.example.org/b", "Post B"),
+    ]
+    codex.consulted = [
+        "https://news.example.com/a",  # the cited page, untagged: the same source
+        "https://docs.example.net/c",
+        {"type": "api", "name": "oai-weather"},  # not a page
+        "https://blog.example.org/b",
+        "https://docs.example.net/c",
+        "https://wiki.example.org/d",
+    ]
+    response = await search(cenv, clock)
+    assert response.sources == (
+        SearchSource("Story A", "https://news.example.com/a?utm_source=openai"),
+        SearchSource("Post B", "https://blog.example.org/b"),
+        SearchSource("https://docs.example.net/c", "https://docs.example.net/c"),
+        SearchSource("https://wiki.example.org/d", "https://wiki.example.org/d"),
+    )
+    response = await search(cenv, clock, limit=3)
+    assert [s.url for s in response.sources] == [
+        "https://news.example.com/a?utm_source=openai",
+        "https://blog.example.org/b",
+        "https://docs.example.net/c",
+    ]
+
+
+def test_consulted_pages_follow_the_links_of_an_uncited_answer(config_dir: Path) -> None:
+    events = codex_events("Read [the RFC](https://www.rfc-editor.org/rfc/rfc9000).", consulted=["https://quicwg.org/"])
+    response = parse_events(iter_sse(b"".join(sse_chunks(events)).decode()), plan(config_dir))
+    assert response.sources == (
+        SearchSource("the RFC", "https://www.rfc-editor.org/rfc/rfc9000"),
+        SearchSource("https://quicwg.org/", "https://quicwg.org/"),
+    )
+    image_only = codex_events("See attached image", consulted=["https://quicwg.org/"])
+    response = parse_events(iter_sse(b"".join(sse_chunks(image_only)).decode()), plan(config_dir))
+    assert (response.answer, [s.url for s in response.sources]) == (None, ["https://quicwg.org/"])
+
+
+def test_entries_that_are_not_objects_are_skipped(config_dir: Path) -> None:
+    junk: list[Any] = ["text", 7, None, ["nested"], True]
+    message = {
+        "type": "message",
+        "content": [
+            *junk,
+            {
+                "type": "output_text",
+                "text": "Answer.",
+                "annotations": [*junk, {"type": "url_citation", "url": "https://a.example/x", "title": 3}],
+            },
+        ],
+    }
+    search_call = {
+        "type": "web_search_call",
+        "action": {"type": "search", "sources": [*junk, {"type": "url", "url": 5}]},
+    }
+    reasoning = {"type": "reasoning", "summary": [*junk, {"type": "summary_text", "text": "Thought."}]}
+    items = [message, search_call, reasoning, {"type": "web_search_call", "action": "search"}, *junk]
+    events = [{"type": "response.output_item.done", "item": item} for item in items]
+    events.append({"type": "response.completed", "response": {"id": "resp_1", "usage": ["junk"]}})
+    response = parse_events(iter_sse(b"".join(sse_chunks(events)).decode()), plan(config_dir))
+    assert response.answer == "Answer.\n\nThought."
+    assert response.sources == (SearchSource("https://a.example/x", "https://a.example/x"),)
+    assert (response.request_id, response.usage) == ("resp_1", None)
+
+
 # -- image placeholders and the link-scraping fallback ----------------------------------------
 
 
@@ -571,6 +643,28 @@ async def test_sse_error_events(
     assert response.error == error
     assert response.answer is None
     assert (response.attempts[0].status, response.attempts[0].error_kind) == (500, kind)
+
+
+@pytest.mark.parametrize(
+    ("event", "error"),
+    [
+        (
+            {"type": "error", "code": f"bad_{ACCESS}", "message": f"Token {ACCESS} was rejected."},
+            "Codex error (bad_[redacted]): Token [redacted] was rejected.",
+        ),
+        (
+            {"type": "response.failed", "response": {"error": {"code": "server_error", "message": f"Bearer {ACCESS}"}}},
+            "Codex request failed: Bearer [redacted]",
+        ),
+    ],
+)
+async def test_sse_error_events_are_redacted(
+    codex: FakeCodex, cenv: dict[str, str], clock: FakeClock, event: dict[str, Any], error: str
+) -> None:
+    codex.enqueue(stream_reply([*codex_events("partial answer")[:8], event]))
+    response = await search(cenv, clock)
+    assert response.error == error
+    assert_no_secret(response, ACCESS)
 
 
 async def test_cancelling_mid_stream_closes_it(codex: FakeCodex, cenv: dict[str, str], clock: FakeClock) -> None:

@@ -12,7 +12,12 @@ import pytest
 
 from conftest import FakeClock, key_env, make_client, run_cli
 from websearch import PROVIDERS, render
+from websearch._credentials import CredentialStore
 from websearch.testing import FAKES, FakeBrave, FakeDuckDuckGo, Reply
+from websearch.testing.anthropic import anthropic_message, anthropic_turn
+from websearch.testing.codex import codex_events
+from websearch.testing.codex import stream_reply as codex_stream
+from websearch.testing.gemini import stream_reply as gemini_stream
 
 LEAK = "sk-LEAKCHECK-7f3a9c1e5b2d4f6a"
 #: Every provider that needs a key or login (the keyless ones have no secret to leak).
@@ -49,6 +54,92 @@ async def test_a_key_never_appears_in_any_output(
         [response.error, repr(response), render(response, "json"), render(response, "blocks"), caplog.text]
         + [repr(a) for a in response.attempts]
     )
+    assert LEAK not in captured
+    assert LEAK[:-4] not in captured  # not even most of it
+
+
+def _tool_error(code: str, with_results: bool) -> dict[str, object]:
+    """An Anthropic reply whose web_search tool failed with `code`, after results or alone."""
+    body = anthropic_message("leak check", n=2 if with_results else 0)
+    error = {"type": "web_search_tool_result_error", "error_code": code}
+    body["content"].insert(3, {"type": "web_search_tool_result", "tool_use_id": "s2", "content": error})
+    return body
+
+
+#: A stored Gemini CLI login whose tokens are the key, expired so that it is refreshed first.
+GEMINI_LOGIN = {"access_token": LEAK, "refresh_token": LEAK + "-r", "expires_at": 1.0, "project_id": "leak-project"}
+#: Upstream words that reach an error or a notice, each echoing the key: (provider, a stored
+#: login to use instead of the key, the replies, whether the search fails).
+ECHOES = {
+    "gemini refresh error body": (
+        "gemini",
+        GEMINI_LOGIN,
+        [Reply(400, {"error": "invalid_grant", "error_description": f"token {LEAK}-r for {LEAK} revoked"})],
+        True,
+    ),
+    "gemini blockReason": ("gemini", None, [gemini_stream([{"promptFeedback": {"blockReason": f"X {LEAK}"}}])], True),
+    "codex error event": (
+        "codex",
+        None,
+        [codex_stream([*codex_events("a")[:8], {"type": "error", "code": f"c-{LEAK}", "message": f"bad {LEAK}"}])],
+        True,
+    ),
+    "codex response.failed event": (
+        "codex",
+        None,
+        [
+            codex_stream(
+                [
+                    *codex_events("a")[:8],
+                    {"type": "response.failed", "response": {"error": {"code": "server_error", "message": LEAK}}},
+                ]
+            )
+        ],
+        True,
+    ),
+    "anthropic tool error_code": ("anthropic", None, [Reply(200, _tool_error(f"bad {LEAK}", False))], True),
+    "anthropic tool error_code beside results": (
+        "anthropic",
+        None,
+        [Reply(200, _tool_error(f"bad {LEAK}", True))],
+        False,
+    ),
+    "anthropic failed continuation": (
+        "anthropic",
+        None,
+        [
+            Reply(200, anthropic_turn("leak check", 1)[0]),
+            Reply(500, {"type": "error", "error": {"type": "api_error", "message": f"key {LEAK}"}}),
+        ],
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ECHOES))
+async def test_upstream_words_echoing_a_key_never_reach_any_output(
+    case: str, config_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    provider, login, replies, fails = ECHOES[case]
+    if login is None:
+        env = leak_env(provider, config_dir)
+    else:
+        env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
+        CredentialStore(config_dir / "agent.db").set(provider, "oauth", login)
+    with FAKES[provider]() as fake:
+        fake.enqueue(*replies)
+        async with make_client(env={**env, **fake.env}, clock=FakeClock(), timeout=5) as ws:
+            response = await ws.asearch("leak check", provider=provider)
+        assert len(fake.requests) == len(replies), f"{case}: not every scripted reply was asked for"
+    assert (response.error is not None) is fails, f"{case}: {response.error}"
+    assert response.provider == provider
+    captured = "\n".join(
+        [response.error or "", repr(response), render(response, "json"), render(response, "blocks"), caplog.text]
+        + [repr(a) for a in response.attempts]
+        + [n.message for n in response.notices]
+    )
+    assert "[redacted]" in captured, f"{case}: the echo did not reach the output, so nothing was checked"
     assert LEAK not in captured
     assert LEAK[:-4] not in captured  # not even most of it
 

@@ -13,8 +13,8 @@ import pytest
 from conftest import FakeClock, make_client, messages, provider_context, run_cli, search_once
 from websearch import HttpRequest, ProviderContext, SearchCitation, SearchParams, SearchResponse, render
 from websearch._providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
-from websearch.testing import FakeFirecrawl, Reply
-from websearch.testing.exa import FakeExa, exa_search_body
+from websearch.testing import FakeFirecrawl, Reply, honour_domains
+from websearch.testing.exa import FakeExa, exa_search_body, mcp_listing, mcp_reply, mcp_result
 
 KEY = "exa-rich-key-51d0c7e2"
 Q = "rust async"
@@ -431,6 +431,7 @@ async def test_include_wins_and_exclude_is_applied_to_the_results(
     assert messages(response) == (
         'exclude_domains=["https://www.mail.python.org/"] applied as a filter on the results: '
         "Exa does not accept include_domains and exclude_domains together",
+        'exclude_domains=["https://www.mail.python.org/"] enforced: 2 results on these hosts removed',
     )
 
 
@@ -485,6 +486,8 @@ async def test_everything_at_once(exa: FakeExa, keyed: dict[str, str], clock: Fa
 async def test_mcp_path_sends_the_count_and_discloses_the_rest(
     exa: FakeExa, keyless: dict[str, str], clock: FakeClock
 ) -> None:
+    results = honour_domains(exa_search_body(Q, 3, text=True), ["a.example"])["results"]  # as if by chance
+    exa.enqueue(mcp_reply(1, mcp_result(mcp_listing(results))))
     response = await search(
         keyless,
         clock,
@@ -509,6 +512,18 @@ async def test_mcp_path_sends_the_count_and_discloses_the_rest(
         "sort_by_date=true not applied: Exa does not support it",
     )
     assert response.answer is None and len(response.sources) == 3
+
+
+async def test_mcp_results_outside_the_included_domains_are_removed(
+    exa: FakeExa, keyless: dict[str, str], clock: FakeClock
+) -> None:
+    results = exa_search_body(Q, 3, text=True)["results"]
+    results[1]["url"] = "https://a.example/kept"
+    exa.enqueue(mcp_reply(1, mcp_result(mcp_listing(results))))
+    response = await search(keyless, clock, include_domains=["a.example"])
+    assert [s.url for s in response.sources] == ["https://a.example/kept"]
+    assert messages(response)[-1] == 'include_domains=["a.example"] enforced: 2 results outside these hosts removed'
+    assert response.notices[-1].kind == "dropped"
 
 
 async def test_mcp_path_honours_mode_auto_silently(exa: FakeExa, keyless: dict[str, str], clock: FakeClock) -> None:

@@ -592,6 +592,31 @@ async def test_keys_never_leak_from_error_paths(gemini: FakeGemini, genv: dict[s
     assert_no_secret(response)
 
 
+async def test_a_block_reason_echoing_the_key_is_redacted(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock
+) -> None:
+    gemini.enqueue(stream_reply([{"promptFeedback": {"blockReason": f"OTHER for key {KEY}"}}]))
+    response = await search(genv, clock)
+    assert response.error == "Gemini blocked the query (blockReason OTHER for key [redacted])"
+    assert response.attempts[0].error_kind == "rejected"
+    assert_no_secret(response)
+
+
+async def test_a_refused_refresh_echoing_the_tokens_is_redacted(
+    gemini: FakeGemini, oenv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    store_login(config_dir, expires_at=1.0)
+    echo = {"error": "invalid_grant", "error_description": f"refresh token {REFRESH} (for {ACCESS}) is revoked"}
+    gemini.enqueue(Reply(400, echo))
+    response = await search(oenv, clock)
+    assert response.error == (
+        "Gemini session expired and the refresh failed (the token endpoint answered 400: invalid_grant: refresh "
+        "token [redacted] (for [redacted]) is revoked); log in again with `websearch auth import gemini` or "
+        "`websearch auth set gemini`"
+    )
+    assert_no_secret(response)
+
+
 # -- the stream: cut, error event, cancellation ----------------------------------------------
 
 
@@ -1061,6 +1086,7 @@ def test_cli_import_then_search(gemini: FakeGemini, env: dict[str, str], config_
             (
                 'recency="day" not applied: Gemini does not support it',
                 'include_domains=["uefa.com"] not applied: Gemini does not support it',
+                'include_domains=["uefa.com"] enforced: 3 results outside these hosts removed',
             ),
         ),
     ],

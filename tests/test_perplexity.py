@@ -1291,6 +1291,7 @@ async def test_richer_parameters_are_not_applied_in_ask_mode(
         f"recency_days=3 {ask}",
         f'category="news" {ask}',
         f'include_domains=["docs.rs"] {ask}',
+        'include_domains=["docs.rs"] enforced: 8 results outside these hosts removed',
     )
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from conftest import FakeClock, messages, provider_context, search_once
 from websearch import HttpResponse, SearchParams, SearchSource, WebSearch
-from websearch._providers.searxng import NOT_CONFIGURED, PROVIDER
+from websearch._providers.searxng import MAX_PAGES, NOT_CONFIGURED, PROVIDER
 from websearch.errors import MissingCredentialError
-from websearch.testing import FakeSearXNG, Reply
+from websearch.testing import FakeSearXNG, RecordedRequest, Reply
 from websearch.testing.searxng import json_disabled_page, searxng_results_body
 
 
@@ -38,12 +38,34 @@ async def test_default_request(searx: FakeSearXNG, config_dir: Path) -> None:
     assert response.provider == "searxng"
 
 
-@pytest.mark.parametrize(("recency", "sent"), [("day", "day"), ("week", "month"), ("month", "month"), ("year", "year")])
-async def test_recency_maps_to_time_range(searx: FakeSearXNG, config_dir: Path, recency: str, sent: str) -> None:
+#: The partial notice of the fake's default body (one engine answered a CAPTCHA).
+ENGINES_DOWN = "some SearXNG engines did not answer, so the results come from the others: google: CAPTCHA"
+
+
+@pytest.mark.parametrize("recency", ["day", "week", "month", "year"])
+async def test_recency_is_sent_as_time_range(searx: FakeSearXNG, config_dir: Path, recency: str) -> None:
+    # SearXNG has accepted time_range=week since 2020 (searx/webadapter.py); only its API doc omits it
     response = await run(make_env(config_dir, searx), recency=recency, limit=3)
-    assert searx.last.query == (("q", "rust async"), ("format", "json"), ("pageno", "1"), ("time_range", sent))
-    week_notice = 'recency="week" widened to time_range=month: SearXNG has no week time range'
-    assert (week_notice in messages(response)) == (recency == "week")
+    assert response.ok, response.error
+    assert searx.last.query == (("q", "rust async"), ("format", "json"), ("pageno", "1"), ("time_range", recency))
+    assert messages(response) == (ENGINES_DOWN,)
+
+
+def fake_answer(searx: FakeSearXNG, **args: str) -> Reply:
+    """What the fake answers GET /search?format=json&q=x&<args> (its rules, without a socket)."""
+    query = (("q", "x"), ("format", "json"), *args.items())
+    return searx.default_reply(RecordedRequest("GET", "/search", query, {}, b""))
+
+
+@pytest.mark.parametrize("time_range", ["day", "week", "month", "year", ""])
+def test_the_fake_accepts_the_time_ranges_searxng_accepts(searx: FakeSearXNG, time_range: str) -> None:
+    assert fake_answer(searx, time_range=time_range).status == 200
+
+
+@pytest.mark.parametrize(("name", "value"), [("time_range", "fortnight"), ("pageno", "0"), ("pageno", "two")])
+def test_the_fake_refuses_what_searxng_refuses(searx: FakeSearXNG, name: str, value: str) -> None:
+    reply = fake_answer(searx, **{name: value})
+    assert (reply.status, reply.body) == (400, {"error": f'Invalid value "{value}" for parameter {name}'})
 
 
 async def test_parse_realistic_body(searx: FakeSearXNG, config_dir: Path) -> None:
@@ -71,11 +93,98 @@ async def test_parse_realistic_body(searx: FakeSearXNG, config_dir: Path) -> Non
     assert response.answer is None
 
 
-@pytest.mark.parametrize(("params", "count"), [({}, 10), ({"limit": 50}, 20), ({"num_search_results": 4}, 4)])
-async def test_count_clamped_locally(searx: FakeSearXNG, config_dir: Path, params: dict[str, int], count: int) -> None:
+@pytest.mark.parametrize(
+    ("params", "count", "pages"), [({}, 10, 1), ({"limit": 50}, 50, 2), ({"num_search_results": 4}, 4, 1)]
+)
+async def test_count_is_cut_locally_with_no_searxng_maximum(
+    searx: FakeSearXNG, config_dir: Path, params: dict[str, int], count: int, pages: int
+) -> None:
+    # SearXNG has no result-count parameter and no maximum: a page holds what its engines merged
     searx.n_results = 30
     response = await run(make_env(config_dir, searx), **params)
-    assert len(response.sources) == count
+    assert len(response.sources) == count == len({s.url for s in response.sources})
+    assert len(searx.requests) == pages
+    assert messages(response) == (ENGINES_DOWN,)  # no "SearXNG returns at most 20 results"
+
+
+# -- pages ------------------------------------------------------------------------------------
+
+
+async def test_a_limit_above_one_page_fetches_the_next_pages(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.n_results = 10
+    response = await run(make_env(config_dir, searx), limit=25)
+    assert [r.args.get("pageno") for r in searx.requests] == ["1", "2", "3"]
+    assert all(r.args["q"] == "rust async" and r.args["format"] == "json" for r in searx.requests)
+    assert [s.url.rsplit("/", 1)[1] for s in response.sources] == [str(i) for i in range(1, 26)]
+    assert response.related_questions == ("rust async tutorial", "rust async vs alternatives")
+    assert messages(response) == (ENGINES_DOWN,)
+
+
+@pytest.mark.parametrize("limit", [3, 10])
+async def test_a_limit_within_one_page_sends_one_request(searx: FakeSearXNG, config_dir: Path, limit: int) -> None:
+    searx.n_results = 4  # fewer than asked: the limit is within one page, so no second request
+    response = await run(make_env(config_dir, searx), limit=limit)
+    assert [r.args.get("pageno") for r in searx.requests] == ["1"]
+    assert len(response.sources) == min(limit, 4)
+
+
+async def test_paging_stops_at_an_empty_page(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.n_results, searx.pages = 12, 1
+    response = await run(make_env(config_dir, searx), limit=30)
+    assert [r.args.get("pageno") for r in searx.requests] == ["1", "2"]
+    assert len(response.sources) == 12
+    assert messages(response) == (ENGINES_DOWN,)
+
+
+async def test_paging_stops_when_a_page_adds_nothing_new(searx: FakeSearXNG, config_dir: Path) -> None:
+    page = searxng_results_body("rust async", 8, unresponsive_engines=[])
+    repeat = searxng_results_body("rust async", 3, first=6, unresponsive_engines=[])  # results 6-8 again
+    searx.enqueue(Reply(200, page), Reply(200, repeat))
+    response = await run(make_env(config_dir, searx), limit=20)
+    assert len(searx.requests) == 2
+    assert [s.url.rsplit("/", 1)[1] for s in response.sources] == [str(i) for i in range(1, 9)]
+    assert messages(response) == ()
+
+
+async def test_paging_stops_at_our_page_cap_with_a_notice(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.n_results = 3
+    response = await run(make_env(config_dir, searx), num_search_results=40)
+    assert [r.args.get("pageno") for r in searx.requests] == ["1", "2", "3", "4", "5"] and MAX_PAGES == 5
+    assert len(response.sources) == 15
+    assert messages(response) == (
+        ENGINES_DOWN,
+        "num_search_results=40 clamped to 15 results: websearch asks SearXNG for at most 5 pages",
+    )
+    assert [n.kind for n in response.notices] == ["partial", "clamped"]
+
+
+async def test_a_later_page_failing_keeps_the_earlier_pages(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.enqueue(
+        Reply(200, searxng_results_body("rust async", 10)),
+        Reply(429, "Too Many Requests", content_type="text/plain"),
+    )
+    response = await run(make_env(config_dir, searx), limit=30)
+    assert response.ok and len(response.sources) == 10 and len(searx.requests) == 2
+    assert messages(response) == (
+        ENGINES_DOWN,
+        "SearXNG page 2 failed, so the results stop at page 1: SearXNG API error (429): Too Many Requests",
+    )
+
+
+async def test_the_first_page_failing_fails_the_search(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.enqueue(Reply(429, "Too Many Requests", content_type="text/plain"))
+    response = await run(make_env(config_dir, searx), limit=30)
+    assert response.error == "SearXNG API error (429): Too Many Requests"
+    assert len(searx.requests) == 1
+
+
+def test_the_plan_holds_every_page_request(config_dir: Path, clock: FakeClock) -> None:
+    env = {"SEARXNG_ENDPOINT": "https://searx.example.org", "SEARXNG_TOKEN": "tok-abcdef"}
+    plan = PROVIDER.plan(SearchParams("q", limit=25, recency="day"), provider_context(config_dir, env, clock))
+    assert plan.request is plan.state[0] and plan.limit == 25
+    assert [dict(r.params)["pageno"] for r in plan.state] == ["1", "2", "3", "4", "5"]
+    assert all(r.secrets == ("tok-abcdef",) and dict(r.params)["time_range"] == "day" for r in plan.state)
+    assert plan.notices == []
 
 
 async def test_title_falls_back_to_url_and_urlless_results_are_dropped(searx: FakeSearXNG, config_dir: Path) -> None:
@@ -96,6 +205,59 @@ async def test_title_falls_back_to_url_and_urlless_results_are_dropped(searx: Fa
         ("https://a.example", "https://a.example", None, None),
         ("B", "https://b.example", None, "2026-11-29"),
     ]
+
+
+async def test_results_without_an_http_url_are_dropped(searx: FakeSearXNG, config_dir: Path) -> None:
+    # SearXNG keeps an engine's URL whatever its scheme (only a missing one becomes http)
+    urls = [
+        "magnet:?xt=urn:btih:c9e15763f722f23e98a29decdfae341b98d53056",
+        "ftp://ftp.example.org/pub/file.iso",
+        "javascript:alert(1)",
+        "http:///no-host",
+        "HTTPS://Upper.example/a",
+        "http://plain.example/b",
+    ]
+    searx.enqueue(Reply(200, {"results": [{"url": u, "title": u} for u in urls], "unresponsive_engines": []}))
+    response = await run(make_env(config_dir, searx))
+    assert [s.url for s in response.sources] == ["HTTPS://Upper.example/a", "http://plain.example/b"]
+
+
+@pytest.mark.parametrize(
+    ("engines", "notice"),
+    [
+        ([["google", "CAPTCHA"]], ENGINES_DOWN),
+        (
+            [["brave", "Suspended: too many requests"], ["startpage", "timeout"]],
+            "some SearXNG engines did not answer, so the results come from the others: "
+            "brave: Suspended: too many requests; startpage: timeout",
+        ),
+        ([], None),
+        ("not a list", None),
+        ([[], "junk"], None),
+    ],
+)
+async def test_unresponsive_engines_are_a_partial_notice_when_others_answered(
+    searx: FakeSearXNG, config_dir: Path, engines: object, notice: str | None
+) -> None:
+    searx.enqueue(Reply(200, searxng_results_body("q", 3, unresponsive_engines=engines)))
+    response = await run(make_env(config_dir, searx))
+    assert response.ok and len(response.sources) == 3
+    assert messages(response) == ((notice,) if notice else ())
+    assert [n.kind for n in response.notices] == (["partial"] if notice else [])
+
+
+async def test_unresponsive_engines_of_every_page_are_one_notice(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.enqueue(
+        Reply(200, searxng_results_body("q", 10, unresponsive_engines=[["google", "CAPTCHA"]])),
+        Reply(
+            200,
+            searxng_results_body("q", 10, first=11, unresponsive_engines=[["google", "CAPTCHA"], ["qwant", "timeout"]]),
+        ),
+    )
+    response = await run(make_env(config_dir, searx), limit=20)
+    assert messages(response) == (
+        "some SearXNG engines did not answer, so the results come from the others: google: CAPTCHA; qwant: timeout",
+    )
 
 
 async def test_no_results_with_failed_engines_is_503(searx: FakeSearXNG, config_dir: Path) -> None:
@@ -252,8 +414,8 @@ def test_plan_then_parse_is_pure(config_dir: Path, clock: FakeClock) -> None:
     )
     assert plan.request is not None
     assert (plan.request.url, plan.request.secrets) == ("https://searx.example.org/search", ("tok-abcdef",))
-    assert plan.request.params == [("q", "q"), ("format", "json"), ("pageno", "1"), ("time_range", "month")]
-    assert [n.kind for n in plan.notices] == ["widened"] and plan.limit == 2
+    assert plan.request.params == [("q", "q"), ("format", "json"), ("pageno", "1"), ("time_range", "week")]
+    assert plan.notices == [] and plan.limit == 2 and plan.state == (plan.request,)
     body = b'{"results": [{"url": "https://a.example"}, {"url": "https://b.example"}, {"url": "https://c.example"}]}'
     parsed = PROVIDER.parse(HttpResponse(200, {}, body), plan)
     assert [s.url for s in parsed.sources] == ["https://a.example", "https://b.example"]
@@ -261,14 +423,16 @@ def test_plan_then_parse_is_pure(config_dir: Path, clock: FakeClock) -> None:
 
 # -- the richer parameters --------------------------------------------------------------------
 
-APPROX = "widened to time_range={0} (the past {0}): SearXNG only filters by the past day, month or year"
+APPROX = "widened to time_range={0} (the past {0}): SearXNG only filters by the past day, week, month or year"
 
 
 @pytest.mark.parametrize(
     ("kwargs", "time_range", "notices"),
     [
         ({"recency_hours": 6}, "day", ("recency_hours=6 " + APPROX.format("day"),)),
-        ({"recency_days": 3}, "month", ("recency_days=3 " + APPROX.format("month"),)),
+        ({"recency_days": 3}, "week", ("recency_days=3 " + APPROX.format("week"),)),
+        ({"recency_days": 7}, "week", ("recency_days=7 " + APPROX.format("week"),)),
+        ({"recency_days": 8}, "month", ("recency_days=8 " + APPROX.format("month"),)),
         ({"recency_days": 45}, "year", ("recency_days=45 " + APPROX.format("year"),)),
         (
             {"start_published_date": "2026-11-01", "recency": "week"},
@@ -294,7 +458,7 @@ async def test_richer_dates_are_the_narrowest_time_range(
     searx: FakeSearXNG, config_dir: Path, kwargs: dict[str, object], time_range: str | None, notices: tuple[str, ...]
 ) -> None:
     response = await run(make_env(config_dir, searx), **kwargs)
-    assert response.ok and messages(response) == notices
+    assert response.ok and messages(response) == (*notices, ENGINES_DOWN)
     assert searx.last.query == (
         ("q", "rust async"),
         ("format", "json"),
@@ -309,7 +473,96 @@ async def test_richer_domains_are_site_operators(searx: FakeSearXNG, config_dir:
     assert messages(response) == (
         f'include_domains=["a.org", "b.org"] applied as site: operators {tail}',
         f'exclude_domains=["c.org"] applied as -site: operators {tail}',
+        ENGINES_DOWN,
     )
+
+
+ENGINES_NOT_KIND = "a SearXNG category picks the engines it asks, not the kind of result"
+
+
+def nearest(category: str) -> str:
+    return f'SearXNG\'s nearest category is "{category}"; {ENGINES_NOT_KIND}'
+
+
+NO_CATEGORY = (
+    "SearXNG has no matching category (its categories are general, images, videos, news, map, music, it, "
+    "science, files and social media)"
+)
+
+
+@pytest.mark.parametrize(
+    ("category", "sent", "notices"),
+    [
+        ("news", "news", (f'category="news" applied as categories=news: {ENGINES_NOT_KIND}',)),
+        (
+            "publication",
+            "science",
+            ('category="publication" applied as categories=science: ' + nearest("science"),),
+        ),
+        (
+            "research paper",
+            "science",
+            (
+                'category="research paper" searched as category="publication": it was renamed',
+                'category="research paper" applied as categories=science: ' + nearest("science"),
+            ),
+        ),
+        (
+            "github",
+            "it",
+            (
+                'category="github" applied as given: it is deprecated and may stop working',
+                'category="github" applied as categories=it: ' + nearest("it"),
+            ),
+        ),
+        (
+            "Social Media",
+            "social media",
+            (f'category="Social Media" applied as categories=social media: {ENGINES_NOT_KIND}',),
+        ),
+        ("company", None, (f'category="company" not applied: {NO_CATEGORY}',)),
+        ("financial report", None, (f'category="financial report" not applied: {NO_CATEGORY}',)),
+        ("personal site", None, (f'category="personal site" not applied: {NO_CATEGORY}',)),
+        (
+            "pdf",
+            None,
+            (
+                'category="pdf" applied as given: it is deprecated and may stop working',
+                f'category="pdf" not applied: {NO_CATEGORY}',
+            ),
+        ),
+    ],
+)
+async def test_category_maps_to_a_searxng_category(
+    searx: FakeSearXNG, config_dir: Path, category: str, sent: str | None, notices: tuple[str, ...]
+) -> None:
+    response = await run(make_env(config_dir, searx), category=category)
+    assert response.ok, response.error
+    assert searx.last.args.get("categories") == sent
+    assert messages(response) == (*notices, ENGINES_DOWN)
+
+
+async def test_category_merges_with_the_categories_setting(searx: FakeSearXNG, config_dir: Path) -> None:
+    (config_dir / "settings.toml").write_text('[searxng]\ncategories = "general, it,,news"\n')
+    response = await run(make_env(config_dir, searx), category="news")
+    assert searx.last.args["categories"] == "general,it,news"  # the setting's, then the mapped one, once
+    assert messages(response) == (
+        'category="news" applied as categories=general,it,news: searxng.categories adds general, it; '
+        + ENGINES_NOT_KIND,
+        ENGINES_DOWN,
+    )
+    response = await run(make_env(config_dir, searx), category="publication")
+    assert searx.last.args["categories"] == "general,it,news,science"
+    response = await run(make_env(config_dir, searx), category="people")
+    assert searx.last.args["categories"] == "general,it,news"
+    assert messages(response)[0] == f'category="people" not applied: {NO_CATEGORY}'
+
+
+async def test_the_categories_setting_alone_is_sent_without_blanks(searx: FakeSearXNG, config_dir: Path) -> None:
+    (config_dir / "settings.toml").write_text('[searxng]\ncategories = "general, it"\n')
+    response = await run(make_env(config_dir, searx))
+    assert searx.last.args["categories"] == "general,it"
+    assert messages(response) == (ENGINES_DOWN,)
 
 
 async def test_an_empty_error_body_says_the_status(searx: FakeSearXNG, config_dir: Path) -> None:

@@ -288,9 +288,24 @@ async def test_key_echoed_in_an_error_body_is_redacted(synthetic: FakeSynthetic,
 async def test_richer_parameters_are_not_sent_and_each_is_disclosed(
     synthetic: FakeSynthetic, env: dict[str, str]
 ) -> None:
-    response = await run(make_env(env, synthetic), include_domains=["python.org"], recency_days=3)
-    assert_request(synthetic)  # still just {"query": ...}
+    response = await run(make_env(env, synthetic), include_domains=["example.net"], recency_days=3)
+    assert_request(synthetic)  # still just {"query": ...}: the fake's results happen to be on example.net
     assert response.ok and messages(response) == (
         "recency_days=3 not applied: Synthetic does not support it",
-        'include_domains=["python.org"] not applied: Synthetic does not support it',
+        'include_domains=["example.net"] not applied: Synthetic does not support it',
     )
+
+
+async def test_results_off_the_included_domains_are_removed(synthetic: FakeSynthetic, env: dict[str, str]) -> None:
+    synthetic.enqueue(
+        Reply(
+            200,
+            {"results": [{"url": "https://python.org/a", "title": "A"}, {"url": "https://b.example/", "title": "B"}]},
+        )
+    )
+    response = await run(make_env(env, synthetic), include_domains=["python.org"])
+    assert [s.url for s in response.sources] == ["https://python.org/a"]
+    assert messages(response)[-1] == 'include_domains=["python.org"] enforced: 1 result outside these hosts removed'
+    synthetic.enqueue(Reply(200, {"results": [{"url": "https://b.example/", "title": "B"}]}))
+    emptied = await run(make_env(env, synthetic), include_domains=["python.org"])
+    assert (emptied.ok, emptied.attempts[0].error_kind) == (False, "no_results")

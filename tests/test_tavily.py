@@ -156,9 +156,13 @@ async def test_retry_that_is_still_empty_is_the_chains_204(
     response = await search(tenv, clock, recency="month")
     assert len(tavily.requests) == 2
     assert response.error == "Tavily returned no renderable search content."
-    assert response.attempts == (
-        Attempt("tavily", 204, "Tavily returned no renderable search content.", 0.0, "no_results"),
+    (attempt,) = response.attempts
+    assert (attempt.status, attempt.error, attempt.error_kind) == (
+        204,
+        "Tavily returned no renderable search content.",
+        "no_results",
     )
+    assert [n.kind for n in attempt.notices] == ["not_applied"]  # the retry without time_range, said
 
 
 async def test_error_is_not_retried(tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock) -> None:

@@ -549,7 +549,10 @@ APPROX = "widened to search_recency_filter={} (the past {}): Z.AI only filters b
         (
             {"include_domains": ["a.org", "b.org"]},
             {},
-            ('include_domains=["a.org", "b.org"] not applied: Z.AI\'s search_domain_filter takes a single domain',),
+            (
+                'include_domains=["a.org", "b.org"] not applied: Z.AI\'s search_domain_filter takes a single domain',
+                'include_domains=["a.org", "b.org"] enforced: 10 results outside these hosts removed',
+            ),
         ),
         (
             {"recency_hours": 5},

@@ -15,12 +15,13 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Final
 
 from ._lineup import Lineup
-from ._notices import Notice, fallback, not_supported
+from ._notices import Notice, fallback, not_supported, results_dropped
 from ._types import Attempt, ProviderResult, SearchParams, SearchResponse
 from .errors import ConfigError, NoResults, SearchProviderError
 
 if TYPE_CHECKING:
     from ._context import ProviderContext
+    from ._providers._base import Plan
     from ._registry import ProviderInfo
 
 __all__ = ["DEFAULT_FALLBACK", "NO_PROVIDER_MESSAGE", "RENDER_SIDE", "resolve_chain", "run_search"]
@@ -126,6 +127,9 @@ async def _attempt(
         plan = impl.plan(params, ctx)
         notices = [*plan.notices, *_unsupported(info.label, impl.supports, params)]
         result = await impl.search(plan, ctx)
+        notices += result.notices
+        if plan.filters.include_domains or plan.filters.exclude_domains:
+            notices += _enforce_domains(result, plan)
         if not result.has_renderable_content():
             raise NoResults(info.id, f"{info.label} returned no renderable search content.", 204)
     except asyncio.CancelledError:
@@ -138,7 +142,6 @@ async def _attempt(
         return None, Attempt(
             info.id, status, _message(info, exc), _ms(clock.monotonic() - started), _kind(exc), retry, tuple(notices)
         )
-    notices.extend(result.notices)
     return result, Attempt(info.id, None, None, _ms(clock.monotonic() - started), notices=tuple(notices))
 
 
@@ -166,6 +169,26 @@ def _served(
         notices=(*notices, *attempts[-1].notices),
         fallback=served_by_fallback,
     )
+
+
+def _enforce_domains(result: ProviderResult, plan: Plan) -> list[Notice]:
+    """Domain filters are a promise, whatever the provider did with them (a native filter,
+    `site:` operators, nothing): sources outside the included hosts or inside the excluded ones
+    are removed here, and a notice counts them. A source's host is its URL's, or, for a URL that
+    only redirects (Gemini's grounding links), the host its title names."""
+    from ._filters import source_on_domains
+
+    f, notices = plan.filters, list[Notice]()
+    lists = (("include_domains", f.include_domains, True), ("exclude_domains", f.exclude_domains, False))
+    for name, domains, keep in lists:
+        if not domains:
+            continue
+        kept = tuple(s for s in result.sources if source_on_domains(s, domains) is keep)
+        if len(kept) < len(result.sources):
+            where = "outside these hosts" if keep else "on these hosts"
+            notices.append(results_dropped(name, getattr(plan.params, name), len(result.sources) - len(kept), where))
+            result.sources = kept
+    return notices
 
 
 def _unsupported(label: str, supports: Mapping[str, str], params: SearchParams) -> list[Notice]:

@@ -18,16 +18,18 @@ not depend on the provider and says, in notices, everything it changed or droppe
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final, Literal
+from urllib.parse import urlsplit
 
 from ._dates import parse_date
 from ._notices import Notice, approximated, clamped, dropped, overridden, replaced
 from ._params import LEGACY_MODES, TEXT_CHARS_RANGE
-from ._types import SearchParams
+from ._types import SearchParams, SearchSource
 
-__all__ = ["MAX_DOMAINS", "Filters", "recency_start", "resolve_filters"]
+__all__ = ["MAX_DOMAINS", "Filters", "on_domains", "recency_start", "resolve_filters", "source_on_domains"]
 
 MAX_DOMAINS: Final = 20
 _RENAMED: Final = {"research paper": "publication"}
@@ -37,6 +39,7 @@ _ENTITY: Final = frozenset({"company", "people"})
 _KNOWN: Final = _ENTITY | _DEPRECATED | {"news", "publication", "financial report", "personal site"}
 _RECENCY_DAYS: Final = {"day": 1, "week": 7, "month": 30, "year": 365}
 
+_HOST_RE: Final = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}")
 _NOT_A_DATE: Final = "it is not an ISO date or timestamp"
 
 StartSource = Literal["start_published_date", "recency_hours", "recency_days"]
@@ -58,6 +61,26 @@ class Filters:
     exclude_domains: tuple[str, ...] = ()
     summary: bool = False
     sort_by_date: bool = False
+
+
+def on_domains(url: str, domains: tuple[str, ...]) -> bool:
+    """Is the host of `url` one of `domains` or below one of them? (`www.`, a scheme or a path
+    in a domain are ignored: `https://www.example.org/x` names example.org.)"""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    names = (d.lower().split("//")[-1].split("/")[0].removeprefix("www.") for d in domains)
+    return any(host == name or host.endswith("." + name) for name in names if name)
+
+
+def source_on_domains(source: SearchSource, domains: tuple[str, ...]) -> bool:
+    """Is a source on `domains`: its URL's host, or the host its title names when the title is a
+    bare host name (what Gemini's grounding gives for its redirect links)?"""
+    if on_domains(source.url, domains):
+        return True
+    title = source.title.strip().lower()
+    return bool(_HOST_RE.fullmatch(title)) and on_domains(f"https://{title}/", domains)
 
 
 def recency_start(recency: str | None, now: datetime) -> datetime | None:

@@ -15,6 +15,7 @@ constructors below, so one situation always reads the same, and values are shown
 | `overridden`   | `overridden`    | `<p>=<v> not applied: <by> takes precedence`            |
 | `replaced`     | `replaced`      | `<p>=<v> searched as <by>: <why>`                       |
 | `dropped`      | `dropped`       | `<p>=<v> dropped: <why>`                                |
+|                | `results_dropped` | `<p>=<v> enforced: <n> results <where> removed`       |
 | `fallback`     | `fallback`      | a provider other than the one asked for served          |
 | `partial`      | `partial`       | part of the answer is missing, or a step failed quietly |
 """
@@ -39,6 +40,7 @@ __all__ = [
     "overridden",
     "partial",
     "replaced",
+    "results_dropped",
     "shown",
     "widened",
 ]
@@ -125,6 +127,12 @@ def replaced(param: str, value: Any, by: str, why: str) -> Notice:
 def dropped(param: str, value: Any, why: str) -> Notice:
     """The value (or part of it) could not be used and was left out."""
     return _notice(param, value, "dropped", f"dropped: {why}")
+
+
+def results_dropped(param: str, value: Any, count: int, where: str) -> Notice:
+    """The search's results that broke a filter (`where`: "outside these hosts") were removed."""
+    results = "result" if count == 1 else "results"
+    return _notice(param, value, "dropped", f"enforced: {count} {results} {where} removed")
 
 
 def fallback(param: str | None, value: Any, message: str) -> Notice:

@@ -5,7 +5,8 @@ request wrapped as `{project, model, request, userAgent, requestId}`. Gemini CLI
 cloudcode-pa; Antigravity logins (id `google-antigravity`, or `"client": "antigravity"` in the login
 JSON) try daily-cloudcode-pa, then its sandbox. A Gemini CLI login without `project_id` (the CLI's
 own file has none) learns it from `loadCodeAssist` and keeps it. Expired tokens are refreshed at
-https://oauth2.googleapis.com/token with the OAuth client that issued them. `import_credentials`
+https://oauth2.googleapis.com/token with the OAuth client that issued them (a refused refresh quotes
+the endpoint's words, with the login's tokens redacted). `import_credentials`
 reads the Gemini CLI's own login file. Failed answers are mapped by the provider's envelope (the
 `error` callables passed in).
 """
@@ -27,7 +28,7 @@ from .._oauth import OAuthToken, Refresh, oauth_token
 from .._wire import HttpRequest
 from ..errors import ConfigError, InvalidResponse
 from ._base import as_dict, as_str
-from ._errors import class_for_status
+from ._errors import class_for_status, redact_detail
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -188,7 +189,7 @@ def refresher(ctx: ProviderContext, kind: AuthKind) -> Refresh:
         access, expires_in = data.get("access_token"), data.get("expires_in")
         if not response.ok or not isinstance(access, str) or not access:
             detail = ": ".join(str(data[k]) for k in ("error", "error_description") if data.get(k))
-            detail = detail or response.safe_text() or "no body"
+            detail = redact_detail(response, detail) or response.safe_text() or "no body"
             cls = InvalidResponse if response.ok else class_for_status(response.status)
             raise cls("gemini", f"the token endpoint answered {response.status}: {detail}", response.status)
         expires_at = ctx.clock.now().timestamp() + expires_in if isinstance(expires_in, (int, float)) else None

@@ -16,9 +16,17 @@ The reply is one JSON message: `server_tool_use` blocks give the search queries,
 `web_search_tool_result` blocks the sources (relative `page_age` read as an age), text blocks the
 answer and its citations. A tool error (`web_search_tool_result_error`) with no sources fails the
 search as its code says (too_many_requests: rate limited, unavailable: unavailable, a bad query:
-rejected); alongside sources it is a `partial` notice. Errors come as
-`{"type": "error", "error": {"type", "message"}}`, also inside a 200; a 404 means the model or
-the endpoint is wrong.
+rejected); alongside sources it is a `partial` notice (the code redacted like every upstream
+text). Errors come as `{"type": "error", "error": {"type", "message"}}`, also inside a 200; a 404
+means the model or the endpoint is wrong.
+
+A long turn may stop with `stop_reason: "pause_turn"`: it is continued as the Messages API
+documents, by sending the conversation back with the paused content appended as the assistant's
+message (`[user query, {role: assistant, content: <every paused reply's blocks, as returned>}]`),
+up to MAX_CONTINUATIONS times, all inside one request timeout (each continuation gets what is left
+of it). The answer is the last reply's text; sources, citations, queries and usage are gathered
+across every reply. A turn still paused (continuations or time used up, or a continuation that
+failed) is served as it stands, with a `partial` notice that the answer may be incomplete.
 """
 
 from __future__ import annotations
@@ -44,7 +52,18 @@ from ..errors import (
     SearchProviderError,
     UpstreamUnavailable,
 )
-from ._base import HttpProvider, Plan, Support, as_dict, as_int, as_list, as_str, local_cap, require_key
+from ._base import (
+    HttpProvider,
+    Plan,
+    Support,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    local_cap,
+    redact_detail,
+    require_key,
+)
 from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
@@ -93,6 +112,9 @@ _PAGE_AGE_RE: Final = re.compile(
 )
 _UNIT_SECONDS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000, "y": 31536000}
 _JSON: Final = {"Content-Type": "application/json"}
+#: How many times a turn stopped with `pause_turn` is continued before it is served as it stands.
+MAX_CONTINUATIONS: Final = 3
+_INCOMPLETE: Final = "the answer may be incomplete"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,36 +156,61 @@ class Anthropic(HttpProvider):
     async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
         request = plan.request
         assert request is not None
+        started, budget = ctx.clock.monotonic(), _budget(request, ctx)
         if plan.state.login:
             token = (await oauth_token(ctx, self.id, lambda t: refresh_token(ctx, t))).access_token
             request = replace(
                 request, headers={**request.headers, "Authorization": f"Bearer {token}"}, secrets=(token,)
             )
-        return self.parse(await ctx.send(self.id, request), plan)
+        replies = [self.reply(await ctx.send(self.id, request), plan)]
+        why = None
+        while replies[-1].paused and why is None:
+            left = budget - (ctx.clock.monotonic() - started)
+            if len(replies) > MAX_CONTINUATIONS:
+                why = f"it was still paused after {MAX_CONTINUATIONS} continuations"
+            elif left <= 0:
+                why = "the time allowed for the search ran out before it finished"
+            else:
+                try:
+                    replies.append(self.reply(await ctx.send(self.id, _continued(request, replies, left)), plan))
+                except SearchProviderError as exc:  # already mapped and redacted
+                    why = f"continuing it failed ({exc.message})"
+        return self.result(replies, plan, why)
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
+        return self.result([self.reply(response, plan)], plan)
+
+    def reply(self, response: HttpResponse, plan: Plan) -> Answer:
+        """One Messages API answer, or the error it stands for (a 2xx error envelope included)."""
         data = self.answer_object(response, plan)
         if data.get("type") == "error":
             kind = as_str(as_dict(data.get("error")).get("type")) or ""
             raise self.error(response, plan, status=ERROR_STATUS.get(kind, 502), body=data)
-        message = parse_message(data)
-        if message.tool_errors and not message.sources:
-            code = message.tool_errors[0]
-            cls, status = TOOL_ERRORS.get(code, (UpstreamUnavailable, 502))
-            raise cls(self.id, f"Anthropic web search failed: {code}", status)
-        usage = as_dict(data.get("usage"))
-        tokens = (as_int(usage.get("input_tokens")), as_int(usage.get("output_tokens")))
-        searches = as_int(as_dict(usage.get("server_tool_use")).get("web_search_requests"))
+        return Answer(response, data)
+
+    def result(self, replies: list[Answer], plan: Plan, why: str | None = None) -> ProviderResult:
+        """The turn's result: the last reply's answer, and what every reply found. A turn that
+        is still paused gets a `partial` notice (`why` it was not continued)."""
+        last = replies[-1]
+        turn = parse_message({"content": [b for r in replies for b in as_list(r.data.get("content"))]})
+        codes = [redact_detail(last.response, code, 80) for code in turn.tool_errors]
+        if codes and not turn.sources:
+            cls, status = TOOL_ERRORS.get(turn.tool_errors[0], (UpstreamUnavailable, 502))
+            raise cls(self.id, f"Anthropic web search failed: {codes[0]}", status)
+        notices = [partial(f"Anthropic web search tool reported an error: {c}") for c in codes]
+        if last.paused:
+            why = f" and {why}" if why else ""
+            notices.append(partial(f"Anthropic paused the turn{why}: {_INCOMPLETE}"))
         return ProviderResult(
-            answer=message.answer or None,
-            sources=tuple(message.sources[: plan.limit]),
-            citations=tuple(message.citations),
-            search_queries=tuple(message.queries),
-            usage=SearchUsage(*tokens, search_requests=searches) if any((*tokens, searches)) else None,
-            model=_str(data.get("model")),
-            request_id=response.headers.get("request-id") or _str(data.get("id")),
+            answer=parse_message(last.data).answer or None,
+            sources=tuple(turn.sources[: plan.limit]),
+            citations=tuple(turn.citations),
+            search_queries=tuple(turn.queries),
+            usage=_usage(replies),
+            model=_str(last.data.get("model")),
+            request_id=last.response.headers.get("request-id") or _str(last.data.get("id")),
             auth_mode="oauth" if plan.state.oauth else "api_key",
-            notices=tuple(partial(f"Anthropic web search tool reported an error: {c}") for c in message.tool_errors),
+            notices=tuple(notices),
         )
 
     def _key(self, ctx: ProviderContext) -> str | None:
@@ -173,6 +220,18 @@ class Anthropic(HttpProvider):
         if stored is not None and stored.kind == "oauth":
             return None
         return static or require_key(ctx, self.info)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One Messages API answer of a turn: the response (for its headers and secrets) and its body."""
+
+    response: HttpResponse
+    data: dict[str, Any]
+
+    @property
+    def paused(self) -> bool:
+        return self.data.get("stop_reason") == "pause_turn"
 
 
 @dataclass
@@ -246,6 +305,33 @@ async def refresh_token(ctx: ProviderContext, token: OAuthToken) -> OAuthToken:
     expires_in = data.get("expires_in")
     expires = ctx.clock.now().timestamp() + expires_in if isinstance(expires_in, (int, float)) else None
     return OAuthToken(access, _str(data.get("refresh_token")) or refresh, expires, extra=token.extra)
+
+
+def _continued(request: HttpRequest, replies: list[Answer], timeout: float) -> HttpRequest:
+    """The request that continues a paused turn: the user's query, then every paused reply's
+    content, as returned, as the assistant's message; with what is left of the time allowed."""
+    content = [b for r in replies for b in as_list(r.data.get("content"))]
+    messages = [*request.json["messages"][:1], {"role": "assistant", "content": content}]
+    return replace(request, json={**request.json, "messages": messages}, timeout=timeout)
+
+
+def _budget(request: HttpRequest, ctx: ProviderContext) -> float:
+    """The seconds a whole turn may take: one request timeout (the request's, else the client's)."""
+    timeout = request.timeout if request.timeout is not None else getattr(ctx.transport, "timeout", None)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+        return ctx.settings.http_timeout
+    return float(timeout)
+
+
+def _usage(replies: list[Answer]) -> SearchUsage | None:
+    """Tokens and searches, summed over the turn's replies (None where no reply gave a count)."""
+    totals: list[int | None] = [None, None, None]
+    for usage in (as_dict(r.data.get("usage")) for r in replies):
+        searches = as_dict(usage.get("server_tool_use")).get("web_search_requests")
+        for i, raw in enumerate((usage.get("input_tokens"), usage.get("output_tokens"), searches)):
+            if (value := as_int(raw)) is not None:
+                totals[i] = (totals[i] or 0) + value
+    return SearchUsage(totals[0], totals[1], search_requests=totals[2]) if any(totals) else None
 
 
 def _request(plan: Plan, ctx: ProviderContext, key: str | None) -> HttpRequest:

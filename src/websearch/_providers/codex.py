@@ -6,15 +6,18 @@ refreshed at https://auth.openai.com/oauth/token first. The backend insists on `
 `store: false` and non-empty `instructions`; the tool is forced (`tool_choice`). Models are tried in
 order (`PI_CODEX_WEB_SEARCH_MODEL` pins one), moving on only after an error the envelope marks as
 `retry_variant`: the upstream's detail says the model is not supported for ChatGPT accounts (a 400). Sources
-are the `url_citation` annotations, else links scraped from the answer; the count is a local cap.
+are the `url_citation` annotations (else links scraped from the answer), then the pages the search
+consulted (a `web_search_call` item's `action.sources`, `{"type": "url", "url"}` entries, when the
+stream carries them), de-duplicated (a cited link's `utm_source=openai` ignored); the count is a
+local cap. Entries that are not objects are skipped wherever the stream has a list.
 An answer that is only "see attached image" is not an answer. `include_domains` is the tool's
 `filters.allowed_domains`; the tool has no block list or dates.
 
 Errors: `{"error": {"message", "code", "type"}}` or `{"detail": ...}`; `insufficient_quota` is
 quota, and a refused login says how to log in again. `resets_in_seconds` in the body is the retry
 hint when `Retry-After` is absent. The stream's `error` and `response.failed` events fail the
-search as their code says (else UpstreamUnavailable). `import_login(home)` reads the Codex CLI's
-`~/.codex/auth.json`.
+search as their code says (else UpstreamUnavailable), their words redacted of the request's
+secrets. `import_login(home)` reads the Codex CLI's `~/.codex/auth.json`.
 """
 
 from __future__ import annotations
@@ -177,7 +180,7 @@ class Codex(Provider):
                     events.append(event)
                     if _event(event)[0] in _STOP:
                         break
-            return parse_events(events, plan)
+            return parse_events(events, plan, head)
         raise AssertionError("unreachable: the last model's error is raised")
 
     def import_login(self, home: Path) -> OAuthToken:
@@ -206,11 +209,14 @@ def _tool(include: tuple[str, ...]) -> dict[str, Any]:
     return tool
 
 
-def parse_events(events: list[SseEvent], plan: Plan) -> ProviderResult:
-    """The result of a whole event stream; raises on error events, a cut stream or an image-only answer."""
+def parse_events(events: list[SseEvent], plan: Plan, head: HttpResponse | None = None) -> ProviderResult:
+    """The result of a whole event stream; raises on error events, a cut stream or an image-only
+    answer. `head` is the stream's response: its request's secrets are redacted from error events."""
+    head = head if head is not None else HttpResponse(200, {}, b"")
     deltas: list[str] = []
     parts: list[str] = []
-    sources: dict[str, SearchSource] = {}
+    cited: dict[str, SearchSource] = {}
+    consulted: dict[str, SearchSource] = {}
     done: dict[str, Any] | None = None
     for event in events:
         kind, data = _event(event)
@@ -220,26 +226,28 @@ def parse_events(events: list[SseEvent], plan: Plan) -> ProviderResult:
         if kind == "response.output_text.delta" and isinstance(data.get("delta"), str):
             deltas.append(data["delta"])
         elif kind == "response.output_item.done":
-            _read_item(as_dict(data.get("item")), parts, sources)
+            _read_item(as_dict(data.get("item")), parts, cited, consulted)
         elif kind in _DONE:
             done = as_dict(data.get("response"))
         elif kind == "error":
             err = as_dict(data.get("error")) or data
-            raise _stream_error(err, f"Codex error ({err.get('code')}): {err.get('message')}")
+            code, text = (redact_detail(head, str(err.get(k)), n) for k, n in (("code", 80), ("message", 300)))
+            raise _stream_error(err, f"Codex error ({code}): {text}")
         elif kind == "response.failed":
             err = as_dict(as_dict(data.get("response")).get("error"))
-            raise _stream_error(err, f"Codex request failed: {err.get('message')}")
+            raise _stream_error(err, f"Codex request failed: {redact_detail(head, str(err.get('message')))}")
     if done is None:
         raise InvalidResponse("codex", "Codex stream ended before the response was complete", 500)
     final, streamed = "\n\n".join(parts).strip(), "".join(deltas).strip()
     real = [text for text in (final, streamed) if text and not is_image_placeholder(text)]
-    if not real and not sources and (final or streamed):
+    if not real and not cited and not consulted and (final or streamed):
         raise NoResults("codex", "Codex returned image-only response", 502)
     answer = real[0] if real else ""
-    found = list(sources.values()) or scrape_links(answer)
+    found = {_same(s.url): s for s in list(cited.values()) or scrape_links(answer)}
+    found |= {key: s for key, s in consulted.items() if key not in found}
     return ProviderResult(
         answer=answer or None,
-        sources=tuple(found[: plan.limit]),
+        sources=tuple(list(found.values())[: plan.limit]),
         usage=_usage(as_dict(done.get("usage"))),
         model=as_str(done.get("model")),
         request_id=as_str(done.get("id")),
@@ -358,23 +366,47 @@ def _event(event: SseEvent) -> tuple[str, dict[str, Any]]:
     return as_str(data.get("type")) or event.event, data
 
 
-def _read_item(item: dict[str, Any], parts: list[str], sources: dict[str, SearchSource]) -> None:
-    if item.get("type") == "message":
-        for part in as_list(item.get("content")):
-            if as_dict(part).get("type") != "output_text":
+def _read_item(
+    item: dict[str, Any], parts: list[str], cited: dict[str, SearchSource], consulted: dict[str, SearchSource]
+) -> None:
+    """A finished output item: a message's text and `url_citation`s, a reasoning summary, or the
+    pages a `web_search_call` consulted (`action.sources`). Sources are keyed by `_same`."""
+    kind = item.get("type")
+    if kind == "message":
+        for part in map(as_dict, as_list(item.get("content"))):
+            if part.get("type") != "output_text":
                 continue
             if as_str(part.get("text")):
                 parts.append(part["text"])
-            for note in as_list(part.get("annotations")):
-                url = as_str(as_dict(note).get("url"))
-                if note.get("type") == "url_citation" and url and url not in sources:
-                    sources[url] = SearchSource(title=as_str(note.get("title")) or url, url=url)
-    elif item.get("type") == "reasoning":
+            for note in map(as_dict, as_list(part.get("annotations"))):
+                if note.get("type") == "url_citation":
+                    _add(cited, note.get("url"), note.get("title"))
+    elif kind == "reasoning":
         parts.extend(
             s["text"]
             for s in map(as_dict, as_list(item.get("summary")))
             if s.get("type") == "summary_text" and as_str(s.get("text"))
         )
+    elif kind == "web_search_call":
+        for source in map(as_dict, as_list(as_dict(item.get("action")).get("sources"))):
+            if source.get("type") == "url":
+                _add(consulted, source.get("url"), None)
+
+
+def _add(sources: dict[str, SearchSource], url: object, title: object) -> None:
+    if (link := as_str(url)) and (key := _same(link)) not in sources:
+        sources[key] = SearchSource(title=as_str(title) or link, url=link)
+
+
+def _same(url: str) -> str:
+    """What two links to one page share: the URL without the `utm_source=openai` that OpenAI
+    appends to the links it cites (the pages a search consulted come without it)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    query = "&".join(p for p in parts.query.split("&") if p and p != "utm_source=openai")
+    return urlunsplit(parts._replace(query=query))
 
 
 def _usage(usage: dict[str, Any]) -> SearchUsage | None:

@@ -28,7 +28,6 @@ import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
-from urllib.parse import urlsplit
 
 from .._clock import SystemClock
 from .._filters import Filters, recency_start
@@ -80,7 +79,6 @@ class ExaState:
     """`plan.state`: keyed (REST) or keyless (MCP), and what the REST parser must still apply."""
 
     keyed: bool
-    drop_domains: tuple[str, ...] = ()  # exclude_domains applied to the results (Exa refuses both lists)
     people_hint: bool = False  # a 400 gets PEOPLE_HINT (category=people with include_domains)
 
 
@@ -150,8 +148,6 @@ class Exa(HttpProvider):
                 error = type(error)(self.id, message, error.status, retry_after=error.retry_after)
             raise error
         result = _result(self.json_object(response), plan, "api_key")
-        if state.drop_domains:
-            result.sources = tuple(s for s in result.sources if not _on_domains(s.url, state.drop_domains))
         return result
 
     def _plan_api(self, plan: Plan, key: str, ctx: ProviderContext) -> None:
@@ -163,12 +159,11 @@ class Exa(HttpProvider):
         else:
             dates, notices = _dates(plan)
             plan.notices += notices
-            drop = f.exclude_domains if f.include_domains else ()
-            if drop:
+            if f.include_domains and f.exclude_domains:  # the chain drops the excluded results
                 how, why = "a filter on the results", "Exa does not accept include_domains and exclude_domains together"
                 plan.notices.append(approximated("exclude_domains", params.exclude_domains, how, why))
             body, timeout = rich_body(params.query, plan.limit, f, dates), deep_timeout(f.mode, ctx)
-            plan.state = ExaState(True, drop, f.category == "people" and bool(f.include_domains))
+            plan.state = ExaState(True, f.category == "people" and bool(f.include_domains))
         headers = {"Content-Type": "application/json", "x-api-key": key}
         url = ctx.endpoint(self.id, API_URL)
         plan.request = HttpRequest("POST", url, headers=headers, json=body, secrets=(key,), timeout=timeout)
@@ -312,13 +307,6 @@ def _dates(plan: Plan) -> tuple[dict[str, str], list[Notice]]:
 def _iso(when: datetime, with_time: bool) -> str:
     """`2026-11-30T09:00:00.000Z` for a timestamp, `2026-11-30` for a date (all UTC)."""
     return when.isoformat(timespec="milliseconds").replace("+00:00", "Z") if with_time else when.date().isoformat()
-
-
-def _on_domains(url: str, domains: tuple[str, ...]) -> bool:
-    """Is the host of `url` one of `domains` or below one of them?"""
-    host = (urlsplit(url).hostname or "").lower()
-    names = (d.lower().split("//")[-1].split("/")[0].removeprefix("www.") for d in domains)
-    return any(host == name or host.endswith("." + name) for name in names if name)
 
 
 def _result(data: dict[str, Any], plan: Plan, auth_mode: str) -> ProviderResult:

@@ -59,7 +59,7 @@ from ..errors import (
     SearchProviderError,
     UpstreamUnavailable,
 )
-from ._base import Plan, Provider, Support, as_dict, as_list, as_str, count
+from ._base import Plan, Provider, Support, as_dict, as_list, as_str, count, redact_detail
 from ._errors import ErrorEnvelope, dig
 from ._gemini_oauth import (
     ANTIGRAVITY_CLIENT,
@@ -379,7 +379,8 @@ class GeminiStream:
             raise self.error(dataclasses.replace(self.head, status=status, body=json.dumps({"error": error}).encode()))
         blocked = as_dict(data.get("promptFeedback")).get("blockReason")
         if blocked:
-            raise RequestRejected("gemini", f"Gemini blocked the query (blockReason {blocked})", 400)
+            reason = redact_detail(self.head, str(blocked), 80)
+            raise RequestRejected("gemini", f"Gemini blocked the query (blockReason {reason})", 400)
         self.request_id = as_str(data.get("responseId")) or as_str(chunk.get("traceId")) or self.request_id
         self.model = as_str(data.get("modelVersion")) or self.model
         candidates = data.get("candidates")

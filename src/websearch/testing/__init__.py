@@ -21,7 +21,7 @@ from typing import Final
 
 from .._registry import PROVIDERS, load_object
 from ._mock import MockTransport
-from ._server import FakeServer, RecordedRequest, Reply, running_providers
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains, running_providers, site_domains
 from .anthropic import FakeAnthropic
 from .brave import FakeBrave
 from .codex import FakeCodex
@@ -66,7 +66,9 @@ __all__ = [
     "MockTransport",
     "RecordedRequest",
     "Reply",
+    "honour_domains",
     "running_providers",
+    "site_domains",
 ]
 
 #: The fake of every provider, in chain order, from the registry's rows.

@@ -10,18 +10,19 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
-from urllib.parse import parse_qsl
+from typing import Any, Final, Self
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from aiohttp import web
 
 from .._registry import PROVIDERS
 
-__all__ = ["FakeServer", "RecordedRequest", "Reply", "running_providers"]
+__all__ = ["FakeServer", "RecordedRequest", "Reply", "honour_domains", "running_providers", "site_domains"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,58 @@ class _LoopThread:
 
 
 _RUNNING: dict[int, FakeServer] = {}
+_SITE_RE: Final = re.compile(r"(?<![\w-])(-?)site:([^\s()]+)")
+_URL_KEYS: Final = ("url", "link")
+
+
+def site_domains(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The hosts a query's `site:` and `-site:` operators name: (included, excluded)."""
+    found = _SITE_RE.findall(query)
+    return tuple(d for neg, d in found if not neg), tuple(d for neg, d in found if neg)
+
+
+def honour_domains(body: Any, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Any:
+    """`body` as an engine that honours a domain filter answers it: every result URL (a `url` or
+    `link` of an object, or an `http` string in a list) moved onto the included hosts in turn,
+    the same URL always onto the same host, and results on an excluded host left out. The fakes
+    call it so that tests of domain filters get answers that keep the filter's promise (websearch
+    drops the results that do not)."""
+    if not include and not exclude:
+        return body
+    moved: dict[str, str] = {}
+    hosts = [d for d in include if not _host_in(f"https://{d}/", exclude)]  # included and not excluded
+
+    def place(url: str) -> str:
+        if hosts and url not in moved:
+            moved[url] = _rehost(url, hosts[len(moved) % len(hosts)])
+        return moved.get(url, url)
+
+    def excluded(value: Any) -> bool:
+        urls = [value.get(k) for k in _URL_KEYS] if isinstance(value, dict) else [value]
+        return any(isinstance(u, str) and u.startswith("http") and _host_in(u, exclude) for u in urls)
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, list):
+            return [w for w in map(walk, value) if not excluded(w)]
+        if isinstance(value, dict):
+            out = {k: walk(v) for k, v in value.items()}
+            for key in _URL_KEYS:
+                if isinstance(out.get(key), str):
+                    out[key] = place(out[key])
+            return out
+        return place(value) if isinstance(value, str) and value.startswith(("http://", "https://")) else value
+
+    return walk(body)
+
+
+def _host_in(url: str, domains: Sequence[str]) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return any(host == d.lower() or host.endswith("." + d.lower()) for d in domains)
+
+
+def _rehost(url: str, domain: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme or "https", domain, parts.path, parts.query, parts.fragment))
 
 
 def running_providers() -> list[str]:

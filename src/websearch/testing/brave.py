@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Collection
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
 
 __all__ = [
     "FakeBrave",
@@ -179,10 +179,7 @@ class FakeBrave(FakeServer):
             return _validation(["query", "freshness"], "invalid freshness")
         # Brave does not document a request-id header; upstream reads x-request-id, so the fake sends one.
         headers = {**RATE_HEADERS, "X-Request-Id": f"brave-{len(self.requests):04d}"}
-        return Reply(
-            200,
-            brave_results_body(
-                query, min(int(count), self.n_available), extra_snippets=args.get("extra_snippets") == "true"
-            ),
-            headers=headers,
+        body = brave_results_body(
+            query, min(int(count), self.n_available), extra_snippets=args.get("extra_snippets") == "true"
         )
+        return Reply(200, honour_domains(body, *site_domains(query)), headers=headers)

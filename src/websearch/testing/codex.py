@@ -2,7 +2,9 @@
 
 `POST /backend-api/codex/responses` streams the Responses API's SSE events for a web-search turn
 (created, web_search_call progress, message deltas, annotations, completed), as the real backend
-does for `stream: true`; `POST /oauth/token` trades a refresh token for a new JWT access token.
+does for `stream: true` (with `consulted`, the finished web_search_call item lists the pages the
+search read in `action.sources`, `{"type": "url", "url"}` entries, as the Responses API sends
+them); `POST /oauth/token` trades a refresh token for a new JWT access token.
 Access tokens are JWTs carrying `exp` and the ChatGPT account claim, like the real ones.
 """
 
@@ -13,7 +15,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains
 
 __all__ = [
     "CODEX_PATH",
@@ -58,8 +60,11 @@ def codex_events(
     usage: Mapping[str, Any] | None = None,
     reasoning: Sequence[str] = (),
     deltas: Sequence[str] | None = None,
+    consulted: Sequence[str | Mapping[str, Any]] = (),
 ) -> list[dict[str, Any]]:
-    """The event sequence of one web-search turn: `citations` are (url, title) url_citation annotations."""
+    """The event sequence of one web-search turn: `citations` are (url, title) url_citation
+    annotations; `consulted` the search's `action.sources` (a URL becomes `{"type": "url", "url"}`,
+    anything else is sent as given)."""
     usage = usage or {
         "input_tokens": 8123,
         "input_tokens_details": {"cached_tokens": 1024},
@@ -71,12 +76,10 @@ def codex_events(
         {"type": "url_citation", "start_index": 0, "end_index": len(answer), "url": url, "title": title}
         for url, title in citations
     ]
-    search = {
-        "type": "web_search_call",
-        "id": "ws_68a1f0c3d9f08190b1",
-        "status": "completed",
-        "action": {"type": "search", "query": query, "queries": [query]},
-    }
+    action: dict[str, Any] = {"type": "search", "query": query, "queries": [query]}
+    if consulted:
+        action["sources"] = [{"type": "url", "url": s} if isinstance(s, str) else s for s in consulted]
+    search = {"type": "web_search_call", "id": "ws_68a1f0c3d9f08190b1", "status": "completed", "action": action}
     message = {
         "type": "message",
         "id": "msg_68a1f0c5e2a88190c2",
@@ -157,7 +160,8 @@ class FakeCodex(FakeServer):
     """Serves the Codex responses endpoint and the OAuth token endpoint.
 
     `access_tokens` are accepted (any token when None), `refresh_tokens` may be traded once each
-    for a fresh access token, and only `models` are supported for the ChatGPT account.
+    for a fresh access token, and only `models` are supported for the ChatGPT account. Answers
+    cite `citations` and list `consulted` as the pages the search read.
     """
 
     provider_id = "codex"
@@ -171,6 +175,7 @@ class FakeCodex(FakeServer):
         models: Iterable[str] = ("gpt-5.5", "gpt-5.4", "gpt-5-codex", "gpt-5"),
         answer: str = "",
         citations: Sequence[tuple[str, str]] = (),
+        consulted: Sequence[str | Mapping[str, Any]] = (),
         now: float = 1796040000.0,
     ) -> None:
         super().__init__()
@@ -180,6 +185,7 @@ class FakeCodex(FakeServer):
         self.models = set(models)
         self.answer = answer
         self.citations = list(citations)
+        self.consulted = list(consulted)
         self.now = now
         self.issued: list[str] = []
 
@@ -208,7 +214,9 @@ class FakeCodex(FakeServer):
             return Reply(400, {"detail": NOT_SUPPORTED.format(model=body.get("model"))})
         query = body["input"][0]["content"][0]["text"]
         answer = self.answer or f"Here is what the web says about {query}, with sources."
-        return stream_reply(codex_events(answer, self.citations, query=query, model=body["model"]))
+        events = codex_events(answer, self.citations, query=query, model=body["model"], consulted=self.consulted)
+        tool = next((t for t in body.get("tools", []) if isinstance(t, dict) and t.get("type") == "web_search"), {})
+        return stream_reply(honour_domains(events, (tool.get("filters") or {}).get("allowed_domains", ())))
 
     def _token(self, request: RecordedRequest) -> Reply:
         body = request.json()

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains
 
 __all__ = [
     "FakeExa",
@@ -234,6 +234,7 @@ class FakeExa(FakeServer):
         if isinstance(contents.get("text"), dict):
             flags["max_characters"] = contents["text"].get("maxCharacters")
         reply = exa_search_body(query, min(n, self.available), search_type=search_type, **flags)
+        reply = honour_domains(reply, body.get("includeDomains") or (), body.get("excludeDomains") or ())
         schema = body.get("outputSchema")
         if schema is not None:
             if not isinstance(schema, dict) or schema.get("type") not in ("text", "object"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
 
 __all__ = [
     "INSUFFICIENT_CREDITS",
@@ -120,7 +120,8 @@ class FakeFirecrawl(FakeServer):
             return Reply(200, firecrawl_results_body(body["query"], 0, data={}))
         categories = [c["type"] if isinstance(c, dict) else c for c in body.get("categories", [])]
         n = min(body.get("limit", 5), self.available)
-        return Reply(200, firecrawl_results_body(body["query"], n, category=categories[0] if categories else None))
+        results = firecrawl_results_body(body["query"], n, category=categories[0] if categories else None)
+        return Reply(200, honour_domains(results, *site_domains(body["query"])))
 
 
 def _validate(body: Any) -> dict[str, Any] | None:

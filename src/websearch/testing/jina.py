@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
 
 __all__ = ["FakeJina", "jina_error_body", "jina_result", "jina_results_body"]
 
@@ -87,7 +87,9 @@ class FakeJina(FakeServer):
         count = request.args.get("count") or request.args.get("num")
         if count and count.isdigit():
             n = min(int(count), 20)
-        body = jina_results_body(query, n)
+        include, exclude = site_domains(query)
+        sites = tuple(v for k, v in request.query if k == "site")
+        body = honour_domains(jina_results_body(query, n), (*sites, *include), exclude)
         tokens = {"X-Usage-Tokens": str(body["meta"]["usage"]["tokens"])}
         if "application/json" not in request.headers.get("accept", ""):
             text = "\n\n".join(

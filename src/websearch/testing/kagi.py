@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
 
 __all__ = ["FakeKagi", "kagi_error_body", "kagi_legacy_error_body", "kagi_result", "kagi_results_body"]
 
@@ -126,4 +126,4 @@ class FakeKagi(FakeServer):
         after = (body.get("filters") or {}).get("after")
         if after is not None and not (isinstance(after, str) and _DATE_RE.fullmatch(after)):
             return Reply(400, kagi_error_body("request.invalid_field", "filters.after must be YYYY-MM-DD", "filters"))
-        return Reply(200, kagi_results_body(query, self.n_results, limit=limit))
+        return Reply(200, honour_domains(kagi_results_body(query, self.n_results, limit=limit), *site_domains(query)))

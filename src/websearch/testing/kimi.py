@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
 
 __all__ = ["FakeKimi", "kimi_error", "kimi_result", "kimi_results_body"]
 
@@ -59,4 +59,5 @@ class FakeKimi(FakeServer):
             return Reply(400, kimi_error("Invalid request: text_query is required", "invalid_request_error"))
         if not isinstance(query, str) or not 1 <= limit <= 20:
             return Reply(400, kimi_error("Invalid request: limit must be between 1 and 20", "invalid_request_error"))
-        return Reply(200, kimi_results_body(query, limit), headers={"x-msh-request-id": request_id(request.body)})
+        body = honour_domains(kimi_results_body(query, limit), *site_domains(query))
+        return Reply(200, body, headers={"x-msh-request-id": request_id(request.body)})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains
 
 __all__ = ["FakeParallel", "parallel_result", "parallel_results_body"]
 
@@ -69,4 +69,6 @@ class FakeParallel(FakeServer):
         if body.get("mode", "one-shot") not in ("one-shot", "agentic", "fast"):
             return Reply(422, validation_error("mode", "Input should be 'one-shot', 'agentic' or 'fast'"))
         n = int(body.get("max_results", self.n_results))
-        return Reply(200, parallel_results_body(body.get("objective") or body["search_queries"][0], n))
+        policy = body.get("source_policy") or {}
+        results = parallel_results_body(body.get("objective") or body["search_queries"][0], n)
+        return Reply(200, honour_domains(results, policy.get("include_domains", ()), policy.get("exclude_domains", ())))

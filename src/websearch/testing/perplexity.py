@@ -16,7 +16,7 @@ import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains
 
 __all__ = [
     "ANSWER",
@@ -205,6 +205,9 @@ class FakePerplexity(FakeServer):
         user = [m["content"] for m in body.get("messages", []) if m.get("role") == "user"]
         query = user[-1] if user else ""
         results = search_results(min(int(body.get("num_search_results", 10)), self.n_results), query.split(" ")[0])
+        domains = body.get("search_domain_filter") or []
+        allow = [d for d in domains if not d.startswith("-")]
+        results = honour_domains(results, allow, [d[1:] for d in domains if d.startswith("-")])
         rid = f"gen-{len(self.requests):04d}" if openrouter else f"pplx-{len(self.requests):04d}"
         if body.get("stream"):
             return Reply(200, chunks=chat_chunks(ANSWER, results, model=model, request_id=rid))

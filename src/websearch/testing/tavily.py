@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Collection
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains
 
 __all__ = [
     "FakeTavily",
@@ -142,6 +142,5 @@ class FakeTavily(FakeServer):
             else None
         )
         domains = tuple(body.get("include_domains", ()))
-        return Reply(
-            200, tavily_results_body(query, n, answer=answer, news=body.get("topic") == "news", domains=domains)
-        )
+        results = tavily_results_body(query, n, answer=answer, news=body.get("topic") == "news", domains=domains)
+        return Reply(200, honour_domains(results, (), body.get("exclude_domains", ())))

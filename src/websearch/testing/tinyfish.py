@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
 
 __all__ = ["FakeTinyFish", "tinyfish_page_body", "tinyfish_result"]
 
@@ -61,4 +61,5 @@ class FakeTinyFish(FakeServer):
         minutes = _int(args, "recency_minutes", 0, 1, 10**7)
         if size is None or page is None or minutes is None:
             return Reply(400, {"detail": "num_results must be 1..10; page and recency_minutes whole numbers"})
-        return Reply(200, tinyfish_page_body(args["query"], page, size, self.total))
+        body = tinyfish_page_body(args["query"], page, size, self.total)
+        return Reply(200, honour_domains(body, *site_domains(args["query"])))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains
 
 __all__ = ["RESPONSES_PATH", "FakeXAI", "bad_key_reply", "xai_body", "xai_error"]
 
@@ -120,4 +120,6 @@ class FakeXAI(FakeServer):
         ]
         extra = [f"https://more.example.org/page-{i}" for i in range(1, self.extra_urls + 1)]
         answer = f"Grok's answer about {query}, citing {self.cited} sources."
-        return Reply(200, xai_body(answer, cited, extra_urls=extra, query=query, model=body.get("model", "grok-4.3")))
+        reply = xai_body(answer, cited, extra_urls=extra, query=query, model=body.get("model", "grok-4.3"))
+        tool: dict[str, Any] = next((t for t in body.get("tools", []) if t.get("type") == "web_search"), {})
+        return Reply(200, honour_domains(reply, tool.get("allowed_domains", ()), tool.get("excluded_domains", ())))

@@ -16,7 +16,7 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from ._server import FakeServer, RecordedRequest, Reply
+from ._server import FakeServer, RecordedRequest, Reply, honour_domains
 
 __all__ = ["FakeZai", "zai_error", "zai_reply", "zai_result", "zai_tool_result"]
 
@@ -38,9 +38,12 @@ def zai_result(i: int, query: str) -> dict[str, Any]:
     }
 
 
-def zai_tool_result(query: str, n: int, shape: Literal["array", "double", "object"] = "array") -> dict[str, Any]:
-    """A successful `tools/call` result with `n` results serialised in the tool's text block."""
-    results = [zai_result(i, query) for i in range(1, n + 1)]
+def zai_tool_result(
+    query: str, n: int, shape: Literal["array", "double", "object"] = "array", domain: str | None = None
+) -> dict[str, Any]:
+    """A successful `tools/call` result with `n` results serialised in the tool's text block
+    (on `domain` when the call's `search_domain_filter` names one)."""
+    results = honour_domains([zai_result(i, query) for i in range(1, n + 1)], (domain,) if domain else ())
     if shape == "object":
         seed = hashlib.sha256(query.encode()).hexdigest()
         text = json.dumps(
@@ -135,7 +138,10 @@ class FakeZai(FakeServer):
         count = args.get("count", 10)
         if not isinstance(count, int) or not 1 <= count <= 50:
             return _tool_error("MCP error -32602: count must be between 1 and 50")
-        return zai_tool_result(str(args[self.query_key]), count, self.shape)
+        domain = args.get("search_domain_filter")
+        return zai_tool_result(
+            str(args[self.query_key]), count, self.shape, domain if isinstance(domain, str) else None
+        )
 
     def _rpc(
         self,
