@@ -189,3 +189,48 @@ def test_bad_boolean_settings_fail_when_read(tmp_path: Path) -> None:
 def test_context_repr_shows_no_environment(tmp_path: Path) -> None:
     ws = make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "BRAVE_API_KEY": "brave-secret-in-env-123"})
     assert "brave-secret-in-env-123" not in repr(ws._context(with_transport=False))
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("http.timeout = nan", "setting http.timeout must be a positive number; got nan"),
+        ("http.timeout = inf", "setting http.timeout must be a positive number; got inf"),
+        ("http.timeout = 0", "setting http.timeout must be a positive number; got 0"),
+        ("http.timeout = -3", "setting http.timeout must be a positive number; got -3"),
+        ("providers.webSearchGeminiModel = 5", "setting providers.webSearchGeminiModel must be a string; got 5"),
+        ("searxng.endpoint = 5", "setting searxng.endpoint must be a string; got 5"),
+        ("exa.searchDelayMs = -5", "setting exa.searchDelayMs must be a number of milliseconds from 0 to 3600000"),
+        ("exa.searchDelayMs = 1e12", "setting exa.searchDelayMs must be a number of milliseconds from 0 to 3600000"),
+        ("mcp.format = 'json'", "setting mcp.format is 'json'; use one of: blocks, summary"),
+        ("http.max_event_kb = 'big'", "setting http.max_event_kb must be a positive number; got 'big'"),
+        ("providers.list = ['brave', 'bing']", "setting providers.list names unknown providers: bing"),
+    ],
+)
+def test_every_setting_is_checked_when_the_file_is_read(tmp_path: Path, toml: str, message: str) -> None:
+    (tmp_path / "settings.toml").write_text(toml + "\n")
+    with pytest.raises(ConfigError) as caught:
+        Settings.load(tmp_path, {})
+    assert str(caught.value).startswith(message)
+
+
+def test_a_bad_setting_exits_2_with_one_line(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    (tmp_path / "settings.toml").write_text("http.timeout = nan\n")
+    proc = run_cli(["search", "q"], {"WEBSEARCH_CONFIG_DIR": str(tmp_path)})
+    assert (proc.returncode, proc.stderr) == (
+        2,
+        "websearch: error: setting http.timeout must be a positive number; got nan\n",
+    )
+
+
+def test_the_env_twin_of_the_provider_list_is_checked_too(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="providers.list names unknown providers: bing"):
+        Settings.load(tmp_path, {"WEBSEARCH_PROVIDERS": "brave,bing"})
+
+
+def test_stream_limits_are_settings(tmp_path: Path) -> None:
+    (tmp_path / "settings.toml").write_text("[http]\nmax_stream_mb = 2\nmax_event_kb = 512\n")
+    assert Settings.load(tmp_path, {}).stream_limits == (2 * 1024 * 1024, 512 * 1024)
+    assert Settings.load(tmp_path / "none", {}).stream_limits == (32 * 1024 * 1024, 4096 * 1024)

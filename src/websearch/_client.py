@@ -105,7 +105,10 @@ class WebSearch:
             from ._transport import Transport
 
             labels = {info.id: info.label for info in self.lineup.infos()}
-            self._transport = Transport(timeout=self.timeout, env=self.env, labels=labels)
+            stream, event = self.settings.stream_limits
+            self._transport = Transport(
+                timeout=self.timeout, env=self.env, labels=labels, max_stream_bytes=stream, max_event_bytes=event
+            )
         return ProviderContext(self.env, self.settings, self.credentials, self._transport, self.clock, self._api_keys)
 
     def provider_status(self) -> list[ProviderStatus]:

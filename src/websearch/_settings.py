@@ -19,9 +19,11 @@ from typing import Any, Final
 from ._registry import SEARCH_PROVIDER_ORDER
 from .errors import ConfigError
 
-__all__ = ["DEFAULT_TIMEOUT", "ENV_TWINS", "Settings", "config_dir"]
+__all__ = ["DEFAULT_TIMEOUT", "ENV_TWINS", "MAX_DELAY_MS", "Settings", "config_dir"]
 
 DEFAULT_TIMEOUT: Final = 60.0  # seconds per HTTP request, as upstream
+DEFAULT_STREAM_MB: Final = 32.0  # a streamed answer larger than this is refused
+DEFAULT_EVENT_KB: Final = 4096.0  # so is one event of it larger than this
 
 #: Settings whose environment variable, when set, wins over the file.
 ENV_TWINS: Final[Mapping[str, str]] = {
@@ -34,8 +36,6 @@ ENV_TWINS: Final[Mapping[str, str]] = {
 }
 
 
-#: Boolean settings, checked when the file is read so that a bad value fails early, not mid-search.
-BOOL_SETTINGS: Final = ("exa.enabled", "exa.enableSearch")
 
 
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -152,36 +152,95 @@ class Settings:
         return tuple(dict.fromkeys(x for x in names if x))
 
     @property
+    def stream_limits(self) -> tuple[int, int]:
+        """(`http.max_stream_mb`, `http.max_event_kb`) in bytes: the caps of a streamed answer
+        and of one event in it (defaults 32 MB and 4096 KB)."""
+        stream = self.get_number("http.max_stream_mb", DEFAULT_STREAM_MB)
+        event = self.get_number("http.max_event_kb", DEFAULT_EVENT_KB)
+        return int(stream * 1024 * 1024), int(event * 1024)
+
+    @property
     def http_timeout(self) -> float:
         """`http.timeout`: seconds allowed for each HTTP request."""
         return self.get_number("http.timeout", DEFAULT_TIMEOUT)
 
     def _validate(self) -> None:
-        preferred = self._values.get("providers.webSearch")
-        if preferred is not None and preferred != "auto" and preferred not in SEARCH_PROVIDER_ORDER:
-            raise ConfigError(
-                f"setting providers.webSearch is {preferred!r}; use auto or one of: {', '.join(SEARCH_PROVIDER_ORDER)}"
-            )
-        excluded = self._values.get("providers.webSearchExclude")
-        if excluded is not None:
-            if not isinstance(excluded, list) or not all(isinstance(x, str) for x in excluded):
-                raise ConfigError("setting providers.webSearchExclude must be a list of provider ids")
-            unknown = [x for x in excluded if x not in SEARCH_PROVIDER_ORDER]
-            if unknown:
-                raise ConfigError(f"setting providers.webSearchExclude names unknown providers: {', '.join(unknown)}")
-        fallback = self._values.get("providers.webSearchFallback")
-        if fallback is not None:
-            if not isinstance(fallback, list) or not all(isinstance(x, str) for x in fallback):
-                raise ConfigError("setting providers.webSearchFallback must be a list of provider ids")
-            unknown = [x for x in fallback if x not in SEARCH_PROVIDER_ORDER]
-            if unknown:
-                raise ConfigError(f"setting providers.webSearchFallback names unknown providers: {', '.join(unknown)}")
-        for key in BOOL_SETTINGS:
-            if key in self._values:
-                self.get_bool(key, True)
-        if "exa.searchDelayMs" in self._values:
-            delay = self._values["exa.searchDelayMs"]
-            if isinstance(delay, bool) or not isinstance(delay, (int, float)):
-                raise ConfigError(f"setting exa.searchDelayMs must be a number of milliseconds, got {delay!r}")
-        if "http.timeout" in self._values:
-            self.get_number("http.timeout", DEFAULT_TIMEOUT)
+        """Check every known setting's type and range now, so a bad value fails when the file
+        is read (exit 2 from the command line), not in the middle of a search."""
+        for key, value in self._values.items():
+            check = _CHECKS.get(key)
+            if check is not None:
+                check(key, value)
+        for key, twin in ENV_TWINS.items():
+            value = self._env.get(twin)
+            if value and key == "providers.list":
+                self.provider_list  # noqa: B018 - parsed (and checked) once, here
+
+
+def _string(key: str, value: Any) -> None:
+    if not isinstance(value, str):
+        raise ConfigError(f"setting {key} must be a string; got {_shown(value)}")
+
+
+def _boolean(key: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(f"setting {key} must be true or false; got {_shown(value)}")
+
+
+def _positive(key: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ConfigError(f"setting {key} must be a positive number; got {_shown(value)}")
+
+
+def _delay_ms(key: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_DELAY_MS:
+        raise ConfigError(
+            f"setting {key} must be a number of milliseconds from 0 to {MAX_DELAY_MS}; got {_shown(value)}"
+        )
+
+
+def _provider(key: str, value: Any) -> None:
+    if value != "auto" and value not in SEARCH_PROVIDER_ORDER:
+        raise ConfigError(f"setting {key} is {_shown(value)}; use auto or one of: {', '.join(SEARCH_PROVIDER_ORDER)}")
+
+
+def _providers(key: str, value: Any) -> None:
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ConfigError(f"setting {key} must be a list of provider ids; got {_shown(value)}")
+    unknown = [x for x in value if x not in SEARCH_PROVIDER_ORDER]
+    if unknown:
+        raise ConfigError(f"setting {key} names unknown providers: {', '.join(unknown)}")
+
+
+def _mcp_format(key: str, value: Any) -> None:
+    if value not in ("blocks", "summary"):
+        raise ConfigError(f"setting {key} is {_shown(value)}; use one of: blocks, summary")
+
+
+def _shown(value: Any) -> str:
+    return repr(value)
+
+
+#: Longest Exa pacing delay accepted: an hour (1e12 ms would stall every search for ever).
+MAX_DELAY_MS: Final = 3_600_000
+#: Every known setting and its check; unknown keys are left alone (newer settings files).
+_CHECKS: Final[Mapping[str, Any]] = {
+    "providers.webSearch": _provider,
+    "providers.webSearchExclude": _providers,
+    "providers.webSearchFallback": _providers,
+    "providers.list": _providers,
+    "providers.webSearchGeminiModel": _string,
+    "searxng.endpoint": _string,
+    "searxng.categories": _string,
+    "searxng.language": _string,
+    "searxng.basicUsername": _string,
+    "searxng.basicPassword": _string,
+    "searxng.token": _string,
+    "exa.enabled": _boolean,
+    "exa.enableSearch": _boolean,
+    "exa.searchDelayMs": _delay_ms,
+    "http.timeout": _positive,
+    "http.max_stream_mb": _positive,
+    "http.max_event_kb": _positive,
+    "mcp.format": _mcp_format,
+}

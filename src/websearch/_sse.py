@@ -1,8 +1,10 @@
 """Server-sent events: decode `text/event-stream` lines into events (pure; no I/O).
 
-Follows the WHATWG rules: `event:`, `data:` (several joined with newlines), `id:`, comment lines
+Follows the WHATWG rules: lines end at CR LF, LF or CR alone; a byte-order mark at the start of
+the stream is ignored; `event:`, `data:` (several joined with newlines), `id:`, comment lines
 starting with ":", an event dispatched at each blank line, and an unfinished event at the end of
-the stream discarded (a stream cut off mid-event therefore never yields half an event).
+the stream discarded (a stream cut off mid-event therefore never yields half an event). Body
+lines arrive already split at those line ends (`Transport.stream` splits and caps them).
 """
 
 from __future__ import annotations
@@ -32,9 +34,13 @@ class _Decoder:
         self.event = ""
         self.data: list[str] = []
         self.id: str | None = None
+        self.first = True
 
     def feed(self, raw: bytes | str) -> SseEvent | None:
         line = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+        if self.first:
+            self.first = False
+            line = line.removeprefix("\ufeff")
         line = line.rstrip("\r\n")
         if not line:
             if not self.data:  # WHATWG: an event with no data lines is not dispatched

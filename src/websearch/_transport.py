@@ -11,6 +11,7 @@ import asyncio
 import base64
 import json
 import os
+import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final
@@ -28,7 +29,12 @@ __all__ = ["MAX_BODY_BYTES", "Transport", "redact"]
 
 #: Larger bodies are refused: no search answer is this big, and parsing one would stall the loop.
 MAX_BODY_BYTES: Final = 8 * 1024 * 1024
+#: A streamed answer larger than this, or one event (the lines up to a blank one) larger than
+#: that, is refused: a stream that never ends an event would otherwise grow without bound.
+MAX_STREAM_BYTES: Final = 32 * 1024 * 1024
+MAX_EVENT_BYTES: Final = 4 * 1024 * 1024
 _CHUNK: Final = 64 * 1024
+_LINE_END: Final = re.compile(rb"\r\n|\r|\n")
 MAX_REDIRECTS: Final = 5
 _REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
 _SECRET_HEADERS: Final = frozenset({"authorization", "cookie", "proxy-authorization"})
@@ -97,6 +103,8 @@ class Transport:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         max_body_bytes: int = MAX_BODY_BYTES,
+        max_stream_bytes: int = MAX_STREAM_BYTES,
+        max_event_bytes: int = MAX_EVENT_BYTES,
         max_connections: int = 100,
         env: Mapping[str, str] | None = None,
         labels: Mapping[str, str] | None = None,
@@ -104,6 +112,8 @@ class Transport:
         self.timeout = timeout
         self._labels = dict(labels or {})
         self.max_body_bytes = max_body_bytes
+        self.max_stream_bytes = max_stream_bytes
+        self.max_event_bytes = max_event_bytes
         self.max_connections = max_connections
         self._proxies = _Proxies(os.environ if env is None else env)
         self._session: aiohttp.ClientSession | None = None
@@ -246,14 +256,31 @@ class Transport:
         return b"".join(chunks)
 
     async def _lines(self, provider: str, request: HttpRequest, resp: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+        """The body's lines, each with its line end: split at CR LF, LF or CR alone (the SSE
+        rules), a CR at a chunk's end held until the next chunk shows whether LF follows. The
+        whole stream and each event (the lines up to a blank one) are capped."""
+        pending, total, event = b"", 0, 0
         try:
-            while True:
-                line = await resp.content.readline()
-                if not line:
-                    return
-                yield line
+            async for chunk in resp.content.iter_any():
+                total += len(chunk)
+                if total > self.max_stream_bytes:
+                    raise self._stream_too_large(provider, "stream", self.max_stream_bytes)
+                pending += chunk
+                start = 0
+                while (match := _LINE_END.search(pending, start)) is not None:
+                    if match.group() == b"\r" and match.end() == len(pending):
+                        break  # a CR LF may be split across chunks
+                    line = pending[start : match.end()]
+                    event = 0 if match.start() == start else event + len(line)
+                    start = match.end()
+                    yield line
+                pending = pending[start:]
+                if event + len(pending) > self.max_event_bytes:
+                    raise self._stream_too_large(provider, "stream event", self.max_event_bytes)
         except (TimeoutError, aiohttp.ClientError) as exc:
             raise self._translate(provider, request, exc) from None
+        if pending:
+            yield pending
 
     def _translate(self, provider: str, request: HttpRequest, exc: Exception) -> SearchProviderError:
         """The one place where aiohttp's (and asyncio's) exceptions become ours."""
@@ -265,6 +292,10 @@ class Transport:
             return self._wire_error(provider, request, exc)
         msg = redact(str(exc), request.secrets)  # ValueError: e.g. a malformed base-URL override
         return ProviderConnectionError(provider, f"{label} request could not be sent: {msg}")
+
+    def _stream_too_large(self, provider: str, what: str, limit: int) -> SearchProviderError:
+        size = f"{limit / (1024 * 1024):g} MB" if what == "stream" else f"{limit / 1024:g} KB"
+        return InvalidResponse(provider, f"{self._label(provider)} sent a {what} larger than {size}; refused")
 
     def _too_large(self, provider: str, status: int) -> SearchProviderError:
         limit_mb = self.max_body_bytes / (1024 * 1024)
