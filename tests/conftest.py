@@ -63,7 +63,7 @@ def clock() -> FakeClock:
 @pytest.fixture
 def config_dir(tmp_path: Path) -> Path:
     path = tmp_path / "config"
-    path.mkdir()
+    path.mkdir(mode=0o700)  # as websearch creates it (a directory others can read gets a warning)
     return path
 
 

@@ -226,7 +226,7 @@ def test_a_bad_setting_exits_2_with_one_line(tmp_path: Path) -> None:
 
 
 def test_the_env_twin_of_the_provider_list_is_checked_too(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="providers.list names unknown providers: bing"):
+    with pytest.raises(ConfigError, match=r"providers\.list names unknown providers: bing"):
         Settings.load(tmp_path, {"WEBSEARCH_PROVIDERS": "brave,bing"})
 
 
@@ -234,3 +234,113 @@ def test_stream_limits_are_settings(tmp_path: Path) -> None:
     (tmp_path / "settings.toml").write_text("[http]\nmax_stream_mb = 2\nmax_event_kb = 512\n")
     assert Settings.load(tmp_path, {}).stream_limits == (2 * 1024 * 1024, 512 * 1024)
     assert Settings.load(tmp_path / "none", {}).stream_limits == (32 * 1024 * 1024, 4096 * 1024)
+
+
+def _damage(path: Path, kind: str) -> None:
+    """Damage agent.db at `path` the way the fault matrix did."""
+    import sqlite3
+
+    if kind == "directory":
+        path.mkdir()
+        return
+    if kind == "garbage":
+        path.write_bytes(b"this is not a database" * 100)
+        return
+    db = sqlite3.connect(path)
+    if kind == "wrong schema":
+        db.execute("CREATE TABLE credentials (name TEXT, secret TEXT)")
+        db.execute("INSERT INTO credentials VALUES ('brave', 'k')")
+    else:
+        db.execute("CREATE TABLE credentials (provider TEXT PRIMARY KEY, kind TEXT, data TEXT, updated_at REAL)")
+        data = {"bad json": "{not json", "not an object": "[1, 2]", "unknown kind": '{"api_key": "k"}'}[kind]
+        db.execute(
+            "INSERT INTO credentials VALUES ('brave', ?, ?, 0)",
+            ("weird" if kind == "unknown kind" else "api_key", data),
+        )
+    db.commit()
+    db.close()
+    if kind == "truncated":
+        path.write_bytes(path.read_bytes()[:100])
+
+
+DAMAGE = ["garbage", "directory", "wrong schema", "bad json", "not an object", "unknown kind"]
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+def test_a_damaged_store_gives_one_clear_line_to_the_auth_commands(tmp_path: Path, kind: str) -> None:
+    from conftest import run_cli
+
+    _damage(tmp_path / "agent.db", kind)
+    env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path)}
+    record_only = kind in ("bad json", "not an object", "unknown kind")  # the file itself is sound
+    commands = [["auth", "list"]] + ([] if record_only else [["auth", "set", "brave"], ["auth", "remove", "brave"]])
+    for args in commands:
+        proc = run_cli(args, env, stdin="brave-key-0123456\n")
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("websearch: error: "), proc.stderr
+    if record_only:  # storing the key again replaces the damaged record
+        assert run_cli(["auth", "set", "brave"], env, stdin="brave-key-0123456\n").returncode == 0
+        assert run_cli(["auth", "list"], env).stdout == "brave        api_key  …3456\n"
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+async def test_a_damaged_store_fails_no_search_and_says_so_once(tmp_path: Path, kind: str) -> None:
+    from conftest import make_client
+    from websearch.testing import FakeDuckDuckGo
+
+    _damage(tmp_path / "agent.db", kind)
+    with FakeDuckDuckGo() as ddg:
+        env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}
+        async with make_client(env=env, providers=["brave", "codex", "duckduckgo"]) as ws:
+            response = await ws.asearch("q")
+            codex = await ws.asearch("q", provider="codex")
+    assert response.ok and response.provider == "duckduckgo", response.error
+    stored = [n for n in response.notices if n.message.startswith("stored credentials could not be read")]
+    if kind in ("bad json", "not an object", "unknown kind"):  # the ids still read: nothing is lost up front
+        assert stored == []
+    else:
+        (notice,) = stored
+        assert notice.kind == "partial"
+        assert "providers configured only there are left out (brave, codex)" in notice.message
+        assert "move it aside and store the keys again with `websearch auth set`" in notice.message
+    assert codex.provider == "duckduckgo"  # codex had no usable login: the automatic chain served
+
+
+async def test_an_explicit_provider_reading_a_damaged_record_says_why(tmp_path: Path) -> None:
+    from websearch import WebSearch
+
+    _damage(tmp_path / "agent.db", "bad json")
+    async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path)}, providers=["brave"]) as ws:
+        response = await ws.asearch("q", provider="brave")
+    (attempt,) = response.attempts
+    assert attempt.error_kind == "config"
+    assert attempt.error is not None and attempt.error.startswith(
+        f"the credential store {tmp_path / 'agent.db'} cannot be read"
+    )
+
+
+def test_a_config_directory_open_to_others_gets_a_warning(tmp_path: Path) -> None:
+    from websearch.errors import InsecureConfigWarning
+
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    with pytest.warns(InsecureConfigWarning, match=r"can be read by other users \(mode 755\).*chmod 700"):
+        CredentialStore(shared / "agent.db").set("brave", "api_key", {"api_key": "k" * 12})
+    created = tmp_path / "new" / "config"
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CredentialStore(created / "agent.db").set("brave", "api_key", {"api_key": "k" * 12})
+    assert stat.S_IMODE(created.stat().st_mode) == 0o700
+
+
+def test_the_cli_says_the_warning_in_one_line(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    tmp_path.chmod(0o755)
+    proc = run_cli(["auth", "set", "brave"], {"WEBSEARCH_CONFIG_DIR": str(tmp_path)}, stdin="brave-key-0123456\n")
+    assert proc.returncode == 0
+    assert proc.stderr.startswith("websearch: warning: the config directory") and proc.stderr.count("\n") == 1

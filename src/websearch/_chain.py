@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Final
 
 from ._lineup import Lineup
-from ._notices import Notice, fallback, not_supported, results_dropped
+from ._notices import Notice, fallback, not_supported, partial, results_dropped
 from ._types import Attempt, ProviderResult, SearchParams, SearchResponse
 from .errors import ConfigError, NoResults, SearchProviderError
 
@@ -70,6 +70,9 @@ async def run_search(
     """
     excluded = frozenset(excluded)
     notices: list[Notice] = list(ctx.filter_notices(params))
+    scan = lineup.scan(ctx)
+    if scan.store_error is not None:
+        notices.append(_store_notice(scan.store_error, scan.left_out))
     chosen: str | None = None
     if provider is not None and provider != "auto":
         if lineup.may_run(provider, ctx):
@@ -189,6 +192,14 @@ def _enforce_domains(result: ProviderResult, plan: Plan) -> list[Notice]:
             notices.append(results_dropped(name, getattr(plan.params, name), len(result.sources) - len(kept), where))
             result.sources = kept
     return notices
+
+
+def _store_notice(error: str, left_out: tuple[str, ...]) -> Notice:
+    """Said once per search: agent.db could not be read, and what that leaves out."""
+    which = (
+        f"providers configured only there are left out ({', '.join(left_out)})" if left_out else "nothing is left out"
+    )
+    return partial(f"stored credentials could not be read, so {which}: {error}")
 
 
 def _unsupported(label: str, supports: Mapping[str, str], params: SearchParams) -> list[Notice]:

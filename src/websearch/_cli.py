@@ -231,6 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _utf8_stdio()
+    _plain_warnings()
     try:
         if args.command == "search":
             return _search(args)
@@ -361,6 +362,22 @@ def _read_secret(provider: str) -> str:
 
         return getpass.getpass(f"{provider} API key: ").strip()
     return sys.stdin.read().strip()
+
+
+def _plain_warnings() -> None:
+    """websearch's own warnings as one `websearch: warning: ...` line on stderr."""
+    import warnings
+
+    from .errors import InsecureConfigWarning
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if issubclass(category, InsecureConfigWarning):
+            print(f"websearch: warning: {message}", file=sys.stderr)
+        else:
+            default(message, category, *args, **kwargs)
+
+    default = warnings.showwarning
+    warnings.showwarning = show
 
 
 def _utf8_stdio() -> None:

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
-from collections.abc import Mapping
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from .errors import ConfigError
+from .errors import ConfigError, InsecureConfigWarning
 
 __all__ = ["Credential", "CredentialKind", "CredentialStore"]
 
@@ -149,6 +152,8 @@ class CredentialStore:
             main = os.stat(self.path)
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            raise self._damaged(exc) from None
         try:
             wal = os.stat(f"{self.path}-wal")
         except FileNotFoundError:
@@ -159,39 +164,90 @@ class CredentialStore:
         self._ids_cache, self._records, self._records_stamp = None, {}, None
 
     def _create(self) -> None:
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
-        os.close(fd)
-        os.chmod(self.path, 0o600)
+        """The file, 0600, in a directory created 0700 (one that already exists open to other
+        users is left alone, with a warning: it may be shared on purpose)."""
+        directory = self.path.parent
+        try:
+            existed = directory.is_dir()
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            mode = stat.S_IMODE(directory.stat().st_mode)
+            if existed and mode & 0o077:
+                warnings.warn(
+                    f"the config directory {directory} can be read by other users (mode {mode:o}), and it holds "
+                    f"agent.db; run `chmod 700 {directory}`",
+                    InsecureConfigWarning,
+                    stacklevel=4,
+                )
+            fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
+            os.close(fd)
+            os.chmod(self.path, 0o600)
+        except OSError as exc:
+            raise self._damaged(exc) from None
 
     def _connect(self) -> Any:
         import sqlite3
 
         try:
             db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise self._damaged(exc) from None
+        connection = _Closing(db, self._damaged)
+        with connection.guard():
             db.execute("PRAGMA busy_timeout = 10000")
             db.execute("PRAGMA journal_mode = WAL")
             db.execute(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise ConfigError(f"credential store {self.path} cannot be opened: {exc}") from None
-        return _Closing(db)
+        return connection
 
-    @staticmethod
-    def _credential(row: tuple[str, str, str, float]) -> Credential:
+    def _damaged(self, exc: BaseException) -> ConfigError:
+        """The one message of a store that cannot be used, whatever is wrong with it."""
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        return ConfigError(
+            f"the credential store {self.path} cannot be read ({reason}); move it aside and store the keys "
+            "again with `websearch auth set`"
+        )
+
+    def _credential(self, row: tuple[str, str, str, float]) -> Credential:
         provider, kind, data, updated_at = row
         if kind not in ("api_key", "oauth"):
             raise ConfigError(f"credential for {provider} has unknown kind {kind!r}")
-        return Credential(provider, kind, json.loads(data), updated_at)  # type: ignore[arg-type]
+        try:
+            record = json.loads(data)
+        except (TypeError, ValueError) as exc:
+            raise self._damaged(exc) from None
+        if not isinstance(record, dict):
+            raise self._damaged(ValueError(f"the record of {provider} is not an object"))
+        return Credential(provider, kind, record, updated_at)  # type: ignore[arg-type]
 
 
 class _Closing:
-    """sqlite3's context manager commits but does not close; this one closes."""
+    """sqlite3's context manager commits but does not close; this one closes, and turns any
+    failure of the file (sqlite3's errors, a record that is not JSON) into a ConfigError."""
 
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Any, damaged: Callable[[BaseException], ConfigError]) -> None:
         self.db = db
+        self.damaged = damaged
 
     def __enter__(self) -> Any:
         return self.db
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         self.db.close()
+        if exc is not None and _is_damage(exc):
+            raise self.damaged(exc) from None
+
+    @contextmanager
+    def guard(self) -> Iterator[None]:
+        """Inside, a failure of the file closes the connection and becomes a ConfigError."""
+        try:
+            yield
+        except Exception as exc:
+            if not _is_damage(exc):
+                raise
+            self.db.close()
+            raise self.damaged(exc) from None
+
+
+def _is_damage(exc: BaseException) -> bool:
+    import sqlite3
+
+    return isinstance(exc, (sqlite3.Error, OSError, UnicodeError))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ._availability import is_available, is_explicitly_available, unavailable_reason
 from ._registry import PROVIDERS, ProviderInfo, load_provider
 from ._settings import ENV_TWINS
-from .errors import InvalidSearchParams
+from .errors import ConfigError, InvalidSearchParams
 
 if TYPE_CHECKING:
     from ._context import ProviderContext
@@ -26,10 +26,16 @@ __all__ = ["Lineup", "Scan"]
 
 @dataclass(frozen=True, slots=True)
 class Scan:
-    """Which providers of a lineup the automatic chain may use, and which may run when chosen."""
+    """Which providers of a lineup the automatic chain may use, and which may run when chosen.
+
+    `store_error` says why agent.db could not be read, when it could not; `left_out` are then the
+    providers that stored credentials could have made available.
+    """
 
     available: frozenset[str]
     explicit: frozenset[str]
+    store_error: str | None = None
+    left_out: tuple[str, ...] = ()
 
 
 class Lineup:
@@ -90,20 +96,20 @@ class Lineup:
     def scan(self, ctx: ProviderContext) -> Scan:
         """Availability of every provider, recomputed only when what it was decided from changed."""
         env = ctx.env
-        stamp = (
-            tuple(map(env.get, self._env_names)),
-            ctx.credentials.stamp(),
-            id(ctx.settings),
-            tuple(sorted(ctx.api_keys)),
-        )
+        try:
+            store: Any = ctx.credentials.stamp()
+        except ConfigError as exc:
+            store = exc
+        stamp = (tuple(map(env.get, self._env_names)), store, id(ctx.settings), tuple(sorted(ctx.api_keys)))
         cached = self._scan
         if cached is not None and cached[0] == stamp:
             return cached[1]
         infos = self._infos.values()
-        scan = Scan(
-            frozenset(i.id for i in infos if is_available(i, ctx)),
-            frozenset(i.id for i in infos if is_explicitly_available(i, ctx)),
-        )
+        available = frozenset(i.id for i in infos if is_available(i, ctx))
+        explicit = frozenset(i.id for i in infos if is_explicitly_available(i, ctx))
+        error = _store_error(ctx) if not isinstance(store, ConfigError) else str(store)
+        left_out = tuple(i.id for i in infos if error and i.credential_ids and i.id not in available)
+        scan = Scan(available, explicit, error, left_out)
         self._scan = (stamp, scan)
         return scan
 
@@ -114,3 +120,12 @@ class Lineup:
     def reason(self, provider_id: str, ctx: ProviderContext) -> str:
         """What would make a provider available (for `websearch providers` and notices)."""
         return unavailable_reason(self._infos[provider_id], ctx)
+
+
+def _store_error(ctx: ProviderContext) -> str | None:
+    """Why agent.db cannot be read, or None when it can (or does not exist)."""
+    try:
+        ctx.credentials.ids()
+    except ConfigError as exc:
+        return str(exc)
+    return None

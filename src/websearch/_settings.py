@@ -36,8 +36,6 @@ ENV_TWINS: Final[Mapping[str, str]] = {
 }
 
 
-
-
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where settings.toml and agent.db live."""
     env = os.environ if env is None else env

@@ -35,6 +35,7 @@ __all__ = [
     "AuthenticationFailed",
     "Blocked",
     "ConfigError",
+    "InsecureConfigWarning",
     "InvalidResponse",
     "InvalidSearchParams",
     "MissingCredentialError",
@@ -53,6 +54,10 @@ __all__ = [
 
 class WebSearchError(Exception):
     """Base class of every error websearch raises on purpose."""
+
+
+class InsecureConfigWarning(UserWarning):
+    """The config directory holding agent.db can be read by other users (a warning, not an error)."""
 
 
 class InvalidSearchParams(WebSearchError, ValueError):
