@@ -51,3 +51,9 @@ def test_request_json_is_compact_utf8_text() -> None:
 @pytest.mark.parametrize("value", [{1: "a"}, {"n": 2**70}])
 def test_what_orjson_cannot_write_the_json_module_writes(value: object) -> None:
     assert json.loads(json_text(value)) == json.loads(json.dumps(value))
+
+
+def test_the_repr_of_a_response_shows_no_body_or_headers() -> None:
+    response = HttpResponse(401, {"set-cookie": "session=sk-SECRET-0001"}, b'{"error": "bad key sk-SECRET-0001"}')
+    assert "sk-SECRET-0001" not in repr(response)
+    assert repr(response) == "HttpResponse(status=401, url='')"

@@ -35,8 +35,8 @@ class HttpResponse:
     """A complete response: status, headers (lower-case names) and the body bytes."""
 
     status: int
-    headers: Mapping[str, str]
-    body: bytes
+    headers: Mapping[str, str] = field(repr=False)  # may carry a session cookie
+    body: bytes = field(repr=False)  # may echo a key; a repr goes to logs and tracebacks
     url: str = ""
     secrets: tuple[str, ...] = field(default=(), repr=False)  # the request's, for redacting error text
 
