@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -15,14 +17,17 @@ from typing import Any
 
 import httpx2
 import pytest
+from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from conftest import TESTS, FakeClock, cli_env, make_client, run_cli
-from websearch import SEARCH_PROVIDER_ORDER, Attempt, ConfigError, InvalidSearchParams, SearchResponse
-from websearch._mcp_server import build_server, tool_text
-from websearch._notices import not_supported
+from websearch import SEARCH_PROVIDER_ORDER, Attempt, ConfigError, InvalidSearchParams, SearchResponse, SearchSource
+from websearch._mcp_server import build_server, output_schema, structured_content, tool_text
+from websearch._notices import Notice, not_supported
+from websearch._rendering import render
 from websearch._tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
+from websearch._types import SearchCitation, SearchUsage
 from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeFirecrawl, Reply
 from websearch.testing.firecrawl import firecrawl_error
 
@@ -119,8 +124,120 @@ async def test_provider_enum_lists_available_providers_in_chain_order_without_ex
 def test_description_says_how_to_cite_and_names_every_parameter_with_its_default() -> None:
     text = description()
     assert "one block per result" in text and "'Sources:'" in text and "Cite" in text and "SEARCH_FAILED" in text
-    assert all(name in text for name in PARAMETERS)
+    words = set(re.findall(r"\w+", text))
+    assert [name for name in PARAMETERS if name not in words] == ["limit"]  # the alias is not advertised
     assert "num_results (default 8)" in text and "text_chars (default 1200)" in text and "mode (default auto)" in text
+
+
+def test_the_output_schema_is_every_field_of_the_response() -> None:
+    def fields_of(schema: dict[str, Any], cls: type) -> None:
+        names = [f.name for f in dataclasses.fields(cls)]
+        assert list(schema["properties"]) == names and schema["required"] == names, cls
+        for name, prop in schema["properties"].items():
+            hint = {f.name: f.type for f in dataclasses.fields(cls)}[name]
+            for nested in (SearchSource, SearchCitation, SearchUsage, Attempt, Notice):
+                if re.search(rf"\b{nested.__name__}\b", str(hint)):
+                    inner = prop.get("items") or next(v for v in prop.get("anyOf", [prop]) if v.get("type") == "object")
+                    fields_of(inner, nested)
+
+    schema = output_schema()
+    Draft202012Validator.check_schema(schema)
+    assert schema["type"] == "object"
+    fields_of(schema, SearchResponse)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_tool_returns_the_response_as_structured_content_beside_the_text(
+    ddg: FakeDuckDuckGo, env: dict[str, str], clock: FakeClock, mode: str
+) -> None:
+    ddg.results = [DdgResult("T", "https://t.example/", "s")]
+    async with connect(env, clock, mode) as client:
+        (tool,) = (await client.list_tools()).tools
+        result = await client.call_tool("web_search", {"query": "q", "max_tokens": 9})
+        ddg.enqueue(Reply(503, "down"))
+        failed = await client.call_tool("web_search", {"query": "x"})
+        bad = await client.call_tool("web_search", {"query": ""})
+    assert tool.output_schema == output_schema()
+    validator = Draft202012Validator(tool.output_schema)
+    text = text_of(result)
+    assert text.startswith("# Web search: q\n[max_tokens=9 not applied: DuckDuckGo does not support it]\n")
+    data = result.structured_content
+    assert data is not None and validator.is_valid(data), list(validator.iter_errors(data))
+    assert list(data) == [f.name for f in dataclasses.fields(SearchResponse)]
+    assert (data["provider"], data["query"], data["error"]) == ("duckduckgo", "q", None)
+    assert data["sources"] == [
+        {
+            "title": "T",
+            "url": "https://t.example/",
+            "snippet": "s",
+            "published_date": None,
+            "age_seconds": None,
+            "author": None,
+            "highlights": [],
+        }
+    ]
+    assert data["notices"] == [
+        {
+            "param": "max_tokens",
+            "value": 9,
+            "kind": "not_applied",
+            "message": "max_tokens=9 not applied: DuckDuckGo does not support it",
+        }
+    ]
+    assert [a["provider"] for a in data["attempts"]] == ["duckduckgo"]
+    assert text_of(failed) == "SEARCH_FAILED: x — duckduckgo: DuckDuckGo HTML error (503)"
+    assert failed.structured_content is not None and validator.is_valid(failed.structured_content)
+    assert isinstance(failed.structured_content["error"], str) and failed.structured_content["error"]
+    (attempt,) = failed.structured_content["attempts"]
+    assert (attempt["provider"], attempt["status"], attempt["error"]) == (
+        "duckduckgo",
+        503,
+        "DuckDuckGo HTML error (503)",
+    )
+    assert (bad.is_error, bad.structured_content) == (True, None)  # an error result is text only
+
+
+def test_structured_content_is_the_json_formats_response_object() -> None:
+    response = SearchResponse(
+        provider="brave",
+        query="q",
+        sources=(SearchSource("T", "https://t.example/", highlights=("a", "b")),),
+        attempts=(Attempt("brave", 200, None, 1.5, notices=(not_supported("mode", "deep", "Brave"),)),),
+        notices=(not_supported("include_domains", ["a.org"], "Brave"),),
+    )
+    data = structured_content(response)
+    assert data == json.loads(render(response, "json"))["response"]
+    assert Draft202012Validator(output_schema()).is_valid(data)
+
+
+# -- the transport is loaded when the server starts ----------------------------------------------
+
+
+def test_the_server_loads_the_http_stack_when_it_starts_off_the_event_loop(tmp_path: Path) -> None:
+    code = (
+        "import asyncio, sys, threading\n"
+        "from mcp import Client\n"
+        "import websearch\n"
+        "from websearch._mcp_server import build_server\n"
+        "seen = []\n"
+        "def hook(event, args):\n"
+        "    if event == 'import' and args[0] == 'aiohttp':\n"
+        "        seen.append(threading.current_thread() is threading.main_thread())\n"
+        "sys.addaudithook(hook)\n"
+        "async def main():\n"
+        f"    async with websearch.WebSearch(env={{'WEBSEARCH_CONFIG_DIR': {str(tmp_path)!r}}}) as ws:\n"
+        "        server = build_server(ws)\n"
+        "        built = sorted(m for m in ('aiohttp', 'websearch._transport') if m in sys.modules)\n"
+        "        async with Client(server) as client:\n"
+        "            started = sorted(m for m in ('aiohttp', 'websearch._transport') if m in sys.modules)\n"
+        "            await client.list_tools()\n"
+        "    print(built, started, seen)\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PATH": ""}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    # building is free; starting imports aiohttp, in a worker thread, before the first call arrives
+    assert proc.stdout == "[] ['aiohttp', 'websearch._transport'] [False]\n"
 
 
 # -- searching -----------------------------------------------------------------------------------
@@ -171,11 +288,8 @@ async def test_summary_format_from_the_setting_puts_notices_above(
 
 def test_a_bad_mcp_format_setting_stops_the_server(env: dict[str, str], config_dir: Path) -> None:
     (config_dir / "settings.toml").write_text('[mcp]\nformat = "json"\n')
-    with (
-        make_client(env=env) as ws,
-        pytest.raises(ConfigError, match=r"mcp.format is 'json'; use one of: blocks, summary"),
-    ):
-        build_server(ws)
+    with pytest.raises(ConfigError, match=r"mcp.format is 'json'; use one of: blocks, summary"):
+        make_client(env=env)  # refused when the settings are read, before any server is built
     proc = run_cli(["mcp"], env)
     assert proc.returncode == 2
     assert proc.stderr == "websearch: error: setting mcp.format is 'json'; use one of: blocks, summary\n"
@@ -237,7 +351,9 @@ def test_search_failed_keeps_the_notices_on_the_lines_below() -> None:
 # -- bad arguments -------------------------------------------------------------------------------
 
 BAD_ARGUMENTS = [
-    ({}, "query", "query is required: a non-empty string; got nothing"),
+    ({}, "query", "query must be a non-empty string; got nothing"),
+    ({"query": None}, "query", "query must be a non-empty string; got nothing"),
+    ({"query": ""}, "query", 'query must be a non-empty string; got ""'),
     ({"query": "  "}, "query", 'query must be a non-empty string; got "  "'),
     ({"query": 7}, "query", "query must be a non-empty string; got 7"),
     ({"query": "q", "num_results": 0}, "num_results", "num_results must be a whole number of at least 1; got 0"),
@@ -245,7 +361,12 @@ BAD_ARGUMENTS = [
     (
         {"query": "q", "num_results": 3, "limit": 4},
         "limit",
-        "limit is another name for num_results; give one of them; got 3 and 4",
+        "limit must be equal to num_results or left out (they name one parameter); got 4 and num_results=3",
+    ),
+    (
+        {"query": "q", "limit": 4, "num_results": 3},
+        "num_results",
+        "num_results must be equal to limit or left out (they name one parameter); got 3 and limit=4",
     ),
     (
         {"query": "q", "mode": "turbo"},
@@ -272,9 +393,10 @@ BAD_ARGUMENTS = [
     (
         {"query": "q", "colour": "red"},
         "colour",
-        "unknown argument 'colour'; the arguments are: " + ", ".join(PARAMETERS),
+        "colour must be left out (web_search's arguments are: " + ", ".join(PARAMETERS) + '); got "red"',
     ),
 ]
+ALIAS_PAIRS = [args for args, _, _ in BAD_ARGUMENTS if "num_results" in args and "limit" in args]
 
 
 @pytest.mark.parametrize(("arguments", "param", "message"), BAD_ARGUMENTS)
@@ -286,6 +408,22 @@ async def test_bad_arguments_are_an_error_result_naming_the_argument(
     assert result.is_error is True
     assert text_of(result) == f"Invalid argument `{param}`: {message}"
     assert ddg.requests == []
+
+
+@pytest.mark.parametrize(("arguments", "param", "message"), BAD_ARGUMENTS)
+def test_every_argument_error_reads_name_must_be_requirement_got_value(
+    arguments: dict[str, Any], param: str, message: str
+) -> None:
+    with pytest.raises(InvalidSearchParams) as info:
+        parse_arguments(arguments, ["duckduckgo"])
+    assert (info.value.param, info.value.message) == (param, message.split(" (not available here")[0])
+    assert re.fullmatch(rf"{param} must be [^;]+; got .+", info.value.message)
+
+
+@pytest.mark.parametrize(("arguments", "param", "message"), BAD_ARGUMENTS)
+def test_the_schema_refuses_what_the_checks_refuse(arguments: dict[str, Any], param: str, message: str) -> None:
+    valid = Draft202012Validator(input_schema(["duckduckgo"])).is_valid(arguments)
+    assert valid is (arguments in ALIAS_PAIRS)  # one parameter under two names: past what a schema can say
 
 
 async def test_an_unknown_tool_is_an_error_result(env: dict[str, str], clock: FakeClock) -> None:
@@ -343,6 +481,8 @@ async def test_stdio_subprocess_lists_searches_falls_back_and_rejects_bad_argume
     assert tool.name == "web_search"
     assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "firecrawl", "brave", "duckduckgo"]
     assert (blocks.is_error, text_of(blocks)) == (False, BLOCKS)
+    assert tool.output_schema == output_schema()
+    assert blocks.structured_content is not None and blocks.structured_content["provider"] == "duckduckgo"
     assert text_of(fallback).splitlines()[1] == f"[served by: firecrawl search — brave unavailable: {BRAVE_FAILURE}]"
     assert text_of(failed) == f"SEARCH_FAILED: q — brave: {BRAVE_FAILURE} | firecrawl: {FIRECRAWL_FAILURE}"
     assert (bad.is_error, text_of(bad)) == (

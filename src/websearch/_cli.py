@@ -27,7 +27,8 @@ __all__ = ["build_parser", "main", "usage_block"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 FORMATS: Final = ("summary", "blocks", "json")
-SCHEMA_FORMATS: Final = ("mcp", "openai", "anthropic")
+SCHEMA_FORMATS: Final = ("mcp", "openai", "openai-responses", "anthropic")  # as websearch._tool.SCHEMA_FORMATS
+STRICT_FORMATS: Final = ("openai", "openai-responses")
 
 
 def _typed(param: Param) -> Callable[[str], Any]:
@@ -161,7 +162,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=SCHEMA_FORMATS,
         default="mcp",
-        help="envelope: an MCP tools/list entry, an OpenAI function or an Anthropic tool",
+        help="envelope: an MCP tools/list entry, an OpenAI function (Chat Completions), an OpenAI Responses API "
+        "function or an Anthropic tool",
+    )
+    sc.add_argument(
+        "--strict",
+        action="store_true",
+        help="the schema OpenAI's strict mode takes as it is: every property required, null for not given, "
+        "no limit alias (with --format openai or openai-responses)",
     )
     sc.add_argument(
         "--available",
@@ -220,7 +228,7 @@ def usage_block() -> str:
         "                                             account_id, project_id} is stored as an OAuth login",
         f"websearch auth import {importable:<22} copy the login of the official CLI",
         "websearch auth list | auth remove ID",
-        "websearch schema [--format mcp|openai|anthropic] [--available]",
+        "websearch schema [--format mcp|openai|openai-responses|anthropic] [--strict] [--available]",
         "websearch mcp [--http] [--host HOST] [--port PORT]",
     ]
     return "\n".join([*lines, *rest])
@@ -321,8 +329,11 @@ def _mcp(args: argparse.Namespace) -> int:
 def _schema(args: argparse.Namespace) -> int:
     from ._tool import offered_providers, tool_definition
 
+    if args.strict and args.format not in STRICT_FORMATS:
+        print(f"websearch: error: --strict needs --format {' or '.join(STRICT_FORMATS)}", file=sys.stderr)
+        return EXIT_USAGE
     providers = offered_providers(_client().provider_status()) if args.available else SEARCH_PROVIDER_ORDER
-    print(json.dumps(tool_definition(args.format, providers), indent=2, ensure_ascii=False))
+    print(json.dumps(tool_definition(args.format, providers, strict=args.strict), indent=2, ensure_ascii=False))
     return EXIT_OK
 
 

@@ -3,7 +3,13 @@
 Built on the low-level `Server` of the official MCP SDK (2.x) so that the tool's schema is exactly
 `websearch._tool.input_schema` (its `provider` enum computed when the server starts) and argument
 errors say what `websearch._tool` says. One `WebSearch` client serves every call for the server's
-life. Output is the `blocks` layout unless the setting `mcp.format` is `summary`.
+life. Output is the `blocks` layout unless the setting `mcp.format` is `summary`; beside that text,
+the tool returns the response as `structuredContent` (`SearchResponse.to_dict()` made JSON, the
+`response` object of `--format json`) and declares its `outputSchema` (generated from the
+dataclasses), as MCP 2025-06-18 defines them. Clients that ignore both still get the text.
+
+The HTTP stack (`websearch._transport`, which imports aiohttp) is loaded when the server starts,
+in a worker thread, so the first call does not stall the event loop for the import.
 
 A provider failure is tool text (`SEARCH_FAILED: ...`), never a protocol error; bad arguments are a
 tool error result (`isError`) naming the argument and what it allows.
@@ -11,11 +17,17 @@ tool error result (`isError`) naming the argument and what it allows.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import math
 import sys
+import types as pytypes
+import typing
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
+import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
@@ -32,8 +44,10 @@ __all__ = [
     "WebSearchTool",
     "build_server",
     "output_format",
+    "output_schema",
     "serve_http",
     "serve_stdio",
+    "structured_content",
     "tool_text",
 ]
 
@@ -69,6 +83,53 @@ def tool_text(response: SearchResponse, format: str = "blocks", *, text_chars: i
     return render(response, "blocks", text_chars=text_chars)
 
 
+_JSON_TYPES: Final = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _schema_of(hint: Any) -> dict[str, Any]:
+    """The JSON schema of one field type of the response dataclasses."""
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        hints = typing.get_type_hints(hint)
+        names = [f.name for f in dataclasses.fields(hint)]
+        properties = {name: _schema_of(hints[name]) for name in names}
+        return {"type": "object", "properties": properties, "required": names}
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, pytypes.UnionType) and type(None) in args:
+        (inner,) = (arg for arg in args if arg is not type(None))
+        schema = _schema_of(inner)
+        if schema.get("type") in _JSON_TYPES.values() and "enum" not in schema:
+            return {**schema, "type": [schema["type"], "null"]}
+        return {"anyOf": [schema, {"type": "null"}]}
+    if origin is tuple:  # tuple[X, ...]: an array in JSON
+        return {"type": "array", "items": _schema_of(args[0])}
+    if origin is typing.Literal:
+        return {"type": "string", "enum": list(args)}
+    if hint is Any:
+        return {}
+    return {"type": _JSON_TYPES[hint]}
+
+
+def output_schema() -> dict[str, Any]:
+    """The tool's `outputSchema`: `SearchResponse` as JSON, every field present (null when unset)."""
+    return _schema_of(SearchResponse)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # JSON has no inf or nan
+    return value
+
+
+def structured_content(response: SearchResponse) -> dict[str, Any]:
+    """The tool's `structuredContent`: the response as JSON (what `--format json` calls `response`)."""
+    data: dict[str, Any] = _json_safe(response.to_dict())
+    return data
+
+
 def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
@@ -92,6 +153,7 @@ class WebSearchTool:
             title="Web search",
             description=description(),
             input_schema=self.schema,
+            output_schema=output_schema(),
             annotations=types.ToolAnnotations(title="Web search", read_only_hint=True, open_world_hint=True),
         )
 
@@ -105,11 +167,24 @@ class WebSearchTool:
         except WebSearchError as exc:  # a configuration problem: settings.toml, a stored credential
             return _error(f"web_search could not run: {exc}")
         text = tool_text(response, self.format, text_chars=call.text_chars)
-        return types.CallToolResult(content=[types.TextContent(text=text)])
+        return types.CallToolResult(
+            content=[types.TextContent(text=text)], structured_content=structured_content(response)
+        )
+
+
+@asynccontextmanager
+async def _lifespan(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+    """On start, load the HTTP stack off the event loop (aiohttp's import takes about half a second)."""
+    await anyio.to_thread.run_sync(importlib.import_module, "websearch._transport")
+    yield {}
 
 
 def build_server(client: WebSearch) -> Server[Any]:
-    """An MCP server offering `web_search` through `client` (which the caller closes)."""
+    """An MCP server offering `web_search` through `client` (which the caller closes).
+
+    Building it loads nothing heavy; starting it (stdio, HTTP or an in-memory client) loads the
+    HTTP stack in a worker thread before the first request is served.
+    """
     tool = WebSearchTool(client)
 
     async def list_tools(
@@ -132,6 +207,7 @@ def build_server(client: WebSearch) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         get_tool_input_schema=schema_of,
+        lifespan=_lifespan,
     )
 
 

@@ -5,8 +5,12 @@ provider module is imported here, so printing the schema stays as cheap as `webs
 
 Everything about a parameter (type, bounds, help, default, its MCP names) comes from the one
 parameter table, `websearch._params.PARAMS`; `parse_arguments` checks with the same validator
-as `SearchParams`. The date-ladder arguments are checked leniently: an unusable value falls
-through the ladder with a notice (see `websearch._filters`), never an error.
+as `SearchParams`, and every refusal reads `<name> must be <requirement>; got <value>`. The
+date-ladder arguments are checked leniently: an unusable value falls through the ladder with a
+notice (see `websearch._filters`), never an error.
+
+The strict schema (`strict=True`) is the one OpenAI's strict mode takes as it is: every property
+required and nullable (null is "not given", here as everywhere), no `default`, no alias.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ __all__ = [
     "ARGUMENTS",
     "DEFAULT_NUM_RESULTS",
     "SCHEMA_FORMATS",
+    "STRICT_FORMATS",
     "TOOL_NAME",
     "Argument",
     "SchemaFormat",
@@ -40,18 +45,22 @@ __all__ = [
 
 TOOL_NAME: Final = "web_search"
 DEFAULT_NUM_RESULTS: Final = 8
-SchemaFormat = Literal["mcp", "openai", "anthropic"]
+SchemaFormat = Literal["mcp", "openai", "openai-responses", "anthropic"]
 SCHEMA_FORMATS: Final[tuple[str, ...]] = get_args(SchemaFormat)
+#: The formats with a strict variant (OpenAI's strict mode: Chat Completions and the Responses API).
+STRICT_FORMATS: Final = ("openai", "openai-responses")
 
 
 @dataclass(frozen=True, slots=True)
 class Argument:
-    """One tool argument: its name as the agent writes it, the parameter it sets, its help and default."""
+    """One tool argument: its name as the agent writes it, the parameter it sets, its help and
+    default; `alias` marks a second name for a parameter (left out of the strict schema)."""
 
     name: str
     param: Param
     description: str
     default: Any = None
+    alias: bool = False
 
 
 _QUERY: Final = Param("query", "string", "What to search for.")
@@ -71,7 +80,8 @@ def _arguments() -> tuple[Argument, ...]:
     for param in PARAMS:
         for i, name in enumerate(param.mcp):
             help = param.help if i == 0 else f"Another name for {param.mcp[0]}; give one of the two."
-            args.append(Argument(name, param, help, _TOOL_DEFAULTS.get(name, param.default if i == 0 else None)))
+            default = _TOOL_DEFAULTS.get(name, param.default if i == 0 else None)
+            args.append(Argument(name, param, help, default, alias=i > 0))
     args.append(Argument("provider", _PROVIDER, _PROVIDER.help))
     return tuple(args)
 
@@ -79,6 +89,8 @@ def _arguments() -> tuple[Argument, ...]:
 #: Every argument of the tool, in schema order.
 ARGUMENTS: Final[tuple[Argument, ...]] = _arguments()
 _BY_NAME: Final = {arg.name: arg for arg in ARGUMENTS}
+#: The arguments without the aliases: the strict schema's, and the ones the description names.
+_UNALIASED: Final = tuple(arg for arg in ARGUMENTS if not arg.alias)
 
 
 def offered_providers(statuses: Iterable[ProviderStatus]) -> tuple[str, ...]:
@@ -86,77 +98,106 @@ def offered_providers(statuses: Iterable[ProviderStatus]) -> tuple[str, ...]:
     return tuple(s.id for s in statuses if s.available and not s.excluded)
 
 
-def _property(arg: Argument, providers: Sequence[str]) -> dict[str, Any]:
+def _shown_default(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _property(arg: Argument, providers: Sequence[str], strict: bool) -> dict[str, Any]:
     param = arg.param
-    prop: dict[str, Any] = {"type": param.json_type}
+    nullable = strict and arg.name != "query"  # strict: every property is sent, null when not set
+    prop: dict[str, Any] = {"type": [param.json_type, "null"] if nullable else param.json_type}
     if param.kind == "domains":
         prop["items"] = {"type": "string"}
-    enum = ("auto", *providers) if arg.name == "provider" else param.choices
+    enum: Sequence[Any] = ("auto", *providers) if arg.name == "provider" else param.choices
     if enum:
-        prop["enum"] = list(enum)
+        prop["enum"] = [*enum, None] if nullable else list(enum)
+    if param.kind == "string":  # what `check` refuses, the schema refuses: empty and blank strings
+        if not strict:  # OpenAI's strict mode takes `pattern` but not `minLength`
+            prop["minLength"] = 1
+        prop["pattern"] = r"\S"
     if param.minimum is not None:
         prop["minimum"] = int(param.minimum) if param.kind == "integer" else param.minimum
     if param.maximum is not None:
         prop["maximum"] = param.maximum
+    text = arg.description
     if arg.default is not None:
-        prop["default"] = arg.default
-    prop["description"] = arg.description
+        if strict:  # no `default` in a strict schema: say it
+            text = f"{text} Null: {_shown_default(arg.default)}."
+        else:
+            prop["default"] = arg.default
+    prop["description"] = text
     return prop
 
 
-def input_schema(providers: Sequence[str] = SEARCH_PROVIDER_ORDER) -> dict[str, Any]:
-    """The tool's JSON schema; the `provider` enum is `auto` plus `providers`."""
-    properties = {arg.name: _property(arg, providers) for arg in ARGUMENTS}
-    return {"type": "object", "properties": properties, "required": ["query"], "additionalProperties": False}
+def input_schema(providers: Sequence[str] = SEARCH_PROVIDER_ORDER, *, strict: bool = False) -> dict[str, Any]:
+    """The tool's JSON schema; the `provider` enum is `auto` plus `providers`.
+
+    `strict`: the schema of OpenAI's strict mode, every property required and all but `query`
+    nullable (null is "not given"), without `default` and without the `limit` alias.
+    """
+    properties = {arg.name: _property(arg, providers, strict) for arg in (_UNALIASED if strict else ARGUMENTS)}
+    required = list(properties) if strict else ["query"]
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-def description() -> str:
-    """The tool description: what it is for, how to cite, and every parameter with its default.
+def description(*, strict: bool = False) -> str:
+    """The tool description (at most 1,024 characters, OpenAI's limit): what it is for, how to
+    cite, and every parameter.
 
-    Each parameter's full explanation is in the schema; the description names them all with
-    their defaults, so a client that shows only the description still tells the model enough.
+    Each parameter's full explanation is in the schema; the description names them all (but the
+    `limit` alias, there for callers who guess it) with the defaults that are not "off", so a
+    client that shows only the description still tells the model enough. `strict` adds that
+    null means "not given".
     """
     names = []
-    for arg in ARGUMENTS:
+    for arg in _UNALIASED:
         if arg.name == "query":
             names.append("query (required)")
-        elif arg.param.mcp and arg.name != arg.param.mcp[0]:
-            names.append(f"{arg.name} (same as {arg.param.mcp[0]})")
-        elif arg.default is not None:
-            names.append(f"{arg.name} (default {str(arg.default).lower()})")
+        elif arg.name == "provider":
+            names.append("provider (default: configured)")
+        elif arg.default is not None and arg.default is not False:  # switches are off unless given
+            names.append(f"{arg.name} (default {_shown_default(arg.default)})")
         else:
             names.append(arg.name)
+    nulls = " Null means not given." if strict else ""
     return (
-        f"{_INTRO}\n\nParameters: {', '.join(names)}; provider defaults to the configured preference. "
-        "Date filters, most specific first: a valid start_published_date wins over recency_hours, which wins "
-        "over recency_days, which wins over recency. The deep modes (deep-lite, deep, deep-reasoning) add a "
-        "synthesized answer with a 'Grounding:' line of URLs and take longer."
+        f"{_INTRO}\n\nParameters: {', '.join(names)}.{nulls} Date filters, most specific first: "
+        "start_published_date, recency_hours, recency_days, recency."
     )
 
 
 _INTRO: Final = (
-    "Search the web for current information. Returns one block per result, each with its own title, URL, "
-    "publication date, highlights and text (never a merged summary), then a 'Sources:' list numbering the "
-    "URLs. Cite what you use with the result's URL (or its [n] from Sources), and only claim what a block "
-    "actually says. Lines in "
-    "[brackets] at the top name the provider that served the search and every parameter that was not applied "
-    "or only approximated. 'SEARCH_FAILED: <query> — <provider>: <reason> | ...' means every provider failed: "
-    "retry later, rephrase, or pick another provider.\n\n"
-    "In clients with their own web search, use this as an independent, complementary lane; where built-in "
-    "search is off or missing, use it as the primary one."
+    "Search the web for current information. Returns one block per result (title, URL, date, highlights, "
+    "text; never a merged summary), then a 'Sources:' list numbering the URLs. Cite by URL (or [n] from "
+    "Sources); claim only what a block says. [Bracketed] header lines name the serving provider and each "
+    "parameter not applied or only approximated. 'SEARCH_FAILED: <query> — <provider>: <reason> | ...' means "
+    "every provider failed: retry later, rephrase, or pick another provider.\n\n"
+    "Use it beside a client's own web search as an independent lane, or as the primary one without it."
 )
 
 
-def tool_definition(format: SchemaFormat = "mcp", providers: Sequence[str] = SEARCH_PROVIDER_ORDER) -> dict[str, Any]:
-    """The tool in the envelope of OpenAI function calling, Anthropic tool use, or MCP `tools/list`."""
-    schema = input_schema(providers)
+def tool_definition(
+    format: SchemaFormat = "mcp", providers: Sequence[str] = SEARCH_PROVIDER_ORDER, *, strict: bool = False
+) -> dict[str, Any]:
+    """The tool in the envelope of OpenAI function calling (Chat Completions `openai`, Responses API
+    `openai-responses`), Anthropic tool use, or MCP `tools/list`.
+
+    `strict` (OpenAI formats only) gives the strict schema and says `"strict": true`.
+    """
+    if format not in SCHEMA_FORMATS:
+        raise ValueError(f"unknown schema format {format!r}; use one of {', '.join(SCHEMA_FORMATS)}")
+    if strict and format not in STRICT_FORMATS:
+        raise ValueError(f"a strict schema is for the formats {' and '.join(STRICT_FORMATS)}; got {format!r}")
+    schema = input_schema(providers, strict=strict)
+    text = description(strict=strict)
     if format == "openai":
-        return {"type": "function", "function": {"name": TOOL_NAME, "description": description(), "parameters": schema}}
+        function = {"name": TOOL_NAME, "description": text, "parameters": schema}
+        return {"type": "function", "function": {**function, "strict": True} if strict else function}
+    if format == "openai-responses":  # `strict` said either way: the Responses API's default is not ours
+        return {"type": "function", "name": TOOL_NAME, "description": text, "parameters": schema, "strict": strict}
     if format == "anthropic":
-        return {"name": TOOL_NAME, "description": description(), "input_schema": schema}
-    if format == "mcp":
-        return {"name": TOOL_NAME, "description": description(), "inputSchema": schema}
-    raise ValueError(f"unknown schema format {format!r}; use one of {', '.join(SCHEMA_FORMATS)}")
+        return {"name": TOOL_NAME, "description": text, "input_schema": schema}
+    return {"name": TOOL_NAME, "description": text, "inputSchema": schema}
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,11 +222,13 @@ def parse_arguments(
     given = {name: value for name, value in arguments.items() if value is not None}
     unknown = sorted(set(given) - set(_BY_NAME))
     if unknown:
+        name = unknown[0]
+        known = ", ".join(_BY_NAME)
         raise InvalidSearchParams(
-            unknown[0], f"unknown argument {unknown[0]!r}; the arguments are: {', '.join(_BY_NAME)}"
+            name, f"{name} must be left out ({TOOL_NAME}'s arguments are: {known}); got {got(given[name])}"
         )
     if "query" not in given:
-        raise InvalidSearchParams("query", "query is required: a non-empty string; got nothing")
+        raise InvalidSearchParams("query", f"query must be {_QUERY.requirement()}; got nothing")
     query = check(_QUERY, given.pop("query"))
     provider = given.pop("provider", None)
     if provider is not None and provider != "auto" and provider not in providers:
@@ -196,6 +239,7 @@ def parse_arguments(
             + (f" (not available here: {why})" if why else ""),
         )
     params: dict[str, Any] = {}
+    named: dict[str, str] = {}  # parameter -> the argument name that set it
     for name, value in given.items():
         arg = _BY_NAME[name]
         param = arg.param
@@ -203,9 +247,14 @@ def parse_arguments(
             value = int(value)  # JSON has one number type: 3.0 is 3
         value = check(param, value, name)
         if param.name in params and params[param.name] != value:
-            both = f"got {got(params[param.name])} and {got(value)}"
-            raise InvalidSearchParams(name, f"{name} is another name for {param.mcp[0]}; give one of them; {both}")
+            other = named[param.name]
+            raise InvalidSearchParams(
+                name,
+                f"{name} must be equal to {other} or left out (they name one parameter); "
+                f"got {got(value)} and {other}={got(params[param.name])}",
+            )
         params[param.name] = value
+        named.setdefault(param.name, name)
     params.setdefault("limit", DEFAULT_NUM_RESULTS)
     text_chars = params.setdefault("text_chars", _BY_NAME["text_chars"].default)
     low, high = TEXT_CHARS_RANGE
