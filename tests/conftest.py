@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -119,6 +120,7 @@ def make_client(**kw: Any) -> WebSearch:
     """A client given exactly the providers whose fakes are running now (unless the test names
     its own `providers`): however many providers the registry holds, a test reaches only fakes."""
     kw.setdefault("providers", running_providers())
+    kw.setdefault("engine", False)  # no cache, cooldowns or pacing between a test's searches (engine tests opt in)
     return WebSearch(**kw)
 
 
@@ -184,6 +186,7 @@ def cli_env(env: Mapping[str, str]) -> dict[str, str]:
         "HOME": env.get("WEBSEARCH_CONFIG_DIR", "/nonexistent"),
         "PYTHONPATH": str(TESTS),
         "WEBSEARCH_PROVIDERS": ",".join(running_providers()) or NO_PROVIDERS,
+        "WEBSEARCH_ENGINE": "off",
         **env,
     }
 
@@ -206,3 +209,70 @@ def run_cli(
 def messages(response: SearchResponse) -> tuple[str, ...]:
     """The response's notices as the sentences the blocks header and `note:` lines show."""
     return tuple(notice.message for notice in response.notices)
+
+
+class RedisServer:
+    """A real `redis-server` on a free loopback port, without persistence, for the state store's
+    tests: started by `start()` (which waits until it answers), stopped by `stop()`; `start()`
+    again reuses the port, as a restarted Redis would."""
+
+    def __init__(self) -> None:
+        import socket
+
+        binary = shutil.which("redis-server")
+        if binary is None:
+            if os.environ.get("CI") == "true":
+                pytest.fail("redis-server is not installed; CI must have it (.ci/run installs Debian's redis-server)")
+            pytest.skip("redis-server is not installed (apt-get install redis-server)")
+        self.binary = binary
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        import socket
+        import tempfile
+        import time
+
+        args = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        args += ["--dir", tempfile.gettempdir(), "--loglevel", "warning"]
+        self._process = subprocess.Popen(
+            [self.binary, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                pytest.fail(f"redis-server exited at once (code {self._process.returncode})")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.02)
+        self.stop()
+        pytest.fail(f"redis-server did not answer on port {self.port} within 10 s")
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.terminate()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[str]:
+    """The URL of a real Redis shared by the session's tests (each uses its own key prefix)."""
+    server = RedisServer()
+    server.start()
+    try:
+        yield server.url
+    finally:
+        server.stop()

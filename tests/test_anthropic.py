@@ -598,13 +598,13 @@ async def test_cancelling_mid_request_closes_the_connection(fake: FakeAnthropic,
 
 @pytest.mark.parametrize("name", ["ANTHROPIC_SEARCH_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"])
 async def test_each_env_var_makes_it_available(env: dict[str, str], name: str) -> None:
-    async with WebSearch(env={**env, name: KEY}) as ws:
+    async with WebSearch(engine=False, env={**env, name: KEY}) as ws:
         row = next(r for r in ws.provider_status() if r.id == "anthropic")
     assert row.available
 
 
 async def test_unavailable_without_credentials(env: dict[str, str]) -> None:
-    async with WebSearch(env=env) as ws:
+    async with WebSearch(engine=False, env=env) as ws:
         row = next(r for r in ws.provider_status() if r.id == "anthropic")
     assert not row.available
     assert row.reason == (
@@ -694,7 +694,7 @@ async def test_failed_refresh_says_log_in_again(fake: FakeAnthropic, env: dict[s
 
 async def test_stored_credential_makes_it_available(config_dir: Path, env: dict[str, str]) -> None:
     CredentialStore(config_dir / "agent.db").set("anthropic", "api_key", {"api_key": KEY})
-    async with WebSearch(env=env) as ws:
+    async with WebSearch(engine=False, env=env) as ws:
         assert next(r for r in ws.provider_status() if r.id == "anthropic").available
 
 

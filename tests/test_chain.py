@@ -84,7 +84,11 @@ class Stage:
     def client(self, extra_env: dict[str, str] | None = None, **kw: Any) -> WebSearch:
         lineup = [self.scripts[p] for p in SEARCH_PROVIDER_ORDER if p in self.scripts]
         return WebSearch(
-            env={**self.env, **(extra_env or {})}, clock=kw.pop("clock", FakeClock()), providers=lineup, **kw
+            engine=False,
+            env={**self.env, **(extra_env or {})},
+            clock=kw.pop("clock", FakeClock()),
+            providers=lineup,
+            **kw,
         )
 
 
@@ -427,6 +431,8 @@ async def test_served_response_keeps_every_field_the_provider_set(script: Stage)
         "notices",
         "error",
         "fallback",
+        "cached",
+        "cached_age_s",
     ]
 
 
@@ -440,7 +446,7 @@ async def test_a_provider_list_fixes_the_chain_exactly(script: Stage) -> None:
     brave = script("brave", answer("brave"))
     ddg = script("duckduckgo", answer("duckduckgo"))
     env = {"BRAVE_API_KEY": "x" * 12, "TAVILY_API_KEY": "y" * 12}
-    async with WebSearch(env={**script.env, **env}, clock=FakeClock(), providers=[ddg, brave]) as ws:
+    async with WebSearch(engine=False, env={**script.env, **env}, clock=FakeClock(), providers=[ddg, brave]) as ws:
         assert [s.id for s in ws.provider_status()] == ["duckduckgo", "brave"]
         assert (await ws.asearch("q")).provider == "duckduckgo"
         assert (await ws.asearch("q", exclude=["duckduckgo"])).provider == "brave"
@@ -454,14 +460,14 @@ def test_a_provider_list_names_known_providers_once() -> None:
     from websearch import InvalidSearchParams
 
     with pytest.raises(InvalidSearchParams, match="unknown provider 'bing'"):
-        WebSearch(env={}, providers=["bing"])
+        WebSearch(engine=False, env={}, providers=["bing"])
     with pytest.raises(InvalidSearchParams, match="listed twice"):
-        WebSearch(env={}, providers=["brave", "brave"])
+        WebSearch(engine=False, env={}, providers=["brave", "brave"])
 
 
 async def test_the_provider_list_setting_and_its_env_twin(script: Stage, config_dir: Path) -> None:
-    async with WebSearch(env={**script.env, "WEBSEARCH_PROVIDERS": "duckduckgo, brave"}) as ws:
+    async with WebSearch(engine=False, env={**script.env, "WEBSEARCH_PROVIDERS": "duckduckgo, brave"}) as ws:
         assert ws.lineup.ids == ("duckduckgo", "brave")
     (config_dir / "settings.toml").write_text('providers.list = ["searxng", "duckduckgo"]\n')
-    async with WebSearch(env=script.env) as ws:
+    async with WebSearch(engine=False, env=script.env) as ws:
         assert ws.lineup.ids == ("searxng", "duckduckgo")

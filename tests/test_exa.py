@@ -14,6 +14,7 @@ from conftest import FakeClock, make_client, messages, provider_context, search_
 from websearch import ConfigError, HttpResponse, ProviderResult, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._providers.exa import PROVIDER, UNEXPECTED_SHAPE
+from websearch._state import MemoryStore
 from websearch.errors import MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.exa import FakeExa, exa_error, exa_search_body, mcp_listing, mcp_reply, mcp_result
@@ -34,6 +35,12 @@ def keyless(env: dict[str, str], exa: FakeExa) -> dict[str, str]:
 
 def client(env: dict[str, str], clock: FakeClock, **kwargs: Any) -> WebSearch:
     return make_client(env=env, clock=clock, **kwargs)
+
+
+def paced(env: dict[str, str], clock: FakeClock) -> WebSearch:
+    """A client on the engine, its state in memory: Exa's delay is its pacing (searches here
+    pass cache="off", so each one goes to Exa)."""
+    return make_client(env=env, clock=clock, engine=True, store=MemoryStore(clock))
 
 
 async def search(env: dict[str, str], clock: FakeClock, query: str = "rust async", **params: Any) -> SearchResponse:
@@ -650,15 +657,15 @@ def test_mcp_sse_takes_the_first_data_line_with_json(config_dir: Path) -> None:
     assert response.sources[0].snippet == "q — part 1. Full page text with details, examples and caveats."
 
 
-# -- pacing ----------------------------------------------------------------------------------
+# -- pacing (the engine's: exa.searchDelayMs is Exa's rate) -----------------------------------
 
 
 async def test_consecutive_requests_are_spaced_by_the_default_second(
     exa: FakeExa, keyed: dict[str, str], clock: FakeClock
 ) -> None:
-    async with client(keyed, clock) as ws:
+    async with paced(keyed, clock) as ws:
         for _ in range(3):
-            assert (await ws.asearch("q", provider="exa")).ok
+            assert (await ws.asearch("q", provider="exa", cache="off")).ok
     assert clock.sleeps == [1.0, 1.0]
     assert len(exa.requests) == 3
 
@@ -666,8 +673,10 @@ async def test_consecutive_requests_are_spaced_by_the_default_second(
 async def test_pacing_covers_mcp_and_rest_alike(
     exa: FakeExa, keyless: dict[str, str], keyed: dict[str, str], clock: FakeClock
 ) -> None:
-    await search(keyless, clock)
-    await search(keyed, clock)
+    store = MemoryStore(clock)
+    for env in (keyless, keyed):
+        async with make_client(env=env, clock=clock, engine=True, store=store) as ws:
+            await ws.asearch("rust async", provider="exa", cache="off")
     assert [r.path for r in exa.requests] == ["/mcp", "/search"]
     assert clock.sleeps == [1.0]
 
@@ -676,13 +685,13 @@ async def test_delay_setting_and_elapsed_time(
     exa: FakeExa, keyed: dict[str, str], clock: FakeClock, config_dir: Path
 ) -> None:
     settings(config_dir, "[exa]\nsearchDelayMs = 250\n")
-    async with client(keyed, clock) as ws:
-        await ws.asearch("q", provider="exa")
-        await ws.asearch("q", provider="exa")
+    async with paced(keyed, clock) as ws:
+        await ws.asearch("q", provider="exa", cache="off")
+        await ws.asearch("q", provider="exa", cache="off")
         await clock.sleep(0.1)  # time passes between searches: only the rest is waited
-        await ws.asearch("q", provider="exa")
+        await ws.asearch("q", provider="exa", cache="off")
         await clock.sleep(5)
-        await ws.asearch("q", provider="exa")
+        await ws.asearch("q", provider="exa", cache="off")
     assert clock.sleeps == [0.25, 0.1, pytest.approx(0.15), 5]
 
 
@@ -691,25 +700,25 @@ async def test_zero_delay_disables_pacing(
     exa: FakeExa, keyed: dict[str, str], clock: FakeClock, config_dir: Path, value: int
 ) -> None:
     settings(config_dir, f"[exa]\nsearchDelayMs = {value}\n")
-    async with client(keyed, clock) as ws:
+    async with paced(keyed, clock) as ws:
         for _ in range(3):
-            await ws.asearch("q", provider="exa")
+            await ws.asearch("q", provider="exa", cache="off")
     assert clock.sleeps == []
     assert len(exa.requests) == 3
 
 
 async def test_concurrent_requests_queue(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
-    async with client(keyed, clock) as ws:
+    async with paced(keyed, clock) as ws:
         responses = await asyncio.gather(*(ws.asearch(f"q{i}", provider="exa") for i in range(3)))
     assert all(r.ok for r in responses)
-    assert clock.sleeps == [1.0, 1.0]
+    assert sum(clock.sleeps) == 2.0 and len(clock.sleeps) == 2  # in line: three requests over 2 s
 
 
-async def test_clocks_keep_separate_timelines(keyed: dict[str, str]) -> None:
-    first, second = FakeClock(), FakeClock()
-    await search(keyed, first)
-    await search(keyed, second)
-    assert first.sleeps == second.sleeps == []
+async def test_without_the_engine_exa_is_not_paced(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
+    async with client(keyed, clock) as ws:
+        for _ in range(2):
+            await ws.asearch("q", provider="exa")
+    assert clock.sleeps == []
 
 
 class BlockingClock(FakeClock):
@@ -730,16 +739,16 @@ class BlockingClock(FakeClock):
 
 async def test_the_wait_is_cancellable_and_gives_its_slot_back(exa: FakeExa, keyed: dict[str, str]) -> None:
     clock = BlockingClock()
-    async with client(keyed, clock) as ws:
-        await ws.asearch("q", provider="exa")
-        task = asyncio.create_task(ws.asearch("q", provider="exa"))
+    async with paced(keyed, clock) as ws:
+        await ws.asearch("q", provider="exa", cache="off")
+        task = asyncio.create_task(ws.asearch("q", provider="exa", cache="off"))
         await clock.waiting.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         assert len(exa.requests) == 1  # the cancelled search never reached Exa
         clock.block = False
-        await ws.asearch("q", provider="exa")
+        await ws.asearch("q", provider="exa", cache="off")
     assert clock.sleeps == [1.0, 1.0]  # the slot went back: the next search waits 1 s, not 2
     assert len(exa.requests) == 2
 

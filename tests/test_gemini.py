@@ -9,6 +9,7 @@ import re
 import socket
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -454,7 +455,7 @@ async def test_quota_429_retries_on_the_retry_info_hint(
     gemini: FakeGemini, genv: dict[str, str], clock: FakeClock
 ) -> None:
     gemini.enqueue(*[quota_exhausted("37s")] * 4)
-    response = await search(genv, clock)
+    response = await search(genv, clock, deadline=600)  # room for three 37 s waits
     assert len(gemini.requests) == 4
     assert clock.sleeps == [37.2, 37.2, 37.2]  # the longest hint in the body: "Please retry in 37.2s"
     # RESOURCE_EXHAUSTED without a quota reason is a rate limit, whatever the message says
@@ -485,7 +486,7 @@ async def test_a_retry_after_date_is_read_against_the_injected_clock(
     gemini: FakeGemini, genv: dict[str, str], clock: FakeClock
 ) -> None:
     gemini.enqueue(Reply(429, "Too many requests.", headers={"Retry-After": "Mon, 30 Nov 2026 12:00:30 GMT"}))
-    response = await search(genv, clock)
+    response = await search(genv, clock, deadline=60)
     assert response.ok and clock.sleeps == [30.0]  # NOW is 12:00:00 on the fake clock
 
 
@@ -533,10 +534,29 @@ async def test_a_hint_beyond_the_budget_ends_retrying(
 
 async def test_the_budget_is_cumulative(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
     gemini.enqueue(*[Reply(503, OVERLOADED, headers={"Retry-After": "120"})] * 4)
-    response = await search(genv, clock)
+    response = await search(genv, clock, deadline=600)
     assert clock.sleeps == [120.0, 120.0]  # a third wait would pass 300 s
     assert len(gemini.requests) == 3
     assert response.attempts[0].status == 503
+
+
+async def test_no_wait_passes_the_search_deadline(gemini: FakeGemini, genv: dict[str, str]) -> None:
+    """Retry-After: 30, three times, was 90 s under `--timeout 3`; under a 3 s deadline the first
+    429 ends Gemini's turn at once (real time), and the engine cools Gemini down for the 30 s."""
+    gemini.enqueue(*[Reply(429, "Too many requests.", headers={"Retry-After": "30"})] * 4)
+    from websearch._state import MemoryStore
+
+    async with make_client(env=genv, engine=True, store=MemoryStore(FakeClock())) as ws:
+        started = time.monotonic()
+        response = await ws.asearch("euro 2024 winner", provider="gemini", deadline=3)
+        elapsed = time.monotonic() - started
+        again = await ws.asearch("euro 2024 winner", provider="gemini", deadline=3)
+    assert elapsed < 3.1, elapsed
+    assert len(gemini.requests) == 1
+    assert (response.attempts[0].error_kind, response.attempts[0].retry_after_s) == ("rate_limited", 30.0)
+    assert (again.attempts[0].skipped, again.attempts[0].error_kind) == ("cooldown", "rate_limited")
+    until = datetime.fromisoformat(again.attempts[0].until or "")
+    assert abs((until - datetime.now(UTC)).total_seconds() - 30) < 5  # the 30 s Gemini named
 
 
 async def test_refused_connections_are_retried(env: dict[str, str], clock: FakeClock) -> None:
@@ -691,7 +711,7 @@ async def test_missing_credentials_message(env: dict[str, str], config_dir: Path
 
 
 def availability(env: dict[str, str]) -> tuple[bool, str]:
-    with WebSearch(env=env) as ws:  # availability only: nothing is sent
+    with WebSearch(engine=False, env=env) as ws:  # availability only: nothing is sent
         row = next(r for r in ws.provider_status() if r.id == "gemini")
     return row.available, row.reason
 

@@ -56,6 +56,7 @@ PARAMETERS = [
     "summary",
     "sort_by_date",
     "provider",
+    "deadline",
 ]
 
 

@@ -19,7 +19,9 @@ def brave_answer(provider: str, request: HttpRequest) -> HttpResponse:
 async def test_the_handler_answers_and_sees_every_request(config_dir: Path) -> None:
     transport = MockTransport(brave_answer)
     env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
-    async with WebSearch(env=env, transport=transport, api_keys={"brave": "k" * 12}, clock=FakeClock()) as ws:
+    async with WebSearch(
+        engine=False, env=env, transport=transport, api_keys={"brave": "k" * 12}, clock=FakeClock()
+    ) as ws:
         response = await ws.asearch("q", provider="brave", limit=3)
     assert response.ok and [s.url for s in response.sources] == ["https://t.example/"]
     ((provider, request),) = transport.calls
@@ -33,7 +35,9 @@ async def test_an_async_handler_and_a_raised_failure(config_dir: Path) -> None:
 
     env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
     transport = MockTransport(timeout)
-    async with WebSearch(env=env, transport=transport, api_keys={"brave": "k" * 12}, providers=["brave"]) as ws:
+    async with WebSearch(
+        engine=False, env=env, transport=transport, api_keys={"brave": "k" * 12}, providers=["brave"]
+    ) as ws:
         response = await ws.asearch("q")
     (attempt,) = response.attempts
     assert (attempt.error, attempt.error_kind) == ("Brave did not answer within 1 s", "timeout")
@@ -65,7 +69,7 @@ async def test_streamed_providers_read_the_handlers_body_as_lines(config_dir: Pa
 
     login = {"access_token": "tok-0123456789", "refresh_token": "r", "account_id": "acct", "expires_at": 4e9}
     env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
-    async with WebSearch(env=env, transport=MockTransport(handler), providers=["codex"]) as ws:
+    async with WebSearch(engine=False, env=env, transport=MockTransport(handler), providers=["codex"]) as ws:
         ws.store_credential("codex", json.dumps(login))
         response = await ws.asearch("q")
     assert (response.provider, response.answer, [s.url for s in response.sources]) == (

@@ -717,7 +717,7 @@ def test_blank_cookies_chosen_explicitly_ask_anonymously(config_dir: Path, clock
 
 def test_availability(env: dict[str, str], config_dir: Path) -> None:
     def status(env: dict[str, str]) -> bool:
-        return next(s for s in WebSearch(env=env).provider_status() if s.id == "perplexity").available
+        return next(s for s in WebSearch(engine=False, env=env).provider_status() if s.id == "perplexity").available
 
     assert not status(env)
     assert not status({**env, "OPENROUTER_API_KEY": OR_KEY})  # OpenRouter alone is explicit-only
@@ -731,7 +731,7 @@ def test_availability(env: dict[str, str], config_dir: Path) -> None:
     assert status(env)
     reason = next(
         s
-        for s in WebSearch(env={**env, "WEBSEARCH_CONFIG_DIR": str(config_dir / "x")}).provider_status()
+        for s in WebSearch(engine=False, env={**env, "WEBSEARCH_CONFIG_DIR": str(config_dir / "x")}).provider_status()
         if s.id == "perplexity"
     ).reason
     assert reason == (

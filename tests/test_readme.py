@@ -29,7 +29,7 @@ def test_the_provider_of_your_own_runs_against_a_fake(config_dir: Path) -> None:
     with FakeWiki() as wiki, FakeDuckDuckGo() as ddg:
         env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **wiki.env, **ddg.env}
         # the example as written, with the client given this test's environment
-        code = code.replace("WebSearch(providers=", "WebSearch(env=env, providers=")
+        code = code.replace("WebSearch(providers=", "WebSearch(engine=False, env=env, providers=")
         scope: dict[str, Any] = {"env": env}
         exec(compile(code, "README.md", "exec"), scope)
         response = scope["response"]
@@ -37,7 +37,7 @@ def test_the_provider_of_your_own_runs_against_a_fake(config_dir: Path) -> None:
         assert [s.title for s in response.sources] == [f"Hit {i}" for i in range(10)]
         assert wiki.last.args == {"q": "vacation policy", "n": "10"}
         assert ddg.requests == []
-        ws = scope["WebSearch"](env=env, providers=[scope["Wiki"](), "duckduckgo"])
+        ws = scope["WebSearch"](env=env, engine=False, providers=[scope["Wiki"](), "duckduckgo"])
         with ws:
             wiki.enqueue(Reply(503, "down"))
             fell_through = ws.search("q", max_tokens=5)

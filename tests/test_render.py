@@ -185,8 +185,11 @@ def test_json_is_snake_case_with_text_response_error() -> None:
             "error_kind": None,
             "retry_after_s": None,
             "notices": [],
+            "skipped": None,
+            "until": None,
         }
     ]
+    assert (r["cached"], r["cached_age_s"]) == (False, None)  # present on every response
 
 
 def test_json_failure() -> None:

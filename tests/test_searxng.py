@@ -395,7 +395,7 @@ async def test_env_endpoint_wins_over_settings(searx: FakeSearXNG, config_dir: P
 
 
 async def test_unavailable_without_endpoint(config_dir: Path) -> None:
-    async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir)}) as ws:
+    async with WebSearch(engine=False, env={"WEBSEARCH_CONFIG_DIR": str(config_dir)}) as ws:
         status = {s.id: s for s in ws.provider_status()}
     assert not status["searxng"].available
     assert status["searxng"].reason == "set searxng.endpoint in settings.toml or SEARXNG_ENDPOINT"

@@ -311,7 +311,7 @@ async def test_an_explicit_provider_reading_a_damaged_record_says_why(tmp_path: 
     from websearch import WebSearch
 
     _damage(tmp_path / "agent.db", "bad json")
-    async with WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path)}, providers=["brave"]) as ws:
+    async with WebSearch(engine=False, env={"WEBSEARCH_CONFIG_DIR": str(tmp_path)}, providers=["brave"]) as ws:
         response = await ws.asearch("q", provider="brave")
     (attempt,) = response.attempts
     assert attempt.error_kind == "config"

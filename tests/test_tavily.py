@@ -416,7 +416,7 @@ async def test_without_a_key_an_explicit_tavily_falls_back(
 
 def test_availability(env: dict[str, str], config_dir: Path) -> None:
     def available(env: dict[str, str]) -> bool:
-        return next(s for s in WebSearch(env=env).provider_status() if s.id == "tavily").available
+        return next(s for s in WebSearch(engine=False, env=env).provider_status() if s.id == "tavily").available
 
     assert not available(env)
     assert available({**env, "TAVILY_API_KEY": KEY})

@@ -25,7 +25,7 @@ def test_plain_json_is_decoded() -> None:
         ('\ufeff{"a": 1}'.encode(), {"a": 1}),  # a UTF-8 byte order mark
         ('{"a": "é"}'.encode("utf-16"), {"a": "é"}),  # UTF-16 with its BOM
         ('{"a": "é"}'.encode("utf-32"), {"a": "é"}),
-        (b'"\\ud800"', "\ud800"),  # a lone surrogate escape
+        (b'"\\ud800"', "\ufffd"),  # a lone surrogate escape: read, and replaced by U+FFFD
     ],
 )
 def test_what_orjson_refuses_the_json_module_still_reads(data: bytes, expected: object) -> None:

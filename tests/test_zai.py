@@ -517,10 +517,10 @@ async def test_missing_credential_message(config_dir: Path) -> None:
 
 
 async def test_availability(env: dict[str, str], config_dir: Path) -> None:
-    async with WebSearch(env=env) as ws:
+    async with WebSearch(engine=False, env=env) as ws:
         row = next(r for r in ws.provider_status() if r.id == "zai")
     assert (row.available, row.reason) == (False, "set ZAI_API_KEY or run `websearch auth set zai`")
-    async with WebSearch(env={**env, "ZAI_API_KEY": KEY}) as ws:
+    async with WebSearch(engine=False, env={**env, "ZAI_API_KEY": KEY}) as ws:
         assert next(r for r in ws.provider_status() if r.id == "zai").available
 
 

@@ -10,21 +10,24 @@ provider's id or an error's text. Cancellation is never swallowed.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Protocol
 
+from ._health import Skip, iso
 from ._lineup import Lineup
 from ._notices import Notice, fallback, not_supported, partial, results_dropped
 from ._types import Attempt, ProviderResult, SearchParams, SearchResponse
-from .errors import ConfigError, NoResults, SearchProviderError
+from .errors import ConfigError, NoResults, ProviderTimeoutError, SearchProviderError
 
 if TYPE_CHECKING:
     from ._context import ProviderContext
     from ._providers._base import Plan
     from ._registry import ProviderInfo
 
-__all__ = ["DEFAULT_FALLBACK", "NO_PROVIDER_MESSAGE", "RENDER_SIDE", "resolve_chain", "run_search"]
+__all__ = ["DEFAULT_FALLBACK", "NO_PROVIDER_MESSAGE", "RENDER_SIDE", "Guards", "Walk", "resolve_chain", "run_search"]
 
 log = logging.getLogger("websearch")
 
@@ -47,11 +50,34 @@ def resolve_chain(
     return chain
 
 
+def fallback_tier_ids(ctx: ProviderContext) -> list[str]:
+    """`providers.webSearchFallback` as configured (default firecrawl)."""
+    return list(ctx.settings.get("providers.webSearchFallback", list(DEFAULT_FALLBACK)))
+
+
 def fallback_tier(ctx: ProviderContext, lineup: Lineup, explicit: str, excluded: frozenset[str]) -> list[str]:
     """`providers.webSearchFallback` (default firecrawl): tried after an explicit provider fails."""
-    names = ctx.settings.get("providers.webSearchFallback", list(DEFAULT_FALLBACK))
+    names = fallback_tier_ids(ctx)
     available = lineup.scan(ctx).available
     return [name for name in names if name != explicit and name not in excluded and name in available]
+
+
+class Guards(Protocol):
+    """What the engine checks around each attempt: health and pacing before, health after."""
+
+    async def before(self, info: ProviderInfo, ctx: ProviderContext) -> Skip | None: ...
+
+    async def after(self, info: ProviderInfo, ctx: ProviderContext, error: BaseException | None) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """How to walk: the engine's `guards`, a `deadline` (on the context clock's monotonic time)
+    for the whole search, and `hedge`: seconds after which the next provider starts alongside."""
+
+    guards: Guards | None = None
+    deadline: float | None = None
+    hedge: float | None = None
 
 
 async def run_search(
@@ -62,11 +88,12 @@ async def run_search(
     provider: str | None = None,
     preferred: str = "auto",
     excluded: Iterable[str] = (),
+    walk: Walk = Walk(),
 ) -> SearchResponse:
     """Choose the provider list and walk it; never raises for provider failures.
 
-    An explicitly chosen provider that fails is followed by the fallback tier; a response it
-    serves says why (`fallback`).
+    An explicitly chosen provider that fails (or is skipped) is followed by the fallback tier; a
+    response it serves says why (`fallback`).
     """
     excluded = frozenset(excluded)
     notices: list[Notice] = list(ctx.filter_notices(params))
@@ -90,25 +117,21 @@ async def run_search(
     if not chain:
         return SearchResponse(provider="none", query=params.query, notices=tuple(notices), error=NO_PROVIDER_MESSAGE)
 
+    ctx.deadline = walk.deadline
     attempts: list[Attempt] = []
-    failures: list[str] = []
     served_by_fallback: str | None = None
     walked = chain
     while True:  # the chain, then (after a failed explicit provider) the fallback tier
-        for provider_id in walked:
-            ctx.explicit = provider_id == chosen  # one attempt at a time: the context is this search's own
-            result, attempt = await _attempt(lineup, lineup.info(provider_id), params, ctx)
-            attempts.append(attempt)
-            if result is not None:
-                return _served(provider_id, params, result, attempts, notices, served_by_fallback)
-            failures.append(f"{provider_id}: {attempt.error}")
+        served = await _walk(walked, chosen, lineup, params, ctx, walk, attempts)
+        if served is not None:
+            return _served(served[0], params, served[1], attempts, notices, served_by_fallback)
         tier = fallback_tier(ctx, lineup, chain[0], excluded) if provider == chosen and chosen else []
         if not tier or served_by_fallback is not None:
             break
         served_by_fallback = f"{chain[0]} unavailable: {attempts[-1].error}"
         walked = tier
-    tried = len(attempts)
-    error = "All web search providers failed: " + "; ".join(failures) if tried > 1 else attempts[-1].error
+    failures = [f"{a.provider}: {a.error}" for a in attempts]
+    error = "All web search providers failed: " + "; ".join(failures) if len(attempts) > 1 else attempts[-1].error
     return SearchResponse(
         provider=attempts[-1].provider,
         query=params.query,
@@ -118,10 +141,92 @@ async def run_search(
     )
 
 
-async def _attempt(
-    lineup: Lineup, info: ProviderInfo, params: SearchParams, ctx: ProviderContext
+async def _walk(
+    ids: list[str],
+    chosen: str | None,
+    lineup: Lineup,
+    params: SearchParams,
+    ctx: ProviderContext,
+    walk: Walk,
+    attempts: list[Attempt],
+) -> tuple[str, ProviderResult] | None:
+    """Try `ids` in order until one answers, recording every attempt; with `walk.hedge`, a
+    provider that has not answered within it gets the next one started beside it, the first
+    answer winning and the others cancelled (their attempts say so)."""
+    if walk.hedge is None:
+        for provider_id in ids:
+            ctx.explicit = provider_id == chosen  # one attempt at a time: the context is this search's own
+            result, attempt = await _guarded(lineup, lineup.info(provider_id), params, ctx, walk)
+            attempts.append(attempt)
+            if result is not None:
+                return provider_id, result
+        return None
+    clock, waiting = ctx.clock, list(ids)
+    running: dict[asyncio.Task[tuple[ProviderResult | None, Attempt]], tuple[int, str, float]] = {}
+    ended: list[tuple[int, Attempt]] = []  # (start order, attempt): recorded in the order they started
+
+    def start() -> None:
+        provider_id = waiting.pop(0)
+        own = dataclasses.replace(ctx, explicit=provider_id == chosen)  # attempts run side by side
+        task = asyncio.ensure_future(_guarded(lineup, lineup.info(provider_id), params, own, walk))
+        running[task] = (len(ids) - len(waiting) - 1, provider_id, clock.monotonic())
+
+    start()
+    try:
+        while running:
+            timeout = walk.hedge if waiting else None
+            done, _ = await asyncio.wait(running, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            if not done:  # the hedge elapsed with no answer: start the next one beside it
+                start()
+                continue
+            for task in done:
+                order, provider_id, _ = running.pop(task)
+                result, attempt = task.result()
+                ended.append((order, attempt))
+                if result is not None:
+                    for other, (other_order, other_id, started) in running.items():
+                        other.cancel()
+                        message = f"cancelled: {provider_id} answered first"
+                        duration = _ms(clock.monotonic() - started)
+                        ended.append((other_order, Attempt(other_id, None, message, duration, "cancelled")))
+                    running.clear()
+                    return provider_id, result
+            if waiting:
+                start()  # a failure: the next one goes now, as in a plain walk
+        return None
+    finally:
+        for task in running:
+            task.cancel()
+        attempts.extend(attempt for _, attempt in sorted(ended, key=lambda pair: pair[0]))
+
+
+async def _guarded(
+    lineup: Lineup, info: ProviderInfo, params: SearchParams, ctx: ProviderContext, walk: Walk
 ) -> tuple[ProviderResult | None, Attempt]:
-    """One provider: plan, search, check; the result (or None) and the attempt's record."""
+    """One attempt inside the engine's checks and the search's deadline."""
+    clock = ctx.clock
+    remaining = None if walk.deadline is None else walk.deadline - clock.monotonic()
+    if remaining is not None and remaining <= 0:
+        message = f"{info.label} was not asked: the search's deadline had passed"
+        return None, Attempt(info.id, None, message, 0.0, "timeout", skipped="deadline")
+    if walk.guards is not None:
+        skip = await walk.guards.before(info, ctx)
+        if skip is not None:
+            return None, Attempt(
+                info.id, None, skip.message, 0.0, skip.kind, skipped=skip.reason, until=iso(skip.until)
+            )
+        remaining = None if walk.deadline is None else walk.deadline - clock.monotonic()
+    result, attempt, error = await _attempt(lineup, info, params, ctx, remaining)
+    if walk.guards is not None:
+        await walk.guards.after(info, ctx, error)
+    return result, attempt
+
+
+async def _attempt(
+    lineup: Lineup, info: ProviderInfo, params: SearchParams, ctx: ProviderContext, remaining: float | None = None
+) -> tuple[ProviderResult | None, Attempt, BaseException | None]:
+    """One provider: plan, search, check, within `remaining` seconds; the result (or None), the
+    attempt's record and the error it failed with."""
     clock = ctx.clock
     started = clock.monotonic()
     notices: list[Notice] = []
@@ -129,7 +234,11 @@ async def _attempt(
         impl = lineup.load(info.id)
         plan = impl.plan(params, ctx)
         notices = [*plan.notices, *_unsupported(info.label, impl.supports, params)]
-        result = await impl.search(plan, ctx)
+        try:
+            async with asyncio.timeout(remaining):
+                result = await impl.search(plan, ctx)
+        except TimeoutError:
+            raise ProviderTimeoutError(info.id, f"{info.label} did not answer before the search's deadline") from None
         notices += result.notices
         if plan.filters.include_domains or plan.filters.exclude_domains:
             notices += _enforce_domains(result, plan)
@@ -142,10 +251,9 @@ async def _attempt(
             log.debug("provider %s raised", info.id, exc_info=True)
         status = exc.status if isinstance(exc, SearchProviderError) else None
         retry = exc.retry_after if isinstance(exc, SearchProviderError) else None
-        return None, Attempt(
-            info.id, status, _message(info, exc), _ms(clock.monotonic() - started), _kind(exc), retry, tuple(notices)
-        )
-    return result, Attempt(info.id, None, None, _ms(clock.monotonic() - started), notices=tuple(notices))
+        duration = _ms(clock.monotonic() - started)
+        return None, Attempt(info.id, status, _message(info, exc), duration, _kind(exc), retry, tuple(notices)), exc
+    return result, Attempt(info.id, None, None, _ms(clock.monotonic() - started), notices=tuple(notices)), None
 
 
 def _served(

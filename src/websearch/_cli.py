@@ -143,9 +143,40 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="per-request timeout (default: setting http.timeout, else 60)",
     )
+    s.add_argument(
+        "--deadline",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="the most the whole search may take (default: setting search.deadline, else 30; deep modes 120)",
+    )
+    s.add_argument(
+        "--hedge",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="start the next provider beside one that has not answered within this; the first answer wins",
+    )
+    fresh = s.add_mutually_exclusive_group()
+    fresh.add_argument(
+        "--no-cache", dest="cache", action="store_const", const="off", help="neither read nor write the cache"
+    )
+    fresh.add_argument("--refresh", dest="cache", action="store_const", const="refresh", help="search anew, then cache")
 
-    p = commands.add_parser("providers", help="list the providers in chain order and whether each is available")
+    p = commands.add_parser(
+        "providers", help="list the providers in chain order, whether each is available, and its health"
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--reset", metavar="ID", choices=SEARCH_PROVIDER_ORDER, help="forget a provider's cooldown or open circuit"
+    )
+
+    c = commands.add_parser("cache", help="the search cache: its size and hit rate, or clear it")
+    cache = c.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    stats = cache.add_parser("stats", help="entries, bytes and the hit rate")
+    stats.add_argument("--format", choices=("text", "json"), default="text")
+    clear = cache.add_parser("clear", help="drop cached answers")
+    clear.add_argument(
+        "--provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID", help="only those this provider served"
+    )
 
     m = commands.add_parser(
         "mcp",
@@ -211,7 +242,8 @@ def usage_block() -> str:
             items.append(f"[{flag} {param.metavar}]...")
         else:
             items.append(f"[{flag} {param.metavar or param.name.upper()}]")
-    items += ["[--format summary|blocks|json]", "[--timeout SECONDS]"]
+    items += ["[--format summary|blocks|json]", "[--timeout SECONDS]", "[--deadline SECONDS]", "[--hedge SECONDS]"]
+    items += ["[--no-cache | --refresh]"]
     lead = "websearch search "
     lines, line = [], lead
     for item in items:
@@ -222,7 +254,10 @@ def usage_block() -> str:
     lines.append(line.rstrip())
     importable = "|".join(row.id for row in PROVIDERS.values() if row.login_import)
     rest = [
-        "websearch providers [--format text|json]     every provider in chain order, available or what makes it so",
+        "websearch providers [--format text|json] [--reset ID]",
+        "                                             every provider in chain order: available or what makes it",
+        "                                             so, and cooling down or not (--reset forgets that)",
+        "websearch cache stats [--format text|json] | cache clear [--provider ID]",
         "websearch auth set ID                        store a key (read from stdin, or prompted without echo);",
         "                                             a JSON object {access_token, refresh_token, expires_at,",
         "                                             account_id, project_id} is stored as an OAuth login",
@@ -245,6 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _search(args)
         if args.command == "providers":
             return _providers(args)
+        if args.command == "cache":
+            return _cache(args)
         if args.command == "mcp":
             return _mcp(args)
         if args.command == "schema":
@@ -268,13 +305,14 @@ def _search(args: argparse.Namespace) -> int:
     import asyncio
 
     from ._params import DEFAULT_TEXT_CHARS
-    from ._rendering import render
+    from ._rendering import cached_note, render
 
     query = " ".join(args.query)
     if not query.strip():
         print("websearch: error: the query is empty", file=sys.stderr)
         return EXIT_USAGE
     params: dict[str, Any] = {param.name: getattr(args, param.name) for param in PARAMS}
+    params |= {"cache": args.cache or "use", "deadline": args.deadline, "hedge": args.hedge}
     client = _client(args.timeout)
 
     async def run() -> Any:
@@ -290,22 +328,61 @@ def _search(args: argparse.Namespace) -> int:
     else:
         print(text)
     if args.format == "summary":  # the spec's layout has no place for notices: say them aside
+        if response.cached:
+            print(f"note: {cached_note(response)}", file=sys.stderr)
         for notice in response.notices:
             print(f"note: {notice.message}", file=sys.stderr)
     return EXIT_OK if response.error is None else EXIT_FAILED
 
 
 def _providers(args: argparse.Namespace) -> int:
-    rows = _client().provider_status()
+    import asyncio
+
+    client = _client()
+
+    async def read_health() -> dict[str, str]:
+        async with client:
+            if args.reset:
+                await client.reset_health(args.reset)
+            return await client.provider_health()
+
+    rows, states = client.provider_status(), asyncio.run(read_health())
+    if args.reset:
+        print(f"forgot the health record of {args.reset}", file=sys.stderr)
     if args.format == "json":
-        print(json.dumps([row.to_dict() for row in rows], indent=2))
+        print(json.dumps([{**row.to_dict(), "health": states.get(row.id)} for row in rows], indent=2))
         return EXIT_OK
     width = max(len(r.id) for r in rows)
     for i, row in enumerate(rows, 1):
         state = "available" if row.available else "unavailable"
         marks = "".join((" [preferred]" if row.preferred else "", " [excluded]" if row.excluded else ""))
         detail = "" if row.available else f"  ({row.reason})"
-        print(f"{i:2}. {row.id:<{width}}  {row.label:<11} {state}{marks}{detail}")
+        health = f"  [{states[row.id]}]" if row.id in states else ""
+        print(f"{i:2}. {row.id:<{width}}  {row.label:<11} {state}{marks}{detail}{health}")
+    return EXIT_OK
+
+
+def _cache(args: argparse.Namespace) -> int:
+    import asyncio
+
+    client = _client()
+
+    async def run() -> Any:
+        async with client:
+            if args.cache_command == "clear":
+                return await client.clear_cache(args.provider)
+            return await client.cache_stats()
+
+    result = asyncio.run(run())
+    if args.cache_command == "clear":
+        which = f" served by {args.provider}" if args.provider else ""
+        print(f"removed {result} cached answer{'s' if result != 1 else ''}{which}")
+    elif args.format == "json":
+        print(json.dumps(result, indent=2))
+    else:
+        rate = "n/a" if result["hit_rate"] is None else f"{result['hit_rate']:.0%}"
+        size = f"{result['entries']} entries, {result['bytes']} bytes in the {result['store']} store"
+        print(f"{size}; {result['hits']} hits, {result['misses']} misses (hit rate {rate})")
     return EXIT_OK
 
 

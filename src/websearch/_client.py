@@ -19,10 +19,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from ._chain import run_search
 from ._clock import Clock, SystemClock
 from ._context import ProviderContext, SendsRequests
 from ._credentials import Credential, CredentialStore
+from ._engine import CacheMode, Engine
+from ._health import describe
 from ._lineup import Lineup
 from ._registry import PROVIDERS, load_provider
 from ._settings import Settings
@@ -32,6 +33,7 @@ from .errors import ConfigError, InvalidSearchParams
 
 if TYPE_CHECKING:
     from ._providers._base import Provider
+    from ._state._store import Store
 
 __all__ = ["ProviderStatus", "WebSearch", "asearch", "search"]
 
@@ -61,6 +63,9 @@ class WebSearch:
     `providers` fixes the chain: exactly these, in this order (built-in ids, or provider objects
     of your own), each still gated by availability and `providers.webSearchExclude`; the default
     is the setting `providers.list` (env `WEBSEARCH_PROVIDERS`), else every built-in provider.
+    `store` is the state store of the cache, single-flight, provider health and pacing (default:
+    `[state]` settings: SQLite in the user cache directory, or Redis); `engine=False` (or
+    `WEBSEARCH_ENGINE=off`) turns those off, leaving every search to go upstream as asked.
     """
 
     def __init__(
@@ -75,6 +80,8 @@ class WebSearch:
         clock: Clock | None = None,
         transport: SendsRequests | None = None,
         providers: Iterable[str | Provider] | None = None,
+        store: Store | None = None,
+        engine: bool | None = None,
     ) -> None:
         import os
 
@@ -89,6 +96,8 @@ class WebSearch:
         chosen = providers if providers is not None else self.settings.provider_list
         self.lineup = Lineup(chosen)
         self._api_keys = dict(api_keys or {})
+        enabled = engine if engine is not None else self.env.get("WEBSEARCH_ENGINE", "on").strip().lower() != "off"
+        self.engine = Engine(self.settings, self.env, self.clock, store, enabled)
         self._transport = transport
         self._owns_transport = transport is None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -135,6 +144,9 @@ class WebSearch:
         provider: str | None = None,
         exclude: Iterable[str] = (),
         providers: Iterable[str] | None = None,
+        cache: CacheMode = "use",
+        deadline: float | None = None,
+        hedge: float | None = None,
         **params: Any,
     ) -> SearchResponse:
         """Search once. Provider failures come back as a response with `error` set; invalid
@@ -144,8 +156,13 @@ class WebSearch:
         `providers.webSearch` preference; a forced provider that fails is followed by the
         `providers.webSearchFallback` tier); `exclude` adds ids the automatic chain must skip;
         `providers` narrows the chain to exactly these ids, in this order, for this search.
-        `params` are the fields of `SearchParams`; `num_results` is accepted for `limit`.
+        `cache` is "use" (serve a fresh cached answer), "refresh" (search anew, then cache) or
+        "off"; `deadline` bounds the whole search in seconds (default `search.deadline`, else 30,
+        120 for the deep modes); `hedge` starts the next provider beside one that has not
+        answered within that many seconds. `params` are the fields of `SearchParams`;
+        `num_results` is accepted for `limit`.
         """
+        _check_engine_args(cache, deadline, hedge)
         if "num_results" in params:  # the MCP tool's name for limit
             alias = params.pop("num_results")
             if params.get("limit") is not None and alias is not None and params["limit"] != alias:
@@ -164,19 +181,47 @@ class WebSearch:
             excluded = excluded | frozenset(self._known(name) for name in _names(exclude))
         if provider is not None and provider != "auto":
             self._known(provider, lineup)
-        return await run_search(
+        return await self.engine.search(
             search_params,
             self._context(),
             lineup,
             provider=provider,
             preferred=self.settings.preferred_provider,
             excluded=excluded,
+            cache=cache,
+            deadline=deadline,
+            hedge=hedge,
         )
 
     async def aclose(self) -> None:
-        """Close the HTTP session (only one this client created)."""
+        """Close the HTTP session (only one this client created) and the state store."""
         if self._owns_transport and self._transport is not None:
             await self._transport.aclose()
+        await self.engine.aclose()
+
+    # -- the engine's state ----------------------------------------------------------------------
+
+    async def cache_stats(self) -> dict[str, Any]:
+        """The cache's entries, bytes, hits, misses and hit rate (`websearch cache stats`)."""
+        return await self.engine.stats()
+
+    async def clear_cache(self, provider: str | None = None) -> int:
+        """Drop cached answers (those `provider` served, when given); how many."""
+        return await self.engine.clear(self._known(provider) if provider else None)
+
+    async def provider_health(self) -> dict[str, str]:
+        """Each provider that is cooling down or whose circuit is open, with what and until when."""
+        health = self.engine.health()
+        states: dict[str, str] = {}
+        for info in self.lineup.infos():
+            record = await health.record(info.id)
+            if record:
+                states[info.id] = describe(record)
+        return states
+
+    async def reset_health(self, provider: str) -> None:
+        """Forget a provider's cooldown or open circuit (`websearch providers --reset ID`)."""
+        await self.engine.health().reset(self._known(provider))
 
     async def __aenter__(self) -> Self:
         return self
@@ -274,6 +319,20 @@ class WebSearch:
         if name in self.lineup or name in PROVIDERS:
             return name
         return self._known(name)
+
+
+def _check_engine_args(cache: object, deadline: object, hedge: object) -> None:
+    if cache not in ("use", "refresh", "off"):
+        raise InvalidSearchParams(
+            "cache", f"cache must be one of: use, refresh, off; got {json.dumps(cache, default=str)}"
+        )
+    for name, value in (("deadline", deadline), ("hedge", hedge)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise InvalidSearchParams(
+                name, f"{name} must be a positive number of seconds; got {json.dumps(value, default=str)}"
+            )
 
 
 def _names(value: Iterable[str]) -> list[str]:

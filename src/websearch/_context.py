@@ -70,6 +70,8 @@ class ProviderContext:
     api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
     #: True while the provider being asked was chosen explicitly (`provider=`, or the preference).
     explicit: bool = False
+    #: When the whole search must be over, on `clock.monotonic()` (None: no deadline).
+    deadline: float | None = None
     _filters: tuple[SearchParams, Filters, list[Notice]] | None = field(default=None, repr=False)
 
     def filters(self, params: SearchParams) -> Filters:

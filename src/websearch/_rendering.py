@@ -18,7 +18,7 @@ from ._dates import parse_date
 from ._params import DEFAULT_TEXT_CHARS, TEXT_CHARS_RANGE
 from ._types import SearchResponse
 
-__all__ = ["DEFAULT_TEXT_CHARS", "RENDER_FORMATS", "RenderFormat", "format_age", "render", "truncate"]
+__all__ = ["DEFAULT_TEXT_CHARS", "RENDER_FORMATS", "RenderFormat", "cached_note", "format_age", "render", "truncate"]
 
 RenderFormat = Literal["summary", "blocks", "json"]
 RENDER_FORMATS: Final[tuple[str, ...]] = get_args(RenderFormat)
@@ -102,6 +102,20 @@ def _date_label(published: str | None) -> str | None:
     return when.date().isoformat() if when else published
 
 
+def cached_note(response: SearchResponse) -> str:
+    """ "served from the cache (3 min old)": what a cached response says of itself."""
+    age = response.cached_age_s or 0.0
+    return f"served from the cache ({_age_words(age)} old)"
+
+
+def _age_words(seconds: float) -> str:
+    if seconds < 60:
+        return f"{int(seconds)} s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min"
+    return f"{int(seconds // 3600)} h"
+
+
 def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CHARS) -> str:
     """One block per result, each with its own title, URL, highlights and text; Sources trailer.
 
@@ -115,6 +129,8 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
         lines.append(f"Error: {response.error}")
         return "\n".join(lines)
     served = f"{response.provider} search — {response.fallback}" if response.fallback else response.provider
+    if response.cached:
+        served += f", cached {_age_words(response.cached_age_s or 0.0)} ago"
     lines.append(f"[served by: {served}]")
     if response.answer:
         lines += ["", "## Synthesized answer", response.answer.strip()]

@@ -33,6 +33,7 @@ ENV_TWINS: Final[Mapping[str, str]] = {
     "searxng.token": "SEARXNG_TOKEN",
     "providers.webSearchGeminiModel": "GEMINI_SEARCH_MODEL",
     "providers.list": "WEBSEARCH_PROVIDERS",
+    "state.url": "WEBSEARCH_REDIS_URL",
 }
 
 
@@ -96,6 +97,10 @@ class Settings:
             if value is not None:  # set, even empty: an empty SearXNG Basic password is valid
                 return value
         return self._values.get(key, default)
+
+    def items(self, prefix: str) -> dict[str, Any]:
+        """Every setting of the file whose key starts with `prefix` (a table such as `pacing.`)."""
+        return {key: value for key, value in self._values.items() if key.startswith(prefix)}
 
     def get_str(self, key: str) -> str | None:
         """A string setting, or None; ConfigError if it is set to something else."""
@@ -166,7 +171,7 @@ class Settings:
         """Check every known setting's type and range now, so a bad value fails when the file
         is read (exit 2 from the command line), not in the middle of a search."""
         for key, value in self._values.items():
-            check = _CHECKS.get(key)
+            check = _CHECKS.get(key) or (_pacing_rate if key.startswith("pacing.") else None)
             if check is not None:
                 check(key, value)
         for key, twin in ENV_TWINS.items():
@@ -188,6 +193,16 @@ def _boolean(key: str, value: Any) -> None:
 def _positive(key: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
         raise ConfigError(f"setting {key} must be a positive number; got {_shown(value)}")
+
+
+def _non_negative(key: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        raise ConfigError(f"setting {key} must be a number, 0 or more; got {_shown(value)}")
+
+
+def _state_backend(key: str, value: Any) -> None:
+    if value not in ("memory", "sqlite", "redis"):
+        raise ConfigError(f"setting {key} is {_shown(value)}; use one of: memory, sqlite, redis")
 
 
 def _delay_ms(key: str, value: Any) -> None:
@@ -213,6 +228,16 @@ def _providers(key: str, value: Any) -> None:
 def _mcp_format(key: str, value: Any) -> None:
     if value not in ("blocks", "summary"):
         raise ConfigError(f"setting {key} is {_shown(value)}; use one of: blocks, summary")
+
+
+def _pacing_rate(key: str, value: Any) -> None:
+    from ._pacing import parse_rate
+
+    if value not in (0, "0", "off"):
+        try:
+            parse_rate(value)
+        except ConfigError as exc:
+            raise ConfigError(f"setting {key}: {exc}") from None
 
 
 def _shown(value: Any) -> str:
@@ -241,4 +266,11 @@ _CHECKS: Final[Mapping[str, Any]] = {
     "http.max_stream_mb": _positive,
     "http.max_event_kb": _positive,
     "mcp.format": _mcp_format,
+    "state.url": _string,
+    "state.backend": _state_backend,
+    "state.path": _string,
+    "cache.max_mb": _positive,
+    "cache.ttl": _non_negative,
+    "search.deadline": _positive,
+    "search.hedge": _positive,
 }

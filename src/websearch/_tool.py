@@ -71,6 +71,13 @@ _PROVIDER: Final = Param(
     "preference is used. A chosen provider that fails is followed by the fallback tier (Firecrawl by default, "
     "when configured).",
 )
+_DEADLINE: Final = Param(
+    "deadline",
+    "number",
+    "The most seconds the whole search may take, fallbacks included (default 30, 120 for the deep modes).",
+    minimum=1,
+    maximum=600,
+)
 #: The MCP tool's own defaults where the library has none (the library returns what the provider gives).
 _TOOL_DEFAULTS: Final = {"num_results": DEFAULT_NUM_RESULTS}
 
@@ -83,6 +90,7 @@ def _arguments() -> tuple[Argument, ...]:
             default = _TOOL_DEFAULTS.get(name, param.default if i == 0 else None)
             args.append(Argument(name, param, help, default, alias=i > 0))
     args.append(Argument("provider", _PROVIDER, _PROVIDER.help))
+    args.append(Argument("deadline", _DEADLINE, _DEADLINE.help))
     return tuple(args)
 
 
@@ -155,6 +163,8 @@ def description(*, strict: bool = False) -> str:
             names.append("query (required)")
         elif arg.name == "provider":
             names.append("provider (default: configured)")
+        elif arg.name == "deadline":
+            names.append("deadline (seconds)")
         elif arg.default is not None and arg.default is not False:  # switches are off unless given
             names.append(f"{arg.name} (default {_shown_default(arg.default)})")
         else:
@@ -172,7 +182,7 @@ _INTRO: Final = (
     "Sources); claim only what a block says. [Bracketed] header lines name the serving provider and each "
     "parameter not applied or only approximated. 'SEARCH_FAILED: <query> — <provider>: <reason> | ...' means "
     "every provider failed: retry later, rephrase, or pick another provider.\n\n"
-    "Use it beside a client's own web search as an independent lane, or as the primary one without it."
+    "Use it beside a client's own web search as an independent lane, or alone."
 )
 
 

@@ -54,7 +54,11 @@ def json_text(value: Any) -> str:
     try:
         return orjson.dumps(value).decode()
     except TypeError:  # orjson.JSONEncodeError
+        pass
+    try:
         return json.dumps(value)
+    except RecursionError:  # nested past the interpreter's limit: a body no API would take either
+        raise ValueError("the request body is nested too deeply to write as JSON") from None
 
 
 class _Proxies:

@@ -79,6 +79,8 @@ class Attempt:
     success), `error_kind` the error class's kind (`auth`, `quota`, `rate_limited`, ...; see
     `websearch.errors`), `retry_after_s` the upstream's hint when it gave one, and `notices`
     what this provider's plan changed or left out (kept also when the attempt failed).
+    `skipped` says why a provider was not asked at all ("cooldown", "circuit_open", "paced",
+    "deadline"; None when it was asked), with `until` (ISO 8601 UTC) when that ends.
     """
 
     provider: str
@@ -88,6 +90,8 @@ class Attempt:
     error_kind: str | None = None
     retry_after_s: float | None = None
     notices: tuple[Notice, ...] = ()
+    skipped: str | None = None
+    until: str | None = None
 
 
 def _renderable(
@@ -158,6 +162,8 @@ class SearchResponse:
     notices: tuple[Notice, ...] = ()
     error: str | None = None
     fallback: str | None = None  # "<provider> unavailable: <reason>" when a fallback-tier provider served
+    cached: bool = False  # served from the cache (its attempts are the original ones)
+    cached_age_s: float | None = None  # how old the cached answer is, when it is one
 
     @property
     def ok(self) -> bool:

@@ -5,8 +5,10 @@ Which failures are retried is decided by the error's class, never by its text: `
 before any answer. An earlier endpoint gets a single try (a timeout there moves on to the next);
 the last one gets 3 retries, waiting the error's `retry_after` (the server's hint, read by
 `retry_hint` against the plan's instant) or 1, 2, 4 s, all inside a 5-minute budget on the
-injected clock. Anything else (a refused login, a spent quota, a rejected request, a timeout on
-the last endpoint) is raised at once, for `Gemini.search` to handle.
+injected clock and never past the search's deadline (a wait that would pass it raises the error
+at once: a `RateLimited` then becomes a cooldown, and the walk moves on). Anything else (a
+refused login, a spent quota, a rejected request, a timeout on the last endpoint) is raised at
+once, for `Gemini.search` to handle.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ..errors import (
     SearchProviderError,
     UpstreamUnavailable,
 )
-from ._errors import retry_after_seconds
+from ._errors import MAX_RETRY_AFTER, retry_after_seconds
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -69,6 +71,8 @@ async def send_with_retries(
             delay = error.retry_after if error.retry_after is not None else BASE_DELAY * 2**attempt
             if ctx.clock.monotonic() - started + delay > RATE_LIMIT_BUDGET:
                 raise error
+            if ctx.deadline is not None and ctx.clock.monotonic() + delay >= ctx.deadline:
+                raise error  # the wait would pass the search's deadline: the engine cools Gemini down instead
             await ctx.clock.sleep(delay)
     assert error is not None
     raise error
@@ -90,14 +94,22 @@ def envelope_hint(headers: Mapping[str, str], code: str | None, body: Any) -> fl
     millis = _millis(headers)
     if millis is not None:
         return millis
-    return _body_hint(json.dumps(body) if body is not None else "")
+    try:
+        return _body_hint(json.dumps(body) if body is not None else "")
+    except RecursionError:  # nested deeper than the json module writes (orjson read it): no hint
+        return None
 
 
 def _millis(headers: Mapping[str, str]) -> float | None:
     millis = headers.get("retry-after-ms", "").strip()
-    return float(millis) / 1000 if _MILLIS_RE.fullmatch(millis) else None
+    return _sane(float(millis) / 1000) if _MILLIS_RE.fullmatch(millis) else None
 
 
 def _body_hint(text: str) -> float | None:
     hints = [float(value) / (1000 if unit.lower() == "ms" else 1) for value, unit in _HINT_RE.findall(text)]
-    return max(hints) if hints else None
+    return _sane(max(hints)) if hints else None
+
+
+def _sane(seconds: float) -> float | None:
+    """A hint longer than `MAX_RETRY_AFTER` (or infinite: a few hundred digits) is junk, as for Retry-After."""
+    return seconds if seconds <= MAX_RETRY_AFTER else None

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from .._registry import PROVIDERS
 from .._sse import SseEvent
 from .._types import ProviderResult, SearchCitation, SearchSource, SearchUsage
-from .._wire import HttpRequest, HttpResponse
+from .._wire import HttpRequest, HttpResponse, loads, loads_or_none
 from ..errors import InvalidResponse, QuotaExhausted, SearchProviderError
 from ._base import Plan, age_seconds, as_list, as_str
 from ._errors import ErrorEnvelope, http_error
@@ -65,7 +65,7 @@ class EventStream:
         if not data:
             return self.done
         try:
-            value = json.loads(data)
+            value = loads(data)
         except ValueError:
             raise InvalidResponse(ID, "Perplexity sent a stream event that is not JSON", 502) from None
         if event.event == "error":
@@ -86,7 +86,11 @@ class EventStream:
 
     def error_in_stream(self, value: Any, status: int | None = None) -> SearchProviderError:
         """An error event inside a 200 stream: `status` if given, else what its code amounts to."""
-        return self.error(HttpResponse(200, {}, json.dumps(value).encode(), secrets=self.secrets), value, status)
+        try:
+            text = json.dumps(value).encode()
+        except RecursionError:  # nested deeper than the json module writes: the mapper reads `value`
+            text = b""
+        return self.error(HttpResponse(200, {}, text, secrets=self.secrets), value, status)
 
     def result(self) -> ProviderResult:
         if not self.done:
@@ -163,16 +167,20 @@ class ChatStream(EventStream):
 
 
 def _collect(meta: dict[str, Any], record: Mapping[str, Any]) -> None:
-    """Metadata of one event, top level, in `output[]` items (and their `content`), and in `response`."""
-    for key in ("id", "model"):
-        if as_str(record.get(key)):
-            meta[key] = record[key]
-    _collect_lists(meta, record)
-    response = record.get("response")
-    for item in _walk(record.get("output")) + _walk(response.get("output") if isinstance(response, dict) else None):
-        _collect_lists(meta, item)
-    if isinstance(response, dict):
-        _collect(meta, response)
+    """Metadata of one event, top level, in `output[]` items (and their `content`), and in `response`
+    (and its own `response`, and so on: a loop, since a hostile body nests them past any recursion limit)."""
+    while True:
+        for key in ("id", "model"):
+            if as_str(record.get(key)):
+                meta[key] = record[key]
+        _collect_lists(meta, record)
+        response = record.get("response")
+        inner = _walk(response.get("output") if isinstance(response, dict) else None)
+        for item in _walk(record.get("output")) + inner:
+            _collect_lists(meta, item)
+        if not isinstance(response, dict):
+            return
+        record = response
 
 
 def _collect_lists(meta: dict[str, Any], record: Mapping[str, Any]) -> None:
@@ -201,10 +209,7 @@ def to_source(result: Mapping[str, Any], title_key: str, date_key: str, now: dat
 
 def json_or_none(text: str) -> Any:
     """`text` parsed as JSON, or None when it is not JSON."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+    return loads_or_none(text)
 
 
 def int_or_none(value: object) -> int | None:

@@ -108,8 +108,8 @@ TOOL_ERRORS: Final[dict[str, tuple[type[SearchProviderError], int]]] = {
     "query_too_long": (RequestRejected, 400),
 }
 _PAGE_AGE_RE: Final = re.compile(
-    r"^(\d+)\s*(s|sec|second|m|min|minute|h|hour|d|day|w|week|mo|month|y|year)s?\s*(ago)?$", re.I
-)
+    r"^(\d{1,9})\s*(s|sec|second|m|min|minute|h|hour|d|day|w|week|mo|month|y|year)s?\s*(ago)?$", re.I
+)  # at most 9 digits: int() refuses 4300 of them, and rendering a huge age as JSON fails
 _UNIT_SECONDS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000, "y": 31536000}
 _JSON: Final = {"Content-Type": "application/json"}
 #: How many times a turn stopped with `pause_turn` is continued before it is served as it stands.

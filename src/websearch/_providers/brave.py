@@ -16,6 +16,7 @@ only by the code of a 429. Retry hints come from `Retry-After`, else from the ma
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -57,7 +58,8 @@ def _reset_window(headers: Mapping[str, str], code: str | None, body: object) ->
     if code not in ("RATE_LIMITED", "QUOTA_LIMITED"):
         return None
     windows = [part.strip() for part in headers.get("x-ratelimit-reset", "").split(",")]
-    seconds = [float(part) for part in windows if part.isdigit()]
+    # ASCII digits only ("²".isdigit() is true, and float() refuses it), and a finite number of seconds
+    seconds = [n for part in windows if part.isascii() and part.isdigit() and math.isfinite(n := float(part))]
     if not seconds:
         return None
     return seconds[-1] if code == "QUOTA_LIMITED" else seconds[0]

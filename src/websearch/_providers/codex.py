@@ -39,7 +39,7 @@ from .._prompts import SYSTEM_PROMPT
 from .._registry import PROVIDERS
 from .._sse import SseEvent, aiter_sse
 from .._types import ProviderResult, SearchParams, SearchSource, SearchUsage
-from .._wire import HttpRequest, HttpResponse
+from .._wire import HttpRequest, HttpResponse, loads_or_none
 from ..errors import (
     AuthenticationFailed,
     ConfigError,
@@ -271,16 +271,13 @@ def scrape_links(text: str) -> list[SearchSource]:
     found: dict[str, SearchSource] = {}
     rest: list[str] = []
     pos = 0
+    closing: dict[int, int] | None = None
     for match in _LINK_START_RE.finditer(text):
         if match.start() < pos:
             continue
-        end, depth = match.end(), 1
-        while end < len(text) and not text[end].isspace():
-            depth += {"(": 1, ")": -1}.get(text[end], 0)
-            if depth == 0:
-                break
-            end += 1
-        if depth != 0 or end >= len(text):
+        closing = _closing_parens(text) if closing is None else closing
+        end = closing.get(match.end() - 1)
+        if end is None:
             continue
         url = _clean_url(text[match.end() : end])
         if url and url not in found:
@@ -293,6 +290,22 @@ def scrape_links(text: str) -> list[SearchSource]:
         if url and url not in found:
             found[url] = SearchSource(title=url, url=url)
     return list(found.values())
+
+
+def _closing_parens(text: str) -> dict[int, int]:
+    """Where each "(" is closed, within its run of non-space characters (one pass: scanning ahead
+    from every link start took quadratic time: about a minute for 30 KB of `[](` repeated)."""
+    closing: dict[int, int] = {}
+    open_at: list[int] = []
+    for i, char in enumerate(text):
+        if char == "(":
+            open_at.append(i)
+        elif char == ")":
+            if open_at:
+                closing[open_at.pop()] = i
+        elif char.isspace():
+            open_at.clear()
+    return closing
 
 
 # -- credentials -------------------------------------------------------------------------------
@@ -445,10 +458,7 @@ def _clean_url(raw: str) -> str | None:
 
 
 def _json(text: str | bytes) -> dict[str, Any]:
-    try:
-        return as_dict(json.loads(text))
-    except ValueError:
-        return {}
+    return as_dict(loads_or_none(text))
 
 
 PROVIDER: Final = Codex()

@@ -10,7 +10,8 @@ tool of https://mcp.exa.ai/mcp is called (JSON-RPC `tools/call`, answered as SSE
 query and numResults are sent, the rest is disclosed) and either an Exa JSON response or its
 plain-text `Title:` listing is read. Which of the two is decided once, in `plan` (`ExaState`).
 Every Exa request, REST or MCP, starts at least `exa.searchDelayMs` (default 1000 ms) after the
-previous one on the same clock; the wait is `ctx.clock.sleep`.
+previous one: that is Exa's rate in the engine's pacing (`websearch._pacing`), shared by every
+process on one state store.
 
 REST errors are `{"requestId", "error", "tag"}`: the tag is the code (NO_MORE_CREDITS and
 API_KEY_BUDGET_EXCEEDED are quota, INVALID_API_KEY a refused key, RATE_LIMIT_EXCEEDED a rate
@@ -19,26 +20,22 @@ limit). MCP errors are JSON-RPC `{"error": {"code", "message"}}`, or a tool resu
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import re
-import threading
-import weakref
+import reprlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._clock import SystemClock
 from .._filters import Filters, recency_start
 from .._notices import Notice, approximated, dropped, not_applied, not_supported, overridden
 from .._params import DEFAULT_TEXT_CHARS
 from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._wire import HttpRequest, HttpResponse, loads_or_none
 from ..errors import (
     AuthenticationFailed,
-    ConfigError,
     InvalidResponse,
     QuotaExhausted,
     RateLimited,
@@ -57,7 +54,6 @@ MCP_TOOL: Final = "web_search_exa"
 MCP_HEADERS: Final = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 100  # the API refuses numResults above 100
-DEFAULT_DELAY_MS: Final = 1000
 ANSWER_SUMMARIES: Final = 3
 UNEXPECTED_SHAPE: Final = "Exa MCP search returned unexpected response shape."
 _EXA_KEYS: Final = ("results", "statuses", "costDollars", "searchTime")  # what marks an Exa response object
@@ -113,8 +109,6 @@ class Exa(HttpProvider):
 
     def __init__(self) -> None:
         self._rpc_ids = itertools.count(1)
-        self._lock = threading.Lock()  # clients on different threads share this instance
-        self._next_start: weakref.WeakKeyDictionary[object, float] = weakref.WeakKeyDictionary()
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         """Keyed (REST) with a key; keyless (MCP) only when chosen explicitly, else the key is missing."""
@@ -134,7 +128,6 @@ class Exa(HttpProvider):
 
     async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
         assert plan.request is not None, "exa: plan() made no request"
-        await self._pace(ctx)
         return self.parse(await ctx.send(self.id, plan.request), plan)
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
@@ -195,7 +188,8 @@ class Exa(HttpProvider):
         error = message.get("error")
         if error is not None:
             detail = error.get("message") if isinstance(error, dict) else error
-            raise RequestRejected(self.id, f"Exa MCP error: {redact_detail(response, str(detail))}")
+            text = detail if isinstance(detail, str) else reprlib.repr(detail)  # bounded depth, unlike str()
+            raise RequestRejected(self.id, f"Exa MCP error: {redact_detail(response, text)}")
         result = message.get("result")
         if not isinstance(result, dict):
             raise InvalidResponse(self.id, UNEXPECTED_SHAPE)
@@ -213,29 +207,6 @@ class Exa(HttpProvider):
                     self.id, f"{UNEXPECTED_SHAPE} {redact_detail(response, ' '.join(texts))}".rstrip()
                 )
         return _result(data, plan, "anonymous")
-
-    async def _pace(self, ctx: ProviderContext) -> None:
-        """Reserve the next start slot, then sleep until it. Slots are kept per clock, because
-        monotonic readings of different clocks cannot be compared; all SystemClocks share one."""
-        delay = _delay_seconds(ctx)
-        if delay <= 0:
-            return
-        clock = ctx.clock
-        timeline: object = SystemClock if type(clock) is SystemClock else clock
-        with self._lock:
-            now = clock.monotonic()
-            previous = self._next_start.get(timeline, now)
-            start = max(now, previous)
-            self._next_start[timeline] = start + delay
-        if start <= now:
-            return
-        try:
-            await clock.sleep(start - now)
-        except asyncio.CancelledError:
-            with self._lock:  # give the slot back unless a later request queued behind it
-                if self._next_start.get(timeline) == start + delay:
-                    self._next_start[timeline] = previous
-            raise
 
 
 def search_body(query: str, num_results: int) -> dict[str, Any]:
@@ -367,8 +338,8 @@ def _rpc_message(response: HttpResponse) -> dict[str, Any] | None:
     """The JSON-RPC message: the first SSE `data:` line holding JSON, else the whole body (None
     when it is neither)."""
     text = response.text()
-    events = (_loads(line[5:]) for line in text.splitlines() if line.startswith("data:"))
-    payload = next((event for event in events if event), None) or _loads(text)
+    events = (loads_or_none(line[5:]) for line in text.splitlines() if line.startswith("data:"))
+    payload = next((event for event in events if event), None) or loads_or_none(text)
     if payload is None:
         return None
     return payload if isinstance(payload, dict) else {}
@@ -377,7 +348,7 @@ def _rpc_message(response: HttpResponse) -> dict[str, Any] | None:
 def _exa_object(result: dict[str, Any], texts: list[str]) -> dict[str, Any] | None:
     """The first of structuredContent, data, result, itself, JSON text blocks that is an Exa response."""
     candidates = [result.get("structuredContent"), result.get("data"), result.get("result"), result]
-    candidates.extend(_loads(text) for text in texts)
+    candidates.extend(loads_or_none(text) for text in texts)
     return next((c for c in candidates if isinstance(c, dict) and any(k in c for k in _EXA_KEYS)), None)
 
 
@@ -391,20 +362,6 @@ def _listing(text: str) -> list[dict[str, str]]:
             fields = {name: line[len(prefix) :].strip() for line, prefix, name in lines if line.startswith(prefix)}
             results.append({**fields, "text": body.strip()})
     return results
-
-
-def _delay_seconds(ctx: ProviderContext) -> float:
-    value = ctx.settings.get("exa.searchDelayMs", DEFAULT_DELAY_MS)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"setting exa.searchDelayMs must be a number of milliseconds, got {value!r}")
-    return max(0.0, float(value)) / 1000
-
-
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
 
 
 def _text(value: object) -> str | None:

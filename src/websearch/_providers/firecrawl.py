@@ -54,7 +54,7 @@ from ._base import (
     site_operator_notices,
     with_site_operators,
 )
-from ._errors import ErrorEnvelope
+from ._errors import MAX_RETRY_AFTER, ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -81,8 +81,13 @@ def _read_error(data: Any) -> tuple[str | None, str | None]:
 
 def _retry_in_text(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
     """The delay Firecrawl states only in its message ("... retry after 30s"), for the mapper."""
-    match = _RETRY_IN_TEXT_RE.search(json.dumps(body)) if body is not None else None
-    return float(match.group(1)) if match else None
+    try:
+        text = json.dumps(body) if body is not None else ""
+    except RecursionError:  # nested deeper than the json module writes (orjson read it): no hint
+        return None
+    match = _RETRY_IN_TEXT_RE.search(text)
+    seconds = float(match.group(1)) if match else None
+    return seconds if seconds is not None and seconds <= MAX_RETRY_AFTER else None  # junk (inf) ignored
 
 
 class Firecrawl(HttpProvider):

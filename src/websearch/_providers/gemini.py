@@ -46,7 +46,7 @@ from .._prompts import SYSTEM_PROMPT
 from .._registry import PROVIDERS
 from .._sse import SseEvent, aiter_sse
 from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
-from .._wire import HttpRequest, HttpResponse
+from .._wire import HttpRequest, HttpResponse, loads
 from ..errors import (
     AuthenticationFailed,
     InvalidResponse,
@@ -365,7 +365,7 @@ class GeminiStream:
     def feed(self, event: SseEvent) -> None:
         self.events += 1
         try:
-            chunk = json.loads(event.data)
+            chunk = loads(event.data)
         except ValueError:
             return  # as upstream: a line that is not JSON is skipped
         if not isinstance(chunk, dict):

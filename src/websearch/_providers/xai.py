@@ -27,7 +27,7 @@ from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse
 from ..errors import AuthenticationFailed, QuotaExhausted
-from ._base import HttpProvider, Plan, Support, as_dict, as_list, as_str, count, require_key
+from ._base import HttpProvider, Plan, Support, as_dict, as_int, as_list, as_str, count, require_key
 from ._errors import ErrorEnvelope, dig
 
 if TYPE_CHECKING:
@@ -190,8 +190,7 @@ def collect_citations(data: dict[str, Any]) -> tuple[list[SearchSource], list[Se
 
 def _usage(usage: dict[str, Any]) -> SearchUsage | None:
     def pick(snake: str, camel: str) -> int | None:
-        value = usage.get(snake, usage.get(camel))
-        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        return as_int(usage.get(snake, usage.get(camel)))  # NaN and infinities are not counts
 
     fields = (
         pick("input_tokens", "inputTokens"),

@@ -21,7 +21,6 @@ own words after the usual authorization message.
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from .._notices import not_applied
 from .._registry import PROVIDERS
 from .._sse import iter_sse
 from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._wire import HttpRequest, HttpResponse, loads_or_none
 from ..errors import InvalidResponse, SearchProviderError
 from ._base import Plan, Provider, Support, as_dict, as_list, bucket_notices, count, recency_bucket, require_key
 from ._errors import ErrorEnvelope, class_for_status
@@ -157,11 +156,11 @@ class ZAI(Provider):
             raise self.error(response, plan)
         text = response.text()
         if _SSE_RE.search(text):
-            payloads = [_loads(e.data) for e in iter_sse(text + "\n\n") if e.data.strip()]
+            payloads = [loads_or_none(e.data) for e in iter_sse(text + "\n\n") if e.data.strip()]
             answers = [p for p in payloads if isinstance(p, dict) and not p.get("method")]
             message = answers[-1] if payloads and payloads[-1] is not None and answers else None
         else:
-            message = _loads(text)
+            message = loads_or_none(text)
         if not isinstance(message, dict):
             raise InvalidResponse(self.id, PARSE_FAILED, 500)
         failed = message.get("success") is False or as_dict(message.get("result")).get("isError") is True
@@ -270,15 +269,8 @@ def _items(value: object) -> list[Any] | None:
 
 
 def _decode(text: str) -> Any:
-    value = _loads(text)
-    return _loads(value) if isinstance(value, str) else value  # the text is sometimes double-encoded
-
-
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+    value = loads_or_none(text)
+    return loads_or_none(value) if isinstance(value, str) else value  # the text is sometimes double-encoded
 
 
 def _str(value: object) -> str | None:

@@ -12,7 +12,8 @@
 
 The handler gets the provider id and the `HttpRequest` and returns an `HttpResponse` (or an
 awaitable of one); it may raise a `SearchProviderError` (for instance `ProviderTimeoutError`) to
-stand for a failure of the wire. Every call is kept in `calls`. For end-to-end tests over real
+stand for a failure of the wire. A JSON body is written as the real transport writes it, so a
+body it could not send fails the same way. Every call is kept in `calls`. For end-to-end tests over real
 HTTP, use the loopback fakes (`FAKES`) instead.
 """
 
@@ -24,6 +25,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 
 from .._wire import HttpRequest, HttpResponse
+from ..errors import ProviderConnectionError
 
 __all__ = ["Handler", "MockTransport"]
 
@@ -41,6 +43,13 @@ class MockTransport:
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
         """The handler's answer to `request`, with the request's secrets attached for redaction."""
         self.calls.append((provider, request))
+        if request.json is not None:
+            from .._transport import json_text
+
+            try:
+                json_text(request.json)
+            except ValueError as exc:  # as `Transport.send` says it
+                raise ProviderConnectionError(provider, f"{provider} request could not be sent: {exc}") from None
         answer = self.handler(provider, request)
         response = await answer if inspect.isawaitable(answer) else answer
         return replace(response, url=response.url or request.url, secrets=request.secrets)

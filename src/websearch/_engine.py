@@ -1,0 +1,267 @@
+"""The engine for many agents: cache, single-flight, provider health, pacing and one deadline
+around the provider chain, all on one state store.
+
+A search goes: cache (a fresh answer to the same search is served as is, marked cached) →
+single-flight (identical searches in flight share one upstream walk: inside the process
+through a future, across processes through a short lease, the others waiting for the leader's
+answer to land in the cache) → the chain, each attempt guarded by the provider's health
+(cooldowns, the circuit) and pacing (its request rate), all under the search's deadline →
+the answer cached when it is a success. The store is never a single point of failure: when it
+is down, the search runs on in-process state and says so once.
+
+`WEBSEARCH_ENGINE=off` (or the client's `engine=False`) turns all of it off but the deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from ._cache import PREFIX, cache_key, decode, encode, entry_ttl
+from ._chain import Walk, fallback_tier_ids, run_search
+from ._health import Health, Skip
+from ._notices import partial
+from ._pacing import Pacer, rates_from
+
+if TYPE_CHECKING:
+    from ._clock import Clock
+    from ._context import ProviderContext
+    from ._lineup import Lineup
+    from ._registry import ProviderInfo
+    from ._settings import Settings
+    from ._state import ResilientStore
+    from ._state._store import Store
+    from ._types import SearchParams, SearchResponse
+
+__all__ = ["CacheMode", "Engine"]
+
+CacheMode = Literal["use", "refresh", "off"]
+DEFAULT_TTL: Final = 900.0
+DEFAULT_DEADLINE: Final = 30.0
+DEEP_DEADLINE: Final = 120.0
+_DEEP: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
+_POLL: Final = 0.05  # seconds between looks at the cache while another process leads a flight
+_STATS_TTL: Final = 30 * 86400.0
+
+
+@dataclass
+class Engine:
+    """One client's engine. `store` is opened on first use (SQLite by default, Redis when
+    configured), unless one is given; `enabled=False` leaves only the deadline."""
+
+    settings: Settings
+    env: Any
+    clock: Clock
+    store: Store | None = None
+    enabled: bool = True
+    _resilient: ResilientStore | None = field(default=None, repr=False)
+    _flights: dict[str, asyncio.Future[SearchResponse]] = field(default_factory=dict, repr=False)
+    _owner: str = field(default_factory=lambda: uuid.uuid4().hex, repr=False)
+    _rates: dict[str, float] | None = field(default=None, repr=False)
+
+    @property
+    def ttl(self) -> float:
+        """`cache.ttl` seconds (0: no cache)."""
+        value = self.settings.get("cache.ttl", DEFAULT_TTL)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else DEFAULT_TTL
+
+    def state(self) -> ResilientStore:
+        """The state store, opened on first use and wrapped so that it never fails a search."""
+        if self._resilient is None:
+            from ._state import ResilientStore, open_store
+
+            primary = self.store if self.store is not None else open_store(self.settings, self.env, self.clock)
+            self._resilient = ResilientStore(primary, self.clock)
+        return self._resilient
+
+    def health(self) -> Health:
+        """The health book on this engine's store."""
+        return Health(self.state(), self.clock)
+
+    def rates(self) -> dict[str, float]:
+        """Every provider's pacing rate (read from the settings once)."""
+        if self._rates is None:
+            self._rates = rates_from(self.settings)
+        return self._rates
+
+    def deadline_for(self, params: SearchParams, deadline: float | None) -> float:
+        """Seconds the search may take: the caller's, else `search.deadline` (deep modes: 120)."""
+        if deadline is not None:
+            return deadline
+        default = DEEP_DEADLINE if params.mode in _DEEP else DEFAULT_DEADLINE
+        value = self.settings.get("search.deadline", default)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+
+    async def search(
+        self,
+        params: SearchParams,
+        ctx: ProviderContext,
+        lineup: Lineup,
+        *,
+        provider: str | None,
+        preferred: str,
+        excluded: frozenset[str],
+        cache: CacheMode = "use",
+        deadline: float | None = None,
+        hedge: float | None = None,
+    ) -> SearchResponse:
+        """One search through the cache, single-flight, guards and deadline."""
+        seconds = self.deadline_for(params, deadline)
+        ends = self.clock.monotonic() + seconds
+        if hedge is None:
+            value = self.settings.get("search.hedge")
+            hedge = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        if not self.enabled:
+            walk = Walk(None, ends, hedge)
+            return await run_search(
+                params, ctx, lineup, provider=provider, preferred=preferred, excluded=excluded, walk=walk
+            )
+        store = self.state()
+        walk = Walk(_Guards(self, lineup), ends, hedge)
+        caching = cache != "off" and self.ttl > 0
+        key = cache_key(
+            params,
+            provider=provider,
+            preferred=preferred,
+            excluded=excluded,
+            fallback=fallback_tier_ids(ctx),
+            lineup=lineup.ids,
+        )
+        if caching and cache == "use":
+            hit = await self._cached(key)
+            if hit is not None:
+                await store.incr("stats:hits", _STATS_TTL)
+                return self._noted(hit)
+            await store.incr("stats:misses", _STATS_TTL)
+        leader = self._flights.get(key) if cache != "refresh" else None
+        if leader is not None:  # the same search is in flight in this process: share its answer
+            return copy.copy(await asyncio.shield(leader))
+        flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
+        self._flights[key] = flight
+        try:
+            selection = {"provider": provider, "preferred": preferred, "excluded": excluded}
+            shared = caching and cache == "use"
+            response = await self._lead(key, shared, seconds, ends, params, ctx, lineup, walk, **selection)
+            if caching and response.ok and not response.cached:
+                entry = encode(response, self.clock.now().timestamp())
+                await store.set(key, entry, entry_ttl(params, self.ttl), tag=response.provider)
+            flight.set_result(response)
+            return self._noted(response)
+        except BaseException as exc:
+            flight.set_exception(exc)
+            flight.exception()  # retrieved: no "never retrieved" warning when nobody followed
+            raise
+        finally:
+            if self._flights.get(key) is flight:
+                del self._flights[key]
+
+    async def _lead(
+        self,
+        key: str,
+        shared: bool,
+        seconds: float,
+        ends: float,
+        params: SearchParams,
+        ctx: ProviderContext,
+        lineup: Lineup,
+        walk: Walk,
+        **selection: Any,
+    ) -> SearchResponse:
+        """Walk the chain, unless another process already is for the same search: then wait
+        (until the deadline) for its answer to land in the cache."""
+        store = self.state()
+        lease = "flight:" + key.removeprefix(PREFIX)
+        if shared and not await store.try_lease(lease, self._owner, max(seconds, 1.0)):
+            while self.clock.monotonic() < ends:
+                await asyncio.sleep(_POLL)
+                hit = await self._cached(key)
+                if hit is not None:
+                    return hit
+                if await store.try_lease(lease, self._owner, max(ends - self.clock.monotonic(), 1.0)):
+                    break  # the leader is gone without an answer: lead
+        try:
+            return await run_search(params, ctx, lineup, walk=walk, **selection)
+        finally:
+            if shared:
+                await store.release(lease, self._owner)
+
+    async def _cached(self, key: str) -> SearchResponse | None:
+        raw = await self.state().get(key)
+        return None if raw is None else decode(raw, self.clock.now().timestamp())
+
+    def _noted(self, response: SearchResponse) -> SearchResponse:
+        """The store's one notice, when it could not be used for this search."""
+        degraded = self.state().degraded if self._resilient is not None else None
+        if degraded:
+            message = f"the shared state store is unavailable ({degraded}); this search used in-process state only"
+            response.notices = (*response.notices, partial(message))
+        return response
+
+    async def aclose(self) -> None:
+        """Close the state store, if this engine opened it."""
+        if self._resilient is not None:
+            await self._resilient.aclose()
+            self._resilient = None
+
+    async def stats(self) -> dict[str, Any]:
+        """Entries, bytes, hits, misses and the hit rate of the cache (`websearch cache stats`)."""
+        store = self.state()
+        entries, size = await store.usage(PREFIX)
+        hits = int(await store.get("stats:hits") or 0)
+        misses = int(await store.get("stats:misses") or 0)
+        rate = hits / (hits + misses) if hits + misses else None
+        return {
+            "entries": entries,
+            "bytes": size,
+            "hits": hits,
+            "misses": misses,
+            "hit_rate": rate,
+            "store": store.kind,
+        }
+
+    async def clear(self, provider: str | None = None) -> int:
+        """Drop cached answers (only those served by `provider`, when given); the count."""
+        removed: int = await self.state().clear(PREFIX, tag=provider)
+        return removed
+
+
+@dataclass
+class _Guards:
+    """One search's health and pacing checks (it remembers which providers had a record)."""
+
+    engine: Engine
+    lineup: Lineup
+    recorded: set[str] = field(default_factory=set)
+
+    async def before(self, info: ProviderInfo, ctx: ProviderContext) -> Skip | None:
+        skip, recorded = await self.engine.health().check(info.id, info.label, lambda: _fingerprint(info, ctx))
+        if recorded:
+            self.recorded.add(info.id)
+        if skip is not None:
+            return skip
+        pacer = Pacer(self.engine.state(), self.engine.clock, self.engine.rates())
+        remaining = None if ctx.deadline is None else ctx.deadline - ctx.clock.monotonic()
+        return await pacer.wait(info.id, info.label, remaining)
+
+    async def after(self, info: ProviderInfo, ctx: ProviderContext, error: BaseException | None) -> None:
+        health = self.engine.health()
+        if error is None:
+            if info.id in self.recorded:
+                await health.succeeded(info.id)
+        else:
+            await health.failed(info.id, error, lambda: _fingerprint(info, ctx))
+
+
+def _fingerprint(info: ProviderInfo, ctx: ProviderContext) -> str:
+    """What identifies the provider's credential without holding it: a hash of the key sources."""
+    try:
+        stored = ctx.credentials.stamp() if info.credential_ids else None
+    except Exception:  # a damaged store: its stamp is unknown, the rest still identifies
+        stored = None
+    parts = [ctx.api_keys.get(info.id), *(ctx.env.get(name) for name in info.env_keys), stored]
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:16]

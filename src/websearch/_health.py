@@ -1,0 +1,171 @@
+"""Provider health: cooldowns and a circuit breaker, decided by the error's class alone.
+
+Recorded in the state store (`health:<id>`), so every process that shares it sees the same
+view of which providers are down:
+
+- `RateLimited`: skipped until its `Retry-After` (or the provider's reset header), else for a
+  backoff of 60 s doubling up to 15 min;
+- `QuotaExhausted`: skipped for an hour, or until the reset the provider names;
+- `AuthenticationFailed`: skipped until the credential changes (a fingerprint of it is kept,
+  never the key);
+- `Blocked` (a challenge page): a backoff from 5 min doubling up to an hour;
+- `UpstreamUnavailable`, timeouts and broken connections: after 5 in a row the circuit opens
+  for 60 s, then one search (one process, through a short lease) probes it.
+
+Any success clears the record. Other failures (a rejected request, no results, a bad body)
+say nothing about the provider's health and leave it alone.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from .errors import (
+    AuthenticationFailed,
+    Blocked,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+    QuotaExhausted,
+    RateLimited,
+    UpstreamUnavailable,
+)
+
+if TYPE_CHECKING:
+    from ._clock import Clock
+    from ._state._store import Store
+
+__all__ = ["CIRCUIT_AFTER", "Health", "Skip", "describe", "iso"]
+
+PREFIX: Final = "health:"
+CIRCUIT_AFTER: Final = 5  # failures in a row that open the circuit
+CIRCUIT_OPEN: Final = 60.0  # seconds the circuit stays open before one probe
+_RATE: Final = (60.0, 900.0)  # first backoff, longest
+_BLOCKED: Final = (300.0, 3600.0)
+_QUOTA: Final = 3600.0
+_AUTH_MEMORY: Final = 86400.0  # how long a refused credential is remembered
+_KEEP: Final = 3600.0  # a record outlives its cooldown this long, to keep its backoff streak
+_FLAKY: Final = (UpstreamUnavailable, ProviderTimeoutError, ProviderConnectionError)
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """Why a provider is not asked now: `reason` ("cooldown", "circuit_open", "paced"), the
+    error kind behind it, until when (wall time; None: until the credential changes), and the
+    sentence an attempt shows."""
+
+    reason: str
+    kind: str
+    until: float | None
+    message: str
+
+
+def iso(when: float | None) -> str | None:
+    """Wall time as ISO 8601 UTC, to the second."""
+    if when is None:
+        return None
+    return datetime.fromtimestamp(when, UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+class Health:
+    """The health book of one client, on its state store and clock."""
+
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self.store = store
+        self.clock = clock
+        self._owner = uuid.uuid4().hex
+
+    async def record(self, provider: str) -> dict[str, Any] | None:
+        """The stored record of a provider, or None (healthy)."""
+        raw = await self.store.get(PREFIX + provider)
+        if raw is None:
+            return None
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            return None
+        return record if isinstance(record, dict) else None
+
+    async def check(self, provider: str, label: str, fingerprint: Callable[[], str]) -> tuple[Skip | None, bool]:
+        """(why to skip the provider now or None, whether a record exists to clear on success)."""
+        record = await self.record(provider)
+        if record is None:
+            return None, False
+        now = self.clock.now().timestamp()
+        kind, until = str(record.get("kind")), record.get("until")
+        if kind == "auth":
+            if record.get("fp") == fingerprint():
+                message = f"{label} is skipped: its credential was refused; it is asked again once the key changes"
+                return Skip("cooldown", kind, None, message), True
+            return None, True
+        if isinstance(until, (int, float)) and now < until:
+            reason = "circuit_open" if record.get("circuit") else "cooldown"
+            what = "keeps failing" if reason == "circuit_open" else f"answered {kind}"
+            message = f"{label} is skipped until {iso(until)}: it {what} ({record.get('reason', '')})".rstrip(" ()")
+            return Skip(reason, kind, float(until), message), True
+        if record.get("circuit") and not await self.store.try_lease(f"{PREFIX}probe:{provider}", self._owner, 30.0):
+            message = f"{label} is skipped: another search is probing it after its circuit opened"
+            return Skip("circuit_open", kind, None, message), True
+        return None, True
+
+    async def failed(self, provider: str, error: BaseException, fingerprint: Callable[[], str]) -> None:
+        """Record a failure; only the classes the module docstring names change anything."""
+        record = await self.record(provider) or {}
+        now = self.clock.now().timestamp()
+        streak = int(record.get("streak", 0)) if record.get("kind") == _kind(error) else 0
+        hint = getattr(error, "retry_after", None)
+        message = str(getattr(error, "message", "") or error)[:200]
+        if isinstance(error, RateLimited):
+            wait = hint if hint else min(_RATE[0] * 2**streak, _RATE[1])
+            record = {"kind": error.kind, "until": now + wait, "streak": streak + 1, "reason": message}
+        elif isinstance(error, QuotaExhausted):
+            record = {"kind": error.kind, "until": now + (hint or _QUOTA), "streak": streak + 1, "reason": message}
+        elif isinstance(error, Blocked):
+            wait = hint if hint else min(_BLOCKED[0] * 2**streak, _BLOCKED[1])
+            record = {"kind": error.kind, "until": now + wait, "streak": streak + 1, "reason": message}
+        elif isinstance(error, AuthenticationFailed):
+            record = {"kind": error.kind, "until": None, "fp": fingerprint(), "reason": message}
+            await self.store.set(PREFIX + provider, json.dumps(record).encode(), _AUTH_MEMORY)
+            return
+        elif isinstance(error, _FLAKY):
+            fails = int(record.get("fails", 0)) + 1  # a failed probe reopens the circuit at once
+            record = {"kind": getattr(error, "kind", "error"), "fails": fails, "reason": message}
+            if fails >= CIRCUIT_AFTER:
+                record |= {"circuit": True, "until": now + CIRCUIT_OPEN}
+        else:
+            return
+        until = record.get("until")
+        ttl = (until - now if isinstance(until, (int, float)) else 0.0) + _KEEP
+        await self.store.set(PREFIX + provider, json.dumps(record).encode(), max(ttl, 1.0))
+        if record.get("circuit"):
+            await self.store.release(f"{PREFIX}probe:{provider}", self._owner)
+
+    async def succeeded(self, provider: str) -> None:
+        """A success clears the record (called only when `check` said one exists)."""
+        await self.store.delete(PREFIX + provider)
+        await self.store.release(f"{PREFIX}probe:{provider}", self._owner)
+
+    async def reset(self, provider: str) -> None:
+        """Forget a provider's record (`websearch providers --reset ID`)."""
+        await self.succeeded(provider)
+
+
+def describe(record: dict[str, Any]) -> str:
+    """A record as `websearch providers` shows it."""
+    kind = record.get("kind", "error")
+    if kind == "auth":
+        return "skipped until its key changes (the credential was refused)"
+    if record.get("circuit"):
+        return f"circuit open until {iso(record.get('until'))}"
+    until = record.get("until")
+    if isinstance(until, (int, float)):
+        return f"cooling down until {iso(until)} ({kind})"
+    return f"{record.get('fails', 0)} failures in a row ({kind})"
+
+
+def _kind(error: BaseException) -> str:
+    return str(getattr(error, "kind", "error"))

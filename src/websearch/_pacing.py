@@ -1,0 +1,84 @@
+"""Pacing: per-provider request rates, as token buckets in the state store.
+
+`[pacing] brave = "1/s"` (or `"30/min"`, `"100/h"`) spaces a provider's requests across every
+process sharing the store; Exa's `exa.searchDelayMs` is its pacing, and the keyless scrapers
+get polite defaults. Each bucket holds one token, so requests are spaced evenly. When waiting
+for the next slot would pass the search's deadline, the provider is skipped (the attempt is
+recorded as paced) and the walk moves on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final
+
+from ._health import Skip
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from ._clock import Clock
+    from ._settings import Settings
+    from ._state._store import Store
+
+__all__ = ["DEFAULT_RATES", "Pacer", "parse_rate", "rates_from"]
+
+PREFIX: Final = "pace:"
+#: Polite defaults for the keyless scrapers (requests per second).
+DEFAULT_RATES: Final[Mapping[str, float]] = {"duckduckgo": 1.0}
+_RATE_RE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*")
+_UNITS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_rate(text: str) -> float:
+    """Requests per second from "1/s", "30/min", "100/h"; ConfigError otherwise."""
+    match = _RATE_RE.fullmatch(text) if isinstance(text, str) else None
+    if match is None or float(match.group(1)) <= 0:
+        raise ConfigError(f'a pacing rate must read like "1/s", "30/min" or "100/h"; got {text!r}')
+    return float(match.group(1)) / _UNITS[match.group(2)[0]]
+
+
+def rates_from(settings: Settings) -> dict[str, float]:
+    """Every provider's rate: the defaults, Exa's delay, then the `[pacing]` table."""
+    rates = dict(DEFAULT_RATES)
+    delay = settings.get("exa.searchDelayMs", 1000)  # Exa's documented default
+    if isinstance(delay, (int, float)) and not isinstance(delay, bool) and delay > 0:
+        rates["exa"] = 1000.0 / float(delay)
+    table = {key.removeprefix("pacing."): value for key, value in settings.items("pacing.").items()}
+    for provider, value in table.items():
+        if value in (0, "0", "off", None):
+            rates.pop(provider, None)
+        else:
+            rates[provider] = parse_rate(value)
+    return rates
+
+
+class Pacer:
+    """Waits for a provider's next slot, or says it would take too long."""
+
+    def __init__(self, store: Store, clock: Clock, rates: Mapping[str, float]) -> None:
+        self.store = store
+        self.clock = clock
+        self.rates = dict(rates)
+
+    async def wait(self, provider: str, label: str, remaining: float | None) -> Skip | None:
+        """Take the provider's next slot, sleeping until it comes; a Skip instead when that is
+        later than `remaining` seconds from now (its slot is given back)."""
+        rate = self.rates.get(provider)
+        if rate is None:
+            return None
+        wait = await self.store.take(PREFIX + provider, rate, 1.0)
+        if wait <= 0:
+            return None
+        if remaining is not None and wait > remaining:
+            await self.store.untake(PREFIX + provider, rate, 1.0)
+            until = self.clock.now().timestamp() + wait
+            message = f"{label} is skipped: its next request slot ({rate:g}/s) is after the search's deadline"
+            return Skip("paced", "paced", until, message)
+        try:
+            await self.clock.sleep(wait)
+        except asyncio.CancelledError:  # a cancelled search gives its slot back
+            await asyncio.shield(self.store.untake(PREFIX + provider, rate, 1.0))
+            raise
+        return None

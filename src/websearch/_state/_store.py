@@ -1,0 +1,91 @@
+"""The state store: the one seam the cache, single-flight, provider health, pacing and the
+server's rate limits sit on, so they work the same in one process (memory), across the
+processes of one machine (SQLite) and across machines (Redis).
+
+Keys are plain strings (the engine namespaces them: `cache:`, `flight:`, `health:`, `pace:`,
+`stats:`); values are bytes; every entry has a TTL in seconds. A backend raises only
+`StoreUnavailable` (unreachable, locked, full, corrupt, read-only: whatever its cause), so the
+engine can fall back to in-process state and say so, never failing a search. No secret is ever
+written here: the engine stores rendered responses and fingerprints, never keys.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+__all__ = ["Store", "StoreUnavailable"]
+
+
+class StoreUnavailable(Exception):
+    """The store cannot serve the call; `reason` says why, in a few words, for a notice."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Store(Protocol):
+    """Small and atomic: get/set with a TTL, counters, token buckets, short leases.
+
+    `kind` is "memory", "sqlite" or "redis". Every method may raise `StoreUnavailable`. A key
+    belongs to one family (values, counters, buckets, leases): mixing them on one key is
+    undefined. `get` reads a counter as its decimal digits and a lease as its owner, never a
+    bucket. A TTL, rate or burst that is not positive is a caller's bug: ValueError.
+    """
+
+    kind: str
+
+    async def get(self, key: str) -> bytes | None:
+        """The value, or None when absent or expired."""
+        ...
+
+    async def set(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
+        """Store `value` for `ttl` seconds (ttl > 0). `tag` groups entries for `clear` (the
+        cache tags an entry with the provider that served it)."""
+        ...
+
+    async def delete(self, key: str) -> None:
+        """Remove one key (absent is fine)."""
+        ...
+
+    async def clear(self, prefix: str, *, tag: str | None = None) -> int:
+        """Remove every key starting with `prefix` (and carrying `tag`, when given); the count."""
+        ...
+
+    async def incr(self, key: str, ttl: float, amount: int = 1) -> int:
+        """Add `amount` to a counter (created at 0, living `ttl` seconds from its creation) and
+        return the new value, atomically across processes."""
+        ...
+
+    async def take(self, key: str, rate: float, burst: float) -> float:
+        """A token bucket of `rate` tokens per second holding at most `burst`: take one token.
+        Returns 0 when one was available, else the seconds until the reserved one is: the token
+        is taken either way (the bucket goes into debt), so callers that wait that long queue in
+        order, across processes. A caller that decides not to wait calls `untake`."""
+        ...
+
+    async def untake(self, key: str, rate: float, burst: float) -> None:
+        """Give back a token taken by `take` (a caller that did not wait for its slot)."""
+        ...
+
+    async def try_lease(self, key: str, owner: str, ttl: float) -> bool:
+        """Take the lease `key` for `owner` for `ttl` seconds unless someone else holds it (its
+        holder may take it again: that renews it for `ttl`)."""
+        ...
+
+    async def release(self, key: str, owner: str) -> None:
+        """Drop the lease if `owner` still holds it."""
+        ...
+
+    async def usage(self, prefix: str) -> tuple[int, int]:
+        """(entries, bytes of their values) of the live keys starting with `prefix` (a counter's
+        value is its digits, a lease's its owner, a bucket's nothing)."""
+        ...
+
+    async def ping(self) -> None:
+        """Return when the store answers; raise StoreUnavailable otherwise."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections and files (the store may be used again afterwards)."""
+        ...

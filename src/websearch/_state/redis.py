@@ -1,0 +1,286 @@
+"""The shared store across machines: Redis, through redis-py's asyncio client.
+
+Every key lives under `prefix`; every TTL is Redis's own (PX), so expiry needs no clock here.
+Atomicity comes from Redis running each command and each Lua script alone: `incr` sets the
+counter's expiry when it creates it, `take`/`untake` are a token bucket on Redis's TIME (one
+clock for every machine), `try_lease` is set-if-absent-or-mine and `release` compare-and-delete.
+Values written by `set` are hashes (`v` the value, `t` the tag), so `clear` can match a tag
+exactly while it SCANs the prefix; counters and leases are plain strings, buckets hashes
+without `v`.
+
+Timeouts are short (0.5 s to connect, to answer, to get a pooled connection) and a refused
+connection is retried once at once (a pooled connection from before a restart is stale), so a
+dead Redis costs a search at most a second before StoreUnavailable says why. A client is made
+per event loop: redis-py's connections belong to the loop that opened them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from typing import Any, Final, TypeVar
+
+import redis.asyncio as aioredis
+from redis import exceptions as rx
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.commands.core import AsyncScript
+
+from ._store import StoreUnavailable
+from .memory import check_bucket, check_ttl
+
+__all__ = ["RedisStore"]
+
+T = TypeVar("T")
+
+TIMEOUT: Final = 0.5  # seconds to connect, for an answer, for a free pooled connection
+_SCAN_COUNT: Final = 500
+
+_GET: Final = """
+local t = redis.call('TYPE', KEYS[1])['ok']
+if t == 'hash' then return redis.call('HGET', KEYS[1], 'v') end
+if t == 'string' then return redis.call('GET', KEYS[1]) end
+return false
+"""
+_INCR: Final = """
+redis.call('SET', KEYS[1], '0', 'NX', 'PX', ARGV[2])
+return redis.call('INCRBY', KEYS[1], ARGV[1])
+"""
+# ARGV: rate, burst, delta (-1 take, +1 untake). Returns the wait in seconds, as a string.
+_BUCKET: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local rate, burst, delta = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local s = redis.call('HMGET', KEYS[1], 'tok', 'ts')
+local tok = tonumber(s[1])
+if tok == nil then
+  if delta > 0 then return '0' end
+  tok = burst
+else
+  tok = math.min(burst, tok + math.max(0, now - tonumber(s[2])) * rate)
+end
+tok = math.min(burst, tok + delta)
+if tok >= burst then
+  redis.call('DEL', KEYS[1])
+  return '0'
+end
+redis.call('HSET', KEYS[1], 'tok', string.format('%.17g', tok), 'ts', string.format('%.6f', now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tok) / rate * 1000) + 1000)
+if tok >= 0 then return '0' end
+return string.format('%.17g', -tok / rate)
+"""
+_LEASE: Final = """
+local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if cur then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+_RELEASE: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+_CLEAR_TAGGED: Final = """
+local n = 0
+for _, k in ipairs(KEYS) do
+  if redis.call('TYPE', k)['ok'] == 'hash' and redis.call('HGET', k, 't') == ARGV[1] then
+    n = n + redis.call('DEL', k)
+  end
+end
+return n
+"""
+_USAGE: Final = """
+local n, b = 0, 0
+for _, k in ipairs(KEYS) do
+  local t = redis.call('TYPE', k)['ok']
+  if t == 'hash' then
+    n = n + 1
+    b = b + redis.call('HSTRLEN', k, 'v')
+  elseif t == 'string' then
+    n = n + 1
+    b = b + redis.call('STRLEN', k)
+  end
+end
+return {n, b}
+"""
+
+
+class _Client:
+    """One event loop's connection pool and its registered scripts."""
+
+    def __init__(self, url: str, max_connections: int) -> None:
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=max_connections,
+            timeout=TIMEOUT,
+            socket_connect_timeout=TIMEOUT,
+            socket_timeout=TIMEOUT,
+            retry=Retry(NoBackoff(), 1, supported_errors=(rx.ConnectionError,)),
+        )
+        self.redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
+        self.loop = asyncio.get_running_loop()
+        script = self.redis.register_script
+        self.get, self.incr, self.bucket = script(_GET), script(_INCR), script(_BUCKET)
+        self.lease, self.release, self.clear, self.usage = (
+            script(_LEASE),
+            script(_RELEASE),
+            script(_CLEAR_TAGGED),
+            script(_USAGE),
+        )
+
+
+class RedisStore:
+    """State in the Redis at `url` (`redis://`, `rediss://` or `unix://`), keys under `prefix`."""
+
+    kind: str = "redis"
+
+    def __init__(self, url: str, prefix: str = "websearch:", *, max_connections: int = 64) -> None:
+        aioredis.connection.parse_url(url)  # a malformed URL is a ValueError now, not at the first search
+        self._url = url
+        self._prefix = prefix
+        self._max_connections = max_connections
+        self._client: _Client | None = None
+
+    def __repr__(self) -> str:
+        return f"RedisStore(prefix={self._prefix!r})"  # never the URL: it may carry a password
+
+    # -- the Store methods -----------------------------------------------------------------------
+
+    async def get(self, key: str) -> bytes | None:
+        value = await self._call(lambda c: _run(c.get, [self._key(key)], []))
+        return None if value is None else bytes(value)
+
+    async def set(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
+        check_ttl(ttl)
+        fields: dict[str, bytes | str] = {"v": value} if tag is None else {"v": value, "t": tag}
+
+        async def write(c: _Client) -> None:
+            async with c.redis.pipeline(transaction=True) as pipe:
+                pipe.delete(self._key(key))
+                pipe.hset(self._key(key), mapping=fields)  # type: ignore[arg-type]  # redis-py's mapping type is invariant
+                pipe.pexpire(self._key(key), _ms(ttl))
+                await pipe.execute()
+
+        await self._call(write)
+
+    async def delete(self, key: str) -> None:
+        await self._call(lambda c: c.redis.unlink(self._key(key)))
+
+    async def clear(self, prefix: str, *, tag: str | None = None) -> int:
+        async def clear(c: _Client) -> int:
+            count = 0
+            for batch in _batches(await self._scan(c, prefix)):
+                if tag is None:
+                    count += int(await c.redis.unlink(*batch))
+                else:
+                    count += int(await _run(c.clear, batch, [tag]))
+            return count
+
+        return await self._call(clear)
+
+    async def incr(self, key: str, ttl: float, amount: int = 1) -> int:
+        check_ttl(ttl)
+        return int(await self._call(lambda c: _run(c.incr, [self._key(key)], [amount, _ms(ttl)])))
+
+    async def take(self, key: str, rate: float, burst: float) -> float:
+        check_bucket(rate, burst)
+        wait = await self._call(lambda c: _run(c.bucket, [self._key(key)], [repr(rate), repr(burst), -1]))
+        return max(0.0, float(wait))
+
+    async def untake(self, key: str, rate: float, burst: float) -> None:
+        check_bucket(rate, burst)
+        await self._call(lambda c: _run(c.bucket, [self._key(key)], [repr(rate), repr(burst), 1]))
+
+    async def try_lease(self, key: str, owner: str, ttl: float) -> bool:
+        check_ttl(ttl)
+        return bool(await self._call(lambda c: _run(c.lease, [self._key(key)], [owner, _ms(ttl)])))
+
+    async def release(self, key: str, owner: str) -> None:
+        await self._call(lambda c: _run(c.release, [self._key(key)], [owner]))
+
+    async def usage(self, prefix: str) -> tuple[int, int]:
+        async def usage(c: _Client) -> tuple[int, int]:
+            entries = size = 0
+            for batch in _batches(await self._scan(c, prefix)):
+                n, b = await _run(c.usage, batch, [])
+                entries, size = entries + int(n), size + int(b)
+            return entries, size
+
+        return await self._call(usage)
+
+    async def ping(self) -> None:
+        await self._call(lambda c: c.redis.ping())
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None and client.loop is asyncio.get_running_loop():
+            with suppress(rx.RedisError, OSError):
+                await client.redis.aclose()
+
+    # -- plumbing --------------------------------------------------------------------------------
+
+    def _key(self, key: str) -> str:
+        return self._prefix + key
+
+    async def _scan(self, c: _Client, prefix: str) -> list[bytes]:
+        """The keys starting with `prefix`, each once (SCAN may repeat a key)."""
+        pattern = _glob_escape(self._prefix + prefix) + "*"
+        return list(dict.fromkeys([k async for k in c.redis.scan_iter(match=pattern, count=_SCAN_COUNT)]))
+
+    async def _call(self, op: Callable[[_Client], Awaitable[T]]) -> T:
+        """Run `op` on this loop's client; any failure of Redis or of the way to it is
+        StoreUnavailable with a few words of reason."""
+        client = self._client
+        if client is None or client.loop is not asyncio.get_running_loop():
+            client = self._client = _Client(self._url, self._max_connections)
+        try:
+            return await op(client)
+        except rx.RedisError as exc:
+            raise StoreUnavailable(_reason(exc)) from None
+        except OSError as exc:
+            raise StoreUnavailable(f"connection failed ({exc.strerror or type(exc).__name__})") from None
+
+
+async def _run(script: AsyncScript, keys: list[Any], args: list[Any]) -> Any:
+    return await script(keys=keys, args=args)
+
+
+def _reason(exc: rx.RedisError) -> str:
+    text = str(exc)
+    if isinstance(exc, rx.TimeoutError):
+        return "timeout"
+    if isinstance(exc, rx.AuthenticationError | rx.AuthorizationError):
+        return "authentication failed"
+    if isinstance(exc, rx.BusyLoadingError):
+        return "Redis is loading its data"
+    if isinstance(exc, rx.ConnectionError):
+        lowered = text.lower()
+        if "refused" in lowered or "connect call failed" in lowered:
+            return "connection refused"
+        if "no connection available" in lowered or "too many connections" in lowered:
+            return "too many connections"
+        if "name or service not known" in lowered or "nodename nor servname" in lowered:
+            return "unknown host"
+        return "connection lost" if "closed" in lowered else "connection failed"
+    if isinstance(exc, rx.ReadOnlyError):
+        return "Redis is a read-only replica"
+    if isinstance(exc, rx.ResponseError) and text.startswith("OOM"):
+        return "Redis is out of memory"
+    return f"Redis error: {text[:80]}"
+
+
+def _ms(ttl: float) -> int:
+    return max(1, math.ceil(ttl * 1000))
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
+
+
+def _batches(keys: list[bytes], size: int = _SCAN_COUNT) -> list[list[bytes]]:
+    return [keys[i : i + size] for i in range(0, len(keys), size)]

@@ -1,0 +1,415 @@
+"""The engine for many agents, in one process: the cache, single-flight, provider health,
+pacing, the deadline and hedging, against the loopback fakes (memory store unless a test
+names another). The cross-process behaviour is in test_engine_shared.py."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FIRECRAWL_KEY, FakeClock, key_env, make_client, run_cli
+from websearch import SearchParams, WebSearch, render
+from websearch._cache import cache_key, entry_ttl, normalised
+from websearch._state import MemoryStore
+from websearch.testing import FakeBrave, FakeDuckDuckGo, FakeFirecrawl, Reply
+from websearch.testing.brave import quota_limited_reply, rate_limited_reply
+
+BRAVE_KEY = "BSA-engine-secret-7f3e9a"
+
+
+@pytest.fixture
+def brave() -> Iterator[FakeBrave]:
+    with FakeBrave() as fake:
+        yield fake
+
+
+@pytest.fixture
+def benv(config_dir: Path, brave: FakeBrave) -> dict[str, str]:
+    return {**key_env("brave", config_dir, BRAVE_KEY), **brave.env}
+
+
+def engine_client(env: dict[str, str], clock: FakeClock, **kw: Any) -> WebSearch:
+    """A client on the engine, its state in memory (unless `store` is given)."""
+    kw.setdefault("store", MemoryStore(clock))
+    return make_client(env=env, clock=clock, engine=True, **kw)
+
+
+def settings(config_dir: Path, text: str) -> None:
+    (config_dir / "settings.toml").write_text(text, encoding="utf-8")
+
+
+# -- cache -----------------------------------------------------------------------------------
+
+
+async def test_a_repeated_search_is_served_from_the_cache(benv: dict[str, str], brave: FakeBrave) -> None:
+    clock = FakeClock()
+    async with engine_client(benv, clock) as ws:
+        first = await ws.asearch("solar eclipse 2027", limit=3)
+        await clock.sleep(180)
+        second = await ws.asearch("solar  eclipse 2027 ", limit=3)  # whitespace folded: the same search
+    assert len(brave.requests) == 1
+    assert (first.cached, first.cached_age_s) == (False, None)
+    assert (second.cached, second.cached_age_s) == (True, 180.0)
+    assert second.attempts == first.attempts  # the original attempts
+    assert [s.url for s in second.sources] == [s.url for s in first.sources]
+    fresh, hit = first.to_dict(), second.to_dict()
+    assert (fresh["cached"], fresh["cached_age_s"]) == (False, None)  # both present on every response
+    assert (hit["cached"], hit["cached_age_s"]) == (True, 180.0)
+    assert "[served by: brave, cached 3 min ago]" in render(second, "blocks")
+    assert "cached" not in render(first, "blocks").splitlines()[0]
+
+
+async def test_refresh_searches_anew_and_off_neither_reads_nor_writes(benv: dict[str, str], brave: FakeBrave) -> None:
+    clock = FakeClock()
+    async with engine_client(benv, clock) as ws:
+        await ws.asearch("tidal power")
+        refreshed = await ws.asearch("tidal power", cache="refresh")
+        off = await ws.asearch("tidal power", cache="off")
+        await ws.asearch("wave power", cache="off")
+        after_off = await ws.asearch("wave power")
+    assert len(brave.requests) == 5  # the first, the refresh, both offs, and the search the off left unwritten
+    assert not refreshed.cached and not off.cached and not after_off.cached
+
+
+async def test_an_entry_expires_after_the_ttl_and_ttl_zero_turns_the_cache_off(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path
+) -> None:
+    clock = FakeClock()
+    settings(config_dir, "[cache]\nttl = 600\n")
+    async with engine_client(benv, clock) as ws:
+        await ws.asearch("geothermal")
+        await clock.sleep(599)
+        assert (await ws.asearch("geothermal")).cached
+        await clock.sleep(2)
+        assert not (await ws.asearch("geothermal")).cached
+    assert len(brave.requests) == 2
+    settings(config_dir, "[cache]\nttl = 0\n")
+    async with engine_client(benv, clock) as ws:
+        await ws.asearch("geothermal")
+        assert not (await ws.asearch("geothermal")).cached
+    assert len(brave.requests) == 4
+
+
+async def test_an_entry_never_outlives_the_window_it_answers_for(benv: dict[str, str], brave: FakeBrave) -> None:
+    clock = FakeClock()
+    async with engine_client(benv, clock) as ws:
+        await ws.asearch("markets today", recency_hours=0.1)  # a six-minute window, under the 15-minute ttl
+        await clock.sleep(300)
+        assert (await ws.asearch("markets today", recency_hours=0.1)).cached
+        await clock.sleep(61)
+        assert not (await ws.asearch("markets today", recency_hours=0.1)).cached
+    params = SearchParams("q", recency="day")
+    assert entry_ttl(params, 900) == 900
+    assert entry_ttl(SearchParams("q", recency_days=0.005), 900) == pytest.approx(432)
+    assert entry_ttl(SearchParams("q", recency_hours=0.05), 900) == pytest.approx(180)
+
+
+async def test_failures_and_empty_answers_are_never_cached(
+    config_dir: Path, brave: FakeBrave, benv: dict[str, str]
+) -> None:
+    clock = FakeClock()
+    brave.enqueue(Reply(500, {"error": {"code": "SERVER_ERROR", "detail": "boom", "status": 500}}))
+    async with engine_client(benv, clock) as ws:
+        failed = await ws.asearch("brittle")
+        assert failed.error is not None
+        assert (await ws.asearch("brittle")).ok  # asked again: the failure was not kept
+    empty = FakeBrave(n_available=0)
+    with empty:
+        env = {**key_env("brave", config_dir, BRAVE_KEY), **empty.env}
+        async with engine_client(env, clock) as ws:
+            for _ in range(2):
+                assert not (await ws.asearch("nothing at all")).ok
+        assert len(empty.requests) == 2
+
+
+def test_the_key_is_the_search_not_its_secrets() -> None:
+    base = {"provider": None, "preferred": "", "excluded": (), "fallback": ("firecrawl",), "lineup": ("brave",)}
+    nfd, nfc = "cafe\u0301  au lait", "caf\u00e9 au lait"
+    assert normalised(nfd) == nfc
+    assert cache_key(SearchParams(nfd), **base) == cache_key(SearchParams(nfc), **base)  # type: ignore[arg-type]
+    key = cache_key(SearchParams(nfc), **base)  # type: ignore[arg-type]
+    assert cache_key(SearchParams("Caf\u00e9 au lait"), **base) != key  # type: ignore[arg-type]  # case is kept
+    assert cache_key(SearchParams(nfc, limit=3), **base) != key  # type: ignore[arg-type]
+    assert cache_key(SearchParams(nfc, recency="week"), **base) != key  # type: ignore[arg-type]
+    assert cache_key(SearchParams(nfc), **{**base, "provider": "brave"}) != key  # type: ignore[arg-type]
+    assert cache_key(SearchParams(nfc), **{**base, "excluded": ("exa",)}) != key  # type: ignore[arg-type]
+    assert cache_key(SearchParams(nfc), **{**base, "fallback": ()}) != key  # type: ignore[arg-type]
+
+
+async def test_no_secret_reaches_the_store(benv: dict[str, str], tmp_path: Path) -> None:
+    from websearch._state import SqliteStore
+
+    clock = FakeClock()
+    path = tmp_path / "state.db"
+    async with engine_client(benv, clock, store=SqliteStore(path, clock, 1 << 24)) as ws:
+        await ws.asearch("privacy engineering")
+        await ws.asearch("bad key", provider="brave", cache="refresh")
+    assert all(BRAVE_KEY.encode() not in data for data in _state_files(tmp_path))
+
+
+# -- single-flight ---------------------------------------------------------------------------
+
+
+async def test_fifty_identical_searches_at_once_make_one_upstream_call(benv: dict[str, str], brave: FakeBrave) -> None:
+    brave.enqueue(Reply(200, _brave_body("many agents"), delay=0.3))
+    async with engine_client(benv, FakeClock()) as ws:
+        responses = await asyncio.gather(*(ws.asearch("many agents") for _ in range(50)))
+    assert len(brave.requests) == 1
+    assert all(r.ok and r.provider == "brave" for r in responses)
+    assert len({id(r) for r in responses}) == 50  # each caller has its own response object
+
+
+async def test_a_failed_flight_fails_its_followers_with_the_same_answer(benv: dict[str, str], brave: FakeBrave) -> None:
+    brave.enqueue(Reply(500, {"error": {"code": "SERVER_ERROR", "detail": "boom", "status": 500}}, delay=0.2))
+    async with engine_client({**benv, "WEBSEARCH_PROVIDERS": "brave"}, FakeClock(), providers=["brave"]) as ws:
+        responses = await asyncio.gather(*(ws.asearch("shared failure") for _ in range(5)))
+    assert len(brave.requests) == 1
+    assert all(r.error is not None for r in responses)
+
+
+# -- provider health -------------------------------------------------------------------------
+
+
+async def test_a_rate_limited_provider_is_skipped_until_its_reset(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    clock = FakeClock()
+    brave.enqueue(rate_limited_reply(reset="120, 1419704"))
+    async with engine_client({**benv, **ddg.env}, clock) as ws:
+        first = await ws.asearch("hydrogen", cache="off")
+        second = await ws.asearch("hydrogen", cache="off")
+        await clock.sleep(121)
+        third = await ws.asearch("hydrogen", cache="off")
+    assert first.provider == second.provider == "duckduckgo"
+    assert first.attempts[0].error_kind == "rate_limited" and first.attempts[0].skipped is None
+    skipped = second.attempts[0]
+    assert (skipped.provider, skipped.skipped, skipped.error_kind) == ("brave", "cooldown", "rate_limited")
+    assert skipped.until == "2026-11-30T12:02:00Z"  # NOW + the 120 s Brave named
+    assert third.provider == "brave"
+    assert len(brave.requests) == 2  # the skipped search cost no request
+
+
+async def test_without_a_hint_the_backoff_doubles(config_dir: Path, ddg: FakeDuckDuckGo) -> None:
+    clock = FakeClock()
+    settings(config_dir, '[pacing]\nduckduckgo = "off"\n')  # no waits but the ones asked for
+    with FakeBrave() as brave:
+        body = {"error": {"code": "RATE_LIMITED", "detail": "slow down", "status": 429}}
+        brave.enqueue(Reply(429, body), Reply(429, body))
+        env = {**key_env("brave", config_dir, BRAVE_KEY), **brave.env, **ddg.env}
+        async with engine_client(env, clock) as ws:
+            await ws.asearch("a", cache="off")
+            until = [(await ws.asearch("b", cache="off")).attempts[0].until]
+            await clock.sleep(61)
+            await ws.asearch("c", cache="off")  # asked again: a second 429
+            until.append((await ws.asearch("d", cache="off")).attempts[0].until)
+    assert until == ["2026-11-30T12:01:00Z", "2026-11-30T12:03:01Z"]  # 60 s, then 120 s after the second
+
+
+async def test_a_spent_quota_is_skipped_for_the_reset_it_names(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    brave.enqueue(quota_limited_reply())
+    async with engine_client({**benv, **ddg.env}, FakeClock()) as ws:
+        await ws.asearch("q1", cache="off")
+        skipped = (await ws.asearch("q2", cache="off")).attempts[0]
+    assert (skipped.skipped, skipped.error_kind) == ("cooldown", "quota")
+    assert skipped.until == "2026-12-01T12:00:00Z"  # Brave's monthly reset header: 86400 s
+
+
+async def test_a_refused_key_is_skipped_until_the_key_changes(config_dir: Path, ddg: FakeDuckDuckGo) -> None:
+    clock = FakeClock()
+    with FakeBrave(valid_keys={"good-key"}) as brave:
+        env = {**key_env("brave", config_dir, "bad-key"), **brave.env, **ddg.env}
+        store = MemoryStore(clock)
+        async with engine_client(env, clock, store=store) as ws:
+            assert (await ws.asearch("k1", cache="off")).attempts[0].error_kind == "auth"
+            skipped = (await ws.asearch("k2", cache="off")).attempts[0]
+            assert (skipped.skipped, skipped.error_kind, skipped.until) == ("cooldown", "auth", None)
+        async with engine_client({**env, "BRAVE_API_KEY": "good-key"}, clock, store=store) as ws:
+            assert (await ws.asearch("k3", cache="off")).provider == "brave"
+        assert len(brave.requests) == 2
+    raw = await store.get("health:brave")
+    assert raw is None  # the success cleared the record
+
+
+async def test_repeated_outages_open_the_circuit_then_one_probe(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    clock = FakeClock()
+    down = Reply(503, "Service Unavailable")
+    brave.enqueue(*[down] * 5)
+    async with engine_client({**benv, **ddg.env}, clock) as ws:
+        for i in range(5):
+            assert (await ws.asearch(f"outage {i}", cache="off")).attempts[0].skipped is None
+        open_ = (await ws.asearch("outage 5", cache="off")).attempts[0]
+        assert (open_.skipped, open_.error_kind) == ("circuit_open", "unavailable")
+        assert "circuit open until" in (await ws.provider_health())["brave"]
+        await clock.sleep(61)
+        probe = await ws.asearch("outage 6", cache="off")  # one probe, which succeeds
+        assert probe.provider == "brave"
+        assert await ws.provider_health() == {}
+    assert len(brave.requests) == 6
+
+
+async def test_an_explicit_provider_cooling_down_goes_to_the_fallback_tier(config_dir: Path, brave: FakeBrave) -> None:
+    brave.enqueue(rate_limited_reply(reset="300, 1419704"))
+    with FakeFirecrawl() as firecrawl:
+        env = {**key_env("brave", config_dir, BRAVE_KEY), **brave.env, **firecrawl.env}
+        env["FIRECRAWL_API_KEY"] = FIRECRAWL_KEY
+        async with engine_client(env, FakeClock()) as ws:
+            await ws.asearch("robotics", provider="brave", cache="off")
+            response = await ws.asearch("robotics", provider="brave", cache="off")
+    assert response.provider == "firecrawl"
+    brave_attempt = response.attempts[0]
+    assert (brave_attempt.provider, brave_attempt.skipped) == ("brave", "cooldown")
+    assert "skipped until 2026-11-30T12:05:00Z" in (brave_attempt.error or "")
+    assert len(brave.requests) == 1
+
+
+async def test_reset_forgets_a_cooldown(benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo) -> None:
+    brave.enqueue(rate_limited_reply(reset="600, 1419704"))
+    async with engine_client({**benv, **ddg.env}, FakeClock()) as ws:
+        await ws.asearch("x", cache="off")
+        assert (await ws.provider_health())["brave"] == "cooling down until 2026-11-30T12:10:00Z (rate_limited)"
+        await ws.reset_health("brave")
+        assert (await ws.asearch("y", cache="off")).provider == "brave"
+
+
+# -- pacing ----------------------------------------------------------------------------------
+
+
+async def test_pacing_spaces_a_providers_requests(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path, ddg: FakeDuckDuckGo
+) -> None:
+    settings(config_dir, '[pacing]\nbrave = "30/min"\nduckduckgo = "off"\n')
+    clock = FakeClock()
+    async with engine_client({**benv, **ddg.env}, clock) as ws:
+        for i in range(3):
+            assert (await ws.asearch(f"paced {i}", cache="off")).provider == "brave"
+        assert [round(s, 3) for s in clock.sleeps] == [2.0, 2.0]  # 30/min: one request every 2 s
+        short = await ws.asearch("paced 3", cache="off", deadline=1.5)  # the slot is 2 s away: past the deadline
+    assert short.provider == "duckduckgo"
+    assert (short.attempts[0].provider, short.attempts[0].skipped) == ("brave", "paced")
+    assert len(brave.requests) == 3
+
+
+def test_pacing_rates_are_checked(config_dir: Path, benv: dict[str, str]) -> None:
+    from websearch.errors import ConfigError
+
+    settings(config_dir, '[pacing]\nbrave = "fast"\n')
+    with pytest.raises(ConfigError) as info:
+        make_client(env=benv, engine=True)
+    assert str(info.value) == (
+        'setting pacing.brave: a pacing rate must read like "1/s", "30/min" or "100/h"; got \'fast\''
+    )
+    settings(config_dir, '[pacing]\nbrave = "off"\nexa = "2/s"\n[search]\ndeadline = 10\nhedge = 1.5\n')
+    make_client(env=benv, engine=True)
+    settings(config_dir, "[search]\ndeadline = 0\n")
+    with pytest.raises(ConfigError, match=r"setting search\.deadline must be a positive number; got 0"):
+        make_client(env=benv)
+
+
+# -- deadline and hedging --------------------------------------------------------------------
+
+
+async def test_the_deadline_holds_under_a_hung_provider(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    brave.enqueue(Reply(hang=True))
+    async with make_client(env={**benv, **ddg.env}, engine=True, store=MemoryStore(FakeClock())) as ws:
+        started = time.monotonic()
+        response = await ws.asearch("stuck", deadline=1.0, cache="off")
+        elapsed = time.monotonic() - started
+    assert elapsed <= 1.1, elapsed
+    assert response.attempts[0].error_kind == "timeout"
+    assert response.error is not None or response.provider == "duckduckgo"
+
+
+async def test_the_deadline_holds_with_the_engine_off(benv: dict[str, str], brave: FakeBrave) -> None:
+    brave.enqueue(Reply(hang=True))
+    async with make_client(env=benv) as ws:
+        started = time.monotonic()
+        response = await ws.asearch("stuck", deadline=0.5)
+        assert time.monotonic() - started <= 0.6
+    assert response.error is not None
+
+
+async def test_hedging_starts_the_next_provider_beside_a_slow_one(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    brave.enqueue(Reply(200, _brave_body("slow"), delay=3.0))
+    async with make_client(env={**benv, **ddg.env}, engine=True, store=MemoryStore(FakeClock())) as ws:
+        started = time.monotonic()
+        response = await ws.asearch("slow", hedge=0.2, cache="off")
+        elapsed = time.monotonic() - started
+    assert response.provider == "duckduckgo"
+    assert elapsed < 2.0, elapsed
+    assert [a.provider for a in response.attempts] == ["brave", "duckduckgo"]
+    assert response.attempts[0].error_kind == "cancelled"
+
+
+def test_engine_arguments_are_checked(benv: dict[str, str]) -> None:
+    from websearch.errors import InvalidSearchParams
+
+    with make_client(env=benv) as ws:
+        for kwargs, message in (
+            ({"cache": "maybe"}, 'cache must be one of: use, refresh, off; got "maybe"'),
+            ({"deadline": 0}, "deadline must be a positive number of seconds; got 0"),
+            ({"hedge": float("nan")}, "hedge must be a positive number of seconds; got NaN"),
+        ):
+            with pytest.raises(InvalidSearchParams) as info:
+                ws.search("x", **kwargs)
+            assert str(info.value) == message
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def test_cli_cache_stats_clear_and_the_summary_note(benv: dict[str, str], brave: FakeBrave, tmp_path: Path) -> None:
+    env = {**benv, "WEBSEARCH_ENGINE": "on", "WEBSEARCH_CACHE_DIR": str(tmp_path / "cache")}
+    assert run_cli(["search", "heat pumps"], env).returncode == 0
+    hit = run_cli(["search", "heat pumps"], env)
+    assert hit.returncode == 0 and "note: served from the cache" in hit.stderr
+    assert run_cli(["search", "heat pumps", "--no-cache"], env).returncode == 0
+    assert run_cli(["search", "heat pumps", "--refresh"], env).returncode == 0
+    assert len(brave.requests) == 3
+    stats = run_cli(["cache", "stats", "--format", "json"], env)
+    import json
+
+    numbers = json.loads(stats.stdout)
+    assert (numbers["entries"], numbers["hits"], numbers["misses"], numbers["store"]) == (1, 1, 1, "sqlite")
+    assert numbers["bytes"] > 0 and numbers["hit_rate"] == 0.5
+    cleared = run_cli(["cache", "clear", "--provider", "brave"], env)
+    assert cleared.stdout.strip() == "removed 1 cached answer served by brave"
+    assert json.loads(run_cli(["cache", "stats", "--format", "json"], env).stdout)["entries"] == 0
+
+
+def test_cli_providers_shows_health_and_reset_clears_it(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo, tmp_path: Path
+) -> None:
+    env = {**benv, **ddg.env, "WEBSEARCH_ENGINE": "on", "WEBSEARCH_CACHE_DIR": str(tmp_path / "cache")}
+    brave.enqueue(rate_limited_reply(reset="3600, 1419704"))
+    assert run_cli(["search", "wind", "--no-cache"], env).returncode == 0
+    listing = run_cli(["providers"], env).stdout
+    line = next(row for row in listing.splitlines() if " brave " in row)
+    assert "[cooling down until" in line and "(rate_limited)]" in line
+    reset = run_cli(["providers", "--reset", "brave"], env)
+    assert reset.returncode == 0 and "forgot the health record of brave" in reset.stderr
+    assert "cooling down" not in reset.stdout
+
+
+def _state_files(folder: Path) -> list[bytes]:
+    files = [path.read_bytes() for path in folder.glob("state.db*")]
+    assert files
+    return files
+
+
+def _brave_body(query: str) -> Any:
+    from websearch.testing.brave import brave_results_body
+
+    return brave_results_body(query, 5)

@@ -1,0 +1,523 @@
+"""The state store: one contract over the three backends (memory, SQLite, a real Redis), then what
+only one of them can show: SQLite across processes, bounded, damaged, killed, read-only; Redis
+stopped and restarted; the resilient wrapper; and which backend the settings choose."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import FakeClock, RedisServer
+from websearch import ConfigError
+from websearch._clock import SystemClock
+from websearch._settings import Settings
+from websearch._state import (
+    MemoryStore,
+    ResilientStore,
+    SqliteStore,
+    Store,
+    StoreUnavailable,
+    default_path,
+    open_store,
+)
+from websearch._state import Unavailable as UnavailableStore
+from websearch._state.redis import RedisStore
+
+TTL = 0.2  # short, so that Redis's real expiry costs little; the fake clock just moves past it
+
+
+@dataclass
+class Rig:
+    """A store and the way to let time pass for it: the fake clock, or real time for Redis."""
+
+    store: Store
+    elapse: Callable[[float], Awaitable[None]]
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+async def rig(request: pytest.FixtureRequest, clock: FakeClock, tmp_path: Path) -> AsyncIterator[Rig]:
+    store: Store
+    if request.param == "memory":
+        store = MemoryStore(clock)
+    elif request.param == "sqlite":
+        store = SqliteStore(tmp_path / "state.db", clock)
+    else:
+        store = RedisStore(request.getfixturevalue("redis_server"), prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    yield Rig(store, asyncio.sleep if request.param == "redis" else clock.sleep)
+    await store.clear("")
+    await store.aclose()
+
+
+# -- the contract, on every backend ---------------------------------------------------------------
+
+
+async def test_get_set_delete_and_expiry(rig: Rig) -> None:
+    s = rig.store
+    assert await s.get("cache:a") is None
+    await s.set("cache:a", b"\x00one\xff", 60)
+    await s.set("cache:b", b"short", TTL)
+    assert await s.get("cache:a") == b"\x00one\xff"
+    await s.set("cache:a", b"two", 60)  # overwrite
+    assert await s.get("cache:a") == b"two"
+    assert await s.get("cache:b") == b"short"
+    await rig.elapse(TTL + 0.05)
+    assert await s.get("cache:b") is None
+    assert await s.get("cache:a") == b"two"
+    await s.delete("cache:a")
+    await s.delete("cache:absent")
+    assert await s.get("cache:a") is None
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(ValueError, match="ttl"):
+            await s.set("cache:c", b"x", bad)
+    await s.ping()
+
+
+async def test_clear_by_prefix_and_tag(rig: Rig) -> None:
+    s = rig.store
+    await s.set("cache:1", b"a", 60, tag="brave")
+    await s.set("cache:2", b"b", 60, tag="exa")
+    await s.set("cache:3", b"c", 60)
+    await s.set("cache:4", b"d", TTL, tag="brave")
+    await s.set("cache*[x]", b"e", 60, tag="brave")  # glob characters are plain text in a prefix
+    await s.set("other:1", b"f", 60, tag="brave")
+    await s.set("cache:5", b"g", 60, tag="brave")
+    await s.set("cache:5", b"g", 60, tag="exa")  # re-tagged: no longer brave's
+    await rig.elapse(TTL + 0.05)
+    assert await s.clear("cache:", tag="brave") == 1  # cache:1 (cache:4 expired: not counted)
+    assert [await s.get(k) for k in ("cache:1", "cache:2", "cache:3", "cache:5")] == [None, b"b", b"c", b"g"]
+    assert await s.clear("cache*") == 1
+    assert await s.get("cache:2") == b"b"
+    assert await s.clear("cache:") == 3
+    assert await s.get("other:1") == b"f"
+    assert await s.clear("nothing:") == 0
+
+
+async def test_incr_counts_atomically_and_lives_from_creation(rig: Rig) -> None:
+    s = rig.store
+    values = await asyncio.gather(*(s.incr("stats:n", 60) for _ in range(50)))
+    assert sorted(values) == list(range(1, 51))
+    assert await s.incr("stats:n", 60, 10) == 60
+    assert await s.get("stats:n") == b"60"  # a counter reads as its digits
+    assert await s.incr("stats:t", TTL) == 1
+    await rig.elapse(TTL * 0.6)
+    assert await s.incr("stats:t", TTL) == 2  # the TTL runs from creation, not from each incr
+    await rig.elapse(TTL * 0.6)
+    assert await s.incr("stats:t", TTL, 5) == 5
+
+
+async def test_token_bucket_pace_debt_and_untake(rig: Rig) -> None:
+    s = rig.store
+    waits = [await s.take("pace:x", 10, 2) for _ in range(4)]
+    assert waits[:2] == [0, 0]
+    assert waits[2:] == pytest.approx([0.1, 0.2], abs=0.03)  # in debt: callers queue in order
+    await s.untake("pace:x", 10, 2)  # the last one did not wait: its slot goes back
+    assert await s.take("pace:x", 10, 2) == pytest.approx(0.2, abs=0.03)
+    await rig.elapse(0.45)  # -2 + 4.5 tokens: 2 (capped at burst)
+    assert [await s.take("pace:x", 10, 2) for _ in range(3)][:2] == [0, 0]
+    assert await s.take("pace:y", 1, 1) == 0  # buckets are separate
+    await s.untake("pace:fresh", 10, 2)  # giving back to a full bucket changes nothing
+    assert [await s.take("pace:fresh", 10, 2) for _ in range(2)] == [0, 0]
+    with pytest.raises(ValueError, match="rate"):
+        await s.take("pace:z", 0, 1)
+
+
+async def test_leases_are_exclusive_expire_and_are_released_by_their_owner(rig: Rig) -> None:
+    s = rig.store
+    assert await s.try_lease("flight:q", "a", TTL)
+    assert not await s.try_lease("flight:q", "b", 60)
+    assert await s.try_lease("flight:q", "a", TTL)  # its holder may renew it
+    assert await s.get("flight:q") == b"a"
+    await s.release("flight:q", "b")  # not b's: still held
+    assert not await s.try_lease("flight:q", "b", 60)
+    await s.release("flight:q", "a")
+    assert await s.try_lease("flight:q", "b", TTL)
+    await rig.elapse(TTL + 0.05)  # b never released it: it expired
+    assert await s.try_lease("flight:q", "c", 60)
+    results = await asyncio.gather(*(s.try_lease("flight:r", f"o{i}", 60) for i in range(20)))
+    assert results.count(True) == 1
+
+
+async def test_usage_counts_live_entries_and_their_bytes(rig: Rig) -> None:
+    s = rig.store
+    assert await s.usage("cache:") == (0, 0)
+    await s.set("cache:a", b"x" * 100, 60, tag="brave")
+    await s.set("cache:b", b"y" * 50, 60)
+    await s.set("cache:c", b"z" * 10, TTL)
+    await s.set("flight:a", b"w" * 7, 60)
+    assert await s.usage("cache:") == (3, 160)
+    await rig.elapse(TTL + 0.05)
+    assert await s.usage("cache:") == (2, 150)
+    await s.incr("stats:n", 60, 123)
+    assert await s.usage("stats:") == (1, 3)
+    assert await s.usage("") == (4, 160)
+
+
+# -- SQLite ---------------------------------------------------------------------------------------
+
+CHILD = """
+import asyncio, sys
+from websearch._clock import SystemClock
+from websearch._state.sqlite import SqliteStore
+
+async def main(path, mode):
+    store = SqliteStore(path, SystemClock())
+    if mode == "incr":
+        for _ in range(200):
+            await store.incr("stats:n", 60)
+    elif mode == "lease":
+        print(await store.try_lease("flight:q", "child", 60))
+    else:
+        i = 0
+        while True:
+            await store.set(f"cache:{i}", b"v" * 1000, 60)
+            i += 1
+            if i == 50:
+                print("ready", flush=True)
+    await store.aclose()
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+def mode(path: Path | str) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def set_aside(directory: Path) -> list[Path]:
+    return list(directory.glob("*.corrupt-*"))
+
+
+def child(path: Path, job: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-c", CHILD, str(path), job], stdout=subprocess.PIPE, text=True)
+
+
+async def test_sqlite_incr_and_leases_across_processes(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    counters = [child(path, "incr"), child(path, "incr")]
+    store = SqliteStore(path, SystemClock())
+    for _ in range(100):
+        await store.incr("stats:n", 60)
+    assert [p.wait(30) for p in counters] == [0, 0]
+    assert await store.get("stats:n") == b"500"
+    lease = child(path, "lease")
+    assert lease.communicate(timeout=30)[0].strip() == "True"
+    assert not await store.try_lease("flight:q", "parent", 60)  # the child's, though it exited
+    await store.aclose()
+
+
+async def test_sqlite_file_is_private_and_survives_a_killed_writer(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "websearch" / "state.db"
+    writer = child(path, "write")
+    assert writer.stdout is not None
+    assert writer.stdout.readline().strip() == "ready"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(10)
+    assert [mode(f"{path}{extra}") for extra in ("", "-wal", "-shm")] == [0o600] * 3
+    assert mode(path.parent) == 0o700
+    store = SqliteStore(path, SystemClock())
+    assert await store.get("cache:49") == b"v" * 1000
+    await store.set("cache:after", b"ok", 60)
+    assert await store.get("cache:after") == b"ok"
+    await store.aclose()
+    assert not set_aside(path.parent)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_bounded_store_evicts_expired_first_then_oldest(kind: str, clock: FakeClock, tmp_path: Path) -> None:
+    store: Store = (
+        MemoryStore(clock, max_bytes=10_000) if kind == "memory" else SqliteStore(tmp_path / "s.db", clock, 10_000)
+    )
+    await store.set("cache:old", b"a" * 1000, 600)
+    await store.set("cache:expiring", b"b" * 3000, 1)
+    await store.incr("stats:n", 600)
+    await clock.sleep(2)
+    for i in range(7):  # 1000 + 3000 + 7000 > 10,000: the expired entry goes, the old one stays
+        await store.set(f"cache:{i}", b"c" * 1000, 600)
+    assert await store.get("cache:old") == b"a" * 1000
+    assert await store.usage("cache:") == (8, 8000)
+    for i in range(7, 10):  # over again: now the oldest go, until 90% is left
+        await store.set(f"cache:{i}", b"c" * 1000, 600)
+    assert await store.get("cache:old") is None
+    assert await store.get("cache:0") is None
+    assert await store.get("cache:1") == b"c" * 1000
+    assert await store.usage("cache:") == (9, 9000)
+    assert await store.get("stats:n") == b"1"  # counters are never evicted
+    await store.set("cache:huge", b"h" * 20_000, 600)  # larger than the store: not kept
+    assert await store.get("cache:huge") is None
+    assert await store.get("cache:9") == b"c" * 1000
+    await store.aclose()
+
+
+def _another_database(path: Path) -> None:
+    path.unlink()
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE notes (body TEXT)")
+    db.commit()
+    db.close()
+
+
+def _altered_schema(path: Path) -> None:
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE entries")
+    db.commit()
+    db.close()
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(os.urandom(8192))
+
+
+def _truncated(path: Path) -> None:
+    with path.open("r+b") as f:
+        f.truncate(path.stat().st_size // 2)
+
+
+@pytest.mark.parametrize("damage", [_garbage, _another_database, _altered_schema, _truncated])
+async def test_a_damaged_sqlite_file_is_set_aside_and_rebuilt(
+    damage: Callable[[Path], None], clock: FakeClock, tmp_path: Path
+) -> None:
+    path = tmp_path / "state.db"
+    store = SqliteStore(path, clock)
+    for i in range(200):
+        await store.set(f"cache:{i}", b"x" * 500, 600)
+    await store.aclose()
+    damage(path)
+    assert await store.get("cache:199") is None  # the call proceeds, on a new file
+    await store.set("cache:new", b"fresh", 600)
+    assert await store.get("cache:new") == b"fresh"
+    await store.aclose()
+    (aside,) = set_aside(tmp_path)
+    assert aside.name.startswith("state.db.corrupt-2026")  # named for when (the fake clock's time)
+    assert mode(path) == 0o600
+
+
+@contextmanager
+def read_only(directory: Path) -> Iterator[None]:
+    """`directory` unwritable, even for root (who ignores modes: the immutable attribute)."""
+    if os.geteuid() != 0:
+        directory.chmod(0o500)
+        try:
+            yield
+        finally:
+            directory.chmod(0o700)
+        return
+    done = subprocess.run(["chattr", "+i", str(directory)], capture_output=True, text=True, check=False)
+    if done.returncode:
+        pytest.skip(f"cannot make a directory read-only for root here: {done.stderr.strip()}")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(directory)], check=True)
+
+
+async def test_sqlite_in_a_read_only_place_is_unavailable(clock: FakeClock, tmp_path: Path) -> None:
+    fresh, existing = tmp_path / "fresh", tmp_path / "existing"
+    fresh.mkdir()
+    existing.mkdir()
+    store = SqliteStore(existing / "state.db", clock)
+    await store.set("cache:a", b"a", 600)
+    await store.aclose()
+    with read_only(fresh), read_only(existing):
+        for path in (fresh / "state.db", fresh / "sub" / "state.db", existing / "state.db"):
+            store = SqliteStore(path, clock)
+            with pytest.raises(StoreUnavailable) as caught:
+                await store.set("cache:b", b"b", 600)
+            assert caught.value.reason
+            await store.aclose()
+    assert not set_aside(existing)  # unwritable is not damaged
+
+
+async def test_sqlite_locked_by_another_process_fails_fast_and_reads_go_on(clock: FakeClock, tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "state.db", clock)
+    await store.set("cache:a", b"a", 600)
+    other = sqlite3.connect(tmp_path / "state.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # holds the write lock
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable, match="locked"):
+            await store.incr("stats:n", 60)
+        assert time.monotonic() - started < 1.0
+        assert await store.get("cache:a") == b"a"  # WAL: readers do not wait for the writer
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert await store.incr("stats:n", 60) == 1
+    await store.aclose()
+
+
+def _p50(samples: list[float]) -> float:
+    return sorted(samples)[len(samples) // 2]
+
+
+async def _get_hit_p50(store: Store) -> float:
+    await store.set("cache:hit", b"r" * 2000, 600)
+    samples = []
+    for _ in range(300):
+        started = time.perf_counter()
+        assert await store.get("cache:hit") is not None
+        samples.append(time.perf_counter() - started)
+    return _p50(samples)
+
+
+async def test_a_get_hit_is_well_under_a_millisecond(tmp_path: Path, redis_server: str) -> None:
+    sqlite_store = SqliteStore(tmp_path / "state.db", SystemClock())
+    redis_store = RedisStore(redis_server, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    for store in (sqlite_store, redis_store):
+        p50 = await _get_hit_p50(store)
+        assert p50 < 0.001, f"{store.kind} get hit p50 {p50 * 1e6:.0f} µs"
+        await store.clear("")
+        await store.aclose()
+
+
+# -- Redis ----------------------------------------------------------------------------------------
+
+
+async def test_redis_keys_live_under_the_prefix_with_redis_ttls(redis_server: str) -> None:
+    import redis.asyncio as aioredis
+
+    prefix = f"test-{uuid.uuid4().hex[:8]}:"
+    store = RedisStore(redis_server, prefix=prefix)
+    await store.set("cache:a", b"a", 60, tag="brave")
+    await store.incr("stats:n", 60)
+    await store.take("pace:x", 1, 2)
+    await store.try_lease("flight:q", "me", 60)
+    raw = aioredis.Redis.from_url(redis_server)
+    keys = sorted([k async for k in raw.scan_iter(match=f"{prefix}*")])
+    assert keys == [f"{prefix}{k}".encode() for k in ("cache:a", "flight:q", "pace:x", "stats:n")]
+    assert all(0 < ttl <= 61_000 for ttl in [await raw.pttl(k) for k in keys])
+    await raw.aclose()
+    await store.clear("")
+    await store.aclose()
+
+
+async def test_redis_stopped_is_unavailable_quickly_and_resumes_when_restarted() -> None:
+    server = RedisServer()
+    server.start()
+    store = RedisStore(server.url)
+    try:
+        await store.set("cache:a", b"a", 60)
+        server.stop()
+        started = time.monotonic()
+        for call in (store.get("cache:a"), store.set("cache:b", b"b", 60), store.incr("n", 60), store.ping()):
+            with pytest.raises(StoreUnavailable, match="connection refused"):
+                await call
+        assert time.monotonic() - started < 1.0
+        server.start()  # same port, empty (no persistence)
+        assert await store.get("cache:a") is None
+        await store.set("cache:a", b"again", 60)
+        assert await store.get("cache:a") == b"again"
+    finally:
+        await store.aclose()
+        server.stop()
+
+
+async def test_redis_that_never_answers_times_out_in_half_a_second() -> None:
+    async def mute(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # accepts, reads, never answers
+        writer.close()
+
+    server = await asyncio.start_server(mute, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    store = RedisStore(f"redis://127.0.0.1:{port}/0")
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable, match="timeout"):
+        await store.get("cache:a")
+    assert time.monotonic() - started < 1.5
+    await store.aclose()
+    server.close()
+    await server.wait_closed()
+
+
+# -- ResilientStore -------------------------------------------------------------------------------
+
+
+async def test_resilient_store_falls_back_to_memory_and_resumes(clock: FakeClock) -> None:
+    redis = RedisServer()
+    redis.start()
+    server = RedisStore(redis.url)
+    try:
+        store = ResilientStore(server, clock)
+        assert store.kind == "redis"
+        await store.set("cache:a", b"shared", 60)
+        assert store.degraded is None
+        redis.stop()
+        assert await store.get("cache:a") is None  # served from memory, which never saw it
+        assert store.degraded == "connection refused"
+        await store.set("cache:b", b"local", 60)
+        assert await store.get("cache:b") == b"local"
+        assert await store.incr("stats:n", 60) == 1
+        assert await store.try_lease("flight:q", "me", 60)
+        await store.release("flight:q", "me")
+        assert await store.take("pace:x", 1, 1) == 0
+        await store.ping()
+        redis.start()
+        assert await store.get("cache:b") == b"local"  # still in its back-off
+        assert store.degraded == "connection refused"
+        await clock.sleep(5)
+        await store.set("cache:c", b"shared again", 60)
+        assert store.degraded is None
+        assert await server.get("cache:c") == b"shared again"  # in Redis
+        assert await store.get("cache:b") is None  # written while degraded: not carried over
+    finally:
+        await server.aclose()
+        redis.stop()
+
+
+async def test_resilient_store_over_a_store_that_cannot_work(clock: FakeClock) -> None:
+    store = ResilientStore(UnavailableStore("redis", "the redis package is not installed"), clock)
+    await store.set("cache:a", b"a", 60)
+    assert await store.get("cache:a") == b"a"
+    assert await store.clear("cache:") == 1
+    assert store.degraded == "the redis package is not installed"
+    await store.aclose()
+
+
+# -- choosing the backend -------------------------------------------------------------------------
+
+
+def test_open_store_chooses_the_backend(tmp_path: Path, clock: FakeClock) -> None:
+    env = {"WEBSEARCH_CACHE_DIR": str(tmp_path / "cache")}
+    default = open_store(Settings({}, env), env, clock)
+    assert isinstance(default, SqliteStore)
+    assert default.path == tmp_path / "cache" / "state.db" == default_path(env)
+    assert default._max_bytes == 64 * 1024 * 1024
+    chosen = open_store(Settings({"state.path": str(tmp_path / "x.db"), "cache.max_mb": 1}, env), env, clock)
+    assert isinstance(chosen, SqliteStore) and chosen.path == tmp_path / "x.db" and chosen._max_bytes == 1024 * 1024
+    assert isinstance(open_store(Settings({"state.backend": "memory"}, env), env, clock), MemoryStore)
+    url = "redis://:secret@127.0.0.1:1/0"
+    assert isinstance(open_store(Settings({"state.url": url}, env), env, clock), RedisStore)
+    redis_env = {**env, "WEBSEARCH_REDIS_URL": url}
+    from_env = open_store(Settings({}, redis_env), redis_env, clock)
+    assert isinstance(from_env, RedisStore) and "secret" not in repr(from_env)
+    assert isinstance(open_store(Settings({"state.backend": "sqlite"}, redis_env), redis_env, clock), SqliteStore)
+    assert default_path({}).parent.name == "websearch"
+
+
+def test_state_settings_are_checked(tmp_path: Path, clock: FakeClock) -> None:
+    for values, words in [
+        ({"state.backend": "postgres"}, "use one of: memory, sqlite, redis"),
+        ({"state.url": 6379}, "must be a string"),
+        ({"cache.ttl": -1}, "0 or more"),
+        ({"cache.max_mb": 0}, "positive"),
+    ]:
+        with pytest.raises(ConfigError, match=words):
+            Settings(values, {})
+    assert Settings({"cache.ttl": 0}, {}).get("cache.ttl") == 0
+    with pytest.raises(ConfigError, match=r"no state\.url"):
+        open_store(Settings({"state.backend": "redis"}, {}), {}, clock)
+    with pytest.raises(ConfigError, match="not a Redis URL") as caught:
+        open_store(Settings({"state.url": "http://user:secret@host"}, {}), {}, clock)
+    assert "secret" not in str(caught.value)
