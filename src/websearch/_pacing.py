@@ -2,9 +2,9 @@
 
 `[pacing] brave = "1/s"` (or `"30/min"`, `"100/h"`) spaces a provider's requests across every
 process sharing the store; Exa's `exa.searchDelayMs` is its pacing, and the keyless scrapers
-get polite defaults. Each bucket holds one token, so requests are spaced evenly. When waiting
-for the next slot would pass the search's deadline, the provider is skipped (the attempt is
-recorded as paced) and the walk moves on.
+get the polite defaults their registry rows declare (`pace`). Each bucket holds one token, so
+requests are spaced evenly. When waiting for the next slot would pass the search's deadline, the
+provider is skipped (the attempt is recorded as paced) and the walk moves on.
 """
 
 from __future__ import annotations
@@ -22,11 +22,9 @@ if TYPE_CHECKING:
     from ._settings import Settings
     from ._state._store import Store
 
-__all__ = ["DEFAULT_RATES", "Pacer", "parse_rate", "rates_from"]
+__all__ = ["Pacer", "default_rates", "parse_rate", "rates_from"]
 
 PREFIX: Final = "pace:"
-#: Polite defaults for the keyless scrapers (requests per second).
-DEFAULT_RATES: Final[Mapping[str, float]] = {"duckduckgo": 1.0}
 _RATE_RE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*")
 _UNITS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
@@ -39,9 +37,16 @@ def parse_rate(text: str) -> float:
     return float(match.group(1)) / _UNITS[match.group(2)[0]]
 
 
+def default_rates() -> dict[str, float]:
+    """The registry's polite defaults (requests per second), by provider id."""
+    from ._registry import PROVIDERS
+
+    return {info.id: info.pace for info in PROVIDERS.values() if info.pace}
+
+
 def rates_from(settings: Settings) -> dict[str, float]:
     """Every provider's rate: the defaults, Exa's delay, then the `[pacing]` table."""
-    rates = dict(DEFAULT_RATES)
+    rates = default_rates()
     delay = settings.get("exa.searchDelayMs", 1000)  # Exa's documented default
     if isinstance(delay, (int, float)) and not isinstance(delay, bool) and delay > 0:
         rates["exa"] = 1000.0 / float(delay)

@@ -44,6 +44,7 @@ class ProviderInfo:
     disabled_by: tuple[str, ...] = ()  # boolean settings that, when false, remove it entirely
     streaming: bool = False  # answers as a stream of events (SSE)
     tier: Tier = "search"  # answer engine, keyed search API, or keyless engine
+    pace: float | None = None  # polite default request rate (per second) across processes; `[pacing]` overrides
     login_import: str = ""  # where `websearch auth import <id>` copies an official CLI's login from
     module: str = ""  # "package.module:NAME" of the provider object (built-in rows)
     fake: str = ""  # "package.module:NAME" of its loopback fake in websearch.testing (built-in rows)
@@ -133,6 +134,7 @@ _ROWS: Final = (
         keyless=True,
         explicit_keyless=True,
         tier="keyless",
+        pace=1.0,
         fake="FakeDuckDuckGo",
     ),
 )
