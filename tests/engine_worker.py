@@ -3,7 +3,9 @@
 `python engine_worker.py N QUERY [KWARGS_JSON] [GO_FILE]`: open one client on the engine (the
 store from the environment: `WEBSEARCH_CACHE_DIR` for SQLite, `WEBSEARCH_REDIS_URL` for Redis),
 print `ready`, wait until GO_FILE exists (so several workers start their searches together),
-run N identical searches at once and print one JSON line per response.
+run N identical searches at once and print one JSON line per response. A QUERY with `{i}` makes
+N different searches instead ("topic 0", "topic 1", ...), one after another, each printed as it
+lands.
 """
 
 import asyncio
@@ -33,6 +35,10 @@ async def main(n: int, query: str, kwargs: dict[str, object], go: Path | None) -
         await client.engine.state().ping()  # open the store before the start line
         print("ready", flush=True)
         await asyncio.to_thread(wait_for, go)
+        if "{i}" in query:
+            for i in range(n):
+                print(json.dumps((await client.asearch(query.format(i=i), **kwargs)).to_dict()), flush=True)
+            return
         responses = await asyncio.gather(*(client.asearch(query, **kwargs) for _ in range(n)))
     for response in responses:
         print(json.dumps(response.to_dict()), flush=True)

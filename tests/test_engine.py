@@ -367,6 +367,33 @@ def test_engine_arguments_are_checked(benv: dict[str, str]) -> None:
             assert str(info.value) == message
 
 
+def test_the_mcp_tool_takes_a_deadline() -> None:
+    from websearch._tool import input_schema, parse_arguments
+    from websearch.errors import InvalidSearchParams
+
+    prop = input_schema(["brave"])["properties"]["deadline"]
+    assert (prop["type"], prop["minimum"], prop["maximum"]) == ("number", 1, 600)
+    assert parse_arguments({"query": "q", "deadline": 4.5}, ["brave"]).params["deadline"] == 4.5
+    with pytest.raises(InvalidSearchParams, match=r"^deadline must be a number from 1 to 600; got 0.2$"):
+        parse_arguments({"query": "q", "deadline": 0.2}, ["brave"])
+
+
+async def test_an_mcp_call_is_bounded_by_its_deadline(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    from websearch._mcp_server import WebSearchTool
+
+    brave.enqueue(Reply(hang=True))
+    async with make_client(env={**benv, **ddg.env}) as ws:
+        started = time.monotonic()
+        result = await WebSearchTool(ws).call({"query": "stuck", "provider": "brave", "deadline": 1})
+        elapsed = time.monotonic() - started
+    assert elapsed <= 1.1, elapsed
+    assert not result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert text.startswith("SEARCH_FAILED: stuck") and "did not answer before the search's deadline" in text
+
+
 # -- the command line ------------------------------------------------------------------------
 
 

@@ -21,7 +21,17 @@ from typing import TYPE_CHECKING, Any
 from ._notices import NOTICE_KINDS, Notice, NoticeKind
 from ._params import MODE_VALUES, RECENCY_VALUES, Mode, Recency
 from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER, ProviderId, ProviderInfo
-from ._types import Attempt, ProviderResult, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from ._types import (
+    Attempt,
+    EngineRank,
+    ProviderAnswer,
+    ProviderResult,
+    SearchCitation,
+    SearchParams,
+    SearchResponse,
+    SearchSource,
+    SearchUsage,
+)
 from ._wire import HttpRequest, HttpResponse
 from .errors import (
     AuthenticationFailed,
@@ -49,6 +59,8 @@ if TYPE_CHECKING:
     from ._providers._base import HttpProvider, Plan, Provider
     from ._providers._errors import ErrorEnvelope
     from ._rendering import render
+    from ._state import MemoryStore, SqliteStore, Store, StoreUnavailable
+    from ._state.redis import RedisStore
 
 __version__ = "0.1.0"
 
@@ -63,12 +75,14 @@ __all__ = [
     "Blocked",
     "Clock",
     "ConfigError",
+    "EngineRank",
     "ErrorEnvelope",
     "HttpProvider",
     "HttpRequest",
     "HttpResponse",
     "InvalidResponse",
     "InvalidSearchParams",
+    "MemoryStore",
     "MissingCredentialError",
     "Mode",
     "NoResults",
@@ -76,6 +90,7 @@ __all__ = [
     "NoticeKind",
     "Plan",
     "Provider",
+    "ProviderAnswer",
     "ProviderConnectionError",
     "ProviderContext",
     "ProviderId",
@@ -86,6 +101,7 @@ __all__ = [
     "QuotaExhausted",
     "RateLimited",
     "Recency",
+    "RedisStore",
     "RequestRejected",
     "SearchCitation",
     "SearchFailedError",
@@ -95,6 +111,9 @@ __all__ = [
     "SearchSource",
     "SearchUsage",
     "SendsRequests",
+    "SqliteStore",
+    "Store",
+    "StoreUnavailable",
     "SystemClock",
     "UpstreamUnavailable",
     "WebSearch",
@@ -118,6 +137,11 @@ _LAZY = {
     "Plan": "_providers._base",
     "Provider": "_providers._base",
     "ErrorEnvelope": "_providers._errors",
+    "MemoryStore": "_state",
+    "SqliteStore": "_state",
+    "Store": "_state",
+    "StoreUnavailable": "_state",
+    "RedisStore": "_state.redis",
 }
 
 

@@ -18,7 +18,16 @@ from dataclasses import fields
 from typing import Any, Final
 
 from ._notices import Notice
-from ._types import Attempt, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
+from ._types import (
+    Attempt,
+    EngineRank,
+    ProviderAnswer,
+    SearchCitation,
+    SearchParams,
+    SearchResponse,
+    SearchSource,
+    SearchUsage,
+)
 
 __all__ = ["PREFIX", "cache_key", "decode", "encode", "entry_ttl"]
 
@@ -88,6 +97,7 @@ def decode(data: bytes, now: float) -> SearchResponse | None:
                 "usage": SearchUsage(**_pick(SearchUsage, raw["usage"])) if raw.get("usage") else None,
                 "attempts": tuple(_attempt(a) for a in raw["attempts"]),
                 "notices": tuple(Notice(**_pick(Notice, n)) for n in raw["notices"]),
+                "answers": tuple(_answer(a) for a in raw.get("answers", ())),
             }
         )
     except (ValueError, TypeError, KeyError, AttributeError):
@@ -104,7 +114,13 @@ def _attempt(raw: Mapping[str, Any]) -> Attempt:
 def _source(raw: Mapping[str, Any]) -> dict[str, Any]:
     picked = _pick(SearchSource, raw)
     picked["highlights"] = tuple(picked.get("highlights", ()))
+    picked["engines"] = tuple(EngineRank(**_pick(EngineRank, e)) for e in picked.get("engines", ()))
     return picked
+
+
+def _answer(raw: Mapping[str, Any]) -> ProviderAnswer:
+    citations = tuple(SearchCitation(**_pick(SearchCitation, c)) for c in raw.get("citations", ()))
+    return ProviderAnswer(**{**_pick(ProviderAnswer, raw), "citations": citations})
 
 
 def _pick(cls: Any, raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -27,7 +27,17 @@ if TYPE_CHECKING:
     from ._providers._base import Plan
     from ._registry import ProviderInfo
 
-__all__ = ["DEFAULT_FALLBACK", "NO_PROVIDER_MESSAGE", "RENDER_SIDE", "Guards", "Walk", "resolve_chain", "run_search"]
+__all__ = [
+    "DEFAULT_FALLBACK",
+    "NO_PROVIDER_MESSAGE",
+    "RENDER_SIDE",
+    "Guards",
+    "Walk",
+    "guarded",
+    "resolve_chain",
+    "run_search",
+    "search_notices",
+]
 
 log = logging.getLogger("websearch")
 
@@ -96,10 +106,7 @@ async def run_search(
     response it serves says why (`fallback`).
     """
     excluded = frozenset(excluded)
-    notices: list[Notice] = list(ctx.filter_notices(params))
-    scan = lineup.scan(ctx)
-    if scan.store_error is not None:
-        notices.append(_store_notice(scan.store_error, scan.left_out))
+    notices = search_notices(params, ctx, lineup)
     chosen: str | None = None
     if provider is not None and provider != "auto":
         if lineup.may_run(provider, ctx):
@@ -156,7 +163,7 @@ async def _walk(
     if walk.hedge is None:
         for provider_id in ids:
             ctx.explicit = provider_id == chosen  # one attempt at a time: the context is this search's own
-            result, attempt = await _guarded(lineup, lineup.info(provider_id), params, ctx, walk)
+            result, attempt = await guarded(lineup, lineup.info(provider_id), params, ctx, walk)
             attempts.append(attempt)
             if result is not None:
                 return provider_id, result
@@ -168,7 +175,7 @@ async def _walk(
     def start() -> None:
         provider_id = waiting.pop(0)
         own = dataclasses.replace(ctx, explicit=provider_id == chosen)  # attempts run side by side
-        task = asyncio.ensure_future(_guarded(lineup, lineup.info(provider_id), params, own, walk))
+        task = asyncio.ensure_future(guarded(lineup, lineup.info(provider_id), params, own, walk))
         running[task] = (len(ids) - len(waiting) - 1, provider_id, clock.monotonic())
 
     start()
@@ -200,7 +207,7 @@ async def _walk(
         attempts.extend(attempt for _, attempt in sorted(ended, key=lambda pair: pair[0]))
 
 
-async def _guarded(
+async def guarded(
     lineup: Lineup, info: ProviderInfo, params: SearchParams, ctx: ProviderContext, walk: Walk
 ) -> tuple[ProviderResult | None, Attempt]:
     """One attempt inside the engine's checks and the search's deadline."""
@@ -299,6 +306,16 @@ def _enforce_domains(result: ProviderResult, plan: Plan) -> list[Notice]:
             where = "outside these hosts" if keep else "on these hosts"
             notices.append(results_dropped(name, getattr(plan.params, name), len(result.sources) - len(kept), where))
             result.sources = kept
+    return notices
+
+
+def search_notices(params: SearchParams, ctx: ProviderContext, lineup: Lineup) -> list[Notice]:
+    """What a search says whoever serves it: the date ladder's notices, and (once) that
+    agent.db could not be read."""
+    notices: list[Notice] = list(ctx.filter_notices(params))
+    scan = lineup.scan(ctx)
+    if scan.store_error is not None:
+        notices.append(_store_notice(scan.store_error, scan.left_out))
     return notices
 
 

@@ -114,10 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("query", nargs="+", help="the search query (several words are joined with spaces)")
     s.add_argument(
         "--provider",
-        choices=("auto", *SEARCH_PROVIDER_ORDER),
+        choices=("auto", "public", *SEARCH_PROVIDER_ORDER),
         metavar="ID",
         help="use this provider (falls back to the automatic chain when it is not available); "
-        "'auto' ignores the providers.webSearch preference",
+        "'auto' ignores the providers.webSearch preference; 'public' asks every keyless engine at once",
     )
     s.add_argument(
         "--exclude",
@@ -132,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_provider_list,
         metavar="A,B,C",
         help="use exactly these providers, in this order (each still needs its key)",
+    )
+    s.add_argument(
+        "--fanout",
+        type=_provider_list,
+        metavar="A,B,C",
+        help="ask these providers at once and fuse their results (at most fanout.max_providers)",
     )
     rich = s.add_argument_group("richer parameters")
     for param in PARAMS:
@@ -243,7 +249,7 @@ def usage_block() -> str:
         else:
             items.append(f"[{flag} {param.metavar or param.name.upper()}]")
     items += ["[--format summary|blocks|json]", "[--timeout SECONDS]", "[--deadline SECONDS]", "[--hedge SECONDS]"]
-    items += ["[--no-cache | --refresh]"]
+    items += ["[--no-cache | --refresh]", "[--fanout A,B,C]"]
     lead = "websearch search "
     lines, line = [], lead
     for item in items:
@@ -318,7 +324,12 @@ def _search(args: argparse.Namespace) -> int:
     async def run() -> Any:
         async with client:
             return await client.asearch(
-                query, provider=args.provider, exclude=args.exclude, providers=args.providers, **params
+                query,
+                provider=args.provider,
+                exclude=args.exclude,
+                providers=args.providers,
+                fanout=args.fanout,
+                **params,
             )
 
     response = asyncio.run(run())
@@ -355,6 +366,9 @@ def _providers(args: argparse.Namespace) -> int:
     width = max(len(r.id) for r in rows)
     for i, row in enumerate(rows, 1):
         state = "available" if row.available else "unavailable"
+        if row.id == "public":  # not in the chain: the fan-out over the keyless engines
+            print(f"    {row.id:<{width}}  {row.label:<11} {state}{' [preferred]' * row.preferred}  ({row.reason})")
+            continue
         marks = "".join((" [preferred]" if row.preferred else "", " [excluded]" if row.excluded else ""))
         detail = "" if row.available else f"  ({row.reason})"
         health = f"  [{states[row.id]}]" if row.id in states else ""

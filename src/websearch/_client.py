@@ -23,8 +23,10 @@ from ._clock import Clock, SystemClock
 from ._context import ProviderContext, SendsRequests
 from ._credentials import Credential, CredentialStore
 from ._engine import CacheMode, Engine
+from ._fanout import DEFAULT_SOFT_DEADLINE, PUBLIC, Fanout
 from ._health import describe
 from ._lineup import Lineup
+from ._notices import Notice, clamped, dropped
 from ._registry import PROVIDERS, load_provider
 from ._settings import Settings
 from ._settings import config_dir as default_config_dir
@@ -35,7 +37,10 @@ if TYPE_CHECKING:
     from ._providers._base import Provider
     from ._state._store import Store
 
-__all__ = ["ProviderStatus", "WebSearch", "asearch", "search"]
+__all__ = ["DEFAULT_MAX_PROVIDERS", "ProviderStatus", "WebSearch", "asearch", "search"]
+
+#: `fanout.max_providers` when unset: the most providers one fan-out asks.
+DEFAULT_MAX_PROVIDERS = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,10 +126,26 @@ class WebSearch:
         return ProviderContext(self.env, self.settings, self.credentials, self._transport, self.clock, self._api_keys)
 
     def provider_status(self) -> list[ProviderStatus]:
-        """Every provider of this client in chain order: available or not, and what would make it so."""
+        """Every provider of this client in chain order: available or not, and what would make it
+        so; then `public`, the fan-out over every available keyless engine (explicit only)."""
         ctx = self._context(with_transport=False)
         available = self.lineup.scan(ctx).available
         preferred, excluded = self.settings.preferred_provider, self.settings.excluded_providers
+        keyless = [i for i in self.lineup.ids if self.lineup.info(i).tier == "keyless" and i not in excluded]
+        engines = [i for i in keyless if i in available]
+        public = ProviderStatus(
+            PUBLIC,
+            "Public",
+            bool(engines),
+            f"all keyless engines at once: {', '.join(engines)}" if engines else "no keyless engine is available",
+            preferred == PUBLIC,
+            False,
+        )
+        return [*self._rows(ctx, available, preferred, excluded), public]
+
+    def _rows(
+        self, ctx: ProviderContext, available: frozenset[str], preferred: str, excluded: frozenset[str]
+    ) -> list[ProviderStatus]:
         return [
             ProviderStatus(
                 info.id,
@@ -147,6 +168,7 @@ class WebSearch:
         cache: CacheMode = "use",
         deadline: float | None = None,
         hedge: float | None = None,
+        fanout: Iterable[str] | None = None,
         **params: Any,
     ) -> SearchResponse:
         """Search once. Provider failures come back as a response with `error` set; invalid
@@ -159,8 +181,10 @@ class WebSearch:
         `cache` is "use" (serve a fresh cached answer), "refresh" (search anew, then cache) or
         "off"; `deadline` bounds the whole search in seconds (default `search.deadline`, else 30,
         120 for the deep modes); `hedge` starts the next provider beside one that has not
-        answered within that many seconds. `params` are the fields of `SearchParams`;
-        `num_results` is accepted for `limit`.
+        answered within that many seconds. `fanout` asks these providers at once and fuses their
+        results (`provider="public"`: every available keyless engine); the setting
+        `providers.webSearchFanout` makes it the default. `params` are the fields of
+        `SearchParams`; `num_results` is accepted for `limit`.
         """
         _check_engine_args(cache, deadline, hedge)
         if "num_results" in params:  # the MCP tool's name for limit
@@ -179,11 +203,13 @@ class WebSearch:
         excluded = self.settings.excluded_providers
         if exclude:
             excluded = excluded | frozenset(self._known(name) for name in _names(exclude))
-        if provider is not None and provider != "auto":
+        if provider is not None and provider not in ("auto", PUBLIC):
             self._known(provider, lineup)
+        ctx = self._context()
+        plan = self._fanout(provider, fanout, lineup, excluded, ctx)
         return await self.engine.search(
             search_params,
-            self._context(),
+            ctx,
             lineup,
             provider=provider,
             preferred=self.settings.preferred_provider,
@@ -191,7 +217,45 @@ class WebSearch:
             cache=cache,
             deadline=deadline,
             hedge=hedge,
+            fanout=plan,
         )
+
+    def _fanout(
+        self,
+        provider: str | None,
+        fanout: Iterable[str] | None,
+        lineup: Lineup,
+        excluded: frozenset[str],
+        ctx: ProviderContext,
+    ) -> Fanout | None:
+        """The fan-out this search makes, if any: `public`, the `fanout` argument, or the
+        setting; providers not available here are left out with a notice, and the list is cut
+        to `fanout.max_providers` with one."""
+        setting: list[str] = self.settings.get("providers.webSearchFanout") or []
+        preferred = self.settings.preferred_provider
+        public = provider == PUBLIC or (provider is None and fanout is None and preferred == PUBLIC)
+        if fanout is not None and provider is not None:
+            raise InvalidSearchParams("fanout", "fanout must be left out when a provider is chosen; give one of them")
+        if not public and fanout is None and (provider is not None or not setting):
+            return None
+        soft = self.settings.get_number("fanout.soft_deadline", DEFAULT_SOFT_DEADLINE)
+        available = lineup.scan(ctx).available
+        if public:
+            keyless = [i for i in lineup.ids if lineup.info(i).tier == "keyless" and i not in excluded]
+            return Fanout(tuple(i for i in keyless if i in available), PUBLIC, soft)
+        names = [self._known(name, lineup) for name in (_names(fanout) if fanout is not None else setting)]
+        ids = tuple(dict.fromkeys(names))
+        notices: list[Notice] = []
+        missing = [i for i in ids if not lineup.may_run(i, ctx)]
+        if missing:
+            why = "; ".join(f"{i}: {lineup.reason(i, ctx)}" for i in missing)
+            notices.append(dropped("fanout", list(ids), f"not available here ({why})"))
+            ids = tuple(i for i in ids if i not in missing)
+        cap = int(self.settings.get_number("fanout.max_providers", DEFAULT_MAX_PROVIDERS))
+        if len(ids) > cap:
+            notices.append(clamped("fanout", list(ids), f"the first {cap}", "the setting fanout.max_providers"))
+            ids = ids[:cap]
+        return Fanout(ids, "fanout", soft, tuple(notices))
 
     async def aclose(self) -> None:
         """Close the HTTP session (only one this client created) and the state store."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ._cache import PREFIX, cache_key, decode, encode, entry_ttl
 from ._chain import Walk, fallback_tier_ids, run_search
+from ._fanout import Fanout, run_fanout
 from ._health import Health, Skip
 from ._notices import partial
 from ._pacing import Pacer, rates_from
@@ -109,24 +110,24 @@ class Engine:
         cache: CacheMode = "use",
         deadline: float | None = None,
         hedge: float | None = None,
+        fanout: Fanout | None = None,
     ) -> SearchResponse:
-        """One search through the cache, single-flight, guards and deadline."""
+        """One search through the cache, single-flight, guards and deadline; a `fanout` asks
+        its providers at once instead of walking the chain."""
         seconds = self.deadline_for(params, deadline)
         ends = self.clock.monotonic() + seconds
         if hedge is None:
             value = self.settings.get("search.hedge")
             hedge = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        route = _Route(provider, preferred, excluded, fanout)
         if not self.enabled:
-            walk = Walk(None, ends, hedge)
-            return await run_search(
-                params, ctx, lineup, provider=provider, preferred=preferred, excluded=excluded, walk=walk
-            )
+            return await _run(params, ctx, lineup, Walk(None, ends, hedge), route)
         store = self.state()
         walk = Walk(_Guards(self, lineup), ends, hedge)
         caching = cache != "off" and self.ttl > 0
         key = cache_key(
             params,
-            provider=provider,
+            provider=fanout.key if fanout is not None else provider,
             preferred=preferred,
             excluded=excluded,
             fallback=fallback_tier_ids(ctx),
@@ -144,12 +145,8 @@ class Engine:
         flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
         self._flights[key] = flight
         try:
-            selection = {"provider": provider, "preferred": preferred, "excluded": excluded}
             shared = caching and cache == "use"
-            response = await self._lead(key, shared, seconds, ends, params, ctx, lineup, walk, **selection)
-            if caching and response.ok and not response.cached:
-                entry = encode(response, self.clock.now().timestamp())
-                await store.set(key, entry, entry_ttl(params, self.ttl), tag=response.provider)
+            response = await self._lead(key, caching, shared, seconds, ends, params, ctx, lineup, walk, route)
             flight.set_result(response)
             return self._noted(response)
         except BaseException as exc:
@@ -163,6 +160,7 @@ class Engine:
     async def _lead(
         self,
         key: str,
+        caching: bool,
         shared: bool,
         seconds: float,
         ends: float,
@@ -170,10 +168,11 @@ class Engine:
         ctx: ProviderContext,
         lineup: Lineup,
         walk: Walk,
-        **selection: Any,
+        route: _Route,
     ) -> SearchResponse:
         """Walk the chain, unless another process already is for the same search: then wait
-        (until the deadline) for its answer to land in the cache."""
+        (until the deadline) for its answer to land in the cache. A success is cached before
+        the lease goes, so a process that finds the lease free finds the answer too."""
         store = self.state()
         lease = "flight:" + key.removeprefix(PREFIX)
         if shared and not await store.try_lease(lease, self._owner, max(seconds, 1.0)):
@@ -185,7 +184,12 @@ class Engine:
                 if await store.try_lease(lease, self._owner, max(ends - self.clock.monotonic(), 1.0)):
                     break  # the leader is gone without an answer: lead
         try:
-            return await run_search(params, ctx, lineup, walk=walk, **selection)
+            response = await _run(params, ctx, lineup, walk, route)
+            fanout = route.fanout
+            if caching and (fanout.cacheable(response) if fanout is not None else response.ok):
+                entry = encode(response, self.clock.now().timestamp())
+                await store.set(key, entry, entry_ttl(params, self.ttl), tag=response.provider)
+            return response
         finally:
             if shared:
                 await store.release(lease, self._owner)
@@ -255,6 +259,25 @@ class _Guards:
                 await health.succeeded(info.id)
         else:
             await health.failed(info.id, error, lambda: _fingerprint(info, ctx))
+
+
+@dataclass(frozen=True, slots=True)
+class _Route:
+    """Which providers a search goes to: the chain's selection, or a fan-out."""
+
+    provider: str | None
+    preferred: str
+    excluded: frozenset[str]
+    fanout: Fanout | None
+
+
+async def _run(params: SearchParams, ctx: ProviderContext, lineup: Lineup, walk: Walk, route: _Route) -> SearchResponse:
+    """The chain, or the fan-out."""
+    if route.fanout is not None:
+        return await run_fanout(params, ctx, lineup, route.fanout, walk)
+    return await run_search(
+        params, ctx, lineup, provider=route.provider, preferred=route.preferred, excluded=route.excluded, walk=walk
+    )
 
 
 def _fingerprint(info: ProviderInfo, ctx: ProviderContext) -> str:

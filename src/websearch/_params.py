@@ -43,13 +43,16 @@ LEGACY_MODES: Final = {"neural": "auto", "keyword": "auto"}
 TEXT_CHARS_RANGE: Final = (200, 8000)
 DEFAULT_TEXT_CHARS: Final = 1200
 
-ParamKind = Literal["string", "integer", "number", "boolean", "domains", "enum", "lenient_number", "lenient_date"]
+ParamKind = Literal[
+    "string", "integer", "number", "boolean", "domains", "ids", "enum", "lenient_number", "lenient_date"
+]
 _JSON_TYPE: Final = {
     "string": "string",
     "integer": "integer",
     "number": "number",
     "boolean": "boolean",
     "domains": "array",
+    "ids": "array",
     "enum": "string",
     "lenient_number": "number",
     "lenient_date": "string",
@@ -97,6 +100,8 @@ class Param:
             return "true or false"
         if self.kind == "domains":
             return "a list of domain names (strings)"
+        if self.kind == "ids":
+            return "a list of provider ids (strings)"
         if self.kind == "string":
             return "a non-empty string"
         if self.kind == "integer":
@@ -306,7 +311,7 @@ def check(param: Param, value: Any, name: str | None = None) -> Any:
     elif kind == "string":
         if isinstance(value, str) and value.strip():
             return value
-    elif kind == "domains":
+    elif kind in ("domains", "ids"):
         names = [value] if isinstance(value, str) else value
         if isinstance(names, (list, tuple)) and all(isinstance(d, str) for d in names):
             return tuple(d.strip() for d in names if d.strip())

@@ -129,6 +129,9 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
         lines.append(f"Error: {response.error}")
         return "\n".join(lines)
     served = f"{response.provider} search — {response.fallback}" if response.fallback else response.provider
+    if response.answers or any(s.engines for s in response.sources):  # a fan-out: who answered
+        answered = [a.provider for a in response.attempts if a.error is None]
+        served += f" ({', '.join(answered)})"
     if response.cached:
         served += f", cached {_age_words(response.cached_age_s or 0.0)} ago"
     lines.append(f"[served by: {served}]")
@@ -137,6 +140,8 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
         grounding = list(dict.fromkeys(c.url for c in response.citations))
         if grounding:
             lines.append("Grounding: " + "; ".join(grounding))
+        for other in response.answers[1:]:  # a fan-out's other answer engines
+            lines += ["", f"## Answer from {other.provider}", other.answer.strip()]
     seen: dict[str, int] = {}
     for i, src in enumerate(response.sources, 1):
         lines.append("")
@@ -146,6 +151,8 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
             lines.append(f"## {i}. (duplicate of [{first}]: {src.url})")
             continue
         lines.append(f"## {i}. {src.title}")
+        if src.engines:
+            lines.append("[" + ", ".join(f"{e.provider} #{e.rank}" for e in src.engines) + "]")
         date = _date_label(src.published_date)
         lines.append(f"URL: {src.url}" + (f" · {date}" if date else ""))
         body = truncate(src.snippet.strip(), text_chars) if src.snippet else ""

@@ -213,8 +213,9 @@ def _delay_ms(key: str, value: Any) -> None:
 
 
 def _provider(key: str, value: Any) -> None:
-    if value != "auto" and value not in SEARCH_PROVIDER_ORDER:
-        raise ConfigError(f"setting {key} is {_shown(value)}; use auto or one of: {', '.join(SEARCH_PROVIDER_ORDER)}")
+    if value not in ("auto", "public") and value not in SEARCH_PROVIDER_ORDER:
+        names = ", ".join(SEARCH_PROVIDER_ORDER)
+        raise ConfigError(f"setting {key} is {_shown(value)}; use auto, public or one of: {names}")
 
 
 def _providers(key: str, value: Any) -> None:
@@ -271,6 +272,9 @@ _CHECKS: Final[Mapping[str, Any]] = {
     "state.path": _string,
     "cache.max_mb": _positive,
     "cache.ttl": _non_negative,
+    "providers.webSearchFanout": _providers,
+    "fanout.max_providers": _positive,
+    "fanout.soft_deadline": _positive,
     "search.deadline": _positive,
     "search.hedge": _positive,
 }

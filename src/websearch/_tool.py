@@ -78,6 +78,12 @@ _DEADLINE: Final = Param(
     minimum=1,
     maximum=600,
 )
+_FANOUT: Final = Param(
+    "fanout",
+    "ids",
+    "Ask these providers at once and fuse their results (agreement first; each result says which engines "
+    "returned it and at which rank). Leave out to use one provider at a time.",
+)
 #: The MCP tool's own defaults where the library has none (the library returns what the provider gives).
 _TOOL_DEFAULTS: Final = {"num_results": DEFAULT_NUM_RESULTS}
 
@@ -90,6 +96,7 @@ def _arguments() -> tuple[Argument, ...]:
             default = _TOOL_DEFAULTS.get(name, param.default if i == 0 else None)
             args.append(Argument(name, param, help, default, alias=i > 0))
     args.append(Argument("provider", _PROVIDER, _PROVIDER.help))
+    args.append(Argument("fanout", _FANOUT, _FANOUT.help))
     args.append(Argument("deadline", _DEADLINE, _DEADLINE.help))
     return tuple(args)
 
@@ -116,6 +123,8 @@ def _property(arg: Argument, providers: Sequence[str], strict: bool) -> dict[str
     prop: dict[str, Any] = {"type": [param.json_type, "null"] if nullable else param.json_type}
     if param.kind == "domains":
         prop["items"] = {"type": "string"}
+    if param.kind == "ids":
+        prop["items"] = {"type": "string", "enum": [p for p in providers if p != "public"]}
     enum: Sequence[Any] = ("auto", *providers) if arg.name == "provider" else param.choices
     if enum:
         prop["enum"] = [*enum, None] if nullable else list(enum)
@@ -248,7 +257,16 @@ def parse_arguments(
             f"provider must be one of: auto, {', '.join(providers)}; got {got(provider)}"
             + (f" (not available here: {why})" if why else ""),
         )
-    params: dict[str, Any] = {}
+    fanout = given.pop("fanout", None)
+    if fanout is not None:
+        ids = check(_FANOUT, fanout)
+        offered = [p for p in providers if p != "public"]
+        if provider is not None or not ids or any(i not in offered for i in ids):
+            raise InvalidSearchParams(
+                "fanout",
+                f"fanout must be a list of: {', '.join(offered)} (and provider left out); got {got(fanout)}",
+            )
+    params: dict[str, Any] = {} if fanout is None else {"fanout": ids}
     named: dict[str, str] = {}  # parameter -> the argument name that set it
     for name, value in given.items():
         arg = _BY_NAME[name]

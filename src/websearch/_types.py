@@ -24,7 +24,9 @@ __all__ = [
     "RECENCY_VALUES",
     "RICH_PARAMS",
     "Attempt",
+    "EngineRank",
     "Mode",
+    "ProviderAnswer",
     "ProviderResult",
     "Recency",
     "SearchCitation",
@@ -33,6 +35,14 @@ __all__ = [
     "SearchSource",
     "SearchUsage",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineRank:
+    """Where one engine of a fan-out ranked a fused source (1 is its first result)."""
+
+    provider: str
+    rank: int
 
 
 @dataclass(slots=True)
@@ -50,6 +60,7 @@ class SearchSource:
     age_seconds: int | None = None  # seconds since published_date, when it could be parsed
     author: str | None = None
     highlights: tuple[str, ...] = ()  # short extracts, shown by the `blocks` renderer
+    engines: tuple[EngineRank, ...] = ()  # fan-out only: every engine that returned it, with its rank
 
 
 @dataclass(slots=True)
@@ -59,6 +70,15 @@ class SearchCitation:
     url: str
     title: str
     cited_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderAnswer:
+    """One answer engine's answer in a fan-out, with the passages it cites."""
+
+    provider: str
+    answer: str
+    citations: tuple[SearchCitation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +184,7 @@ class SearchResponse:
     fallback: str | None = None  # "<provider> unavailable: <reason>" when a fallback-tier provider served
     cached: bool = False  # served from the cache (its attempts are the original ones)
     cached_age_s: float | None = None  # how old the cached answer is, when it is one
+    answers: tuple[ProviderAnswer, ...] = ()  # fan-out only: every answer, in fan-out order (the first is `answer`)
 
     @property
     def ok(self) -> bool:

@@ -38,6 +38,7 @@ __all__ = ["BUSY_TIMEOUT", "SqliteStore", "default_path"]
 T = TypeVar("T")
 
 BUSY_TIMEOUT: Final = 0.3  # seconds a write waits for another process's transaction
+OPEN_TIMEOUT: Final = 5.0  # seconds opening waits: processes starting together switch the file to WAL and lay it out
 _APP_ID: Final = 0x77656273  # "webs": this file is ours
 _VERSION: Final = 1
 _PRUNE: Final = 32  # expired rows removed per write
@@ -298,7 +299,7 @@ class SqliteStore:
             directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
         os.close(fd)
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+        db = sqlite3.connect(self.path, timeout=OPEN_TIMEOUT, isolation_level=None, check_same_thread=False)
         try:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # with WAL: survives a killed process, not power loss
@@ -309,6 +310,7 @@ class SqliteStore:
             (version,) = db.execute("PRAGMA user_version").fetchone()
             if version != _VERSION:
                 raise _Corrupt("another schema version")
+            db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
         except BaseException:
             db.close()
             raise

@@ -1,0 +1,178 @@
+"""The engine across processes: what one process learns (a 429, a pacing slot, a search in
+flight, a cached answer) the others sharing its store act on, on SQLite (one machine) and on a
+real Redis (many machines); and the store going away never fails a search."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import TESTS, FakeClock, RedisServer, key_env, make_client
+from websearch.testing import FakeBrave, FakeDuckDuckGo, Reply
+from websearch.testing.brave import brave_results_body, rate_limited_reply
+
+BRAVE_KEY = "BSA-shared-secret-51c0d2"
+_DB = itertools.count(1)  # each Redis test its own database of the session's server
+
+
+@pytest.fixture
+def brave() -> Iterator[FakeBrave]:
+    with FakeBrave() as fake:
+        yield fake
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def shared(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    """The environment naming one shared store: a SQLite file, or a database of the real Redis."""
+    if request.param == "sqlite":
+        return {"WEBSEARCH_CACHE_DIR": str(tmp_path / "cache")}
+    url = request.getfixturevalue("redis_server")
+    db = next(_DB) % 16
+    import redis
+
+    redis.Redis.from_url(url, db=db).flushdb()
+    return {"WEBSEARCH_REDIS_URL": f"{url.rsplit('/', 1)[0]}/{db}"}
+
+
+def worker_env(config_dir: Path, *fakes: Any, **extra: str) -> dict[str, str]:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(config_dir),
+        "PYTHONPATH": str(TESTS),
+        "WEBSEARCH_PROVIDERS": ",".join(fake.provider_id for fake in fakes),
+        **key_env("brave", config_dir, BRAVE_KEY),
+        **extra,
+    }
+    for fake in fakes:
+        env.update(fake.env)
+    return env
+
+
+def spawn(env: dict[str, str], n: int, query: str, go: Path | None = None, **kwargs: Any) -> subprocess.Popen[str]:
+    args = [sys.executable, str(TESTS / "engine_worker.py"), str(n), query, json.dumps(kwargs)]
+    if go is not None:
+        args.append(str(go))
+    return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish(process: subprocess.Popen[str], timeout: float = 60) -> list[dict[str, Any]]:
+    """The worker's responses (its `ready` line skipped, if the test has not read it already)."""
+    out, err = process.communicate(timeout=timeout)
+    assert process.returncode == 0, err[-2000:]
+    lines = out.splitlines()
+    return [json.loads(line) for line in lines if line != "ready"]
+
+
+def run(env: dict[str, str], n: int, query: str, **kwargs: Any) -> list[dict[str, Any]]:
+    return finish(spawn(env, n, query, **kwargs))
+
+
+def test_a_429_seen_by_one_process_makes_another_skip_the_provider(
+    shared: dict[str, str], config_dir: Path, brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    env = worker_env(config_dir, brave, ddg, **shared)
+    brave.enqueue(rate_limited_reply(reset="300, 1419704"))
+    (first,) = run(env, 1, "fusion power", cache="off")
+    (second,) = run(env, 1, "fusion power", cache="off")
+    assert first["provider"] == second["provider"] == "duckduckgo"
+    assert first["attempts"][0]["error_kind"] == "rate_limited"
+    skipped = second["attempts"][0]
+    assert (skipped["provider"], skipped["skipped"], skipped["error_kind"]) == ("brave", "cooldown", "rate_limited")
+    assert skipped["until"] is not None
+    assert len(brave.requests) == 1  # the second process asked Brave nothing
+
+
+def test_fifty_identical_searches_over_two_processes_make_one_upstream_call(
+    shared: dict[str, str], config_dir: Path, brave: FakeBrave, tmp_path: Path
+) -> None:
+    env = worker_env(config_dir, brave, **shared)
+    brave.enqueue(Reply(200, brave_results_body("one question", 5), delay=1.0))  # long enough to overlap
+    go = tmp_path / "go"
+    workers = [spawn(env, 25, "one question", go) for _ in range(2)]
+    for worker in workers:
+        assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
+    go.touch()  # both start their 25 searches now
+    responses = [r for worker in workers for r in finish(worker)]
+    assert len(responses) == 50 and all(r["error"] is None and r["provider"] == "brave" for r in responses)
+    assert len(brave.requests) == 1, {json.dumps(r["notices"]) for r in responses}
+    assert sum(r["cached"] for r in responses) == 25  # the other process got the leader's answer from the store
+
+
+def test_a_pacing_slot_taken_in_one_process_holds_in_another(
+    shared: dict[str, str], config_dir: Path, brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    (config_dir / "settings.toml").write_text('[pacing]\nbrave = "1/min"\n', encoding="utf-8")
+    env = worker_env(config_dir, brave, ddg, **shared)
+    (first,) = run(env, 1, "tide tables", cache="off")
+    (second,) = run(env, 1, "tide tables", cache="off")
+    assert first["provider"] == "brave"
+    assert second["provider"] == "duckduckgo"  # Brave's next slot is a minute away, past the 30 s deadline
+    assert (second["attempts"][0]["provider"], second["attempts"][0]["skipped"]) == ("brave", "paced")
+    assert len(brave.requests) == 1
+
+
+def test_a_writer_killed_mid_run_leaves_a_readable_store(config_dir: Path, brave: FakeBrave, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    env = worker_env(config_dir, brave, WEBSEARCH_CACHE_DIR=str(cache))
+    writer = spawn(env, 400, "topic {i}")  # 400 different searches, each cached as it lands
+    assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+    give_up = time.monotonic() + 30
+    while len(brave.requests) < 50 and time.monotonic() < give_up:  # killed in the middle of its writes
+        time.sleep(0.005)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(10)
+    results = run(env, 1, "topic {i}")  # "topic 0": cached before the kill
+    assert results[0]["cached"] is True
+    assert run(env, 1, "after the kill")[0]["error"] is None
+    stats = json.loads(
+        subprocess.run(
+            [sys.executable, str(TESTS / "guarded_cli.py"), "cache", "stats", "--format", "json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert stats["entries"] >= 2 and stats["store"] == "sqlite"
+    assert not list(cache.glob("state.db.corrupt-*"))  # nothing to set aside: the file was whole
+
+
+async def test_redis_stopped_mid_run_fails_no_search_and_state_resumes(
+    config_dir: Path, brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    server = RedisServer()
+    server.start()
+    clock = FakeClock()
+    env = {**key_env("brave", config_dir, BRAVE_KEY), **brave.env, **ddg.env, "WEBSEARCH_REDIS_URL": server.url}
+    try:
+        async with make_client(env=env, clock=clock, engine=True) as ws:
+            before = await ws.asearch("before the outage")
+            assert before.ok and not before.notices
+            server.stop()
+            during = [await ws.asearch(f"during the outage {i}") for i in range(3)]
+            assert all(r.ok for r in during)
+            for response in during:
+                (notice,) = response.notices
+                assert notice.kind == "partial"
+                assert notice.message.startswith("the shared state store is unavailable (")
+                assert notice.message.endswith("); this search used in-process state only")
+            server.start()
+            await clock.sleep(6)  # the store is tried again a few seconds after it failed
+            brave.enqueue(rate_limited_reply(reset="300, 1419704"))
+            after = await ws.asearch("after the outage", cache="off")
+            assert after.ok and after.provider == "duckduckgo" and not after.notices
+        async with make_client(env=env, clock=clock, engine=True) as other:  # another client, same Redis
+            response = await other.asearch("after the outage", cache="off")
+        assert response.attempts[0].skipped == "cooldown"  # the 429 recorded after the restart is shared
+    finally:
+        server.stop()
