@@ -20,7 +20,7 @@ import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from ._cache import PREFIX, cache_key, decode, encode, entry_ttl
 from ._chain import Walk, fallback_tier_ids, run_search
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ._state._store import Store
     from ._types import SearchParams, SearchResponse
 
-__all__ = ["CacheMode", "Engine"]
+__all__ = ["CacheMode", "Engine", "Observer"]
 
 CacheMode = Literal["use", "refresh", "off"]
 DEFAULT_TTL: Final = 900.0
@@ -48,6 +48,18 @@ DEEP_DEADLINE: Final = 120.0
 _DEEP: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
 _POLL: Final = 0.05  # seconds between looks at the cache while another process leads a flight
 _STATS_TTL: Final = 30 * 86400.0
+
+
+class Observer(Protocol):
+    """What the engine tells an observer (the server's metrics), synchronously and cheaply: each
+    search's response (its attempts say which providers ran, skipped or failed, and how long
+    they took), each cache lookup, each search that joined another's flight. Never a key."""
+
+    def searched(self, response: SearchResponse) -> None: ...
+
+    def looked_up(self, hit: bool) -> None: ...
+
+    def joined(self) -> None: ...
 
 
 @dataclass
@@ -64,6 +76,7 @@ class Engine:
     _flights: dict[str, asyncio.Future[SearchResponse]] = field(default_factory=dict, repr=False)
     _owner: str = field(default_factory=lambda: uuid.uuid4().hex, repr=False)
     _rates: dict[str, float] | None = field(default=None, repr=False)
+    observer: Observer | None = field(default=None, repr=False)
 
     @property
     def ttl(self) -> float:
@@ -113,13 +126,28 @@ class Engine:
         fanout: Fanout | None = None,
     ) -> SearchResponse:
         """One search through the cache, single-flight, guards and deadline; a `fanout` asks
-        its providers at once instead of walking the chain."""
+        its providers at once instead of walking the chain. The observer, if any, hears of it."""
+        route = _Route(provider, preferred, excluded, fanout)
+        response = await self._search(params, ctx, lineup, route, cache, deadline, hedge)
+        if self.observer is not None:
+            self.observer.searched(response)
+        return response
+
+    async def _search(
+        self,
+        params: SearchParams,
+        ctx: ProviderContext,
+        lineup: Lineup,
+        route: _Route,
+        cache: CacheMode,
+        deadline: float | None,
+        hedge: float | None,
+    ) -> SearchResponse:
         seconds = self.deadline_for(params, deadline)
         ends = self.clock.monotonic() + seconds
         if hedge is None:
             value = self.settings.get("search.hedge")
             hedge = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        route = _Route(provider, preferred, excluded, fanout)
         if not self.enabled:
             return await _run(params, ctx, lineup, Walk(None, ends, hedge), route)
         store = self.state()
@@ -127,20 +155,24 @@ class Engine:
         caching = cache != "off" and self.ttl > 0
         key = cache_key(
             params,
-            provider=fanout.key if fanout is not None else provider,
-            preferred=preferred,
-            excluded=excluded,
+            provider=route.fanout.key if route.fanout is not None else route.provider,
+            preferred=route.preferred,
+            excluded=route.excluded,
             fallback=fallback_tier_ids(ctx),
             lineup=lineup.ids,
         )
         if caching and cache == "use":
             hit = await self._cached(key)
+            if self.observer is not None:
+                self.observer.looked_up(hit is not None)
             if hit is not None:
                 await store.incr("stats:hits", _STATS_TTL)
                 return self._noted(hit)
             await store.incr("stats:misses", _STATS_TTL)
         leader = self._flights.get(key) if cache != "refresh" else None
         if leader is not None:  # the same search is in flight in this process: share its answer
+            if self.observer is not None:
+                self.observer.joined()
             return copy.copy(await asyncio.shield(leader))
         flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
         self._flights[key] = flight
@@ -176,6 +208,8 @@ class Engine:
         store = self.state()
         lease = "flight:" + key.removeprefix(PREFIX)
         if shared and not await store.try_lease(lease, self._owner, max(seconds, 1.0)):
+            if self.observer is not None:
+                self.observer.joined()
             while self.clock.monotonic() < ends:
                 await asyncio.sleep(_POLL)
                 hit = await self._cached(key)
