@@ -38,8 +38,10 @@ def test_different_pages_have_different_keys(a: str, b: str) -> None:
     assert fusion_key(a) != fusion_key(b)
 
 
-def test_an_unparseable_url_is_its_own_key() -> None:
-    assert fusion_key("http://[::1") == "http://[::1"
+def test_what_is_not_http_is_its_own_key() -> None:
+    assert fusion_key("ftp://Example.com/a/") == "ftp://Example.com/a/"
+    assert fusion_key("not a url") == "not a url"
+    assert fusion_key("https://user:pw@Example.com/a") == fusion_key("https://example.com/a")
 
 
 def src(url: str, snippet: str | None = None, **kw: object) -> SearchSource:
