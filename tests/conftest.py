@@ -28,6 +28,19 @@ TAVILY_KEY = "tvly-dev-secret-4b7c2e9d"
 FIRECRAWL_KEY = "fc-3f9a1c7e5b2d4a6c8e0f"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The user cache directory (the engine's default SQLite store) of this test process is a
+    temporary one: no test reads or writes the real ~/.cache/websearch."""
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
+
+
 @pytest.fixture(autouse=True)
 def _no_network_escape() -> Iterator[None]:
     before = len(netguard.blocked)

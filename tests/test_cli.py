@@ -73,14 +73,14 @@ def test_json_failure_goes_to_stdout(ddg: FakeDuckDuckGo, env: dict[str, str]) -
     ("args", "message"),
     [
         (["search", "   "], "the query is empty"),
-        (["search", "q", "--provider", "bing"], "invalid choice: 'bing'"),
-        (["search", "q", "--exclude", "bing"], "invalid choice: 'bing'"),
+        (["search", "q", "--provider", "altavista"], "invalid choice: 'altavista'"),
+        (["search", "q", "--exclude", "altavista"], "invalid choice: 'altavista'"),
         (["search", "q", "--limit", "0"], "--limit/--num-results: must be a whole number of at least 1; got 0"),
         (["search", "q", "--limit", "many"], "must be a whole number of at least 1; got 'many'"),
         (["search", "q", "--recency", "decade"], "invalid choice: 'decade'"),
         (["search", "q", "--temperature", "5"], "--temperature: must be a number from 0 to 2; got 5"),
         (["search", "q", "--recency-days", "soon"], "--recency-days: must be a number; got 'soon'"),
-        (["search", "q", "--providers", "bing"], "--providers: must be provider ids separated by commas"),
+        (["search", "q", "--providers", "altavista"], "--providers: must be provider ids separated by commas"),
         (["search", "q", "--timeout", "0"], "--timeout: must be a number of seconds greater than 0; got 0"),
         (["search", "q", "--timeout", "nan"], "--timeout: must be a number of seconds greater than 0; got nan"),
         (["search"], "the following arguments are required: query"),
@@ -99,10 +99,10 @@ def test_bad_settings_file_is_a_clear_error(env: dict[str, str], config_dir: Pat
     proc = run_cli(["search", "q"], env)
     assert proc.returncode == 2
     assert "settings.toml is not valid TOML" in proc.stderr
-    (config_dir / "settings.toml").write_text('providers.webSearch = "bing"\n')
+    (config_dir / "settings.toml").write_text('providers.webSearch = "altavista"\n')
     proc = run_cli(["providers"], env)
     assert proc.returncode == 2
-    assert "setting providers.webSearch is 'bing'" in proc.stderr
+    assert "setting providers.webSearch is 'altavista'" in proc.stderr
 
 
 def test_readme_command_line_block_is_the_generated_one() -> None:
@@ -133,13 +133,14 @@ def test_providers_lists_every_provider_in_order(env: dict[str, str], config_dir
     env = {**env, "WEBSEARCH_PROVIDERS": ",".join(SEARCH_PROVIDER_ORDER)}  # listing only: nothing is sent
     proc = run_cli(["providers", "--format", "json"], {**env, "SEARXNG_ENDPOINT": "http://127.0.0.1:9"})
     rows = json.loads(proc.stdout)
-    assert [r["id"] for r in rows] == list(SEARCH_PROVIDER_ORDER)
+    assert [r["id"] for r in rows] == [*SEARCH_PROVIDER_ORDER, "public"]  # then the keyless fan-out
     by_id = {r["id"]: r for r in rows}
     assert by_id["duckduckgo"]["available"] is True
     assert by_id["searxng"]["available"] is True
     assert by_id["searxng"]["excluded"] is True
     text = run_cli(["providers"], env).stdout.splitlines()
-    assert len(text) == len(SEARCH_PROVIDER_ORDER)
+    assert len(text) == len(SEARCH_PROVIDER_ORDER) + 1
+    assert text[-1].split()[:3] == ["public", "Public", "available"]
     width = max(map(len, SEARCH_PROVIDER_ORDER))
     n = SEARCH_PROVIDER_ORDER.index("searxng") + 1
     assert text[n - 1] == (

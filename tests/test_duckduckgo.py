@@ -321,3 +321,9 @@ def test_results_that_are_not_http_are_dropped() -> None:
         ],
     )
     assert [s.url for s in parse_results(page.encode())] == ["https://web.example/"]
+
+
+def test_a_page_given_as_text_with_a_lone_surrogate_parses() -> None:
+    page = results_page("q", sample_results("q", 2)).replace("part 1", "part \ud800 1")
+    sources = parse_results(page, 10)
+    assert len(sources) == 2 and "\ud800" not in sources[0].title

@@ -17,7 +17,7 @@ def loaded_modules(code: str, env_dir: Path) -> set[str]:
         [sys.executable, "-c", script],
         capture_output=True,
         text=True,
-        env={"WEBSEARCH_CONFIG_DIR": str(env_dir), "PATH": ""},
+        env={"WEBSEARCH_CONFIG_DIR": str(env_dir), "WEBSEARCH_CACHE_DIR": str(env_dir / "cache"), "PATH": ""},
     )
     assert "Traceback" not in proc.stderr, proc.stderr
     return set(proc.stdout.split())
@@ -63,7 +63,8 @@ def test_search_path_loads_only_the_provider_it_uses(tmp_path: Path) -> None:
     code = (
         "import asyncio, websearch\n"
         "async def go():\n"
-        "    env = {'WEBSEARCH_CONFIG_DIR': '.', 'WEBSEARCH_DUCKDUCKGO_BASE_URL': 'http://127.0.0.1:9'}\n"
+        f"    env = {{'WEBSEARCH_CONFIG_DIR': '.', 'WEBSEARCH_CACHE_DIR': {str(tmp_path / 'cache')!r},\n"
+        "           'WEBSEARCH_DUCKDUCKGO_BASE_URL': 'http://127.0.0.1:9'}\n"
         "    async with websearch.WebSearch(env=env, providers=['duckduckgo']) as ws:\n"
         "        await ws.asearch('q')\n"
         "asyncio.run(go())\n"

@@ -56,6 +56,7 @@ PARAMETERS = [
     "summary",
     "sort_by_date",
     "provider",
+    "fanout",
     "deadline",
 ]
 
@@ -105,7 +106,7 @@ async def test_listing_names_one_tool_with_the_full_parameter_surface(
     schema = tool.input_schema
     assert list(schema["properties"]) == PARAMETERS
     assert schema["required"] == ["query"]
-    assert schema["properties"]["provider"]["enum"] == ["auto", "duckduckgo"]  # only what this machine has
+    assert schema["properties"]["provider"]["enum"] == ["auto", "duckduckgo", "public"]  # only what this machine has
     assert schema["properties"]["num_results"]["default"] == 8
     assert schema["properties"]["text_chars"]["default"] == 1200
 
@@ -115,11 +116,11 @@ async def test_provider_enum_lists_available_providers_in_chain_order_without_ex
 ) -> None:
     async with connect(keyed_env, clock) as client:
         (tool,) = (await client.list_tools()).tools
-    assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "firecrawl", "brave", "duckduckgo"]
+    assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "firecrawl", "brave", "duckduckgo", "public"]
     (config_dir / "settings.toml").write_text('[providers]\nwebSearchExclude = ["brave"]\n')
     async with connect(keyed_env, clock) as client:
         (tool,) = (await client.list_tools()).tools
-    assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "firecrawl", "duckduckgo"]
+    assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "firecrawl", "duckduckgo", "public"]
 
 
 def test_description_says_how_to_cite_and_names_every_parameter_with_its_default() -> None:
@@ -175,6 +176,7 @@ async def test_the_tool_returns_the_response_as_structured_content_beside_the_te
             "age_seconds": None,
             "author": None,
             "highlights": [],
+            "engines": [],
         }
     ]
     assert data["notices"] == [
@@ -387,10 +389,14 @@ BAD_ARGUMENTS = [
     (
         {"query": "q", "provider": "brave"},
         "provider",
-        'provider must be one of: auto, duckduckgo; got "brave" (not available here: set BRAVE_API_KEY or run '
+        'provider must be one of: auto, duckduckgo, public; got "brave" (not available here: set BRAVE_API_KEY or run '
         "`websearch auth set brave`)",
     ),
-    ({"query": "q", "provider": "bing"}, "provider", 'provider must be one of: auto, duckduckgo; got "bing"'),
+    (
+        {"query": "q", "provider": "altavista"},
+        "provider",
+        'provider must be one of: auto, duckduckgo, public; got "altavista"',
+    ),
     (
         {"query": "q", "colour": "red"},
         "colour",
@@ -416,14 +422,14 @@ def test_every_argument_error_reads_name_must_be_requirement_got_value(
     arguments: dict[str, Any], param: str, message: str
 ) -> None:
     with pytest.raises(InvalidSearchParams) as info:
-        parse_arguments(arguments, ["duckduckgo"])
+        parse_arguments(arguments, ["duckduckgo", "public"])  # what the tool offers here
     assert (info.value.param, info.value.message) == (param, message.split(" (not available here")[0])
     assert re.fullmatch(rf"{param} must be [^;]+; got .+", info.value.message)
 
 
 @pytest.mark.parametrize(("arguments", "param", "message"), BAD_ARGUMENTS)
 def test_the_schema_refuses_what_the_checks_refuse(arguments: dict[str, Any], param: str, message: str) -> None:
-    valid = Draft202012Validator(input_schema(["duckduckgo"])).is_valid(arguments)
+    valid = Draft202012Validator(input_schema(["duckduckgo", "public"])).is_valid(arguments)
     assert valid is (arguments in ALIAS_PAIRS)  # one parameter under two names: past what a schema can say
 
 
@@ -480,7 +486,7 @@ async def test_stdio_subprocess_lists_searches_falls_back_and_rejects_bad_argume
             failed = await client.call_tool("web_search", {"query": "q", "provider": "brave"})
             bad = await client.call_tool("web_search", {"query": "q", "num_results": -1})
     assert tool.name == "web_search"
-    assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "firecrawl", "brave", "duckduckgo"]
+    assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "firecrawl", "brave", "duckduckgo", "public"]
     assert (blocks.is_error, text_of(blocks)) == (False, BLOCKS)
     assert tool.output_schema == output_schema()
     assert blocks.structured_content is not None and blocks.structured_content["provider"] == "duckduckgo"
@@ -539,7 +545,7 @@ async def test_streamable_http_server_on_loopback(ddg: FakeDuckDuckGo, http_port
     ):
         (tool,) = (await client.list_tools()).tools
         result = await client.call_tool("web_search", {"query": "q"})
-    assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "duckduckgo"]
+    assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "duckduckgo", "public"]
     assert (result.is_error, text_of(result)) == (False, BLOCKS)
 
 
@@ -568,7 +574,12 @@ def test_schema_available_restricts_the_provider_enum(env: dict[str, str]) -> No
     proc = run_cli(
         ["schema", "--available"], {**env, "BRAVE_API_KEY": "k", "WEBSEARCH_PROVIDERS": "tavily,brave,duckduckgo"}
     )
-    assert json.loads(proc.stdout)["inputSchema"]["properties"]["provider"]["enum"] == ["auto", "brave", "duckduckgo"]
+    assert json.loads(proc.stdout)["inputSchema"]["properties"]["provider"]["enum"] == [
+        "auto",
+        "brave",
+        "duckduckgo",
+        "public",
+    ]
 
 
 def test_every_schema_property_comes_from_the_argument_table() -> None:

@@ -174,7 +174,9 @@ def test_json_is_snake_case_with_text_response_error() -> None:
         "age_seconds": 5,
         "author": None,
         "highlights": [],
+        "engines": [],  # set by a fan-out: which engines returned it, at which rank
     }
+    assert r["answers"] == []  # a fan-out's answers
     assert r["usage"] == {"input_tokens": 3, "output_tokens": None, "total_tokens": None, "search_requests": None}
     assert r["attempts"] == [
         {

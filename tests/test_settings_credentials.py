@@ -48,9 +48,9 @@ def test_env_twins_win_over_the_file(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ("x = [", "is not valid TOML"),
-        ('providers.webSearch = "bing"', "providers.webSearch is 'bing'"),
+        ('providers.webSearch = "altavista"', "providers.webSearch is 'altavista'"),
         ('providers.webSearchExclude = "brave"', "must be a list of provider ids"),
-        ('providers.webSearchExclude = ["bing"]', "names unknown providers: bing"),
+        ('providers.webSearchExclude = ["altavista"]', "names unknown providers: altavista"),
         ("http.timeout = -1", "http.timeout must be a positive number"),
     ],
 )
@@ -204,7 +204,7 @@ def test_context_repr_shows_no_environment(tmp_path: Path) -> None:
         ("exa.searchDelayMs = 1e12", "setting exa.searchDelayMs must be a number of milliseconds from 0 to 3600000"),
         ("mcp.format = 'json'", "setting mcp.format is 'json'; use one of: blocks, summary"),
         ("http.max_event_kb = 'big'", "setting http.max_event_kb must be a positive number; got 'big'"),
-        ("providers.list = ['brave', 'bing']", "setting providers.list names unknown providers: bing"),
+        ("providers.list = ['brave', 'altavista']", "setting providers.list names unknown providers: altavista"),
     ],
 )
 def test_every_setting_is_checked_when_the_file_is_read(tmp_path: Path, toml: str, message: str) -> None:
@@ -226,8 +226,8 @@ def test_a_bad_setting_exits_2_with_one_line(tmp_path: Path) -> None:
 
 
 def test_the_env_twin_of_the_provider_list_is_checked_too(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"providers\.list names unknown providers: bing"):
-        Settings.load(tmp_path, {"WEBSEARCH_PROVIDERS": "brave,bing"})
+    with pytest.raises(ConfigError, match=r"providers\.list names unknown providers: altavista"):
+        Settings.load(tmp_path, {"WEBSEARCH_PROVIDERS": "brave,altavista"})
 
 
 def test_stream_limits_are_settings(tmp_path: Path) -> None:

@@ -209,7 +209,7 @@ def _text(node: Any) -> str:
 
 def _results_part(html: bytes | str) -> bytes:
     """From the results container on: the header and search form hold no results."""
-    page = html.encode() if isinstance(html, str) else html
+    page = html.encode("utf-8", "replace") if isinstance(html, str) else html  # a lone surrogate: "?"
     start = page.find(_RESULTS_START)
     return page[start:] if start > 0 else page
 
