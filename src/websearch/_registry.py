@@ -137,6 +137,12 @@ _ROWS: Final = (
         pace=1.0,
         fake="FakeDuckDuckGo",
     ),
+    _row("bing", "Bing", credential_ids=(), keyless=True, tier="keyless", pace=0.5, fake="FakeBing"),
+    _row("yahoo", "Yahoo", credential_ids=(), keyless=True, tier="keyless", pace=0.5, fake="FakeYahoo"),
+    _row("startpage", "Startpage", credential_ids=(), keyless=True, tier="keyless", pace=0.5, fake="FakeStartpage"),
+    _row("mojeek", "Mojeek", credential_ids=(), keyless=True, tier="keyless", pace=0.5, fake="FakeMojeek"),
+    _row("google", "Google", credential_ids=(), keyless=True, tier="keyless", pace=0.2, fake="FakeGoogle"),
+    _row("ecosia", "Ecosia", credential_ids=(), keyless=True, tier="keyless", pace=0.2, fake="FakeEcosia"),
 )
 
 #: Every built-in provider by id, in the automatic chain's order.

@@ -1,0 +1,469 @@
+"""Ecosia: the keyless web search at www.ecosia.org, behind Cloudflare.
+
+Request: GET https://www.ecosia.org/search?method=index&q=...[&p=N][&freshness=...] with the
+headers of a desktop Chrome that navigates from Ecosia's own pages (Referer www.ecosia.org,
+Sec-Fetch-Site same-origin). `method=index` is what Ecosia's own "Next" link carries; `p` is the
+0-based page (page 1 sends none); `freshness` is day, week or month. No region is sent: Ecosia
+takes its market from its ECFG settings cookie, else from Accept-Language and the client's IP.
+We send no cookie and `Accept-Language: en-US,en;q=0.9`, a fixed en-US default (what the IP adds
+is Ecosia's doing). Safe search stays Ecosia's default (it lives in the same cookie).
+
+The page is server-rendered (a Vue app); the parser reads the markup of a real page saved by
+karust/openserp (MIT, tests/pages/ecosia/SOURCE.md). Each organic result is
+`div[data-test-id=mainline-result-web] > article[data-test-id=organic-result]` holding two
+`a[data-test-id=result-link]`: the breadcrumb row (tabindex=-1, its text the domain) and the
+title row, `a.result__link` around `h2[data-test-id=result-title]`. The snippet is
+`p[data-test-id=web-result-description]` inside `div[data-test-id=result-description]`; the div
+may also hold a screen-reader "Thumbnail for ..." caption, so the paragraph is read first. The
+older markup (`article.result[data-test-id=mainline-result-web]`, `div.result` with
+`a.result__link` or `a.result-title`, `p.result__description` or `.result-snippet`) is read too.
+Links are direct: there is no redirect to unwrap (`//host/...` is made https). Dropped: ads
+(their `[data-test-id=mainline-result-ad]` wrappers, an empty `ad-google` div filled by script,
+or any block whose test id or class marks an ad), Ecosia's own vertical links (www.ecosia.org
+/search, /images, /news, /videos, ...; a real result on another Ecosia page or host is kept),
+targets that are not http(s), and duplicates. The knowledge panel (`mainline-result-entity`) and
+the related queries are not results. Text is taken as written, whitespace folded, inline tags
+adding no spaces. Where the page deviates from what one might assume: snippets of Google-served
+results begin with the date as the market writes it ("02.08.2025 ... " in Germany, "Aug 2, 2025
+... " in English): the snippet keeps it and the date becomes `published_date` (ISO for the dotted
+form) with its age.
+
+An empty result (`[data-test-id=web-no-results]`, or a mainline without organic results) is no
+sources, which the chain reports as no results. Ecosia answers plain HTTP clients from many
+networks with a Cloudflare page instead: the managed "Just a moment..." challenge (the
+`window._cf_chl_opt` script, `/cdn-cgi/challenge-platform/`), Ecosia's Turnstile "Confirm you're
+not a robot" page (`input[name=cf-turnstile-response]`), the older `form#challenge-form`, or the
+"you have been blocked" page (`#cf-wrapper`), with 403, 503, 429 or 200. It is told by structure
+(one of those elements on a page without Ecosia's results markup, whose `data-test-id="mainline`
+and `web-no-results` attributes a challenge never has; a results page echoes its query only in
+text and attribute values) and is `Blocked` (429); a bare 403 is `Blocked` too (Ecosia has no
+login that could be refused). Other statuses map through the envelope.
+
+Paging: about 10 organic results a page (the saved page has 10). A count within one page asks
+for page 1 only; a larger one (at most MAX_RESULTS) asks for the further pages, up to MAX_PAGES,
+one second apart, until the count is met, a page adds no new URL, or a page fails (a notice; the
+pages before it are kept). A later page is asked only when the search's deadline leaves it a
+second (plus the gap and half a second for the chain), and is given up when that runs out, so a
+slow page 2 never costs page 1. The date ladder's start (which wins over `recency`) becomes the
+narrowest `freshness` covering it; Ecosia has no year window, so `recency="year"` and windows
+past a month are not applied (a notice says so). Domains become `site:` / `-site:` operators.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+from urllib.parse import urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+from .._notices import Notice, clamped, not_applied, partial
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams, SearchSource
+from .._wire import HttpRequest, HttpResponse
+from ..errors import Blocked, SearchProviderError
+from ._base import (
+    HttpProvider,
+    Plan,
+    Support,
+    age_seconds,
+    bucket_notices,
+    count,
+    recency_bucket,
+    site_operator_notices,
+    with_site_operators,
+)
+from ._errors import ErrorEnvelope
+
+if TYPE_CHECKING:
+    from .._context import ProviderContext
+
+URL: Final = "https://www.ecosia.org/search"
+DEFAULT_RESULTS: Final = 10
+#: About how many organic results an Ecosia page holds.
+PAGE_SIZE: Final = 10
+#: The most pages websearch asks one search for (our cap, to stay polite to Cloudflare).
+MAX_PAGES: Final = 3
+MAX_RESULTS: Final = PAGE_SIZE * MAX_PAGES
+#: Seconds between the page requests of one search.
+PAGE_GAP_S: Final = 1.0
+#: A later page is asked only with this many seconds for it left before the search's deadline...
+_PAGE_MIN_S: Final = 1.0
+#: ...after keeping this many for the chain to finish the search.
+_PAGE_MARGIN_S: Final = 0.5
+NO_TIME: Final = "the search's deadline leaves no time for another"
+#: Ecosia's `freshness` windows.
+FRESHNESS: Final = ("day", "week", "month")
+ONLY_WINDOWS: Final = "Ecosia only filters by the past day, week or month"
+HEADERS: Final = {
+    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
+    "application/signed-exchange;v=b3;q=0.7",
+    "Accept-Language": "en-US,en;q=0.9",
+    "Priority": "u=0, i",
+    "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
+    "Sec-Ch-Ua-Mobile": "?0",
+    "Sec-Ch-Ua-Platform": '"macOS"',
+    "Sec-Fetch-Dest": "document",
+    "Sec-Fetch-Mode": "navigate",
+    "Sec-Fetch-Site": "same-origin",
+    "Sec-Fetch-User": "?1",
+    "Upgrade-Insecure-Requests": "1",
+    "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/149.0.0.0 Safari/537.36",
+    "Referer": "https://www.ecosia.org/",
+}
+CHALLENGE_MESSAGE: Final = (
+    "Ecosia blocked the request with a Cloudflare challenge. Ecosia sits behind Cloudflare, which challenges "
+    "plain HTTP clients from many networks (datacenter and shared-egress IPs); configure a credentialed provider "
+    "such as Brave, Tavily, Exa, or Kagi for reliable web search."
+)
+REFUSED_MESSAGE: Final = (
+    "Ecosia refused the request (403): its Cloudflare front blocks plain HTTP clients from many networks; "
+    "configure a credentialed provider such as Brave, Tavily, Exa, or Kagi for reliable web search."
+)
+
+#: Attribute text only Ecosia's result pages carry (a results list, or its "no results" block).
+_RESULTS_MARKERS: Final = (b'data-test-id="mainline', b'data-test-id="web-no-results"')
+#: Cheap hints that a page may be one of Cloudflare's; the tree then decides.
+_CF_HINTS: Final = (b"cf-turnstile", b"challenge-platform", b"_cf_chl", b"challenge-form", b"cf-wrapper")
+_CHALLENGE: Final = (
+    'input[name="cf-turnstile-response"], .cf-turnstile, form#challenge-form, form[action*="__cf_chl"], '
+    'script[src*="/cdn-cgi/challenge-platform/"], #challenge-stage, #challenge-running, #cf-wrapper, '
+    "#cf-error-details"
+)
+_RESULTS_START: Final = b'data-test-id="mainline"'
+#: After the last result: the mainline's footer (the pagination).
+_RESULTS_END: Final = b'class="mainline__footer"'
+_CURRENT_MARK: Final = b'data-test-id="organic-result"'
+_CURRENT: Final = (
+    'article[data-test-id="organic-result"] a.result__link[href], '
+    'article[data-test-id="organic-result"] [data-test-id="web-result-description"]'
+)
+_MAX_DEPTH: Final = 12
+_BLOCKS: Final = (
+    'article[data-test-id="organic-result"]',
+    '[data-test-id="mainline-result-web"]',
+    "div.result, article.result",
+)
+_TITLE_LINKS: Final = (
+    "a.result__link[href]",
+    'a[data-test-id="result-link"][href]',
+    "a.result-title[href]",
+    ".result__title a[href]",
+    "h2 a[href], h3 a[href]",
+)
+_TITLE_TEXT: Final = '[data-test-id="result-title"], h2, h3'
+_SNIPPETS: Final = (
+    '[data-test-id="web-result-description"]',
+    "p.web-result__description, p.result__description, .result-snippet, p.result-snippet",
+    '[data-test-id="result-description"], .result__description',
+)
+_AD_CLASSES: Final = ("result--ad", "ad-result", "card-ad")
+_ECOSIA_HOSTS: Final = frozenset({"ecosia.org", "www.ecosia.org"})
+#: Ecosia's own search pages: links to them are navigation, not results.
+_VERTICALS: Final = frozenset(
+    {"search", "images", "news", "videos", "ai-chat", "ai-overview", "ai-search", "maps", "shopping", "ads"}
+)
+_DATE_RE: Final = re.compile(
+    r"(?P<dotted>(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4}))|(?P<words>[A-Z][a-z]{2,8}\.? \d{1,2}, \d{4})"
+)
+_DATE_SEPARATOR: Final = " ... "
+
+
+class Ecosia(HttpProvider):
+    info = PROVIDERS["ecosia"]
+    supports: ClassVar[dict[str, Support]] = {
+        "recency": "native",  # day, week, month; "year" is not applied (a notice)
+        "limit": "native",
+        "num_search_results": "native",
+        "recency_days": "approximate",
+        "recency_hours": "approximate",
+        "start_published_date": "approximate",
+        "include_domains": "approximate",
+        "exclude_domains": "approximate",
+    }
+
+    envelope = ErrorEnvelope(
+        message=(),
+        code=(),
+        prefix="Ecosia HTML error",
+        body_in_message=False,
+        status_classes={403: Blocked},
+        statuses={403: REFUSED_MESSAGE},
+    )
+
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        """Page 1's request, and in `state` every page's request (page 1's first)."""
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        f = plan.filters
+        query = [("method", "index"), ("q", with_site_operators(params.query, f.include_domains, f.exclude_domains))]
+        freshness: str | None = None
+        if f.start is not None:
+            bucket = recency_bucket(f.start, plan.now)
+            freshness = bucket if bucket in FRESHNESS else None
+            applied = f"freshness={freshness} (the past {freshness})" if freshness else None
+            plan.notices += bucket_notices(plan, applied, "Ecosia's longest (a month)", ONLY_WINDOWS)
+        elif params.recency in FRESHNESS:
+            freshness = params.recency
+        elif params.recency:
+            plan.notices.append(not_applied("recency", params.recency, ONLY_WINDOWS))
+        plan.notices += site_operator_notices(plan, self.label)
+        plan.request = HttpRequest("GET", ctx.endpoint(self.id, URL), headers=HEADERS, params=query)
+        pages = min(MAX_PAGES, -(-plan.limit // PAGE_SIZE))
+        plan.state = tuple(_page_request(plan.request, n, freshness) for n in range(pages))
+        plan.request = plan.state[0]
+        return plan
+
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
+        """One page as results (pure; `search` asks for the further pages)."""
+        return ProviderResult(sources=tuple(self.page(response, plan)[: plan.limit or DEFAULT_RESULTS]))
+
+    def page(self, response: HttpResponse, plan: Plan) -> list[SearchSource]:
+        """One page's organic results; a challenge, a refusal or an error status raises."""
+        body = response.body
+        if is_challenge(body):
+            raise Blocked(self.id, CHALLENGE_MESSAGE, 429)
+        if not response.ok:
+            raise self.error(response, plan)
+        return parse_results(body, MAX_RESULTS, plan.now)
+
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        requests: tuple[HttpRequest, ...] = plan.state
+        assert requests and plan.limit is not None, "ecosia: plan() made no request"
+        found: dict[str, SearchSource] = {}
+        notices: list[Notice] = []
+        for n, request in enumerate(requests, 1):
+            budget: float | None = None  # for a later page: what the search's deadline leaves it
+            if n > 1:
+                if ctx.deadline is not None:
+                    budget = ctx.deadline - ctx.clock.monotonic() - PAGE_GAP_S - _PAGE_MARGIN_S
+                    if budget < _PAGE_MIN_S:
+                        notices.append(partial(f"the results stop at Ecosia page {n - 1}: {NO_TIME}"))
+                        break
+                await ctx.clock.sleep(PAGE_GAP_S)
+            try:
+                async with asyncio.timeout(budget):  # a slow later page must not cost the pages before it
+                    response = await ctx.send(self.id, request)
+                sources = self.page(response, plan)
+            except TimeoutError:
+                if budget is None:
+                    raise
+                notices.append(partial(f"Ecosia page {n} did not answer in time, so the results stop at page {n - 1}"))
+                break
+            except SearchProviderError as exc:
+                if n == 1:
+                    raise
+                notices.append(partial(f"Ecosia page {n} failed, so the results stop at page {n - 1}: {exc.message}"))
+                break
+            fresh = [s for s in sources if s.url not in found]
+            found.update((s.url, s) for s in fresh)
+            if not fresh or len(found) >= plan.limit:
+                break
+        else:
+            if len(requests) > 1:
+                name = "num_search_results" if plan.params.num_search_results is not None else "limit"
+                why = f"websearch asks Ecosia for at most {MAX_PAGES} pages"
+                notices.append(clamped(name, plan.params.count, f"{len(found)} results", why))
+        return ProviderResult(sources=tuple(list(found.values())[: plan.limit]), notices=tuple(notices))
+
+
+def _page_request(first: HttpRequest, n: int, freshness: str | None) -> HttpRequest:
+    """Page `n` (0-based, as Ecosia counts): `p` from the second page on, then `freshness`."""
+    params = [*first.params, *([("p", str(n))] if n else []), *([("freshness", freshness)] if freshness else [])]
+    return dataclasses.replace(first, params=params)
+
+
+def is_challenge(page: bytes) -> bool:
+    """A Cloudflare challenge or block page, told by its structure: one of Cloudflare's elements
+    (the Turnstile input, the challenge form or script, the block page's wrapper) on a page
+    without Ecosia's results markup. Words prove nothing: a results page echoes its query, and
+    "Just a moment" or "cf-turnstile-response" can be one."""
+    if any(marker in page for marker in _RESULTS_MARKERS) or not any(hint in page for hint in _CF_HINTS):
+        return False
+    tree = LexborHTMLParser(page)
+    if tree.css_first(_CHALLENGE) is not None:
+        return True
+    return any("_cf_chl_opt" in script.text(deep=True) for script in tree.css("script"))
+
+
+def parse_results(html: bytes | str, limit: int = MAX_RESULTS, now: datetime | None = None) -> list[SearchSource]:
+    """The organic results of an Ecosia page, deduplicated by URL, at most `limit`. With `now`, a
+    snippet's leading date ("02.08.2025 ... ") becomes the source's date and age."""
+    sources: list[SearchSource] = []
+    seen: set[str] = set()
+    for title, href, snippet in walk(html):
+        url = result_url(href)
+        if not title or url is None or url in seen:
+            continue
+        seen.add(url)
+        published = _leading_date(snippet) if snippet else None
+        age = age_seconds(published, now) if published and now is not None else None
+        sources.append(SearchSource(title, url, snippet or None, published, age))
+        if len(sources) >= limit:
+            break
+    return sources
+
+
+def walk(html: bytes | str) -> list[tuple[str, str, str | None]]:
+    """(title, href, snippet) of each organic block in document order, ads left out, before
+    the URLs are checked: the parser's first step, exposed for tests of real pages.
+
+    The current markup is read in one CSS query (title links and snippets of the organic-result
+    articles, in document order); the older markups, or a page where that finds nothing, block
+    by block with the fallback selectors."""
+    part = _results_part(html)
+    tree = LexborHTMLParser(part)
+    if _CURRENT_MARK in part:
+        found = _walk_current(tree)
+        if found:
+            return found
+    blocks: list[Any] = []
+    for selector in _BLOCKS:  # the current markup, else the older ones
+        blocks = tree.css(selector)
+        if blocks:
+            break
+    found = []
+    for block in blocks:
+        if _is_ad(block):
+            continue
+        link = _title_link(block)
+        if link is None:
+            continue
+        heading = link.css_first(_TITLE_TEXT)
+        title = _text(heading if heading is not None else link)
+        found.append((title, link.attrs.get("href") or "", _snippet(block)))
+    return found
+
+
+def _walk_current(tree: LexborHTMLParser) -> list[tuple[str, str, str | None]]:
+    """The organic-result articles in one query: each title link (`a.result__link`) opens a
+    result, the snippet paragraph of the same article is its snippet (else the fallback
+    selectors' text). Articles are told apart by `mem_id`: `==` on nodes compares their HTML."""
+    found: list[tuple[str, str, str | None]] = []
+    articles: list[Any] = []
+    current: int | None = None  # the article of the last result, while its snippet is missing
+    for node in tree.css(_CURRENT):
+        article = _article_of(node)
+        if article is None:
+            continue
+        if node.tag == "a":
+            if _is_ad(article):
+                current = None
+                continue
+            found.append((_text(node), node.attrs.get("href") or "", None))
+            articles.append(article)
+            current = article.mem_id
+        elif current is not None and article.mem_id == current:
+            title, href, _ = found[-1]
+            found[-1] = (title, href, _text(node) or None)
+            current = None
+    for n, (title, href, snippet) in enumerate(found):
+        if snippet is None:  # no snippet paragraph: the older snippet elements, if any
+            found[n] = (title, href, _snippet(articles[n]))
+    return found
+
+
+def _article_of(node: Any) -> Any:
+    """The organic-result article a node is in (a few parents up), or None."""
+    for _ in range(_MAX_DEPTH):
+        node = node.parent
+        if node is None:
+            return None
+        if node.tag == "article":
+            return node if node.attrs.get("data-test-id") == "organic-result" else None
+    return None
+
+
+def _snippet(block: Any) -> str | None:
+    """The first non-empty text of the snippet selectors, tried in turn."""
+    for selector in _SNIPPETS:
+        node = block.css_first(selector)
+        text = _text(node) if node is not None else ""
+        if text:
+            return text
+    return None
+
+
+def _title_link(block: Any) -> Any:
+    """The link that carries the title: the title row's, never the breadcrumb row's."""
+    for selector in _TITLE_LINKS:
+        for link in block.css(selector):
+            if selector != _TITLE_LINKS[1] or link.css_first(_TITLE_TEXT) is not None:
+                return link
+    return None
+
+
+def _is_ad(block: Any) -> bool:
+    """An ad: its test id or its wrapper's says so (`mainline-result-ad`, `ad-google`), or its class."""
+    for node in (block, block.parent):
+        if node is None:
+            continue
+        attrs = node.attrs
+        test_id = attrs.get("data-test-id") or ""
+        if test_id.endswith("-ad") or test_id.startswith("ad-") or "-ad-" in test_id:
+            return True
+        classes = (attrs.get("class") or "").split()
+        if any(name in classes for name in _AD_CLASSES):
+            return True
+    return False
+
+
+def _text(node: Any) -> str:
+    """The node's text as written, whitespace folded; inline tags add no spaces."""
+    return " ".join(node.text(deep=True, separator="").split())
+
+
+def _results_part(html: bytes | str) -> bytes:
+    """The results list alone: the header, search form, filters, footer and the page's state
+    script (tens of KB on a real page) hold no results, and Lexbor's time grows with the bytes."""
+    page = html.encode("utf-8", "replace") if isinstance(html, str) else html  # lone surrogates too
+    at = page.find(_RESULTS_START)
+    start = page.rfind(b"<", 0, at) if at > 0 else -1
+    if start <= 0:
+        return page
+    at = page.find(_RESULTS_END, start)
+    end = page.rfind(b"<", start, at) if at > 0 else -1
+    return page[start:end] if end > start else page[start:]
+
+
+def result_url(href: str) -> str | None:
+    """A result link's target: http(s) as given, `//host` made https; Ecosia's own search pages,
+    relative links and other schemes are None."""
+    href = href.strip()
+    if href.startswith("//"):
+        href = "https:" + href
+    if not href.startswith(("http://", "https://")):
+        return None
+    try:
+        parts = urlsplit(href)
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    if parts.hostname.lower() in _ECOSIA_HOSTS and parts.path.strip("/").split("/", 1)[0] in _VERTICALS:
+        return None
+    return href
+
+
+def _leading_date(snippet: str) -> str | None:
+    """The date a snippet starts with ("02.08.2025 ... ", "Aug 2, 2025 ... "): ISO for the
+    dotted (day first) form, as written for the English one; None when there is none."""
+    head, sep, _ = snippet.partition(_DATE_SEPARATOR)
+    if not sep or len(head) > 20:
+        return None
+    match = _DATE_RE.fullmatch(head)
+    if match is None:
+        return None
+    if match["words"]:
+        return match["words"]
+    try:
+        return date(int(match["y"]), int(match["m"]), int(match["d"])).isoformat()
+    except ValueError:
+        return None
+
+
+PROVIDER: Final = Ecosia()

@@ -1,0 +1,572 @@
+"""Google: the keyless web search page at https://www.google.com/search, parsed as HTML.
+
+What is sent: GET https://www.google.com/search with `q` (domains as `site:` / `-site:`
+operators in it), `hl=en` (interface language) and `gl=us` (country boost): a fixed en-US
+default, websearch has no region or language parameter. `lr` (restricts results to documents in
+one language) and `cr` (to one country) are not sent: they would drop pages in other languages
+even for a query written in one. `udm=14` asks for the "Web" tab: organic links only, no AI
+overview, knowledge panels or image and video packs. `filter` is left at Google's default (1):
+`filter=0` turns off Google's duplicate-snippet and same-directory collapsing and fills the
+pages with near-duplicates (ddgs sends `filter` as if it were safe search; it is not: that is
+`safe`). Page n (n > 1) adds `start=10*(n-1)`; a browser's first page has no `start`. `num`
+(results per page) is not sent: Google no longer honours it (since September 2025 a page holds
+about 10 whatever `num` says). The headers are a desktop Chrome's navigating from google.com
+(DuckDuckGo's style), without cookies (SearXNG sends `CONSENT=YES+` to step past the EU consent
+page; websearch does not consent on the user's behalf). From most networks Google answers that
+browser with its JavaScript wall (below); the basic page is what clients it takes for text
+browsers get.
+
+Dates go in `tbs`: `recency` is `qdr:d|w|m|y`; `recency_hours` N is `qdr:h` / `qdr:hN` and
+`recency_days` N `qdr:d` / `qdr:dN` (a fraction of an hour is rounded up, a fraction of a day
+goes as hours, each with a notice); an explicit start, or any end, is Google's custom range
+`cdr:1,cd_min:M/D/YYYY,cd_max:M/D/YYYY` (the date format of Google's own date picker, which
+takes whole days: a time of day is dropped with a notice, and a relative rung or `recency` under
+an end becomes its start day, with a notice). `sort_by_date` is not supported.
+
+What is parsed: the page's result titles are `<h3>` elements inside the result link, whatever
+block holds them: `div.g` / `div[data-hveid]` (in `div.MjjYud`) on the page a browser with
+JavaScript gets, where hrefs are the target itself; `div.ZINbbc` / `div.Gx5Zad` blocks on the
+basic page plain HTTP clients get, where hrefs are `/url?q=<target>&sa=U&ved=...&usg=...`; and
+the text-browser page (`div.ezO2md`), whose titles are `span.CVA68e`, not `<h3>`. The snippet is
+the first `.VwiC3b` (`.IsZvec`, `.aCOpRe` on older pages), `.s3v9rd` (basic) or `.FrIlee`
+(text browser) after the title, before the next title. `/url?q=` and `/url?...&url=` redirects
+are unwrapped (percent-decoded, strict UTF-8; `+` kept, as the target wrote it). Browser pages
+since 2025 may link results (`a.zReHs > h3`) through `/goto?url=<base64 protobuf>` instead: the
+target is not in the page, only in the 302 Google answers for it, and websearch does not ask
+Google once more per result at this pace, so those results are left out with a partial notice
+(a page of nothing else is InvalidResponse, not "no results"). Ads are dropped: their links
+go through `/aclk?` or googleadservices.com, or sit in `#tads` / `#tadsb` / `#bottomads` /
+`[data-text-ad]` (and ad titles are not `<h3>`). So are sitelinks (an `<h3>` that holds its own
+link, inside another result), Google's own links ("Images for ...", maps packs, related
+searches, translate and cache links: the search UI's paths on google.<tld>, and the
+maps/translate/accounts/consent hosts), non-http(s) targets and duplicates. Text is taken as
+written, whitespace folded (tags add no spaces, as DuckDuckGo's); a snippet keeps the date
+Google writes before it ("Mar 3, 2026 · ", `span.YrbPuc` on browser pages): no published date is
+parsed from it. Only the results column is parsed: a real page carries hundreds of KB of inline
+script and style before and after it (`_results_part`).
+
+Where the real pages deviate from the obvious: the result link *contains* the `<h3>`, and the
+site name and display URL too, so the title is the `<h3>`'s text, not the link's; the basic
+page nests its snippet class twice (the outer one is read); a results page for a browser also
+carries the "enable JavaScript" `<noscript>` refresh (for readers without JavaScript), so that
+refresh alone does not prove the JavaScript wall.
+
+Blocked, by structure, only when a page yields no results (a results page can echo any query):
+the CAPTCHA (a final URL or redirect target under `/sorry/`, or the page's `form#captcha-form`,
+`form[action*="/sorry/"]` or reCAPTCHA `div.g-recaptcha`; Google answers 302 to
+`/sorry/index?continue=...` and then 429, or 429 directly); and, on a page with none of a
+results page's containers (`#search`, `#rso`, `#topstuff`, `#botstuff`), the cookie-consent
+page (a `consent.` host, or a form posting to `consent.google.<tld>`) and the JavaScript wall
+most networks get today (a `<meta http-equiv="refresh">` or link to
+`/httpservice/retry/enablejs`, or the `#yvlrue` "having trouble" box). A page with no results
+and none of those is no results; a non-2xx without them is `self.error`.
+
+Paging: a count over one page (10) asks for further pages, `PAGE_GAP_S` apart (the row's pace:
+Google sends a CAPTCHA to clients that page quickly), up to `MAX_PAGES`, until the count is met,
+a page does not link past itself, adds no new URL, or fails (a notice; earlier pages kept).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+from urllib.parse import unquote, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+from yarl import URL as _YarlURL
+
+from .._filters import recency_start
+from .._notices import Notice, approximated, clamped, partial
+from .._registry import PROVIDERS
+from .._types import ProviderResult, SearchParams, SearchSource
+from .._wire import HttpRequest, HttpResponse
+from ..errors import Blocked, InvalidResponse, SearchProviderError
+from ._base import HttpProvider, Plan, Support, count, recency_overridden, site_operator_notices, with_site_operators
+from ._errors import ErrorEnvelope
+
+if TYPE_CHECKING:
+    from .._context import ProviderContext
+
+URL: Final = "https://www.google.com/search"
+DEFAULT_RESULTS: Final = 10
+MAX_RESULTS: Final = 20
+#: About how many organic results a Google page holds.
+PAGE_SIZE: Final = 10
+#: The most pages one search asks for (ours: a spare page for pages short of 10 results).
+MAX_PAGES: Final = 3
+#: Seconds between the pages of one search: the registry row's pace (0.2 requests/s).
+PAGE_GAP_S: Final = 5.0
+PARAMS: Final = (("hl", "en"), ("gl", "us"), ("udm", "14"))
+_QDR: Final = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+HEADERS: Final = {
+    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
+    "application/signed-exchange;v=b3;q=0.7",
+    "Accept-Language": "en-US,en;q=0.9",
+    "Priority": "u=0, i",
+    "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
+    "Sec-Ch-Ua-Mobile": "?0",
+    "Sec-Ch-Ua-Platform": '"macOS"',
+    "Sec-Fetch-Dest": "document",
+    "Sec-Fetch-Mode": "navigate",
+    "Sec-Fetch-Site": "same-origin",
+    "Sec-Fetch-User": "?1",
+    "Upgrade-Insecure-Requests": "1",
+    "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/149.0.0.0 Safari/537.36",
+    "Referer": "https://www.google.com/",
+}
+_ADVICE: Final = (
+    "Google blocks automated searches from many networks; configure a credentialed provider such as Brave, "
+    "Tavily, Exa, or Kagi for reliable web search."
+)
+CAPTCHA_MESSAGE: Final = f"Google blocked the request with its unusual-traffic CAPTCHA (/sorry/). {_ADVICE}"
+CONSENT_MESSAGE: Final = f"Google answered with its cookie-consent page instead of results. {_ADVICE}"
+JAVASCRIPT_MESSAGE: Final = f"Google answered with a page that requires JavaScript instead of results. {_ADVICE}"
+OPAQUE_WHY: Final = (
+    "their links are opaque /goto?url= redirects, whose target only Google's redirect tells (websearch does not "
+    "ask Google once per result)"
+)
+OPAQUE_MESSAGE: Final = f"Google returned results websearch cannot read: {OPAQUE_WHY}."
+WHOLE_DAYS: Final = "Google's custom date range takes whole days"
+RANGE_FOR_END: Final = "with end_published_date Google needs its custom date range, which takes whole days"
+WHOLE_HOURS: Final = "Google's relative windows count whole hours"
+
+_SELECTOR: Final = "h3, span.CVA68e, .VwiC3b, .IsZvec, .aCOpRe, .s3v9rd, .FrIlee"
+_TITLE_CLASS: Final = "CVA68e"  # the text-browser page's title span
+_RESULTS_MARKERS: Final = (b' id="main"', b' id="search"', b' id="rso"')
+_BOTTOM_MARKERS: Final = (b' id="pnnext"', b' aria-label="Next page"', b' id="botstuff"', b"<footer")
+_TITLES: Final = "h3, span.CVA68e"
+_AD_BLOCKS: Final = "#tads, #tadsb, #bottomads, [data-text-ad]"
+_AD_MARKERS: Final = (b"tads", b"bottomads", b"data-text-ad")
+_LINK_DEPTH: Final = 6
+_OPAQUE: Final = "/goto?"
+_RECENT_TREES: Final[deque[tuple[bytes, LexborHTMLParser]]] = deque(maxlen=2)
+"""The last two results columns parsed and their trees, kept alive on purpose, as DuckDuckGo's
+provider does: freeing a lexbor document hands its heap back to the kernel and the next parse
+page-faults it in again (a third of a basic page's parse on this VM). Bounded: two parts, each
+at most `_RETAIN_MAX` bytes (a results column is 15-40 KB once cut from the page)."""
+_RETAIN_MAX: Final = 256 * 1024
+_GOOGLE_HOST_RE: Final = re.compile(r"(?:www\.)?google\.(?:com?\.)?[a-z]{2,3}")
+_UI_HOST_RE: Final = re.compile(r"(?:maps|translate|accounts|consent)\.google\.(?:com?\.)?[a-z]{2,3}")
+#: The first path segments of the search UI on google.<tld> (other paths are Google's sites).
+_UI_PATHS: Final = frozenset(
+    {
+        "search",
+        "url",
+        "aclk",
+        "imgres",
+        "maps",
+        "setprefs",
+        "preferences",
+        "advanced_search",
+        "webhp",
+        "sorry",
+        "httpservice",
+        "goto",
+    }
+)
+_OTHER_UI_HOSTS: Final = frozenset({"webcache.googleusercontent.com"})
+_AD_HOSTS: Final = frozenset({"googleadservices.com", "www.googleadservices.com"})
+_START_RE: Final = re.compile(r"[?&]start=(\d+)")
+_PAGING: Final = 'a[href^="/search?"][href*="start="]'
+_CAPTCHA: Final = 'form#captcha-form, form[action*="/sorry/"], div.g-recaptcha'
+_CONSENT: Final = 'form[action*="consent.google."]'
+_JAVASCRIPT: Final = (
+    'meta[http-equiv="refresh"][content*="/httpservice/retry/enablejs"], '
+    'a[href*="/httpservice/retry/enablejs"], #yvlrue'
+)
+_RESULTS_CONTAINERS: Final = "#search, #rso, #topstuff, #botstuff"
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One result page: its sources (each URL once, in page order), whether it links a next page,
+    and how many result titles linked only through an opaque `/goto?url=` redirect."""
+
+    sources: tuple[SearchSource, ...]
+    has_next: bool
+    opaque: int = 0
+
+
+class Google(HttpProvider):
+    info = PROVIDERS["google"]
+    supports: ClassVar[dict[str, Support]] = {
+        "recency": "native",
+        "limit": "native",
+        "num_search_results": "native",
+        "recency_days": "native",  # qdr:dN; a fraction of a day as hours
+        "recency_hours": "native",  # qdr:hN; a fraction of an hour rounded up (a notice)
+        "start_published_date": "native",  # whole days: a timestamp loses its time (a notice)
+        "end_published_date": "native",
+        "include_domains": "approximate",  # site: operators in the query
+        "exclude_domains": "approximate",  # -site: operators in the query
+    }
+
+    envelope = ErrorEnvelope(message=(), code=(), prefix="Google search error", body_in_message=False)
+
+    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
+        """Page 1's request, and in `state` every page's request (page 1's first)."""
+        plan = self.new_plan(params, ctx)
+        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+        f = plan.filters
+        query = [("q", with_site_operators(params.query, f.include_domains, f.exclude_domains)), *PARAMS]
+        tbs, notices = _tbs(plan)
+        if tbs:
+            query.append(("tbs", tbs))
+        plan.notices += notices
+        plan.notices += site_operator_notices(plan, self.label)
+        url = ctx.endpoint(self.id, URL)
+        plan.request = HttpRequest("GET", url, headers=HEADERS, params=query)
+        pages = [plan.request]
+        if plan.limit > PAGE_SIZE:
+            pages += [_page_request(plan.request, n) for n in range(2, MAX_PAGES + 1)]
+        plan.state = tuple(pages)
+        return plan
+
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
+        """Page 1 as results (pure; `search` asks for the further pages)."""
+        return ProviderResult(sources=self.page(response, plan).sources[: plan.limit])
+
+    def page(self, response: HttpResponse, plan: Plan, start: int = 0) -> Page:
+        """The page at offset `start`: its results; a wall (CAPTCHA, consent, JavaScript) is
+        Blocked, another non-2xx the mapped error."""
+        if not response.ok:
+            reason = block_reason(response.body, response.url, response.headers.get("location", ""))
+            if reason is not None:
+                raise Blocked(self.id, reason, 429)
+            raise self.error(response, plan)
+        page = parse_page(response.body, start)
+        if not page.sources and page.opaque:
+            raise InvalidResponse(self.id, OPAQUE_MESSAGE, 502)
+        if not page.sources:
+            reason = block_reason(response.body, response.url, response.headers.get("location", ""))
+            if reason is not None:
+                raise Blocked(self.id, reason, 429)
+        return page
+
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        requests: tuple[HttpRequest, ...] = plan.state
+        assert requests and plan.limit is not None, "google: plan() made no request"
+        sources: list[SearchSource] = []
+        seen: set[str] = set()
+        notices: list[Notice] = []
+        opaque = 0
+        for n, request in enumerate(requests, 1):
+            if n > 1:
+                if ctx.deadline is not None and ctx.clock.monotonic() + PAGE_GAP_S >= ctx.deadline:
+                    why = f"waiting {PAGE_GAP_S:g} s between Google's pages would pass the search's deadline"
+                    notices.append(
+                        partial(f"Google page {n} was not asked, so the results stop at page {n - 1}: " + why)
+                    )
+                    break
+                await ctx.clock.sleep(PAGE_GAP_S)
+            try:
+                page = self.page(await ctx.send(self.id, request), plan, PAGE_SIZE * (n - 1))
+            except SearchProviderError as exc:
+                if n == 1:
+                    raise
+                notices.append(partial(f"Google page {n} failed, so the results stop at page {n - 1}: {exc.message}"))
+                break
+            opaque += page.opaque
+            fresh = [s for s in page.sources if s.url not in seen]
+            seen.update(s.url for s in fresh)
+            sources += fresh
+            if len(sources) >= plan.limit or not fresh or not page.has_next:
+                break
+        else:
+            if len(requests) > 1 and len(sources) < plan.limit:
+                name = "num_search_results" if plan.params.num_search_results is not None else "limit"
+                why = f"websearch asks Google for at most {MAX_PAGES} pages"
+                notices.append(clamped(name, plan.params.count, f"{len(sources)} results", why))
+        if opaque:
+            notices.append(partial(f"{opaque} Google results were left out: {OPAQUE_WHY}"))
+        return ProviderResult(sources=tuple(sources[: plan.limit]), notices=tuple(notices))
+
+
+# -- dates -------------------------------------------------------------------------------------
+
+
+def _tbs(plan: Plan) -> tuple[str | None, list[Notice]]:
+    """Google's `tbs` for the date ladder and `recency`, and the notices of what it rounds."""
+    params, f = plan.params, plan.filters
+    notices = recency_overridden(params, f)
+    source: str | None = f.start_source
+    raw: Any = getattr(params, source) if source else None
+    if f.end is not None or source == "start_published_date":  # only the custom range has an end
+        start = f.start
+        if start is None and params.recency:
+            start, source, raw = recency_start(params.recency, plan.now), "recency", params.recency
+        parts = ["cdr:1"]
+        if start is not None and source is not None:
+            parts.append(f"cd_min:{_mdy(start)}")
+            if source != "start_published_date":
+                notices.append(approximated(source, raw, f"its start day ({parts[-1]})", RANGE_FOR_END))
+            elif f.start_has_time:
+                notices.append(approximated(source, raw, f"whole days ({parts[-1]})", WHOLE_DAYS))
+        if f.end is not None:
+            parts.append(f"cd_max:{_mdy(f.end)}")
+            if f.end_has_time:
+                how = f"whole days ({parts[-1]})"
+                notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
+        return ",".join(parts), notices
+    if source is not None:  # recency_hours or recency_days: a window ending now
+        amount = float(raw)  # the ladder chose it, so it is a positive number
+        if source == "recency_days" and amount.is_integer():
+            return _qdr("d", int(amount)), notices
+        hours = amount * 24 if source == "recency_days" else amount
+        whole = max(1, math.ceil(round(hours, 6)))
+        tbs = _qdr("h", whole)
+        if whole != hours:
+            notices.append(approximated(source, raw, f"whole hours ({tbs})", WHOLE_HOURS))
+        return tbs, notices
+    return (_QDR[params.recency] if params.recency else None), notices
+
+
+def _qdr(unit: str, n: int) -> str:
+    return f"qdr:{unit}" if n == 1 else f"qdr:{unit}{n}"
+
+
+def _mdy(when: datetime) -> str:
+    """A day as Google's date picker writes it: M/D/YYYY, no leading zeros."""
+    return f"{when.month}/{when.day}/{when.year}"
+
+
+def _page_request(first: HttpRequest, n: int) -> HttpRequest:
+    """Page `n` (n > 1): page 1's request with `start` (the offset of its first result) added."""
+    return dataclasses.replace(first, params=[*first.params, ("start", str(PAGE_SIZE * (n - 1)))])
+
+
+# -- parsing -----------------------------------------------------------------------------------
+
+
+def parse_page(html: bytes | str, start: int = 0) -> Page:
+    """The organic results of a Google result page (any of its variants) and whether it links a
+    page after offset `start`. Each URL once, in page order; ads, sitelinks, Google's own links
+    and non-http(s) targets dropped."""
+    part = _results_part(html)
+    tree = LexborHTMLParser(part)
+    if len(part) <= _RETAIN_MAX:
+        _RECENT_TREES.append((part, tree))
+    sources: list[SearchSource] = []
+    seen: set[str] = set()
+    opaque = 0
+    for title, href, snippet in _walk(tree, any(marker in part for marker in _AD_MARKERS)):
+        url = unwrap_href(href)
+        if url is None:
+            opaque += href.startswith(_OPAQUE) or ("/goto?" in href and "google." in href.partition("/goto?")[0])
+            continue
+        if url in seen or is_internal(url):
+            continue
+        seen.add(url)
+        sources.append(SearchSource(title, url, snippet or None))
+    return Page(tuple(sources), bool(sources) and _links_beyond(tree, start), opaque)
+
+
+def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSource]:
+    """The organic results of one Google page, at most `limit`."""
+    return list(parse_page(html).sources[:limit])
+
+
+def _walk(tree: LexborHTMLParser, ad_markers: bool) -> list[tuple[str, str, str | None]]:
+    """(title, href, snippet) per result title, in document order: a title opens a result (an
+    ad's, or a title without a link, opens none), the first snippet before the next title is its."""
+    ads: set[int] = set()
+    if ad_markers:
+        ads = {title.mem_id for block in tree.css(_AD_BLOCKS) for title in block.css(_TITLES)}
+    found: list[tuple[str, str, str | None]] = []
+    current = False  # whether the last title opened a result that still lacks its snippet
+    for node in tree.css(_SELECTOR):
+        tag = node.tag
+        if tag == "h3" or (tag == "span" and _has_class(node.attributes.get("class") or "", _TITLE_CLASS)):
+            href = None if node.mem_id in ads else _link_around(node)
+            title = _text(node) if href else ""
+            current = bool(title)
+            if current:
+                found.append((title, href or "", None))
+        elif current:
+            title, href, _ = found[-1]
+            found[-1] = (title, href, _text(node) or None)
+            current = False
+    return found
+
+
+def _link_around(title: Any) -> str | None:
+    """The href of the result link around a title, or None for a title that is no result: one
+    not inside a link (a section heading; a sitelink, whose `<h3>` holds its own link inside
+    another result). The link is at most a few levels up (three on the basic page)."""
+    node = title.parent
+    for _ in range(_LINK_DEPTH):
+        if node is None:
+            return None
+        if node.tag == "a":
+            href: str | None = node.attributes.get("href")
+            return href or None
+        node = node.parent
+    return None
+
+
+def _has_class(classes: str, name: str) -> bool:
+    return classes == name or (name in classes and name in classes.split())
+
+
+def _text(node: Any) -> str:
+    """The node's text as written (tags add no spaces), whitespace folded."""
+    text: str = node.text(deep=True, separator="")
+    if not text.isprintable():
+        return " ".join(text.split())
+    while "  " in text:
+        text = text.replace("  ", " ")
+    return text.strip(" ")
+
+
+def _results_part(html: bytes | str) -> bytes:
+    """The results column: from the first results container (the head's styles and scripts and
+    the search form, which echoes the query, hold no results) to the first script after the
+    "Next" link, else after the bottom block that would hold it (`#botstuff`, the basic page's
+    `<footer>`): a real page's remaining scripts weigh several hundred KB."""
+    page = html.encode() if isinstance(html, str) else html
+    begin = 0
+    for marker in _RESULTS_MARKERS:  # the first found: each scan stops there
+        at = page.find(marker)
+        if at > 0:
+            begin = max(0, page.rfind(b"<", 0, at))
+            break
+    end = len(page)
+    for marker in _BOTTOM_MARKERS:
+        at = page.find(marker, begin)
+        if at > 0:
+            script = page.find(b"<script", at)
+            end = script if script > 0 else end
+            break
+    return page[begin:end] if begin or end < len(page) else page
+
+
+def _links_beyond(tree: LexborHTMLParser, start: int) -> bool:
+    """Whether the page's own pagination (its `/search?...&start=N` links: "Next", the page
+    numbers) reaches past offset `start`."""
+    for link in tree.css(_PAGING):
+        for match in _START_RE.finditer(link.attrs.get("href") or ""):
+            if int(match.group(1)) > start:
+                return True
+    return False
+
+
+def unwrap_href(href: str) -> str | None:
+    """The target of a result link: `/url?q=` / `/url?url=` decoded, `//x` made https, a direct
+    http(s) link as it is; None for ads, Google's relative links and other schemes."""
+    href = href.strip().replace("&amp;", "&")
+    if href.startswith("//"):
+        href = "https:" + href
+    if href.startswith("/"):
+        if not href.startswith("/url?"):
+            return None  # /search?, /aclk?, /imgres? ...: the search UI and ads
+        return _redirect_target(href)
+    if not href.startswith(("http://", "https://")):
+        return None
+    try:
+        parts = urlsplit(href)
+    except ValueError:
+        return None
+    host = (parts.hostname or "").lower()
+    if host in _AD_HOSTS:
+        return None
+    if _GOOGLE_HOST_RE.fullmatch(host):
+        if parts.path == "/url":
+            return _redirect_target(href)
+        if parts.path.startswith(("/aclk", "/goto")):
+            return None
+    return href
+
+
+def _redirect_target(href: str) -> str | None:
+    """The http(s) target of a `/url?` redirect: its `q`, else its `url` (the desktop form has
+    `q=` empty), percent-decoded with invalid UTF-8 rejected."""
+    query = href.partition("?")[2]
+    for name in ("q=", "url="):
+        if query.startswith(name):
+            begin = len(name)
+        else:
+            at = query.find("&" + name)
+            if at < 0:
+                continue
+            begin = at + 1 + len(name)
+        stop = query.find("&", begin)
+        encoded = query[begin : stop if stop >= 0 else len(query)].partition("#")[0]
+        if not encoded:
+            continue
+        target = _percent_decoded(encoded) if "%" in encoded else encoded
+        return target if target is not None and target.startswith(("http://", "https://")) else None
+    return None
+
+
+def _percent_decoded(encoded: str) -> str | None:
+    """decodeURIComponent: `+` kept, invalid UTF-8 rejected (None). yarl's C unquoter is 10x
+    faster than the stdlib's, but reads `+` as a space and `#` as a fragment, and replaces
+    invalid UTF-8: those cases take the stdlib."""
+    if "+" not in encoded and "#" not in encoded:
+        decoded: str = _YarlURL("http://x/?q=" + encoded).query.get("q", "")
+        if "%" not in decoded and "\ufffd" not in decoded:
+            return decoded
+    try:
+        return unquote(encoded, errors="strict")
+    except UnicodeDecodeError:
+        return None
+
+
+def is_internal(url: str) -> bool:
+    """Is `url` Google's own UI: the search pages on google.<tld>, maps, translate, sign-in,
+    consent, the cache? (Other Google sites, such as support.google.com, are results.)"""
+    if "google" not in url:
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return True
+    host = (parts.hostname or "").lower()
+    if host in _OTHER_UI_HOSTS or host in _AD_HOSTS or _UI_HOST_RE.fullmatch(host):
+        return True
+    if _GOOGLE_HOST_RE.fullmatch(host):
+        first = parts.path.lstrip("/").split("/", 1)[0]
+        return first in _UI_PATHS
+    return False
+
+
+# -- walls ------------------------------------------------------------------------------------
+
+
+def block_reason(page: bytes, url: str = "", location: str = "") -> str | None:
+    """The message of the wall a page is (CAPTCHA, consent, JavaScript), told by its structure,
+    or None. Only asked of pages without results."""
+    for where in (url, location):
+        if where:
+            try:
+                parts = urlsplit(where)
+            except ValueError:
+                continue
+            if parts.path.startswith("/sorry/"):
+                return CAPTCHA_MESSAGE
+            if (parts.hostname or "").startswith("consent."):
+                return CONSENT_MESSAGE
+    captcha = b"captcha-form" in page or b"/sorry/" in page or b"g-recaptcha" in page
+    consent = b"consent.google." in page
+    javascript = b"/httpservice/retry/enablejs" in page or b"yvlrue" in page
+    if not (captcha or consent or javascript):
+        return None
+    tree = LexborHTMLParser(page)
+    if captcha and tree.css_first(_CAPTCHA) is not None:
+        return CAPTCHA_MESSAGE
+    if tree.css_first(_RESULTS_CONTAINERS) is not None:  # a results page that has none: no results
+        return None
+    if consent and tree.css_first(_CONSENT) is not None:
+        return CONSENT_MESSAGE
+    if javascript and tree.css_first(_JAVASCRIPT) is not None:
+        return JAVASCRIPT_MESSAGE
+    return None
+
+
+PROVIDER: Final = Google()
