@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import signal
 import socket
@@ -286,14 +285,3 @@ def test_providers_flag_fixes_the_chain_for_one_search(ddg: FakeDuckDuckGo, env:
     assert [a["provider"] for a in only["response"]["attempts"]] == ["duckduckgo"]
     assert json.loads(reordered.stdout)["response"]["provider"] == "duckduckgo"
     assert len(brave.requests) == 1
-
-
-def test_search_help_names_no_document_that_does_not_ship() -> None:
-    """The help once named mcp-web_search-tool.md, a spec file that is not in the package."""
-    from websearch._cli import build_parser
-
-    parser = build_parser()
-    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    for name, command in subparsers.choices.items():
-        text = command.format_help()
-        assert ".md" not in text, name
