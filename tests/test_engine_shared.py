@@ -40,8 +40,9 @@ def shared(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
     db = next(_DB) % 16
     import redis
 
-    redis.Redis.from_url(url, db=db).flushdb()
-    return {"WEBSEARCH_REDIS_URL": f"{url.rsplit('/', 1)[0]}/{db}"}
+    own = f"{url.rsplit('/', 1)[0]}/{db}"
+    redis.Redis.from_url(own).flushdb()  # this test's database only (the URL's /0 would win over db=)
+    return {"WEBSEARCH_REDIS_URL": own}
 
 
 def worker_env(config_dir: Path, *fakes: Any, **extra: str) -> dict[str, str]:

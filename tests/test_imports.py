@@ -8,7 +8,18 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("aiohttp", "orjson", "pydantic", "selectolax", "yarl", "websearch._providers.", "websearch._transport")
+HEAVY = (
+    "aiohttp",
+    "orjson",
+    "pydantic",
+    "selectolax",
+    "yarl",
+    "websearch._providers.",
+    "websearch._transport",
+    "starlette",
+    "uvicorn",
+    "prometheus_client",
+)
 
 
 def loaded_modules(code: str, env_dir: Path) -> set[str]:
@@ -73,5 +84,6 @@ def test_search_path_loads_only_the_provider_it_uses(tmp_path: Path) -> None:
     assert providers == [
         "websearch._providers._base",
         "websearch._providers._errors",
+        "websearch._providers._html",  # what the HTML engines share (headers, text, URLs)
         "websearch._providers.duckduckgo",
     ]

@@ -29,6 +29,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 FORMATS: Final = ("summary", "blocks", "json")
 SCHEMA_FORMATS: Final = ("mcp", "openai", "openai-responses", "anthropic")  # as websearch._tool.SCHEMA_FORMATS
 STRICT_FORMATS: Final = ("openai", "openai-responses")
+_SERVE_PACKAGES: Final = ("mcp", "mcp_types", "starlette", "uvicorn", "prometheus_client")
 
 
 def _typed(param: Param) -> Callable[[str], Any]:
@@ -67,6 +68,16 @@ def _port(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
     if not 0 < value < 65536:
         raise argparse.ArgumentTypeError(f"must be between 1 and 65535, got {value}")
+    return value
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1; got {value}")
     return value
 
 
@@ -194,6 +205,26 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--host", default="127.0.0.1", help="interface for --http (default 127.0.0.1; no authentication)")
     m.add_argument("--port", type=_port, default=8000, help="port for --http (default 8000)")
 
+    sv = commands.add_parser(
+        "serve",
+        help="one search service for many agents: REST, SearXNG-compatible /search, MCP, metrics, tokens",
+        description="Serve POST /v1/search, a SearXNG-compatible /search, the web_search tool at /mcp, /healthz, "
+        "/readyz, /metrics and /openapi.json. Needs the serve extra: pip install 'websearch[serve]'. Tokens: "
+        "setting serve.tokens, WEBSEARCH_SERVE_TOKENS or --token-file; limits, rate limit, CORS and logging: "
+        "the [serve] settings. Share the cache, cooldowns and rate limits across replicas with [state] url.",
+    )
+    sv.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    sv.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    sv.add_argument("--workers", type=_workers, default=1, metavar="N", help="worker processes (default 1)")
+    sv.add_argument(
+        "--token-file", metavar="PATH", help="bearer tokens, one per line, accepted besides the setting serve.tokens"
+    )
+    sv.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="ask no token, even off loopback (anyone who can reach the port searches with this machine's keys)",
+    )
+
     sc = commands.add_parser("schema", help="print the web_search tool's JSON schema for an agent framework")
     sc.add_argument(
         "--format",
@@ -271,6 +302,7 @@ def usage_block() -> str:
         "websearch auth list | auth remove ID",
         "websearch schema [--format mcp|openai|openai-responses|anthropic] [--strict] [--available]",
         "websearch mcp [--http] [--host HOST] [--port PORT]",
+        "websearch serve [--host HOST] [--port PORT] [--workers N] [--token-file PATH] [--no-auth]",
     ]
     return "\n".join([*lines, *rest])
 
@@ -292,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _mcp(args)
         if args.command == "schema":
             return _schema(args)
+        if args.command == "serve":
+            return _serve(args)
         return _auth(args)
     except KeyboardInterrupt:
         print("websearch: interrupted", file=sys.stderr)
@@ -414,6 +448,40 @@ def _mcp(args: argparse.Namespace) -> int:
         asyncio.run(mcp_server.serve_http(args.host, args.port))
     else:
         asyncio.run(mcp_server.serve_stdio())
+    return EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import os
+
+    from . import _serve as serve  # light: the configuration only
+    from ._settings import Settings, config_dir
+
+    settings = Settings.load(config_dir(os.environ), os.environ)
+    config = serve.ServeConfig.load(
+        settings,
+        os.environ,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        token_file=args.token_file,
+        no_auth=args.no_auth,
+    )
+    try:
+        serve.check_installed()
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] not in _SERVE_PACKAGES:
+            raise
+        print("websearch: error: serve needs the serve extra: pip install 'websearch[serve]'", file=sys.stderr)
+        return EXIT_USAGE
+    if args.no_auth:
+        ignored = " (the configured tokens are ignored)" if config.tokens else ""
+        print(
+            f"websearch: warning: --no-auth: no token is asked for{ignored}; anyone who can reach "
+            f"{args.host}:{args.port} searches with this machine's keys",
+            file=sys.stderr,
+        )
+    serve.run(config)
     return EXIT_OK
 
 

@@ -34,6 +34,7 @@ ENV_TWINS: Final[Mapping[str, str]] = {
     "providers.webSearchGeminiModel": "GEMINI_SEARCH_MODEL",
     "providers.list": "WEBSEARCH_PROVIDERS",
     "state.url": "WEBSEARCH_REDIS_URL",
+    "serve.tokens": "WEBSEARCH_SERVE_TOKENS",
 }
 
 
@@ -241,6 +242,12 @@ def _pacing_rate(key: str, value: Any) -> None:
             raise ConfigError(f"setting {key}: {exc}") from None
 
 
+def _serve_setting(key: str, value: Any) -> None:
+    from ._serve._config import check_setting  # light: no HTTP stack
+
+    check_setting(key, value)
+
+
 def _shown(value: Any) -> str:
     return repr(value)
 
@@ -277,4 +284,19 @@ _CHECKS: Final[Mapping[str, Any]] = {
     "fanout.soft_deadline": _positive,
     "search.deadline": _positive,
     "search.hedge": _positive,
+    **{
+        f"serve.{name}": _serve_setting
+        for name in (
+            "tokens",
+            "rate_limit",
+            "log_queries",
+            "cors_origins",
+            "max_query_chars",
+            "max_body_kb",
+            "max_limit",
+            "max_fanout",
+            "max_deadline",
+            "grace_period",
+        )
+    },
 }

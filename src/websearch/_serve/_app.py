@@ -1,0 +1,237 @@
+"""The one ASGI app `websearch serve` runs: every face of the search on one client.
+
+Routes: `POST /v1/search` (REST), `GET|POST /search` (SearXNG's API), `/mcp` (the `web_search`
+tool over streamable HTTP: the same server as `websearch mcp --http`, stateless and answering in
+JSON, so any replica can take any request behind a load balancer), `GET /healthz` (the process is
+up), `GET /readyz` (the state store: ready, or degraded and why; 503 only while draining),
+`GET /metrics`, `GET /openapi.json`, and `/` (SearXNG's index: a search redirects to /search).
+
+Middleware, outermost first: the front door (in-flight count, the drain's 503, request metrics,
+the access log), the loopback Host/Origin checks, CORS (only with `[serve] cors_origins`), then
+the gate (token, body size, rate limit). The MCP tool's searches pass the same limits as the
+other faces: it is given the client behind a thin guard.
+
+Draining: on SIGTERM (or Ctrl-C) the server keeps listening but answers new requests 503 and
+`/readyz` 503, waits until the requests in flight are done (at most `[serve] grace_period`
+seconds), then lets uvicorn stop. A second signal stops it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio.to_thread
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from .._mcp_server import build_server
+from .._tool import DEFAULT_NUM_RESULTS, offered_providers
+from ._api import SearchApi, json_response, openapi_document, prepared
+from ._auth import Gate, HostCheck
+from ._logging import FrontDoor
+from ._metrics import CONTENT_TYPE, Metrics
+from ._searxng import SearxngApi
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+    from .._client import WebSearch
+    from .._types import SearchResponse
+    from ._config import Limits, ServeConfig
+
+__all__ = ["Lifecycle", "create_app"]
+
+
+@dataclass
+class Lifecycle:
+    """Requests in flight and whether the server is draining (shared by the front door and
+    the signal handlers)."""
+
+    grace_period: float = 30.0
+    inflight: int = 0
+    draining: bool = False
+    _idle: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
+
+    def entered(self) -> None:
+        """A request came in."""
+        self.inflight += 1
+        self._idle.clear()
+
+    def left(self) -> None:
+        """A request is done."""
+        self.inflight -= 1
+        if self.inflight <= 0:
+            self._idle.set()
+
+    def drain(self) -> None:
+        """Stop taking new requests (they get 503); the ones in flight go on."""
+        self.draining = True
+
+    async def drained(self) -> bool:
+        """Wait until nothing is in flight (True) or the grace period is over (False)."""
+        if self.inflight <= 0:
+            return True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), self.grace_period)
+        return self.inflight <= 0
+
+
+class _Guarded:
+    """The client as the MCP tool sees it: each search passes the server's limits first (a
+    refusal is the tool's `Invalid argument` error result, naming the argument)."""
+
+    def __init__(self, client: WebSearch, limits: Limits) -> None:
+        self._client = client
+        self._limits = limits
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    async def asearch(self, query: str, **kwargs: Any) -> SearchResponse:
+        if kwargs.get("limit") == DEFAULT_NUM_RESULTS and self._limits.max_limit < DEFAULT_NUM_RESULTS:
+            kwargs["limit"] = self._limits.max_limit  # the tool's default, within the limit
+        return await self._client.asearch(query, **prepared(self._client, self._limits, query, kwargs))
+
+
+def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = False) -> Starlette:
+    """The server's app on `client` (closed when the app stops if `close_client`). Sets the
+    client's engine observer to the app's metrics. `app.state.lifecycle` drains it."""
+    metrics = Metrics()
+    client.engine.observer = metrics
+    lifecycle = Lifecycle(config.grace_period)
+    statuses = client.provider_status()
+    providers = offered_providers(statuses)
+    unavailable = {
+        s.id: s.reason if not s.available else "excluded by the setting providers.webSearchExclude"
+        for s in statuses
+        if s.id not in providers
+    }
+    api = SearchApi(client, config, providers, unavailable)
+    searx = SearxngApi(client, config, providers)
+    openapi = openapi_document(providers, client.lineup.ids, config.limits, config.auth)
+    mcp_app = build_server(cast("WebSearch", _Guarded(client, config.limits))).streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),  # HostCheck does it
+        max_request_body_size=config.limits.max_body_bytes,
+    )
+
+    async def healthz(request: Request) -> Response:
+        return json_response(200, {"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        if not client.engine.enabled:
+            return json_response(200, {"status": "ready", "store": "off"})
+        store = client.engine.state()
+        await store.ping()
+        if store.degraded:
+            return json_response(200, {"status": "degraded", "store": store.kind, "reason": store.degraded})
+        return json_response(200, {"status": "ready", "store": store.kind})
+
+    async def metrics_page(request: Request) -> Response:
+        cooling = await client.provider_health() if client.engine.enabled else {}
+        metrics.set_cooling(client.lineup.ids, cooling)
+        return Response(metrics.exposition(), media_type=CONTENT_TYPE)
+
+    async def openapi_page(request: Request) -> Response:
+        return json_response(200, openapi)
+
+    routes: list[BaseRoute] = [
+        Route("/", searx.index, methods=["GET", "POST"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_page, methods=["GET"]),
+        Route("/openapi.json", openapi_page, methods=["GET"]),
+        Route("/v1/search", api.search, methods=["POST"]),
+        Route("/search", searx.search, methods=["GET", "POST"]),
+        *mcp_app.routes,
+    ]
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # aiohttp's import takes half a second: off the event loop, before the first request
+        await anyio.to_thread.run_sync(importlib.import_module, "websearch._transport")
+        if client.engine.enabled:
+            await client.engine.state().ping()  # open the store now, not in the first search
+        restore = _watch_signals(lifecycle)
+        try:
+            async with mcp_app.router.lifespan_context(mcp_app):
+                yield
+        finally:
+            restore()
+            metrics.process_exited()
+            if close_client:
+                await client.aclose()
+
+    middleware = [
+        Middleware(FrontDoor, lifecycle=lifecycle, metrics=metrics, log_queries=config.log_queries),
+        Middleware(HostCheck, config=config),
+    ]
+    if config.cors_origins:
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(config.cors_origins),
+                allow_methods=["GET", "POST", "OPTIONS"],
+                allow_headers=["authorization", "content-type", "mcp-protocol-version", "mcp-session-id"],
+                expose_headers=["retry-after"],
+                max_age=600,
+            )
+        )
+    middleware.append(Middleware(Gate, config=config, store=client.engine.state))
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.lifecycle = lifecycle
+    app.state.metrics = metrics
+    return app
+
+
+def _watch_signals(lifecycle: Lifecycle) -> Callable[[], None]:
+    """Make the first SIGTERM or SIGINT drain before the server's own handler (uvicorn's) stops
+    it; a second one goes straight to that handler. Only in the main thread, and only over a
+    handler that is a function (never over the default action, which would stop working)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    loop = asyncio.get_running_loop()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    watched = {sig: handler for sig, handler in previous.items() if callable(handler)}
+
+    async def finish(signum: int, handler: Callable[[int, Any], Any]) -> None:
+        await lifecycle.drained()
+        handler(signum, None)
+
+    def on_signal(signum: int, frame: Any) -> None:
+        handler = watched[signal.Signals(signum)]
+        if lifecycle.draining:
+            handler(signum, frame)
+            return
+        lifecycle.drain()
+
+        def start() -> None:
+            task = loop.create_task(finish(signum, handler))
+            lifecycle._tasks.add(task)
+            task.add_done_callback(lifecycle._tasks.discard)
+
+        loop.call_soon_threadsafe(start)
+
+    for sig in watched:
+        signal.signal(sig, on_signal)
+
+    def restore() -> None:
+        for sig, handler in watched.items():
+            signal.signal(sig, handler)
+
+    return restore

@@ -1,0 +1,139 @@
+"""Structured access logs, and the front door every request passes first.
+
+One JSON object per request on stderr (`websearch.serve.access`): time, method, route, status,
+milliseconds, bytes, the caller's address, which token (its id: the first 16 hex digits of its
+SHA-256, never the token), and for searches the provider that served, the outcome and whether
+it was cached. The query text is left out unless `[serve] log_queries = true`; the query string
+and headers never are logged (they carry the query, and Authorization the token), and a path the
+server does not serve is logged as `other`. uvicorn's own access log is off for the same reason.
+
+The front door also keeps the count of requests in flight (the drain on SIGTERM waits for it to
+reach zero) and answers 503 to new requests once the drain has begun.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import MutableMapping
+from datetime import UTC, datetime
+from typing import IO, TYPE_CHECKING, Any, Final
+
+import orjson
+
+from ._metrics import route_label
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from ._app import Lifecycle
+    from ._metrics import Metrics
+
+__all__ = ["ACCESS_LOGGER", "FrontDoor", "JsonFormatter", "configure", "request_info"]
+
+ACCESS_LOGGER: Final = "websearch.serve.access"
+_log = logging.getLogger(ACCESS_LOGGER)
+#: Where a request's handler leaves what the access log should say about it.
+_INFO: Final = "websearch.info"
+_PROBES: Final = frozenset({"/healthz", "/readyz"})
+
+
+class JsonFormatter(logging.Formatter):
+    """A record as one JSON line: its `fields` (see `FrontDoor`), or its level and message."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = getattr(record, "fields", None)
+        if not isinstance(fields, dict):
+            fields = {"event": "log", "level": record.levelname.lower(), "message": record.getMessage()}
+        return orjson.dumps(fields, default=str).decode()
+
+
+def configure(stream: IO[str] | None = None) -> logging.Handler:
+    """Send access logs to `stream` (stderr) as JSON lines; returns the handler (to remove it)."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    _log.addHandler(handler)
+    _log.setLevel(logging.INFO)
+    _log.propagate = False
+    return handler
+
+
+def request_info(scope: MutableMapping[str, Any]) -> dict[str, Any]:
+    """The dict a handler fills for the access log (provider, outcome, ...); empty outside one."""
+    info: dict[str, Any] = scope.setdefault(_INFO, {})
+    return info
+
+
+async def reply(send: Send, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    """A JSON answer straight from a middleware."""
+    payload = orjson.dumps(body)
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+    raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": payload})
+
+
+class FrontDoor:
+    """Outermost middleware: in-flight count, the drain's 503, the request metrics, the log line."""
+
+    def __init__(self, app: ASGIApp, lifecycle: Lifecycle, metrics: Metrics, log_queries: bool) -> None:
+        self.app = app
+        self.lifecycle = lifecycle
+        self.metrics = metrics
+        self.log_queries = log_queries
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status, size = 500, 0
+
+        async def sending(message: Message) -> None:
+            nonlocal status, size
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                size += len(message.get("body", b""))
+            await send(message)
+
+        path = scope["path"]
+        lifecycle = self.lifecycle
+        lifecycle.entered()
+        self.metrics.in_flight.inc()
+        try:
+            if lifecycle.draining and path != "/healthz":
+                headers = {"retry-after": "1", "connection": "close"}
+                if path == "/readyz":
+                    await reply(sending, 503, {"status": "draining"}, headers)
+                else:
+                    await reply(sending, 503, {"error": "the server is shutting down; retry on another"}, headers)
+            else:
+                await self.app(scope, receive, sending)
+        finally:
+            lifecycle.left()
+            self.metrics.in_flight.dec()
+            seconds = time.perf_counter() - started
+            self.metrics.request(path, scope["method"], status, seconds)
+            if path not in _PROBES and _log.isEnabledFor(logging.INFO):
+                self._log(scope, path, status, size, seconds)
+
+    def _log(self, scope: Scope, path: str, status: int, size: int, seconds: float) -> None:
+        client = scope.get("client")
+        fields: dict[str, Any] = {
+            "ts": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "event": "request",
+            "method": scope["method"],
+            "path": route_label(path),
+            "status": status,
+            "ms": round(seconds * 1000, 1),
+            "bytes": size,
+            "client": client[0] if client else None,
+        }
+        info = scope.get(_INFO) or {}
+        query = info.pop("query", None)
+        fields.update(info)
+        if self.log_queries and query is not None:
+            fields["query"] = query
+        _log.info("request", extra={"fields": fields})
