@@ -55,7 +55,10 @@ class Observer(Protocol):
     search's response (its attempts say which providers ran, skipped or failed, and how long
     they took), each cache lookup, each search that joined another's flight. Never a key."""
 
-    def searched(self, response: SearchResponse) -> None: ...
+    def searched(self, response: SearchResponse, *, joined: bool) -> None:
+        """`joined`: the search shared another's flight in this process (its attempts are the
+        leader's, heard already)."""
+        ...
 
     def looked_up(self, hit: bool) -> None: ...
 
@@ -77,6 +80,7 @@ class Engine:
     _owner: str = field(default_factory=lambda: uuid.uuid4().hex, repr=False)
     _rates: dict[str, float] | None = field(default=None, repr=False)
     observer: Observer | None = field(default=None, repr=False)
+    _joined: set[int] = field(default_factory=set, repr=False)  # ids of followers' responses, for the observer
 
     @property
     def ttl(self) -> float:
@@ -130,7 +134,8 @@ class Engine:
         route = _Route(provider, preferred, excluded, fanout)
         response = await self._search(params, ctx, lineup, route, cache, deadline, hedge)
         if self.observer is not None:
-            self.observer.searched(response)
+            self.observer.searched(response, joined=id(response) in self._joined)
+            self._joined.discard(id(response))
         return response
 
     async def _search(
@@ -171,9 +176,11 @@ class Engine:
             await store.incr("stats:misses", _STATS_TTL)
         leader = self._flights.get(key) if cache != "refresh" else None
         if leader is not None:  # the same search is in flight in this process: share its answer
+            follower = copy.copy(await asyncio.shield(leader))
             if self.observer is not None:
                 self.observer.joined()
-            return copy.copy(await asyncio.shield(leader))
+                self._joined.add(id(follower))  # alive until `search` hands it back, so the id is its own
+            return follower
         flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
         self._flights[key] = flight
         try:

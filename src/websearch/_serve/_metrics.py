@@ -15,7 +15,6 @@ to its files, and a scrape of any worker sums them all (prometheus-client's mult
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
@@ -34,7 +33,6 @@ ROUTES: Final = frozenset({"/", "/healthz", "/readyz", "/metrics", "/openapi.jso
 _METHODS: Final = frozenset({"GET", "POST", "OPTIONS", "HEAD", "DELETE"})
 _ATTEMPT_BUCKETS: Final = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0)
 _REQUEST_BUCKETS: Final = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 120.0)
-_SEEN: Final = 1024  # attempt tuples remembered, so a joined flight's attempts count once
 
 
 def route_label(path: str) -> str:
@@ -117,19 +115,18 @@ class Metrics:
             buckets=_REQUEST_BUCKETS,
             registry=registry,
         )
-        self._seen: OrderedDict[int, object] = OrderedDict()
 
     # -- the engine's Observer -----------------------------------------------------------------
 
-    def searched(self, response: SearchResponse) -> None:
-        """One search done. A cached answer's attempts are the original ones, and searches
-        that joined a flight share the leader's attempts tuple: neither counts them again."""
+    def searched(self, response: SearchResponse, *, joined: bool) -> None:
+        """One search done. A cached answer's attempts are the original ones, and a search that
+        joined a flight has the leader's: neither counts them again."""
         if response.cached:
             self.searches.labels("cached").inc()
             return
         self.searches.labels("ok" if response.error is None else "failed").inc()
         attempts = response.attempts
-        if not attempts or self._counted(attempts):
+        if not attempts or joined:
             return
         for attempt in attempts:
             if attempt.skipped is not None:
@@ -144,16 +141,6 @@ class Metrics:
 
     def joined(self) -> None:
         self.joins.inc()
-
-    def _counted(self, attempts: object) -> bool:
-        """True if this very tuple was counted already (kept alive here, so its id is its own)."""
-        key = id(attempts)
-        if self._seen.get(key) is attempts:
-            return True
-        self._seen[key] = attempts
-        if len(self._seen) > _SEEN:
-            self._seen.popitem(last=False)
-        return False
 
     # -- requests and scrapes ------------------------------------------------------------------
 
