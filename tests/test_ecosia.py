@@ -12,19 +12,20 @@ from hypothesis import strategies as st
 
 from conftest import NOW, FakeClock, make_client, messages, run_cli
 from websearch import SearchResponse, WebSearch
+from websearch._providers._paging import page_gap
 from websearch._providers.ecosia import (
     CHALLENGE_MESSAGE,
     HEADERS,
     MAX_PAGES,
-    NO_TIME,
-    PAGE_GAP_S,
     REFUSED_MESSAGE,
     is_challenge,
     parse_results,
     result_url,
     walk,
 )
+from websearch._registry import PROVIDERS
 from websearch.testing import Reply
+from websearch.testing._html import html_reply
 from websearch.testing.ecosia import (
     ChallengeKind,
     EcosiaResult,
@@ -37,6 +38,7 @@ from websearch.testing.ecosia import (
 )
 
 PAGES = Path(__file__).parent / "pages" / "ecosia"
+PAGE_GAP_S = page_gap(PROVIDERS["ecosia"])  # the row's pace (0.2/s) as the gap between pages
 ONLY = "Ecosia only filters by the past day, week or month"
 
 
@@ -59,10 +61,6 @@ def client(env: dict[str, str], clock: FakeClock | None = None) -> WebSearch:
 async def search(env: dict[str, str], query: str = "rust async book", **params: object) -> SearchResponse:
     async with client(env) as ws:
         return await ws.asearch(query, provider="ecosia", **params)
-
-
-def html_reply(page: str, status: int = 200) -> Reply:
-    return Reply(status, page, content_type="text/html; charset=utf-8")
 
 
 # -- the request ------------------------------------------------------------------------------
@@ -398,16 +396,19 @@ async def test_a_failed_later_page_keeps_the_first(eco: FakeEcosia, eenv: dict[s
 
 
 async def test_no_time_for_another_page(eco: FakeEcosia, eenv: dict[str, str]) -> None:
-    async with client(eenv) as ws:  # under 2.5 s: the 1 s gap, 1 s for the page, 0.5 s for the chain
-        response = await ws.asearch("q", provider="ecosia", limit=20, deadline=2.4)
+    async with client(eenv) as ws:  # under 6.5 s: the 5 s gap, 1 s for the page, 0.5 s for the chain
+        response = await ws.asearch("q", provider="ecosia", limit=20, deadline=6.4)
     assert len(response.sources) == 10 and len(eco.requests) == 1
-    assert messages(response) == (f"the results stop at Ecosia page 1: {NO_TIME}",)
+    assert messages(response) == (
+        "Ecosia page 2 was not asked, so the results stop at page 1: the search's deadline leaves it no time after "
+        "waiting 5 s between Ecosia's pages",
+    )
 
 
 async def test_a_later_page_that_hangs_keeps_the_first(eco: FakeEcosia, eenv: dict[str, str]) -> None:
     eco.enqueue(html_reply(results_page("q", sample_results("q", 10))), Reply(hang=True))
-    async with client(eenv) as ws:  # page 2 gets 2.6 - 1 - 0.5 = 1.1 s, then gives up
-        response = await ws.asearch("q", provider="ecosia", limit=20, deadline=2.6)
+    async with client(eenv) as ws:  # page 2 gets 6.6 - 5 - 0.5 = 1.1 s, then gives up
+        response = await ws.asearch("q", provider="ecosia", limit=20, deadline=6.6)
     assert response.ok and len(response.sources) == 10 and len(eco.requests) == 2
     assert messages(response) == ("Ecosia page 2 did not answer in time, so the results stop at page 1",)
 

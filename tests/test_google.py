@@ -9,18 +9,19 @@ import pytest
 
 from conftest import FakeClock, make_client, messages, run_cli
 from websearch import SearchResponse, WebSearch
+from websearch._providers._paging import page_gap
 from websearch._providers.google import (
     CAPTCHA_MESSAGE,
     CONSENT_MESSAGE,
     HEADERS,
     JAVASCRIPT_MESSAGE,
-    PAGE_GAP_S,
     block_reason,
     is_internal,
     parse_page,
     parse_results,
     unwrap_href,
 )
+from websearch._registry import PROVIDERS
 from websearch._wire import HttpResponse
 from websearch.testing import Reply
 from websearch.testing.google import (
@@ -36,6 +37,7 @@ from websearch.testing.google import (
 )
 
 BASE = [("hl", "en"), ("gl", "us"), ("udm", "14")]
+PAGE_GAP_S = page_gap(PROVIDERS["google"])  # the row's pace (0.2/s) as the gap between pages
 HTML = "text/html; charset=UTF-8"
 
 
@@ -358,8 +360,8 @@ async def test_the_pause_never_passes_the_deadline(google: FakeGoogle, genv: dic
         response = await ws.asearch("q", provider="google", limit=20, deadline=3)
     assert len(response.sources) == 10 and len(google.requests) == 1
     assert messages(response) == (
-        "Google page 2 was not asked, so the results stop at page 1: waiting 5 s between Google's pages would "
-        "pass the search's deadline",
+        "Google page 2 was not asked, so the results stop at page 1: the search's deadline leaves it no time after "
+        "waiting 5 s between Google's pages",
     )
 
 

@@ -7,8 +7,8 @@ from the results list on: results are the `li.b_algo` children of `ol#b_results`
 link come from the block's first `h2 a`, the snippet from the first `p` after it (`.b_caption p`,
 or a bare `p.b_lineclamp2` in newer layouts), the date from the snippet's `span.news_dt`
 ("Sep 22, 2026", "3 days ago"; it and its " · " are taken out of the snippet), and Bing's
-decorative `span.algoSlug_icon` label is dropped. Text is
-taken as written, whitespace folded, inline tags adding no spaces (as DuckDuckGo's). Links are
+decorative `span.algoSlug_icon` label is dropped. Text is taken as written, whitespace folded,
+inline tags adding no spaces (`_html.node_text`, as DuckDuckGo's). Links are
 `https://www.bing.com/ck/a?!&&p=...&u=a1<base64url of the target>&ntb=1` redirects: "a1" is cut,
 the rest decoded as padded base64url and UTF-8, strictly; a link that does not decode to an
 http(s) URL is dropped, and so are Bing's own pages (`/search`, `/aclick` ads, `/ck/`, the image,
@@ -30,7 +30,8 @@ day with a notice. Domains are `site:` / `-site:` operators in `q`; the chain po
 is met or a page adds no new URL: Bing answers a `first` past its last result with page 1 again,
 and (per SearXNG's 2026 engine) often answers clients without JavaScript with page 1 whatever
 `first` says and without applying `filters`. A page that fails after the first ends the paging
-with a partial notice; the pages before it are kept.
+with a partial notice; the pages before it are kept. Pages are the row's pace apart (0.5/s: 2 s),
+and a later page is asked only when the search's deadline leaves it time (`_paging`).
 
 Blocked, told by structure, never by words a results page could echo (its title and search box
 hold the query): a response whose final URL is under `/turing/captcha/` (Bing's CAPTCHA page, a
@@ -55,13 +56,12 @@ from urllib.parse import unquote, urlencode, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from .._filters import recency_start
-from .._notices import Notice, approximated, not_applied, partial
+from .._notices import Notice, approximated, not_applied
 from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
+from .._types import SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import Blocked, SearchProviderError
+from ..errors import Blocked
 from ._base import (
-    HttpProvider,
     Plan,
     Support,
     age_seconds,
@@ -71,6 +71,8 @@ from ._base import (
     with_site_operators,
 )
 from ._errors import ErrorEnvelope
+from ._html import browser_headers, keep, node_text, results_part
+from ._paging import Page, PagedProvider
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -88,23 +90,7 @@ LANGUAGE: Final = "en"
 PRESETS: Final = {"day": "ez1", "week": "ez2", "month": "ez3"}
 WHOLE_DAYS: Final = "Bing's custom date range takes whole days"
 _EPOCH: Final = date(1970, 1, 1)
-HEADERS: Final = {
-    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
-    "application/signed-exchange;v=b3;q=0.7",
-    "Accept-Language": "en-US,en;q=0.9",
-    "Cache-Control": "max-age=0",
-    "Priority": "u=0, i",
-    "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
-    "Sec-Ch-Ua-Mobile": "?0",
-    "Sec-Ch-Ua-Platform": '"macOS"',
-    "Sec-Fetch-Dest": "document",
-    "Sec-Fetch-Mode": "navigate",
-    "Sec-Fetch-Site": "none",
-    "Sec-Fetch-User": "?1",
-    "Upgrade-Insecure-Requests": "1",
-    "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/149.0.0.0 Safari/537.36",
-}
+HEADERS: Final = browser_headers("none", cache_control="max-age=0")
 CHALLENGE_MESSAGE: Final = (
     "Bing blocked the request with a CAPTCHA challenge. Bing challenges automated searches from "
     "datacenter/shared-egress IPs; configure a credentialed provider such as Brave, Tavily, Exa, or Kagi "
@@ -140,8 +126,9 @@ _MONTHS: Final = {
 _DATE_SEPARATORS: Final = " \u00b7-\u2013\u2014"
 
 
-class Bing(HttpProvider):
+class Bing(PagedProvider[Page]):
     info = PROVIDERS["bing"]
+    max_pages = MAX_PAGES
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -177,37 +164,13 @@ class Bing(HttpProvider):
         plan.request = plan.state[0]
         return plan
 
-    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        """One page as results (pure; `search` asks for the further pages)."""
-        return ProviderResult(sources=tuple(self.page(response, plan)[: plan.limit]))
-
-    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
-        requests: tuple[HttpRequest, ...] = plan.state
-        assert requests and plan.limit is not None, "bing: plan() made no request"
-        found: dict[str, SearchSource] = {}
-        notices: list[Notice] = []
-        for n, request in enumerate(requests, 1):
-            try:
-                page = self.page(await ctx.send(self.id, request), plan)
-            except SearchProviderError as exc:
-                if n == 1:
-                    raise
-                notices.append(partial(f"Bing page {n} failed, so the results stop at page {n - 1}: {exc.message}"))
-                break
-            fresh = [source for source in page if source.url not in found]
-            found.update((source.url, source) for source in fresh)
-            if not fresh or len(found) >= plan.limit:
-                break
-        sources = tuple(found.values())[: plan.limit]
-        return ProviderResult(sources=sources, notices=tuple(notices))
-
-    def page(self, response: HttpResponse, plan: Plan) -> list[SearchSource]:
+    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
         """One page's results; the CAPTCHA is Blocked, another non-2xx the mapped error."""
         if is_challenge(response.body, response.url):
             raise Blocked(self.id, CHALLENGE_MESSAGE, 429)
         if not response.ok:
             raise self.error(response, plan)
-        return parse_results(response.body, plan.now)
+        return Page(parse_results(response.body, plan.now))
 
 
 # -- the request -------------------------------------------------------------------------------
@@ -264,7 +227,7 @@ def _page_requests(url: str, query: list[tuple[str, str]], pages: int) -> tuple[
         headers: dict[str, str] = HEADERS
         if n > 1:
             params += [("first", str(PAGE_SIZE * (n - 1) + 1)), ("FORM", "PERE" if n == 2 else f"PERE{n - 2}")]
-            headers = {**HEADERS, "Sec-Fetch-Site": "same-origin", "Referer": f"{url}?{urlencode(previous)}"}
+            headers = browser_headers("same-origin", f"{url}?{urlencode(previous)}", cache_control="max-age=0")
         requests.append(HttpRequest("GET", url, headers=headers, params=params))
         previous = params
     return tuple(requests)
@@ -296,7 +259,7 @@ def parse_results(html: bytes | str, now: datetime, limit: int = MAX_RESULTS) ->
     order (the first link is the result, the first paragraph after it the snippet): cheaper than
     a query per field. The snippet's date and label are its direct `<span>` children.
     """
-    tree = LexborHTMLParser(_results_part(html))
+    tree = LexborHTMLParser(results_part(html, _RESULTS_MARK, _CONTEXT_MARK))
     sources: list[SearchSource] = []
     seen: set[str] = set()
     for block in tree.css(_BLOCKS):
@@ -312,31 +275,15 @@ def parse_results(html: bytes | str, now: datetime, limit: int = MAX_RESULTS) ->
         if link is None:
             continue
         url = unwrap_href(link.attributes.get("href"))
-        if url is None or url in seen:
-            continue
-        title = _text(link)
-        if not title:
+        title = node_text(link)
+        if not title or not keep(url, seen):
             continue
         text, published = _snippet(snippet) if snippet is not None else (None, None)
-        seen.add(url)
         age = _age(published, now) if published else None
         sources.append(SearchSource(title, url, text, published, age))
         if len(sources) >= limit:
             break
     return sources
-
-
-def _results_part(html: bytes | str) -> bytes:
-    """The results list up to the side column (`#b_context`): the header, search form and scope
-    bar before it and the side column, footer and scripts after it hold no results."""
-    page = html.encode("utf-8", "replace") if isinstance(html, str) else html
-    at = page.find(_RESULTS_MARK)
-    start = page.rfind(b"<", 0, at) if at > 0 else -1
-    if start < 0:
-        return page
-    side = page.find(_CONTEXT_MARK, at)
-    end = page.rfind(b"<", at, side) if side > 0 else -1
-    return page[start:end] if end > 0 else page[start:]
 
 
 def _snippet(p: Any) -> tuple[str | None, str | None]:
@@ -348,11 +295,11 @@ def _snippet(p: Any) -> tuple[str | None, str | None]:
             continue
         classes = child.attributes.get("class") or ""
         if "news_dt" in classes:
-            published = _text(child) or None
+            published = node_text(child) or None
             child.decompose()
         elif "algoSlug_icon" in classes:
             child.decompose()
-    text = _text(p)
+    text = node_text(p)
     if published:
         text = text.lstrip(_DATE_SEPARATORS)
     return text or None, published
@@ -370,17 +317,6 @@ def _age(published: str, now: datetime) -> int | None:
     except ValueError:
         return None
     return int((now - when).total_seconds() // 1)
-
-
-def _text(node: Any) -> str:
-    """The node's text as written, whitespace folded; inline tags add no spaces (see DuckDuckGo's
-    `_text`: highlight tags sit inside words and before punctuation)."""
-    text: str = node.text(deep=True, separator="")
-    if not text.isprintable():
-        return " ".join(text.split())
-    while "  " in text:
-        text = text.replace("  ", " ")
-    return text.strip(" ")
 
 
 def unwrap_href(href: str | None) -> str | None:

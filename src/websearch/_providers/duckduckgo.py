@@ -10,9 +10,9 @@ challenge (the challenge form or the anomaly modal on a page without a results l
 200 or 202) is `Blocked`, never "no results"; it is told by the page's structure, because a
 results page echoes its query ("anomaly.js source map") in the title and search box. Text is
 taken as written, whitespace folded: unlike the spec's rule, inline tags add no spaces (see
-`_text`). The richer parameters are approximated: the ladder's start (which wins over `recency`)
-becomes the narrowest `df` window (day, week, month, year) covering it, and domains `site:` /
-`-site:` operators in `q`.
+`_html.node_text`). The richer parameters are approximated: the ladder's start (which wins over
+`recency`) becomes the narrowest `df` window (day, week, month, year) covering it, and domains
+`site:` / `-site:` operators in `q`.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from ._base import (
     with_site_operators,
 )
 from ._errors import ErrorEnvelope
+from ._html import browser_headers, has_class, keep, node_text, results_part, web_url
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -48,25 +49,13 @@ URL: Final = "https://html.duckduckgo.com/html/"
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 20
 _DF: Final = {"day": "d", "week": "w", "month": "m", "year": "y"}
-HEADERS: Final = {
-    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
-    "application/signed-exchange;v=b3;q=0.7",
-    "Accept-Language": "en,en-US;q=0.9",
-    "Cache-Control": "max-age=0",
-    "Content-Type": "application/x-www-form-urlencoded",
-    "Priority": "u=0, i",
-    "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
-    "Sec-Ch-Ua-Mobile": "?0",
-    "Sec-Ch-Ua-Platform": '"macOS"',
-    "Sec-Fetch-Dest": "document",
-    "Sec-Fetch-Mode": "navigate",
-    "Sec-Fetch-Site": "same-origin",
-    "Sec-Fetch-User": "?1",
-    "Upgrade-Insecure-Requests": "1",
-    "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/149.0.0.0 Safari/537.36",
-    "Referer": "https://html.duckduckgo.com/",
-}
+HEADERS: Final = browser_headers(
+    "same-origin",
+    "https://html.duckduckgo.com/",
+    accept_language="en,en-US;q=0.9",
+    cache_control="max-age=0",
+    content_type="application/x-www-form-urlencoded",
+)
 CHALLENGE_MESSAGE: Final = (
     "DuckDuckGo blocked the request with a bot-detection challenge. DuckDuckGo throttles automated HTML "
     "searches from datacenter/shared-egress IPs; configure a credentialed provider such as Brave, Tavily, "
@@ -143,11 +132,11 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSou
     One pass over the parsed tree's links in document order: each `a.result__a` opens a result,
     the first `.result__snippet` after it is its snippet. Walking the `<a>` elements is 5x
     cheaper than a CSS query; when a result lacks a link snippet and the page has snippets that
-    may be `<div>`/`<span>`, the CSS query runs instead. Text is the nodes' text with tags as
-    spaces and whitespace folded, as the spec's rules do. The tree outlives the call in
-    `_RECENT_TREES` (memory reuse only; results never depend on it).
+    may be `<div>`/`<span>`, the CSS query runs instead. Text is `node_text`'s (tags add no
+    spaces, whitespace folded). The tree outlives the call in `_RECENT_TREES` (memory reuse
+    only; results never depend on it).
     """
-    part = _results_part(html)
+    part = results_part(html, _RESULTS_START)
     tree = LexborHTMLParser(part)
     if len(part) <= _RETAIN_MAX:
         _RECENT_TREES.append((part, tree))
@@ -158,9 +147,8 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSou
     seen: set[str] = set()
     for title, href, snippet in found:
         url = unwrap_href(href or "")
-        if not title or url is None or url in seen or url.startswith(_AD_PREFIX) or _is_end_row(title, url):
+        if not title or url is None or url.startswith(_AD_PREFIX) or _is_end_row(title, url) or not keep(url, seen):
             continue
-        seen.add(url)
         sources.append(SearchSource(title, url, snippet or None))
         if len(sources) >= limit:
             break
@@ -175,43 +163,12 @@ def _walk(nodes: Iterable[Any]) -> list[tuple[str, str | None, str | None]]:
         classes = attrs.get("class")
         if not classes:  # icon and plain links
             continue
-        if _has_class(classes, "result__a") and node.tag == "a":
-            found.append((_text(node), attrs.get("href"), None))
-        elif _has_class(classes, "result__snippet") and found and found[-1][2] is None:
+        if has_class(classes, "result__a") and node.tag == "a":
+            found.append((node_text(node), attrs.get("href"), None))
+        elif has_class(classes, "result__snippet") and found and found[-1][2] is None:
             title, href, _ = found[-1]
-            found[-1] = (title, href, _text(node))
+            found[-1] = (title, href, node_text(node))
     return found
-
-
-def _has_class(classes: str, name: str) -> bool:
-    """`name` is one of the space-separated tokens of a class attribute."""
-    return classes == name or (name in classes and name in classes.split())
-
-
-def _text(node: Any) -> str:
-    """The node's text as written, whitespace folded.
-
-    The spec's rule reads every tag as a space, but the real pages put inline highlight tags
-    inside words and before punctuation ("<b>antani</b>: la", "<b>Eino</b>-ext"): a space there
-    is not on the page, so tags add none here (the page's own whitespace is kept, then folded).
-
-    Equal to `" ".join(text.split())`, but a printable string (whose only whitespace is plain
-    spaces) is folded with C-speed replaces: splitting every snippet into words cost more than
-    parsing the links.
-    """
-    text: str = node.text(deep=True, separator="")
-    if not text.isprintable():
-        return " ".join(text.split())
-    while "  " in text:
-        text = text.replace("  ", " ")
-    return text.strip(" ")
-
-
-def _results_part(html: bytes | str) -> bytes:
-    """From the results container on: the header and search form hold no results."""
-    page = html.encode("utf-8", "replace") if isinstance(html, str) else html  # a lone surrogate: "?"
-    start = page.find(_RESULTS_START)
-    return page[start:] if start > 0 else page
 
 
 def unwrap_href(href: str) -> str | None:
@@ -233,11 +190,7 @@ def unwrap_href(href: str) -> str | None:
         except UnicodeDecodeError:
             return None
         return target if target.startswith(("http://", "https://")) else None
-    if href.startswith("//"):
-        return "https:" + href
-    if href.startswith(("http://", "https://")):
-        return href
-    return None
+    return web_url(href)
 
 
 def _is_end_row(title: str, url: str) -> bool:

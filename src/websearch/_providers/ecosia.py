@@ -39,19 +39,19 @@ and `web-no-results` attributes a challenge never has; a results page echoes its
 text and attribute values) and is `Blocked` (429); a bare 403 is `Blocked` too (Ecosia has no
 login that could be refused). Other statuses map through the envelope.
 
-Paging: about 10 organic results a page (the saved page has 10). A count within one page asks
-for page 1 only; a larger one (at most MAX_RESULTS) asks for the further pages, up to MAX_PAGES,
-one second apart, until the count is met, a page adds no new URL, or a page fails (a notice; the
-pages before it are kept). A later page is asked only when the search's deadline leaves it a
-second (plus the gap and half a second for the chain), and is given up when that runs out, so a
-slow page 2 never costs page 1. The date ladder's start (which wins over `recency`) becomes the
+Paging (`_paging`): about 10 organic results a page (the saved page has 10). A count within one
+page asks for page 1 only; a larger one (at most MAX_RESULTS) asks for the further pages, up to
+MAX_PAGES, the row's pace apart (0.2/s: 5 s), until the count is met, a page adds no new URL, or a
+page fails (a notice; the pages before it are kept). A later page is asked only when the search's
+deadline leaves it a second (after the gap and half a second for the chain), and is given up when
+that runs out, so a slow page 2 never costs page 1; a search that used every page and is still
+short says so (a clamped notice). The date ladder's start (which wins over `recency`) becomes the
 narrowest `freshness` covering it; Ecosia has no year window, so `recency="year"` and windows
 past a month are not applied (a notice says so). Domains become `site:` / `-site:` operators.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import re
 from datetime import date, datetime
@@ -60,13 +60,12 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._notices import Notice, clamped, not_applied, partial
+from .._notices import not_applied
 from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
+from .._types import SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import Blocked, SearchProviderError
+from ..errors import Blocked
 from ._base import (
-    HttpProvider,
     Plan,
     Support,
     age_seconds,
@@ -77,6 +76,8 @@ from ._base import (
     with_site_operators,
 )
 from ._errors import ErrorEnvelope
+from ._html import browser_headers, keep, node_text, results_part, web_url
+from ._paging import Page, PagedProvider
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -88,33 +89,10 @@ PAGE_SIZE: Final = 10
 #: The most pages websearch asks one search for (our cap, to stay polite to Cloudflare).
 MAX_PAGES: Final = 3
 MAX_RESULTS: Final = PAGE_SIZE * MAX_PAGES
-#: Seconds between the page requests of one search.
-PAGE_GAP_S: Final = 1.0
-#: A later page is asked only with this many seconds for it left before the search's deadline...
-_PAGE_MIN_S: Final = 1.0
-#: ...after keeping this many for the chain to finish the search.
-_PAGE_MARGIN_S: Final = 0.5
-NO_TIME: Final = "the search's deadline leaves no time for another"
 #: Ecosia's `freshness` windows.
 FRESHNESS: Final = ("day", "week", "month")
 ONLY_WINDOWS: Final = "Ecosia only filters by the past day, week or month"
-HEADERS: Final = {
-    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
-    "application/signed-exchange;v=b3;q=0.7",
-    "Accept-Language": "en-US,en;q=0.9",
-    "Priority": "u=0, i",
-    "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
-    "Sec-Ch-Ua-Mobile": "?0",
-    "Sec-Ch-Ua-Platform": '"macOS"',
-    "Sec-Fetch-Dest": "document",
-    "Sec-Fetch-Mode": "navigate",
-    "Sec-Fetch-Site": "same-origin",
-    "Sec-Fetch-User": "?1",
-    "Upgrade-Insecure-Requests": "1",
-    "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/149.0.0.0 Safari/537.36",
-    "Referer": "https://www.ecosia.org/",
-}
+HEADERS: Final = browser_headers("same-origin", "https://www.ecosia.org/")
 CHALLENGE_MESSAGE: Final = (
     "Ecosia blocked the request with a Cloudflare challenge. Ecosia sits behind Cloudflare, which challenges "
     "plain HTTP clients from many networks (datacenter and shared-egress IPs); configure a credentialed provider "
@@ -173,8 +151,10 @@ _DATE_RE: Final = re.compile(
 _DATE_SEPARATOR: Final = " ... "
 
 
-class Ecosia(HttpProvider):
+class Ecosia(PagedProvider[Page]):
     info = PROVIDERS["ecosia"]
+    max_pages = MAX_PAGES
+    says_page_cap = True
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",  # day, week, month; "year" is not applied (a notice)
         "limit": "native",
@@ -218,57 +198,14 @@ class Ecosia(HttpProvider):
         plan.request = plan.state[0]
         return plan
 
-    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        """One page as results (pure; `search` asks for the further pages)."""
-        return ProviderResult(sources=tuple(self.page(response, plan)[: plan.limit or DEFAULT_RESULTS]))
-
-    def page(self, response: HttpResponse, plan: Plan) -> list[SearchSource]:
+    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
         """One page's organic results; a challenge, a refusal or an error status raises."""
         body = response.body
         if is_challenge(body):
             raise Blocked(self.id, CHALLENGE_MESSAGE, 429)
         if not response.ok:
             raise self.error(response, plan)
-        return parse_results(body, MAX_RESULTS, plan.now)
-
-    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
-        requests: tuple[HttpRequest, ...] = plan.state
-        assert requests and plan.limit is not None, "ecosia: plan() made no request"
-        found: dict[str, SearchSource] = {}
-        notices: list[Notice] = []
-        for n, request in enumerate(requests, 1):
-            budget: float | None = None  # for a later page: what the search's deadline leaves it
-            if n > 1:
-                if ctx.deadline is not None:
-                    budget = ctx.deadline - ctx.clock.monotonic() - PAGE_GAP_S - _PAGE_MARGIN_S
-                    if budget < _PAGE_MIN_S:
-                        notices.append(partial(f"the results stop at Ecosia page {n - 1}: {NO_TIME}"))
-                        break
-                await ctx.clock.sleep(PAGE_GAP_S)
-            try:
-                async with asyncio.timeout(budget):  # a slow later page must not cost the pages before it
-                    response = await ctx.send(self.id, request)
-                sources = self.page(response, plan)
-            except TimeoutError:
-                if budget is None:
-                    raise
-                notices.append(partial(f"Ecosia page {n} did not answer in time, so the results stop at page {n - 1}"))
-                break
-            except SearchProviderError as exc:
-                if n == 1:
-                    raise
-                notices.append(partial(f"Ecosia page {n} failed, so the results stop at page {n - 1}: {exc.message}"))
-                break
-            fresh = [s for s in sources if s.url not in found]
-            found.update((s.url, s) for s in fresh)
-            if not fresh or len(found) >= plan.limit:
-                break
-        else:
-            if len(requests) > 1:
-                name = "num_search_results" if plan.params.num_search_results is not None else "limit"
-                why = f"websearch asks Ecosia for at most {MAX_PAGES} pages"
-                notices.append(clamped(name, plan.params.count, f"{len(found)} results", why))
-        return ProviderResult(sources=tuple(list(found.values())[: plan.limit]), notices=tuple(notices))
+        return Page(parse_results(body, MAX_RESULTS, plan.now))
 
 
 def _page_request(first: HttpRequest, n: int, freshness: str | None) -> HttpRequest:
@@ -297,9 +234,8 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS, now: datetime | N
     seen: set[str] = set()
     for title, href, snippet in walk(html):
         url = result_url(href)
-        if not title or url is None or url in seen:
+        if not title or not keep(url, seen):
             continue
-        seen.add(url)
         published = _leading_date(snippet) if snippet else None
         age = age_seconds(published, now) if published and now is not None else None
         sources.append(SearchSource(title, url, snippet or None, published, age))
@@ -315,7 +251,7 @@ def walk(html: bytes | str) -> list[tuple[str, str, str | None]]:
     The current markup is read in one CSS query (title links and snippets of the organic-result
     articles, in document order); the older markups, or a page where that finds nothing, block
     by block with the fallback selectors."""
-    part = _results_part(html)
+    part = results_part(html, _RESULTS_START, _RESULTS_END)
     tree = LexborHTMLParser(part)
     if _CURRENT_MARK in part:
         found = _walk_current(tree)
@@ -334,7 +270,7 @@ def walk(html: bytes | str) -> list[tuple[str, str, str | None]]:
         if link is None:
             continue
         heading = link.css_first(_TITLE_TEXT)
-        title = _text(heading if heading is not None else link)
+        title = node_text(heading if heading is not None else link)
         found.append((title, link.attrs.get("href") or "", _snippet(block)))
     return found
 
@@ -354,12 +290,12 @@ def _walk_current(tree: LexborHTMLParser) -> list[tuple[str, str, str | None]]:
             if _is_ad(article):
                 current = None
                 continue
-            found.append((_text(node), node.attrs.get("href") or "", None))
+            found.append((node_text(node), node.attrs.get("href") or "", None))
             articles.append(article)
             current = article.mem_id
         elif current is not None and article.mem_id == current:
             title, href, _ = found[-1]
-            found[-1] = (title, href, _text(node) or None)
+            found[-1] = (title, href, node_text(node) or None)
             current = None
     for n, (title, href, snippet) in enumerate(found):
         if snippet is None:  # no snippet paragraph: the older snippet elements, if any
@@ -382,7 +318,7 @@ def _snippet(block: Any) -> str | None:
     """The first non-empty text of the snippet selectors, tried in turn."""
     for selector in _SNIPPETS:
         node = block.css_first(selector)
-        text = _text(node) if node is not None else ""
+        text = node_text(node) if node is not None else ""
         if text:
             return text
     return None
@@ -412,41 +348,21 @@ def _is_ad(block: Any) -> bool:
     return False
 
 
-def _text(node: Any) -> str:
-    """The node's text as written, whitespace folded; inline tags add no spaces."""
-    return " ".join(node.text(deep=True, separator="").split())
-
-
-def _results_part(html: bytes | str) -> bytes:
-    """The results list alone: the header, search form, filters, footer and the page's state
-    script (tens of KB on a real page) hold no results, and Lexbor's time grows with the bytes."""
-    page = html.encode("utf-8", "replace") if isinstance(html, str) else html  # lone surrogates too
-    at = page.find(_RESULTS_START)
-    start = page.rfind(b"<", 0, at) if at > 0 else -1
-    if start <= 0:
-        return page
-    at = page.find(_RESULTS_END, start)
-    end = page.rfind(b"<", start, at) if at > 0 else -1
-    return page[start:end] if end > start else page[start:]
-
-
 def result_url(href: str) -> str | None:
     """A result link's target: http(s) as given, `//host` made https; Ecosia's own search pages,
     relative links and other schemes are None."""
-    href = href.strip()
-    if href.startswith("//"):
-        href = "https:" + href
-    if not href.startswith(("http://", "https://")):
+    url = web_url(href.strip())
+    if url is None:
         return None
     try:
-        parts = urlsplit(href)
+        parts = urlsplit(url)
     except ValueError:
         return None
     if not parts.hostname:
         return None
     if parts.hostname.lower() in _ECOSIA_HOSTS and parts.path.strip("/").split("/", 1)[0] in _VERTICALS:
         return None
-    return href
+    return url
 
 
 def _leading_date(snippet: str) -> str | None:

@@ -61,9 +61,11 @@ most networks get today (a `<meta http-equiv="refresh">` or link to
 `/httpservice/retry/enablejs`, or the `#yvlrue` "having trouble" box). A page with no results
 and none of those is no results; a non-2xx without them is `self.error`.
 
-Paging: a count over one page (10) asks for further pages, `PAGE_GAP_S` apart (the row's pace:
-Google sends a CAPTCHA to clients that page quickly), up to `MAX_PAGES`, until the count is met,
-a page does not link past itself, adds no new URL, or fails (a notice; earlier pages kept).
+Paging (`_paging`): a count over one page (10) asks for further pages, the row's pace apart
+(0.2/s: 5 s; Google sends a CAPTCHA to clients that page quickly) and only when the search's
+deadline leaves a page time, up to `MAX_PAGES`, until the count is met, a page does not link past
+itself, adds no new URL, or fails (a notice; earlier pages kept). A search that used every page
+and is still short says so (a clamped notice).
 """
 
 from __future__ import annotations
@@ -81,13 +83,15 @@ from selectolax.lexbor import LexborHTMLParser
 from yarl import URL as _YarlURL
 
 from .._filters import recency_start
-from .._notices import Notice, approximated, clamped, partial
+from .._notices import Notice, approximated, partial
 from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import Blocked, InvalidResponse, SearchProviderError
-from ._base import HttpProvider, Plan, Support, count, recency_overridden, site_operator_notices, with_site_operators
+from ..errors import Blocked, InvalidResponse
+from ._base import Plan, Support, count, recency_overridden, site_operator_notices, with_site_operators
 from ._errors import ErrorEnvelope
+from ._html import browser_headers, has_class, keep, node_text
+from ._paging import PagedProvider
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -99,27 +103,9 @@ MAX_RESULTS: Final = 20
 PAGE_SIZE: Final = 10
 #: The most pages one search asks for (ours: a spare page for pages short of 10 results).
 MAX_PAGES: Final = 3
-#: Seconds between the pages of one search: the registry row's pace (0.2 requests/s).
-PAGE_GAP_S: Final = 5.0
 PARAMS: Final = (("hl", "en"), ("gl", "us"), ("udm", "14"))
 _QDR: Final = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
-HEADERS: Final = {
-    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
-    "application/signed-exchange;v=b3;q=0.7",
-    "Accept-Language": "en-US,en;q=0.9",
-    "Priority": "u=0, i",
-    "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
-    "Sec-Ch-Ua-Mobile": "?0",
-    "Sec-Ch-Ua-Platform": '"macOS"',
-    "Sec-Fetch-Dest": "document",
-    "Sec-Fetch-Mode": "navigate",
-    "Sec-Fetch-Site": "same-origin",
-    "Sec-Fetch-User": "?1",
-    "Upgrade-Insecure-Requests": "1",
-    "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/149.0.0.0 Safari/537.36",
-    "Referer": "https://www.google.com/",
-}
+HEADERS: Final = browser_headers("same-origin", "https://www.google.com/")
 _ADVICE: Final = (
     "Google blocks automated searches from many networks; configure a credentialed provider such as Brave, "
     "Tavily, Exa, or Kagi for reliable web search."
@@ -192,9 +178,16 @@ class Page:
     has_next: bool
     opaque: int = 0
 
+    @property
+    def more(self) -> bool:
+        """`has_next`, as the paging loop reads it."""
+        return self.has_next
 
-class Google(HttpProvider):
+
+class Google(PagedProvider[Page]):
     info = PROVIDERS["google"]
+    max_pages = MAX_PAGES
+    says_page_cap = True
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -228,19 +221,15 @@ class Google(HttpProvider):
         plan.state = tuple(pages)
         return plan
 
-    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        """Page 1 as results (pure; `search` asks for the further pages)."""
-        return ProviderResult(sources=self.page(response, plan).sources[: plan.limit])
-
-    def page(self, response: HttpResponse, plan: Plan, start: int = 0) -> Page:
-        """The page at offset `start`: its results; a wall (CAPTCHA, consent, JavaScript) is
-        Blocked, another non-2xx the mapped error."""
+    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
+        """Page `n`: its results; a wall (CAPTCHA, consent, JavaScript) is Blocked, another
+        non-2xx the mapped error."""
         if not response.ok:
             reason = block_reason(response.body, response.url, response.headers.get("location", ""))
             if reason is not None:
                 raise Blocked(self.id, reason, 429)
             raise self.error(response, plan)
-        page = parse_page(response.body, start)
+        page = parse_page(response.body, PAGE_SIZE * (n - 1))
         if not page.sources and page.opaque:
             raise InvalidResponse(self.id, OPAQUE_MESSAGE, 502)
         if not page.sources:
@@ -250,42 +239,12 @@ class Google(HttpProvider):
         return page
 
     async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
-        requests: tuple[HttpRequest, ...] = plan.state
-        assert requests and plan.limit is not None, "google: plan() made no request"
-        sources: list[SearchSource] = []
-        seen: set[str] = set()
-        notices: list[Notice] = []
-        opaque = 0
-        for n, request in enumerate(requests, 1):
-            if n > 1:
-                if ctx.deadline is not None and ctx.clock.monotonic() + PAGE_GAP_S >= ctx.deadline:
-                    why = f"waiting {PAGE_GAP_S:g} s between Google's pages would pass the search's deadline"
-                    notices.append(
-                        partial(f"Google page {n} was not asked, so the results stop at page {n - 1}: " + why)
-                    )
-                    break
-                await ctx.clock.sleep(PAGE_GAP_S)
-            try:
-                page = self.page(await ctx.send(self.id, request), plan, PAGE_SIZE * (n - 1))
-            except SearchProviderError as exc:
-                if n == 1:
-                    raise
-                notices.append(partial(f"Google page {n} failed, so the results stop at page {n - 1}: {exc.message}"))
-                break
-            opaque += page.opaque
-            fresh = [s for s in page.sources if s.url not in seen]
-            seen.update(s.url for s in fresh)
-            sources += fresh
-            if len(sources) >= plan.limit or not fresh or not page.has_next:
-                break
-        else:
-            if len(requests) > 1 and len(sources) < plan.limit:
-                name = "num_search_results" if plan.params.num_search_results is not None else "limit"
-                why = f"websearch asks Google for at most {MAX_PAGES} pages"
-                notices.append(clamped(name, plan.params.count, f"{len(sources)} results", why))
+        """The pages (`_paging`), and a notice of the results behind opaque links."""
+        paged = await self.fetch_pages(plan, ctx)
+        opaque = sum(page.opaque for page in paged.pages)
         if opaque:
-            notices.append(partial(f"{opaque} Google results were left out: {OPAQUE_WHY}"))
-        return ProviderResult(sources=tuple(sources[: plan.limit]), notices=tuple(notices))
+            paged.notices.append(partial(f"{opaque} Google results were left out: {OPAQUE_WHY}"))
+        return ProviderResult(sources=paged.sources, notices=tuple(paged.notices))
 
 
 # -- dates -------------------------------------------------------------------------------------
@@ -360,9 +319,8 @@ def parse_page(html: bytes | str, start: int = 0) -> Page:
         if url is None:
             opaque += href.startswith(_OPAQUE) or ("/goto?" in href and "google." in href.partition("/goto?")[0])
             continue
-        if url in seen or is_internal(url):
+        if is_internal(url) or not keep(url, seen):
             continue
-        seen.add(url)
         sources.append(SearchSource(title, url, snippet or None))
     return Page(tuple(sources), bool(sources) and _links_beyond(tree, start), opaque)
 
@@ -382,15 +340,15 @@ def _walk(tree: LexborHTMLParser, ad_markers: bool) -> list[tuple[str, str, str 
     current = False  # whether the last title opened a result that still lacks its snippet
     for node in tree.css(_SELECTOR):
         tag = node.tag
-        if tag == "h3" or (tag == "span" and _has_class(node.attributes.get("class") or "", _TITLE_CLASS)):
+        if tag == "h3" or (tag == "span" and has_class(node.attributes.get("class") or "", _TITLE_CLASS)):
             href = None if node.mem_id in ads else _link_around(node)
-            title = _text(node) if href else ""
+            title = node_text(node) if href else ""
             current = bool(title)
             if current:
                 found.append((title, href or "", None))
         elif current:
             title, href, _ = found[-1]
-            found[-1] = (title, href, _text(node) or None)
+            found[-1] = (title, href, node_text(node) or None)
             current = False
     return found
 
@@ -408,20 +366,6 @@ def _link_around(title: Any) -> str | None:
             return href or None
         node = node.parent
     return None
-
-
-def _has_class(classes: str, name: str) -> bool:
-    return classes == name or (name in classes and name in classes.split())
-
-
-def _text(node: Any) -> str:
-    """The node's text as written (tags add no spaces), whitespace folded."""
-    text: str = node.text(deep=True, separator="")
-    if not text.isprintable():
-        return " ".join(text.split())
-    while "  " in text:
-        text = text.replace("  ", " ")
-    return text.strip(" ")
 
 
 def _results_part(html: bytes | str) -> bytes:

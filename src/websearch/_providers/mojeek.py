@@ -16,7 +16,7 @@ first `p.s`. Links are direct: no redirect to unwrap. Relative links, links back
 the list is read (the options bar, the result count, the pagination, "Try elsewhere", the summary
 link, the header and footer); Mojeek's text ads are not in the served HTML at all (a script,
 jsad.js, adds them). Text is taken as written, whitespace folded, inline tags adding no spaces
-(as DuckDuckGo's `_text`).
+(`_html.node_text`, as DuckDuckGo's).
 
 Paging: 10 results a page. `s` is the 1-based rank of the first result (`s=11`, `s=21`, ... as the
 real page's pagination links and Mojeek's API docs have it; SearXNG's `s=10` is off by one). Page 1
@@ -24,6 +24,8 @@ is sent without `s`: `s=0` or `s=1` there draws the 403 (searx#1736, SearXNG's e
 an empty parameter does (`fmt=`: searxng#4307, #4354). A count above one page asks for pages 2
 and 3 (MAX_PAGES) until the count is met, a page adds no new URL or a page has fewer than 10
 result blocks (the last page); a later page failing keeps the earlier ones with a partial notice.
+Pages are the row's pace apart (0.5/s: 2 s), and a later page is asked only when the search's
+deadline leaves it time (`_paging`).
 
 Dates: Mojeek has `since` and `before` (YYYYMMDD, whole days; `before` excludes its day; Mojeek's
 API docs, SearXNG's engine), so `recency` is `since` one day, week, month (30 days) or year
@@ -52,13 +54,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from selectolax.lexbor import LexborHTMLParser
 
 from .._filters import recency_start
-from .._notices import Notice, approximated, partial
+from .._notices import Notice, approximated
 from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
+from .._types import SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import Blocked, SearchProviderError
-from ._base import HttpProvider, Plan, Support, count, recency_overridden, site_operator_notices, with_site_operators
+from ..errors import Blocked
+from ._base import Plan, Support, count, recency_overridden, site_operator_notices, with_site_operators
 from ._errors import ErrorEnvelope
+from ._html import browser_headers, has_class, keep, node_text
+from ._paging import Page, PagedProvider
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -70,24 +74,9 @@ PAGE_SIZE: Final = 10
 #: The most pages websearch asks one search for (Mojeek's budget per IP is small).
 MAX_PAGES: Final = 3
 MAX_RESULTS: Final = PAGE_SIZE * MAX_PAGES
-HEADERS: Final = {
-    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
-    "application/signed-exchange;v=b3;q=0.7",
-    "Accept-Language": "en,en-US;q=0.9",
-    "Cookie": "arc=us; lb=en",
-    "Priority": "u=0, i",
-    "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
-    "Sec-Ch-Ua-Mobile": "?0",
-    "Sec-Ch-Ua-Platform": '"macOS"',
-    "Sec-Fetch-Dest": "document",
-    "Sec-Fetch-Mode": "navigate",
-    "Sec-Fetch-Site": "same-origin",
-    "Sec-Fetch-User": "?1",
-    "Upgrade-Insecure-Requests": "1",
-    "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/149.0.0.0 Safari/537.36",
-    "Referer": "https://www.mojeek.com/",
-}
+HEADERS: Final = browser_headers(
+    "same-origin", "https://www.mojeek.com/", accept_language="en,en-US;q=0.9", cookie="arc=us; lb=en"
+)
 BLOCKED_MESSAGE: Final = (
     "Mojeek blocked the request as automated traffic (403). Mojeek allows only a few quick searches per IP "
     "address and refuses many datacenter/shared-egress IPs; configure a credentialed provider such as Brave, "
@@ -108,8 +97,9 @@ _BLOCK_PARTS: Final = f"{_LIST}, {_LIST} h2, {_LIST} a[href], {_LIST} p.s"
 _INTERNAL: Final = ("www.mojeek.com", "mojeek.com")
 
 
-class Mojeek(HttpProvider):
+class Mojeek(PagedProvider[Page]):
     info = PROVIDERS["mojeek"]
+    max_pages = MAX_PAGES
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -143,40 +133,17 @@ class Mojeek(HttpProvider):
         plan.state = tuple(page_request(plan.request, n) for n in range(1, pages + 1))
         return plan
 
-    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        """One page as results (pure; `search` asks for the further pages)."""
-        return ProviderResult(sources=tuple(self.page(response, plan)[0][: plan.limit or DEFAULT_RESULTS]))
-
-    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
-        requests: tuple[HttpRequest, ...] = plan.state
-        assert requests and plan.limit is not None, "mojeek: plan() made no request"
-        sources: dict[str, SearchSource] = {}
-        notices: list[Notice] = []
-        for n, request in enumerate(requests, 1):
-            try:
-                page = self.page(await ctx.send(self.id, request), plan)
-            except SearchProviderError as exc:
-                if n == 1:
-                    raise
-                notices.append(partial(f"Mojeek page {n} failed, so the results stop at page {n - 1}: {exc.message}"))
-                break
-            found, blocks = page
-            fresh = [s for s in found if s.url not in sources]
-            sources.update((s.url, s) for s in fresh)
-            if not fresh or len(sources) >= plan.limit or blocks < PAGE_SIZE:  # a short page is the last
-                break
-        return ProviderResult(sources=tuple(list(sources.values())[: plan.limit]), notices=tuple(notices))
-
-    def page(self, response: HttpResponse, plan: Plan) -> tuple[list[SearchSource], int]:
-        """One page's results and how many result blocks it had; the block pages raise `Blocked`,
-        other errors their mapped error."""
+    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
+        """One page's results, the last one when it has fewer than PAGE_SIZE result blocks; the
+        block pages raise `Blocked`, other errors their mapped error."""
         if response.status == 403:
             raise Blocked(self.id, BLOCKED_MESSAGE, 429)
         if is_challenge(response.body):
             raise Blocked(self.id, CAPTCHA_MESSAGE, 429)
         if not response.ok:
             raise self.error(response, plan)
-        return read_page(response.body, MAX_RESULTS)
+        sources, blocks = read_page(response.body, MAX_RESULTS)
+        return Page(sources, more=blocks >= PAGE_SIZE)
 
 
 def page_request(first: HttpRequest, n: int) -> HttpRequest:
@@ -217,9 +184,8 @@ def read_page(html: bytes | str, limit: int = MAX_RESULTS) -> tuple[list[SearchS
     seen: set[str] = set()
     for title, href, snippet in found:
         url = target(href)
-        if not title or url is None or url in seen:
+        if not title or not keep(url, seen):
             continue
-        seen.add(url)
         sources.append(SearchSource(title, url, snippet or None))
         if len(sources) >= limit:
             break
@@ -244,14 +210,14 @@ def _walk(nodes: Iterable[Any]) -> list[tuple[str, str, str]]:
         elif tag == "a":
             attrs = node.attrs
             if block[1] is None and block[4] is not None and _in_heading(node):
-                block[0], block[1] = _text(node), attrs.get("href") or ""
-            elif block[3] is None and _has_class(attrs.get("class") or "", "ob"):
+                block[0], block[1] = node_text(node), attrs.get("href") or ""
+            elif block[3] is None and has_class(attrs.get("class") or "", "ob"):
                 block[3] = attrs.get("href") or ""
         elif tag == "h2":
             if block[4] is None:
                 block[4] = node
         elif block[2] is None:  # p.s
-            block[2] = _text(node)
+            block[2] = node_text(node)
     if block is not None:
         found.append(_finished(block))
     return found
@@ -260,7 +226,7 @@ def _walk(nodes: Iterable[Any]) -> list[tuple[str, str, str]]:
 def _finished(block: list[Any]) -> tuple[str, str, str]:
     title, href, snippet, ob, heading = block
     if href is None:  # no link in the heading: the breadcrumb link and the heading's text
-        title, href = (_text(heading) if heading is not None else ""), ob or ""
+        title, href = (node_text(heading) if heading is not None else ""), ob or ""
     return title, href, snippet or ""
 
 
@@ -275,21 +241,6 @@ def _in_heading(node: Any) -> bool:
             return False
         parent = parent.parent
     return False
-
-
-def _has_class(classes: str, name: str) -> bool:
-    """`name` is one of the space-separated tokens of a class attribute."""
-    return classes == name or (name in classes and name in classes.split())
-
-
-def _text(node: Any) -> str:
-    """The node's text as written, whitespace folded; inline tags add no spaces."""
-    text: str = node.text(deep=True, separator="")
-    if not text.isprintable():
-        return " ".join(text.split())
-    while "  " in text:
-        text = text.replace("  ", " ")
-    return text.strip(" ")
 
 
 def target(href: str) -> str | None:

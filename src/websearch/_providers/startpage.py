@@ -41,9 +41,10 @@ Results link straight to their targets (no redirect to unwrap). Dropped: targets
 http(s), links on Startpage itself (`/do/settings`, the Anonymous View proxy
 `*.startpage.com/av/proxy`; a Startpage link carrying a `url=` target is unwrapped to it),
 Google ad clicks (`google.*/aclk`, googleadservices.com, doubleclick.net) and duplicates. Text is
-taken as written, tags removed without adding spaces and whitespace folded (as DuckDuckGo's
-`_text`); Google's date prefix of a snippet ("Feb 27, 2019 ... ", "3 days ago ... ") becomes the
-source's `published_date` (and its age) and leaves the snippet.
+taken as written, tags removed without adding spaces and whitespace folded (`_html.fold`, as
+DuckDuckGo's), icon-font glyphs (private use) removed; Google's date prefix of a snippet ("Feb 27,
+2019 ... ", "3 days ago ... ") becomes the source's `published_date` (and its age) and leaves the
+snippet.
 
 Blocked, told by structure, never by words a results page could echo: a final URL under
 `/sp/captcha` (Startpage redirects there) or Startpage's `/error-pages/` (a suspended IP); a page
@@ -57,7 +58,9 @@ The richer parameters are approximated: the ladder's start (which wins over `rec
 the narrowest `with_date` window (day, week, month, year) covering it, and domains `site:` /
 `-site:` operators in `query` (Google honours them). A count up to 10 is one page; a larger one
 asks for pages 2 and 3 (at most `MAX_PAGES`) until it is met, a page brings nothing new, there is
-no next page, or a page fails (a partial notice; the pages before it are kept).
+no next page, or a page fails (a partial notice; the pages before it are kept); pages are the
+row's pace apart (0.5/s: 2 s), and a later page is asked only when the search's deadline leaves it
+time (`_paging`). A search that used every page and is still short says so (a clamped notice).
 """
 
 from __future__ import annotations
@@ -73,13 +76,11 @@ from urllib.parse import parse_qsl, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from .._dates import age_seconds
-from .._notices import Notice, clamped, partial
 from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
+from .._types import SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import Blocked, InvalidResponse, SearchProviderError
+from ..errors import Blocked, InvalidResponse
 from ._base import (
-    HttpProvider,
     Plan,
     Support,
     bucket_notices,
@@ -89,6 +90,8 @@ from ._base import (
     with_site_operators,
 )
 from ._errors import ErrorEnvelope
+from ._html import browser_headers, fold, keep
+from ._paging import PagedProvider
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -124,33 +127,17 @@ PREFERENCES: Final = "N1N".join(
         ("wt_unit", "celsius"),
     )
 )
-_BROWSER: Final = {
-    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
-    "application/signed-exchange;v=b3;q=0.7",
-    "Accept-Language": "en-US,en;q=0.9",
-    "Cookie": f"preferences={PREFERENCES}",
-    "Priority": "u=0, i",
-    "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
-    "Sec-Ch-Ua-Mobile": "?0",
-    "Sec-Ch-Ua-Platform": '"macOS"',
-    "Sec-Fetch-Dest": "document",
-    "Sec-Fetch-Mode": "navigate",
-    "Sec-Fetch-User": "?1",
-    "Upgrade-Insecure-Requests": "1",
-    "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/149.0.0.0 Safari/537.36",
-}
 #: Page 1: a top-level navigation from the browser's search box.
-HEADERS: Final = {**_BROWSER, "Sec-Fetch-Site": "none"}
+HEADERS: Final = browser_headers("none", cookie=f"preferences={PREFERENCES}")
 #: Pages 2+: the results page's own search form, posted.
-FORM_HEADERS: Final = {
-    **_BROWSER,
-    "Cache-Control": "max-age=0",
-    "Content-Type": "application/x-www-form-urlencoded",
-    "Origin": ORIGIN,
-    "Referer": ORIGIN + "/",
-    "Sec-Fetch-Site": "same-origin",
-}
+FORM_HEADERS: Final = browser_headers(
+    "same-origin",
+    ORIGIN + "/",
+    cache_control="max-age=0",
+    content_type="application/x-www-form-urlencoded",
+    cookie=f"preferences={PREFERENCES}",
+    origin=ORIGIN,
+)
 _ADVICE: Final = (
     "Startpage throttles automated searches from datacenter/shared-egress IPs; configure a credentialed "
     "provider such as Brave, Tavily, Exa, or Kagi for reliable web search."
@@ -216,8 +203,10 @@ class Paging:
     pages: int
 
 
-class Startpage(HttpProvider):
+class Startpage(PagedProvider[Page]):
     info = PROVIDERS["startpage"]
+    max_pages = MAX_PAGES
+    says_page_cap = True
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -255,40 +244,12 @@ class Startpage(HttpProvider):
         plan.state = Paging(url, tuple(filters), pages)
         return plan
 
-    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        """One page as results (pure; `search` asks for the further pages)."""
-        return ProviderResult(sources=self.page(response, plan).sources[: plan.limit or DEFAULT_RESULTS])
-
-    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+    def next_request(self, plan: Plan, n: int, previous: Page) -> HttpRequest | None:
+        """Page `n` (n > 1), built from the page before it, while the plan allows it."""
         paging: Paging = plan.state
-        request, limit = plan.request, plan.limit or DEFAULT_RESULTS
-        assert request is not None, "startpage: plan() made no request"
-        sources: dict[str, SearchSource] = {}
-        notices: list[Notice] = []
-        for n in range(1, paging.pages + 1):
-            try:
-                page = self.page(await ctx.send(self.id, request), plan)
-            except SearchProviderError as exc:
-                if n == 1:
-                    raise
-                notices.append(
-                    partial(f"Startpage page {n} failed, so the results stop at page {n - 1}: {exc.message}")
-                )
-                break
-            fresh = [s for s in page.sources if s.url not in sources]
-            sources.update((s.url, s) for s in fresh)
-            if not fresh or len(sources) >= limit or not page.more:
-                break
-            if n < paging.pages:
-                request = next_page_request(paging, page, n + 1)
-        else:
-            if paging.pages > 1:
-                name = "num_search_results" if plan.params.num_search_results is not None else "limit"
-                why = f"websearch asks Startpage for at most {MAX_PAGES} pages"
-                notices.append(clamped(name, plan.params.count, f"{len(sources)} results", why))
-        return ProviderResult(sources=tuple(sources.values())[:limit], notices=tuple(notices))
+        return next_page_request(paging, previous, n) if n <= paging.pages else None
 
-    def page(self, response: HttpResponse, plan: Plan) -> Page:
+    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
         """One page's results and paging token; a block, an error status or a stranger page raises."""
         body = response.body
         blocked = block_reason(body, response.url)
@@ -407,9 +368,8 @@ def _from_props(props: dict[str, Any], now: datetime | None) -> Page:
                 continue
             url = result_url(item.get("clickUrl"))
             title = _html_text(item.get("title"))
-            if url is None or not title or url in seen:
+            if not title or not keep(url, seen):
                 continue
-            seen.add(url)
             sources.append(_source(title, url, _html_text(item.get("description")), now))
     sc, segment = render.get("search_sc"), render.get("segment")
     return Page(
@@ -448,9 +408,8 @@ def _from_markup(page: bytes, now: datetime | None) -> Page:
         url = result_url(link.attrs.get("href"))
         heading = link.css_first(_HEADING)
         title = _text(heading if heading is not None else link)
-        if url is None or not title or url in seen:
+        if not title or not keep(url, seen):
             continue
-        seen.add(url)
         snippet = block.css_first(_SNIPPET)
         sources.append(_source(title, url, _text(snippet) if snippet is not None else "", now))
     form = tree.css_first('form input[name="sc"]')
@@ -522,12 +481,8 @@ def _text(node: Any) -> str:
 
 
 def _fold(text: str) -> str:
-    """Whitespace folded to single spaces, private-use glyphs (icon fonts) removed."""
-    if text.isprintable():
-        while "  " in text:
-            text = text.replace("  ", " ")
-        return text.strip(" ")
-    return " ".join(_PUA_RE.sub("", text).split())
+    """Whitespace folded to single spaces (`_html.fold`), private-use glyphs (icon fonts) removed."""
+    return fold(text if text.isprintable() else _PUA_RE.sub("", text))
 
 
 PROVIDER: Final = Startpage()

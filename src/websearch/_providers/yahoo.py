@@ -6,7 +6,8 @@ Accept-Language). Page 1 is `p=<query>&iscqry=` as the search box sends it; page
 position of the first result and a page holds 7 organic results (ddgs, SearXNG and Yahoo's pager
 all step by 7, not 10). With no count asked one page is fetched; a larger count asks for pages 1, 2,
 ... (at most MAX_PAGES, 20 results) until the count is met, a page adds no new URL, or a page fails
-(a partial notice; the pages before it are kept). Region and language are fixed: the US host and
+(a partial notice; the pages before it are kept), the row's pace apart (0.5/s: 2 s) and only when
+the search's deadline leaves a page time (`_paging`). Region and language are fixed: the US host and
 English Accept-Language; Yahoo's `vl=lang_<xx>` is a hard language filter that would empty
 non-English searches, so it is not sent. Safe search is Yahoo's default (no `sB` cookie).
 
@@ -34,7 +35,7 @@ is the `RU=` segment up to the next `/RK=` or `/RS=`, percent-decoded (lower-cas
 writes it; "+" kept, invalid UTF-8 rejected). Ads are dropped: `/cbclk` click redirects, Bing
 `aclick` targets (ddgs saw those inside organic-looking blocks), and links into Yahoo's own search
 (`*.search.yahoo.com`); so are non-http(s) targets and duplicates. Text is as written, whitespace
-folded, inline tags adding no spaces (as DuckDuckGo's).
+folded, inline tags adding no spaces (`_html.node_text`, as DuckDuckGo's).
 
 Blocked, told by structure: Yahoo's consent wall for EU visitors (a redirect to guce.yahoo.com /
 consent.yahoo.com, seen as the final URL's host or its `/consent` or `/v2/collectConsent` path, or a
@@ -59,13 +60,12 @@ from urllib.parse import unquote, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._notices import Notice, not_applied, partial
+from .._notices import not_applied
 from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
+from .._types import SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import Blocked, SearchProviderError
+from ..errors import Blocked
 from ._base import (
-    HttpProvider,
     Plan,
     Support,
     bucket_notices,
@@ -75,6 +75,8 @@ from ._base import (
     with_site_operators,
 )
 from ._errors import ErrorEnvelope
+from ._html import browser_headers, fold, keep, node_text, results_part, web_url
+from ._paging import Page, PagedProvider
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -88,24 +90,7 @@ PAGE_SIZE: Final = 7
 MAX_PAGES: Final = 3
 _BTF: Final = {"day": "d", "week": "w", "month": "m"}
 ONLY: Final = "Yahoo only filters by the past day, week or month"
-HEADERS: Final = {
-    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
-    "application/signed-exchange;v=b3;q=0.7",
-    "Accept-Language": "en-US,en;q=0.9",
-    "Cache-Control": "max-age=0",
-    "Priority": "u=0, i",
-    "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
-    "Sec-Ch-Ua-Mobile": "?0",
-    "Sec-Ch-Ua-Platform": '"macOS"',
-    "Sec-Fetch-Dest": "document",
-    "Sec-Fetch-Mode": "navigate",
-    "Sec-Fetch-Site": "same-origin",
-    "Sec-Fetch-User": "?1",
-    "Upgrade-Insecure-Requests": "1",
-    "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/149.0.0.0 Safari/537.36",
-    "Referer": "https://search.yahoo.com/",
-}
+HEADERS: Final = browser_headers("same-origin", "https://search.yahoo.com/", cache_control="max-age=0")
 CONSENT_MESSAGE: Final = (
     "Yahoo answered with its cookie-consent page (guce.yahoo.com / consent.yahoo.com) instead of results: "
     "Yahoo asks visitors from the EU to accept its cookies first. Configure a credentialed provider such as "
@@ -131,8 +116,9 @@ _PARTS: Final = "h3, .compText"
 _AD_TARGETS: Final = ("https://www.bing.com/aclick", "http://www.bing.com/aclick", "https://bing.com/aclick")
 
 
-class Yahoo(HttpProvider):
+class Yahoo(PagedProvider[Page]):
     info = PROVIDERS["yahoo"]
+    max_pages = MAX_PAGES
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",  # day, week, month; "year" has no Yahoo window (a notice)
         "limit": "native",
@@ -170,31 +156,7 @@ class Yahoo(HttpProvider):
         plan.request = plan.state[0]
         return plan
 
-    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        """One page as results (pure; `search` asks for the further pages)."""
-        return ProviderResult(sources=tuple(self.page(response, plan)[: plan.limit or DEFAULT_RESULTS]))
-
-    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
-        requests: tuple[HttpRequest, ...] = plan.state
-        assert requests and plan.limit is not None, "yahoo: plan() made no request"
-        sources: dict[str, SearchSource] = {}
-        notices: list[Notice] = []
-        for n, request in enumerate(requests, 1):
-            try:
-                found = self.page(await ctx.send(self.id, request), plan)
-            except SearchProviderError as exc:
-                if n == 1:
-                    raise
-                notices.append(partial(f"Yahoo page {n} failed, so the results stop at page {n - 1}: {exc.message}"))
-                break
-            fresh = [s for s in found if s.url not in sources]
-            for source in fresh:
-                sources[source.url] = source
-            if not fresh or len(sources) >= plan.limit:
-                break
-        return ProviderResult(sources=tuple(list(sources.values())[: plan.limit]), notices=tuple(notices))
-
-    def page(self, response: HttpResponse, plan: Plan) -> list[SearchSource]:
+    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
         """One page's results; the consent wall and error 999 are Blocked, other failures mapped."""
         if is_consent(response.body, response.url, response.headers.get("location", "")):
             raise Blocked(self.id, CONSENT_MESSAGE, 429)
@@ -202,7 +164,7 @@ class Yahoo(HttpProvider):
             raise Blocked(self.id, THROTTLED_MESSAGE, 429)
         if not response.ok:
             raise self.error(response, plan)
-        return parse_results(response.body, MAX_RESULTS)
+        return Page(parse_results(response.body, MAX_RESULTS))
 
 
 def _page_request(url: str, query: list[tuple[str, str]], n: int) -> HttpRequest:
@@ -238,7 +200,7 @@ def _is_consent_url(target: str) -> bool:
 
 def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSource]:
     """The organic results of a Yahoo results page, deduplicated by URL, at most `limit`."""
-    tree = LexborHTMLParser(_results_part(html))
+    tree = LexborHTMLParser(results_part(html, _RESULTS_START))
     sources: list[SearchSource] = []
     seen: set[str] = set()
     for block in tree.css(_BLOCK_SELECTOR):
@@ -249,9 +211,8 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSou
             continue
         title, href, snippet = found
         url = unwrap_href(href)
-        if url is None or url in seen or _is_ad_or_internal(href, url):
+        if url is None or _is_ad_or_internal(href, url) or not keep(url, seen):
             continue
-        seen.add(url)
         sources.append(SearchSource(title, url, snippet or None))
         if len(sources) >= limit:
             break
@@ -273,16 +234,16 @@ def _result(block: Any) -> tuple[str, str, str] | None:
     if link is None:
         return None
     href = link.attributes.get("href") or ""
-    title = _fold(link.attributes.get("aria-label") or "")
+    title = fold(link.attributes.get("aria-label") or "")
     if not title and heading is not None:
         for crumb in heading.css("span.p-abs"):  # the "host › path" overlay inside the heading
             crumb.decompose()
-        title = _text(heading)
+        title = node_text(heading)
     if not title:
-        title = _text(link)
+        title = node_text(link)
     if not title or not href:
         return None
-    return title, href, _text(snippet) if snippet is not None else ""
+    return title, href, node_text(snippet) if snippet is not None else ""
 
 
 def _heading_link(heading: Any, block: Any) -> Any:
@@ -299,22 +260,6 @@ def _heading_link(heading: Any, block: Any) -> Any:
     return heading.css_first("a[href]")
 
 
-def _text(node: Any) -> str:
-    """The node's text as written (inline tags add no spaces), whitespace folded."""
-    return _fold(node.text(deep=True, separator=""))
-
-
-def _fold(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _results_part(html: bytes | str) -> bytes:
-    """From the results container on: the header, styles and scripts before it hold no results."""
-    page = html.encode() if isinstance(html, str) else html
-    start = page.find(_RESULTS_START)
-    return page[start:] if start > 0 else page
-
-
 def unwrap_href(href: str) -> str | None:
     """The target of a result link: the `RU=` segment of a Yahoo redirect decoded, a direct
     http(s) link as it is, `//x` made https; None for anything else."""
@@ -328,9 +273,7 @@ def unwrap_href(href: str) -> str | None:
         except UnicodeDecodeError:
             return None
         return target if target.startswith(("http://", "https://")) else None
-    if href.startswith("//"):
-        href = "https:" + href
-    return href if href.startswith(("http://", "https://")) else None
+    return web_url(href)
 
 
 def _is_ad_or_internal(href: str, url: str) -> bool:

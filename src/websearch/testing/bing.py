@@ -12,14 +12,14 @@ script and style a real page carries.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote, quote_plus
 
-from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
+from ._html import NOT_FOUND, engine_results, html_reply
+from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
     "BingResult",
@@ -232,15 +232,11 @@ class FakeBing(FakeServer):
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         if request.method == "GET" and request.path == CAPTCHA_PATH:
-            return Reply(200, challenge_page(), content_type="text/html; charset=utf-8")
+            return html_reply(challenge_page())
         if request.method != "GET" or request.path != "/search":
-            return Reply(404, "<html><body>Not Found</body></html>", content_type="text/html")
+            return NOT_FOUND
         query = request.args.get("q", "")
-        results = list(self.results) if self.results is not None else [_ad_for(query), *sample_results(query)]
-        include, exclude = site_domains(query)
-        if include or exclude:  # an engine that honours site: operators
-            moved = honour_domains([{"url": r.url, "at": i} for i, r in enumerate(results)], include, exclude)
-            results = [dataclasses.replace(results[m["at"]], url=m["url"]) for m in moved]
+        results = engine_results(query, self.results, lambda q: [_ad_for(q), *sample_results(q)])
         ads = [r for r in results if r.ad]
         organic = [r for r in results if not r.ad]
         first = request.args.get("first", "1")
@@ -250,4 +246,4 @@ class FakeBing(FakeServer):
             number = start = 0
         shown = organic[start : start + self.page_size]
         page = results_page(query, [*ads, *shown] if start == 0 else shown, number * PAGE_SIZE + 1)
-        return Reply(200, page, content_type="text/html; charset=utf-8")
+        return html_reply(page)

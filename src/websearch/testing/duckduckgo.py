@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
+from ._html import NOT_FOUND, engine_results
+from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = ["DdgResult", "FakeDuckDuckGo", "challenge_page", "no_results_page", "results_page"]
 
@@ -174,11 +174,7 @@ class FakeDuckDuckGo(FakeServer):
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         if request.method != "POST" or request.path != "/html/":
-            return Reply(404, "<html><body>Not Found</body></html>", content_type="text/html")
+            return NOT_FOUND
         query = dict(request.form()).get("q", "")
-        results = self.results if self.results is not None else sample_results(query)
-        include, exclude = site_domains(query)
-        if include or exclude:  # an engine that honours site: operators
-            moved = honour_domains([{"url": r.url, "at": i} for i, r in enumerate(results)], include, exclude)
-            results = [dataclasses.replace(results[m["at"]], url=m["url"]) for m in moved]
+        results = engine_results(query, self.results, sample_results)
         return Reply(200, results_page(query, results), content_type="text/html; charset=UTF-8")

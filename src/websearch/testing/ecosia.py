@@ -3,14 +3,14 @@ and the Cloudflare pages Ecosia serves to plain HTTP clients (challenge, Turnsti
 
 from __future__ import annotations
 
-import dataclasses
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote, quote_plus, urlsplit
 
-from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
+from ._html import NOT_FOUND, engine_results, html_reply
+from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
     "ChallengeKind",
@@ -181,17 +181,13 @@ class FakeEcosia(FakeServer):
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         if request.method != "GET" or request.path != "/search":
-            return Reply(404, "<html><body>Not Found</body></html>", content_type="text/html")
+            return NOT_FOUND
         args = request.args
         query = args.get("q", "")
         page = int(args["p"]) if args.get("p", "").isdigit() else 0
-        results = list(self.results) if self.results is not None else sample_results(query)
-        include, exclude = site_domains(query)
-        if include or exclude:  # an engine that honours site: operators
-            moved = honour_domains([{"url": r.url, "at": i} for i, r in enumerate(results)], include, exclude)
-            results = [dataclasses.replace(results[m["at"]], url=m["url"]) for m in moved]
+        results = engine_results(query, self.results, sample_results)
         shown = results[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
         if not shown:
-            return Reply(200, no_results_page(query), content_type="text/html; charset=utf-8")
+            return html_reply(no_results_page(query))
         more = len(results) > (page + 1) * PAGE_SIZE
-        return Reply(200, results_page(query, shown, page, more), content_type="text/html; charset=utf-8")
+        return html_reply(results_page(query, shown, page, more))

@@ -11,14 +11,14 @@ cookie-consent page (`consent_page`).
 
 from __future__ import annotations
 
-import dataclasses
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 from urllib.parse import quote, urlsplit
 
-from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
+from ._html import NOT_FOUND, engine_results
+from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
     "FakeGoogle",
@@ -395,15 +395,11 @@ class FakeGoogle(FakeServer):
         if request.method == "GET" and request.path == "/sorry/index":
             return Reply(429, challenge_page(), content_type=_HTML)
         if request.method != "GET" or request.path != "/search":
-            return Reply(404, "<html><body>Not Found</body></html>", content_type="text/html")
+            return NOT_FOUND
         args = request.args
         query = args.get("q", "")
         start = int(args["start"]) if args.get("start", "").isdigit() else 0
-        results = list(self.results if self.results is not None else sample_results(query))
-        include, exclude = site_domains(query)
-        if include or exclude:  # an engine that honours site: operators
-            moved = honour_domains([{"url": r.url, "at": i} for i, r in enumerate(results)], include, exclude)
-            results = [dataclasses.replace(results[m["at"]], url=m["url"]) for m in moved]
+        results = engine_results(query, self.results, sample_results)
         page = results[start : start + PAGE_SIZE]
         if not page:
             return Reply(200, no_results_page(query, self.variant), content_type=_HTML)

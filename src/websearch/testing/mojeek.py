@@ -18,13 +18,13 @@ the last result with the no-results page.
 
 from __future__ import annotations
 
-import dataclasses
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, quote_plus
 
-from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
+from ._html import NOT_FOUND, engine_results
+from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
     "FakeMojeek",
@@ -213,17 +213,13 @@ class FakeMojeek(FakeServer):
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         if request.method != "GET" or request.path != "/search":
-            return Reply(404, "<html><body>Not Found</body></html>", content_type="text/html")
+            return NOT_FOUND
         args = request.args
         s = args.get("s")
         if any(value == "" for _, value in request.query) or s in ("0", "1") or (s is not None and not s.isdigit()):
             return Reply(403, blocked_page(), content_type="text/html; charset=UTF-8")
         query = args.get("q", "")
-        results = list(self.results) if self.results is not None else sample_results(query)
-        include, exclude = site_domains(query)
-        if include or exclude:  # an engine that honours site: operators
-            moved = honour_domains([{"url": r.url, "at": i} for i, r in enumerate(results)], include, exclude)
-            results = [dataclasses.replace(results[m["at"]], url=m["url"]) for m in moved]
+        results = engine_results(query, self.results, sample_results)
         first = int(s) if s else 1
         chosen = results[first - 1 : first - 1 + PAGE_SIZE]
         if not chosen:

@@ -11,7 +11,6 @@ Anonymous View link after the snippet); the props follow the shape of `UIStartpa
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import itertools
 import json
@@ -21,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
+from ._html import NOT_FOUND, engine_results, html_reply
+from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
     "FakeStartpage",
@@ -357,9 +357,9 @@ class FakeStartpage(FakeServer):
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         if request.path.startswith("/sp/captcha"):
-            return Reply(200, captcha_page(), content_type="text/html; charset=utf-8")
+            return html_reply(captcha_page())
         if request.path != "/sp/search" or request.method not in ("GET", "POST"):
-            return Reply(404, "<html><body>Not Found</body></html>", content_type="text/html")
+            return NOT_FOUND
         fields = dict(request.query) if request.method == "GET" else dict(request.form())
         if request.method == "POST" and fields.get("sc") not in self.issued:
             return Reply(302, "", headers={"Location": "/sp/captcha?rf=search"})
@@ -368,11 +368,7 @@ class FakeStartpage(FakeServer):
             page = max(1, int(fields.get("page") or 1))
         except ValueError:
             page = 1
-        results = list(self.results) if self.results is not None else sample_results(query)
-        include, exclude = site_domains(query)
-        if include or exclude:  # an engine that honours site: operators
-            moved = honour_domains([{"url": r.url, "at": i} for i, r in enumerate(results)], include, exclude)
-            results = [dataclasses.replace(results[m["at"]], url=m["url"]) for m in moved]
+        results = engine_results(query, self.results, sample_results)
         organic = [r for r in results if not r.ad]
         chunk = organic[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
         if page == 1:
@@ -381,4 +377,4 @@ class FakeStartpage(FakeServer):
         self.issued.append(sc)
         more = len(organic) > page * PAGE_SIZE
         body = results_page(query, chunk, page=page, sc=sc, more=more)
-        return Reply(200, body, content_type="text/html; charset=utf-8")
+        return html_reply(body)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import json
 import re
@@ -12,7 +11,8 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
 
-from ._server import FakeServer, RecordedRequest, Reply, honour_domains, site_domains
+from ._html import NOT_FOUND, engine_results
+from ._server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
     "PAGE_SIZE",
@@ -323,16 +323,12 @@ class FakeYahoo(FakeServer):
         if request.method == "GET" and request.path == CONSENT_PATH:
             return Reply(200, consent_page(request.args.get("sessionId", SESSION_ID)), content_type="text/html")
         if request.method != "GET" or request.path != "/search":
-            return Reply(404, "<html><body>Not Found</body></html>", content_type="text/html")
+            return NOT_FOUND
         if self.consent:
             location = f"{GUCE_PATH}?brandType=eu&gcrumb=Jp3Xq2w&done=https%3A%2F%2Fsearch.yahoo.com%2Fsearch"
             return Reply(302, b"", headers={"Location": location}, content_type="text/html")
         query = request.args.get("p", "")
-        results = list(self.results) if self.results is not None else sample_results(query)
-        include, exclude = site_domains(query)
-        if include or exclude:  # an engine that honours site: operators
-            moved = honour_domains([{"url": r.url, "at": i} for i, r in enumerate(results)], include, exclude)
-            results = [dataclasses.replace(results[m["at"]], url=m["url"]) for m in moved]
+        results = engine_results(query, self.results, sample_results)
         try:
             offset = max(1, int(request.args.get("b", "1")))
         except ValueError:

@@ -1,0 +1,122 @@
+"""What the keyless HTML engines share: a desktop Chrome's headers, node text, class tokens, result URLs.
+
+Each engine's docstring says what it sends and reads; these are the pieces that are the same
+everywhere: the header set of Chrome 149 on macOS navigating to a page (`browser_headers`), a
+node's text as written with whitespace folded (`node_text`, `fold`), the class-token test
+(`has_class`), a result's target as an absolute http(s) URL kept once a page (`web_url`, `keep`),
+and the results part of a page cut from the markup around it (`results_part`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, TypeGuard
+
+__all__ = ["ENGLISH", "browser_headers", "fold", "has_class", "keep", "node_text", "results_part", "web_url"]
+
+#: Accept-Language with US English first (Chrome's own for an en-US profile).
+ENGLISH: Final = "en-US,en;q=0.9"
+_ACCEPT: Final = (
+    "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
+    "application/signed-exchange;v=b3;q=0.7"
+)
+_USER_AGENT: Final = (
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/149.0.0.0 Safari/537.36"
+)
+_WEB: Final = ("http://", "https://")
+
+
+def browser_headers(
+    site: str,
+    referer: str | None = None,
+    *,
+    accept_language: str = ENGLISH,
+    cache_control: str | None = None,
+    content_type: str | None = None,
+    cookie: str | None = None,
+    origin: str | None = None,
+) -> dict[str, str]:
+    """A desktop Chrome's headers for a top-level navigation, in one order for every engine.
+
+    `site` is Sec-Fetch-Site ("none": a search from the address bar or search box; "same-origin":
+    from the engine's own page, which `referer` names). A posted form adds its `content_type`
+    and `origin`, and Chrome sends `cache_control` "max-age=0" on a form post or a reload;
+    `cookie` carries an engine's preference cookie.
+    """
+    headers = {"Accept": _ACCEPT, "Accept-Language": accept_language}
+    optional = (("Cache-Control", cache_control), ("Content-Type", content_type), ("Cookie", cookie))
+    headers.update((name, value) for name, value in (*optional, ("Origin", origin)) if value is not None)
+    headers.update(
+        {
+            "Priority": "u=0, i",
+            "Sec-Ch-Ua": '"Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24"',
+            "Sec-Ch-Ua-Mobile": "?0",
+            "Sec-Ch-Ua-Platform": '"macOS"',
+            "Sec-Fetch-Dest": "document",
+            "Sec-Fetch-Mode": "navigate",
+            "Sec-Fetch-Site": site,
+            "Sec-Fetch-User": "?1",
+            "Upgrade-Insecure-Requests": "1",
+            "User-Agent": _USER_AGENT,
+        }
+    )
+    if referer is not None:
+        headers["Referer"] = referer
+    return headers
+
+
+def node_text(node: Any) -> str:
+    """A node's text as written, whitespace folded: tags add no spaces.
+
+    The spec's rule reads every tag as a space, but the real pages put inline highlight tags
+    inside words and before punctuation ("<b>antani</b>: la", "<b>Eino</b>-ext"): a space there
+    is not on the page, so tags add none here (the page's own whitespace is kept, then folded).
+    """
+    return fold(node.text(deep=True, separator=""))
+
+
+def fold(text: str) -> str:
+    """`" ".join(text.split())`, but a printable string (whose only whitespace is plain spaces)
+    is folded with C-speed replaces: splitting every snippet into words cost more than parsing
+    the links."""
+    if not text.isprintable():
+        return " ".join(text.split())
+    while "  " in text:
+        text = text.replace("  ", " ")
+    return text.strip(" ")
+
+
+def has_class(classes: str, name: str) -> bool:
+    """`name` is one of the space-separated tokens of a class attribute."""
+    return classes == name or (name in classes and name in classes.split())
+
+
+def web_url(href: str) -> str | None:
+    """`href` as an absolute http(s) URL (`//host/...` made https); None for a relative link or
+    another scheme."""
+    if href.startswith("//"):
+        return "https:" + href
+    return href if href.startswith(_WEB) else None
+
+
+def keep(url: str | None, seen: set[str]) -> TypeGuard[str]:
+    """Whether a result with this target is kept: an http(s) URL not in `seen` yet (now it is)."""
+    if url is None or url in seen or not url.startswith(_WEB):
+        return False
+    seen.add(url)
+    return True
+
+
+def results_part(html: bytes | str, start: bytes, end: bytes | None = None) -> bytes:
+    """The page from the tag holding `start` up to the tag holding `end` (else to the page's
+    end): the header, search form, styles and scripts around the results hold none, and
+    Lexbor's time grows with the bytes. The whole page when `start` is not in it. A `str` is
+    encoded as UTF-8, a lone surrogate as "?"."""
+    page = html.encode("utf-8", "replace") if isinstance(html, str) else html
+    at = page.find(start)
+    begin = page.rfind(b"<", 0, at + 1) if at > 0 else -1
+    if begin < 0:
+        return page
+    stop = page.find(end, at) if end is not None else -1
+    close = page.rfind(b"<", at, stop) if stop > 0 else -1
+    return page[begin:close] if close > 0 else page[begin:]

@@ -1,0 +1,151 @@
+"""Paging for the keyless HTML engines: a count beyond one page asks for the pages after it.
+
+`PagedProvider.search` sends page 1, then page 2, 3, ... while the count is not met, the last
+page added a new URL and shows a next one (`more`), and the engine has a request for it (at most
+its `max_pages`). A later page that fails ends the paging with one `partial` notice; the pages
+before it are kept. Between two pages it waits the registry row's polite gap (`page_gap`:
+`1 / info.pace` seconds; the pacing spaces searches, this spaces one search's pages), and only
+when that fits before the search's deadline: a later page is asked only when the deadline leaves
+it `PAGE_MIN_S` after the gap and `MARGIN_S` for the chain, and is given up when that time runs
+out, so a slow later page never costs the pages before it (each a notice).
+
+An engine keeps what is its own: its requests (`plan.state`, every page's, page 1's first; or
+`next_request`, for a page built from the one before it) and `page`, which reads one answer (its
+block detection and its parser).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Final, Generic, Protocol, TypeVar
+
+from .._notices import Notice, clamped, partial
+from .._types import ProviderResult, SearchSource
+from .._wire import HttpRequest, HttpResponse
+from ..errors import SearchProviderError
+from ._base import HttpProvider, Plan
+
+if TYPE_CHECKING:
+    from .._context import ProviderContext
+    from .._registry import ProviderInfo
+
+__all__ = ["MARGIN_S", "PAGE_MIN_S", "Page", "Paged", "PagedProvider", "page_gap"]
+
+#: A later page is asked only with this many seconds for it left before the search's deadline...
+PAGE_MIN_S: Final = 1.0
+#: ...after the gap, and after keeping this many for the chain to finish the search.
+MARGIN_S: Final = 0.5
+
+
+class PageLike(Protocol):
+    """What the loop reads of a page: its results, and whether it shows a next page."""
+
+    @property
+    def sources(self) -> Sequence[SearchSource]: ...
+
+    @property
+    def more(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page's results, and whether it shows a next page (unknown: True)."""
+
+    sources: Sequence[SearchSource]
+    more: bool = True
+
+
+P = TypeVar("P", bound=PageLike)
+
+
+@dataclass(frozen=True, slots=True)
+class Paged(Generic[P]):
+    """A paged search: the pages read, their results (each URL once, at most the count), notices."""
+
+    pages: list[P]
+    sources: tuple[SearchSource, ...]
+    notices: list[Notice]
+
+
+def page_gap(info: ProviderInfo) -> float:
+    """Seconds between the pages of one search: the row's polite pace as a gap (0 without one)."""
+    return 1 / info.pace if info.pace else 0.0
+
+
+class PagedProvider(HttpProvider, Generic[P]):
+    """An HTML engine whose `search` asks for further pages (see the module docstring)."""
+
+    #: The most pages one search asks for (named in the notice below).
+    max_pages: ClassVar[int]
+    #: Whether a search that used every page planned and is short of its count says so.
+    says_page_cap: ClassVar[bool] = False
+
+    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> P:
+        """Page `n`'s answer read: its results; a block page or an error status raises."""
+        raise NotImplementedError
+
+    def next_request(self, plan: Plan, n: int, previous: P) -> HttpRequest | None:
+        """Page `n`'s request (n > 1; `previous` is page n-1), None when there is none: by
+        default the planned one, `plan.state[n - 1]`."""
+        requests: tuple[HttpRequest, ...] = plan.state
+        return requests[n - 1] if n <= len(requests) else None
+
+    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
+        """Page 1 as results (pure; `search` asks for the further pages)."""
+        return ProviderResult(sources=tuple(self.page(response, plan).sources[: plan.limit]))
+
+    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        paged = await self.fetch_pages(plan, ctx)
+        return ProviderResult(sources=paged.sources, notices=tuple(paged.notices))
+
+    async def fetch_pages(self, plan: Plan, ctx: ProviderContext) -> Paged[P]:
+        """Page 1, then each further page while it is wanted, has a request and has the time."""
+        request, limit, label = plan.request, plan.limit, self.label
+        assert request is not None and limit is not None, f"{self.id}: plan() made no request"
+        gap = page_gap(self.info)
+        found: dict[str, SearchSource] = {}
+        pages: list[P] = []
+        notices: list[Notice] = []
+        n = 1
+        while True:
+            budget: float | None = None  # for a later page: what the search's deadline leaves it
+            stop = f"so the results stop at page {n - 1}"
+            if n > 1:
+                if ctx.deadline is not None:
+                    budget = ctx.deadline - ctx.clock.monotonic() - gap - MARGIN_S
+                    if budget < PAGE_MIN_S:
+                        why = f"the search's deadline leaves it no time after waiting {gap:g} s between {label}'s pages"
+                        notices.append(partial(f"{label} page {n} was not asked, {stop}: {why}"))
+                        break
+                if gap:
+                    await ctx.clock.sleep(gap)
+            try:
+                async with asyncio.timeout(budget):  # a slow later page must not cost the pages before it
+                    response = await ctx.send(self.id, request)
+                page = self.page(response, plan, n)
+            except TimeoutError:
+                if budget is None:
+                    raise
+                notices.append(partial(f"{label} page {n} did not answer in time, {stop}"))
+                break
+            except SearchProviderError as exc:
+                if n == 1:
+                    raise
+                notices.append(partial(f"{label} page {n} failed, {stop}: {exc.message}"))
+                break
+            pages.append(page)
+            fresh = [source for source in page.sources if source.url not in found]
+            found.update((source.url, source) for source in fresh)
+            if not fresh or len(found) >= limit or not page.more:
+                break
+            following = self.next_request(plan, n + 1, page)
+            if following is None:
+                if self.says_page_cap and n > 1:
+                    name = "num_search_results" if plan.params.num_search_results is not None else "limit"
+                    why = f"websearch asks {label} for at most {self.max_pages} pages"
+                    notices.append(clamped(name, plan.params.count, f"{len(found)} results", why))
+                break
+            request, n = following, n + 1
+        return Paged(pages, tuple(found.values())[:limit], notices)
