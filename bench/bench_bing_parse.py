@@ -10,18 +10,16 @@ faster than ddgs. ddgs's Bing engine is disabled in ddgs itself, but its parser 
 from __future__ import annotations
 
 import base64
-import statistics
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
 import lxml.html
 
+from bench._parse import add_ddgs, compare
 from websearch._providers.bing import parse_results
 from websearch.testing.bing import BingResult, results_page, sample_results
 
-ROUNDS, PER_ROUND = 25, 100
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 
@@ -43,13 +41,6 @@ def naive_lxml(page: str) -> list[tuple[str, str, str]]:
     return results
 
 
-def timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    for _ in range(PER_ROUND):
-        fn()
-    return (time.perf_counter() - start) / PER_ROUND
-
-
 def main() -> None:
     query = "rust async book"
     ad = BingResult(f"{query} - Official Site", "https://shop.example.com/deal", "Buy now", ad=True)
@@ -59,29 +50,11 @@ def main() -> None:
         "websearch (selectolax)": lambda: parse_results(raw, NOW),
         "naive lxml": lambda: naive_lxml(page),
     }
-    try:
-        from ddgs.engines.bing import Bing
-
-        engine = Bing()
-        contenders["ddgs (lxml)"] = lambda: engine.post_extract_results(engine.extract_results(page))
-    except ImportError:
-        print("ddgs is not installed (pip install -e '.[bench]'); comparing with the naive lxml parse only")
+    add_ddgs(contenders, "bing", page, instead="the naive lxml parse")
     ours_urls = [s.url for s in parse_results(raw, NOW)]
     assert ours_urls == [r.url for r in sample_results(query, 10)]
     assert [href for _, href, _ in naive_lxml(page)] == ours_urls
-    times: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(ROUNDS):
-        for name, fn in contenders.items():
-            times[name].append(timed(fn))
-    medians = {name: statistics.median(t) for name, t in times.items()}
-    best = {name: min(t) for name, t in times.items()}
-    ours, ours_best = medians["websearch (selectolax)"], best["websearch (selectolax)"]
-    print(f"page: {len(raw) / 1024:.1f} KB, 10 results; median and best of {ROUNDS} interleaved rounds")
-    for name, median in medians.items():
-        print(
-            f"{name:24} {median * 1e6:7.0f} us ({median / ours:5.2f}x ours)   "
-            f"best {best[name] * 1e6:7.0f} us ({best[name] / ours_best:5.2f}x ours)"
-        )
+    compare(contenders, ours="websearch (selectolax)", header=f"page: {len(raw) / 1024:.1f} KB, 10 results")
 
 
 if __name__ == "__main__":

@@ -9,21 +9,11 @@ in interleaved rounds and medians are compared. Target: ours at least 2x faster.
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 
+from bench._parse import compare
 from websearch._providers.ecosia import parse_results
 from websearch.testing.ecosia import results_page, sample_results
-
-ROUNDS, PER_ROUND = 25, 100
-
-
-def timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    for _ in range(PER_ROUND):
-        fn()
-    return (time.perf_counter() - start) / PER_ROUND
 
 
 def naive_lxml(page: bytes) -> list[tuple[str, str, str | None]]:
@@ -59,19 +49,7 @@ def main() -> None:
     except ImportError:
         print("lxml is not installed (pip install -e '.[bench]'); timing ours alone")
     assert len(parse_results(page)) == 10
-    times: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(ROUNDS):
-        for name, fn in contenders.items():
-            times[name].append(timed(fn))
-    medians = {name: statistics.median(t) for name, t in times.items()}
-    best = {name: min(t) for name, t in times.items()}
-    ours_median, ours_best = medians["websearch (selectolax)"], best["websearch (selectolax)"]
-    print(f"page: {len(page) / 1024:.1f} KB, 10 results; median and best of {ROUNDS} interleaved rounds")
-    for name, median in medians.items():
-        print(
-            f"{name:24} {median * 1e6:7.0f} us ({median / ours_median:5.2f}x ours)   best {best[name] * 1e6:7.0f} us "
-            f"({best[name] / ours_best:5.2f}x ours)"
-        )
+    compare(contenders, ours="websearch (selectolax)", header=f"page: {len(page) / 1024:.1f} KB, 10 results")
 
 
 if __name__ == "__main__":

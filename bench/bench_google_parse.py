@@ -15,25 +15,16 @@ than ddgs.
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 from urllib.parse import unquote
 
 from lxml import html as lxml_html
 
+from bench._parse import add_ddgs, compare, result_count
 from websearch._providers.google import parse_results
 from websearch.testing.google import results_page, sample_results
 
-ROUNDS, PER_ROUND = 25, 100
 _SNIPPETS = ("VwiC3b", "s3v9rd", "FrIlee")
-
-
-def timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    for _ in range(PER_ROUND):
-        fn()
-    return (time.perf_counter() - start) / PER_ROUND
 
 
 def naive_lxml(page: bytes) -> list[tuple[str, str, str]]:
@@ -69,34 +60,21 @@ def padded(page: str) -> bytes:
 
 
 def bench(label: str, page: bytes) -> None:
-    text = page.decode()
     contenders: dict[str, Callable[[], object]] = {
         "websearch (selectolax)": lambda: parse_results(page),
         "naive lxml": lambda: naive_lxml(page),
     }
-    counts = {"websearch (selectolax)": len(parse_results(page)), "naive lxml": len(naive_lxml(page))}
-    try:
-        from ddgs.engines.google import Google
-
-        engine = Google()
-        engine.pre_process_html = lambda page: page  # type: ignore[method-assign]  # see the module docstring
-        contenders["ddgs (lxml)"] = lambda: engine.post_extract_results(engine.extract_results(text))
-        counts["ddgs (lxml)"] = len(engine.post_extract_results(engine.extract_results(text)))
-    except ImportError:
-        print("ddgs is not installed (pip install -e '.[bench]'); comparing with naive lxml only")
-    times: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(ROUNDS):
-        for name, fn in contenders.items():
-            times[name].append(timed(fn))
-    medians = {name: statistics.median(t) for name, t in times.items()}
-    best = {name: min(t) for name, t in times.items()}
-    ours, ours_best = medians["websearch (selectolax)"], best["websearch (selectolax)"]
-    print(f"{label}: {len(page) / 1024:.1f} KB; median and best of {ROUNDS} interleaved rounds of {PER_ROUND}")
-    for name, median in medians.items():
-        print(
-            f"  {name:24} {median * 1e6:8.1f} us ({median / ours:5.2f}x ours)   best {best[name] * 1e6:8.1f} us "
-            f"({best[name] / ours_best:5.2f}x ours)   {counts[name]:2} results"
-        )
+    # pre_process_html bypassed: see the module docstring
+    add_ddgs(contenders, "google", page.decode(), instead="naive lxml", pre_process=False)
+    compare(
+        contenders,
+        ours="websearch (selectolax)",
+        header=f"{label}: {len(page) / 1024:.1f} KB",
+        time_format="8.1f",
+        indent="  ",
+        per_round_in_header=True,
+        extra=result_count,
+    )
 
 
 def main() -> None:

@@ -9,24 +9,15 @@ ddgs. "websearch (markup)" is our fallback for a page without readable props, fo
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 
 from lxml import html as lxml_html
 
+from bench._parse import add_ddgs, compare
 from websearch._providers.startpage import parse_results
 from websearch.testing.startpage import results_page, sample_results
 
-ROUNDS, PER_ROUND = 25, 100
 QUERY = "rust async book"
-
-
-def timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    for _ in range(PER_ROUND):
-        fn()
-    return (time.perf_counter() - start) / PER_ROUND
 
 
 def naive_lxml(page: bytes) -> list[tuple[str, str, str]]:
@@ -54,28 +45,10 @@ def main() -> None:
         "websearch (markup)": lambda: parse_results(markup_only, 10),
         "naive lxml": lambda: naive_lxml(raw),
     }
-    try:
-        from ddgs.engines.startpage import Startpage
-
-        engine = Startpage()
-        contenders["ddgs (lxml)"] = lambda: engine.post_extract_results(engine.extract_results(page))
-        assert len(engine.post_extract_results(engine.extract_results(page))) == 10
-    except ImportError:
-        print("ddgs is not installed (pip install -e '.[bench]'); comparing with the naive lxml parse only")
+    ddgs = add_ddgs(contenders, "startpage", page, instead="the naive lxml parse")
+    assert ddgs is None or len(ddgs()) == 10
     assert len(parse_results(raw, 10)) == len(parse_results(markup_only, 10)) == len(naive_lxml(raw)) == 10
-    times: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(ROUNDS):
-        for name, fn in contenders.items():
-            times[name].append(timed(fn))
-    medians = {name: statistics.median(t) for name, t in times.items()}
-    best = {name: min(t) for name, t in times.items()}
-    ours, ours_best = medians["websearch (props)"], best["websearch (props)"]
-    print(f"page: {len(raw) / 1024:.1f} KB, 10 results; median and best of {ROUNDS} interleaved rounds")
-    for name, median in medians.items():
-        print(
-            f"{name:20} {median * 1e6:7.0f} us ({median / ours:5.2f}x ours)   best {best[name] * 1e6:7.0f} us "
-            f"({best[name] / ours_best:5.2f}x ours)"
-        )
+    compare(contenders, ours="websearch (props)", header=f"page: {len(raw) / 1024:.1f} KB, 10 results", name_width=20)
 
 
 if __name__ == "__main__":

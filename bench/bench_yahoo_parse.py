@@ -9,25 +9,16 @@ page through lxml.html, the `algo` blocks by XPath, the same fields, the RU= seg
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 from urllib.parse import unquote
 
 from lxml import html as lxml_html
 
+from bench._parse import add_ddgs, compare
 from websearch._providers.yahoo import parse_results
 from websearch.testing.yahoo import YahooResult, results_page, sample_results
 
-ROUNDS, PER_ROUND = 25, 100
 QUERY = "rust async book"
-
-
-def timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    for _ in range(PER_ROUND):
-        fn()
-    return (time.perf_counter() - start) / PER_ROUND
 
 
 def naive_lxml(page: str) -> list[tuple[str, str, str]]:
@@ -55,28 +46,10 @@ def main() -> None:
         "websearch (selectolax)": lambda: parse_results(raw, 20),
         "naive lxml": lambda: naive_lxml(page),
     }
-    try:
-        from ddgs.engines.yahoo import Yahoo
-
-        engine = Yahoo()
-        contenders["ddgs (lxml)"] = lambda: engine.post_extract_results(engine.extract_results(page))
-    except ImportError:
-        print("ddgs is not installed (pip install -e '.[bench]'); comparing with the naive lxml parse only")
+    add_ddgs(contenders, "yahoo", page, instead="the naive lxml parse")
     assert len(parse_results(raw, 20)) == 7
     assert len(naive_lxml(page)) == 7
-    times: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(ROUNDS):
-        for name, fn in contenders.items():
-            times[name].append(timed(fn))
-    medians = {name: statistics.median(t) for name, t in times.items()}
-    best = {name: min(t) for name, t in times.items()}
-    ours, ours_best = medians["websearch (selectolax)"], best["websearch (selectolax)"]
-    print(f"page: {len(raw) / 1024:.1f} KB, 7 organic results; median and best of {ROUNDS} interleaved rounds")
-    for name, median in medians.items():
-        print(
-            f"{name:24} {median * 1e6:7.0f} us ({median / ours:5.2f}x ours)   best {best[name] * 1e6:7.0f} us "
-            f"({best[name] / ours_best:5.2f}x ours)"
-        )
+    compare(contenders, ours="websearch (selectolax)", header=f"page: {len(raw) / 1024:.1f} KB, 7 organic results")
 
 
 if __name__ == "__main__":
