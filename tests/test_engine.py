@@ -64,6 +64,24 @@ async def test_a_repeated_search_is_served_from_the_cache(benv: dict[str, str], 
     assert "cached" not in render(first, "blocks").splitlines()[0]
 
 
+async def test_each_hit_is_the_callers_own_and_the_counts_reach_the_store(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    clock = FakeClock()
+    async with engine_client(benv, clock) as ws:
+        await ws.asearch("tidal range", limit=3)
+        first = await ws.asearch("tidal range", limit=3)
+        first.sources[0].title = "changed by the caller"
+        first.notices = ()
+        await clock.sleep(60)
+        second = await ws.asearch("tidal range", limit=3)
+        stats = await ws.cache_stats()
+    assert len(brave.requests) == 1 and first.cached and second.cached
+    assert second.sources[0].title != "changed by the caller" and second.sources[0] is not first.sources[0]
+    assert (first.cached_age_s, second.cached_age_s) == (0.0, 60.0)
+    assert (stats["hits"], stats["misses"]) == (2, 1)  # counted off the search's path, all in by now
+
+
 async def test_refresh_searches_anew_and_off_neither_reads_nor_writes(benv: dict[str, str], brave: FakeBrave) -> None:
     clock = FakeClock()
     async with engine_client(benv, clock) as ws:

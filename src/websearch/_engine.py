@@ -81,6 +81,8 @@ class Engine:
     _rates: dict[str, float] | None = field(default=None, repr=False)
     observer: Observer | None = field(default=None, repr=False)
     _joined: set[int] = field(default_factory=set, repr=False)  # ids of followers' responses, for the observer
+    _tally: dict[str, int] = field(default_factory=dict, repr=False)  # hit and miss counts not yet in the store
+    _counting: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @property
     def ttl(self) -> float:
@@ -155,7 +157,6 @@ class Engine:
             hedge = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
         if not self.enabled:
             return await _run(params, ctx, lineup, Walk(None, ends, hedge), route)
-        store = self.state()
         walk = Walk(_Guards(self, lineup), ends, hedge)
         caching = cache != "off" and self.ttl > 0
         key = cache_key(
@@ -170,10 +171,9 @@ class Engine:
             hit = await self._cached(key)
             if self.observer is not None:
                 self.observer.looked_up(hit is not None)
+            self._count("stats:hits" if hit is not None else "stats:misses")
             if hit is not None:
-                await store.incr("stats:hits", _STATS_TTL)
                 return self._noted(hit)
-            await store.incr("stats:misses", _STATS_TTL)
         leader = self._flights.get(key) if cache != "refresh" else None
         if leader is not None:  # the same search is in flight in this process: share its answer
             follower = copy.copy(await asyncio.shield(leader))
@@ -235,6 +235,25 @@ class Engine:
             if shared:
                 await store.release(lease, self._owner)
 
+    def _count(self, name: str) -> None:
+        """Count a hit or a miss in the store, off the search's path: a hit should cost one
+        store read, not a read and a write. Counts made meanwhile go in one `incr`."""
+        self._tally[name] = self._tally.get(name, 0) + 1
+        loop, counting = asyncio.get_running_loop(), self._counting
+        if counting is None or counting.done() or counting.get_loop() is not loop:
+            self._counting = loop.create_task(self._write_counts())
+
+    async def _write_counts(self) -> None:
+        while self._tally:
+            name, amount = self._tally.popitem()
+            await self.state().incr(name, _STATS_TTL, amount)
+
+    async def _counted(self) -> None:
+        """Wait until every hit and miss counted so far is in the store."""
+        counting = self._counting
+        if counting is not None and counting.get_loop() is asyncio.get_running_loop():
+            await asyncio.shield(counting)
+
     async def _cached(self, key: str) -> SearchResponse | None:
         raw = await self.state().get(key)
         return None if raw is None else decode(raw, self.clock.now().timestamp())
@@ -250,12 +269,14 @@ class Engine:
     async def aclose(self) -> None:
         """Close the state store, if this engine opened it."""
         if self._resilient is not None:
+            await self._counted()
             await self._resilient.aclose()
             self._resilient = None
 
     async def stats(self) -> dict[str, Any]:
         """Entries, bytes, hits, misses and the hit rate of the cache (`websearch cache stats`)."""
         store = self.state()
+        await self._counted()
         entries, size = await store.usage(PREFIX)
         hits = int(await store.get("stats:hits") or 0)
         misses = int(await store.get("stats:misses") or 0)
