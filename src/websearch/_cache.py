@@ -81,7 +81,7 @@ def encode(response: SearchResponse, at: float) -> bytes:
     served (no secret is in a response: errors are redacted)."""
     import orjson  # here, not at the top: `websearch providers` imports this module
 
-    return orjson.dumps({"at": at, "r": response.to_dict()})
+    return orjson.dumps({"at": at, "r": response})  # orjson writes dataclasses itself, as `to_dict` would
 
 
 def decode(data: bytes, now: float) -> SearchResponse | None:

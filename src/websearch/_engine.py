@@ -83,6 +83,7 @@ class Engine:
     _joined: set[int] = field(default_factory=set, repr=False)  # ids of followers' responses, for the observer
     _tally: dict[str, int] = field(default_factory=dict, repr=False)  # hit and miss counts not yet in the store
     _counting: asyncio.Task[None] | None = field(default=None, repr=False)
+    _health: Health | None = field(default=None, repr=False)
 
     @property
     def ttl(self) -> float:
@@ -100,8 +101,11 @@ class Engine:
         return self._resilient
 
     def health(self) -> Health:
-        """The health book on this engine's store."""
-        return Health(self.state(), self.clock)
+        """The health book on this engine's store (one per engine: its probe leases are its own)."""
+        store = self.state()
+        if self._health is None or self._health.store is not store:
+            self._health = Health(store, self.clock)
+        return self._health
 
     def rates(self) -> dict[str, float]:
         """Every provider's pacing rate (read from the settings once)."""
