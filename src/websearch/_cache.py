@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
@@ -33,7 +32,7 @@ from ._types import (
 __all__ = ["PREFIX", "cache_key", "decode", "encode", "entry_ttl"]
 
 PREFIX: Final = "cache:"
-_VERSION: Final = "v1"  # bump when the encoded shape changes: old entries are then simply missed
+_VERSION: Final = "v2"  # bump when the encoded shape changes: old entries are then simply missed
 _WINDOWS: Final = {"day": 86400.0, "week": 7 * 86400.0, "month": 30 * 86400.0, "year": 365 * 86400.0}
 
 
@@ -60,8 +59,10 @@ def cache_key(
         "fallback": list(fallback),
         "lineup": list(lineup),
     }
-    text = json.dumps([_VERSION, normalised(params.query), selection, given], sort_keys=True, ensure_ascii=False)
-    return PREFIX + hashlib.sha256(text.encode()).hexdigest()
+    import orjson
+
+    text = orjson.dumps([_VERSION, normalised(params.query), selection, given], option=orjson.OPT_SORT_KEYS)
+    return PREFIX + hashlib.sha256(text).hexdigest()
 
 
 def entry_ttl(params: SearchParams, ttl: float) -> float:

@@ -15,6 +15,7 @@ is down, the search runs on in-process state and says so once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import hashlib
 import json
@@ -48,6 +49,7 @@ DEEP_DEADLINE: Final = 120.0
 _DEEP: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
 _POLL: Final = 0.05  # seconds between looks at the cache while another process leads a flight
 _STATS_TTL: Final = 30 * 86400.0
+_COUNT_EVERY: Final = 1.0  # seconds between two writes of the hit and miss counts
 
 
 class Observer(Protocol):
@@ -83,6 +85,7 @@ class Engine:
     _joined: set[int] = field(default_factory=set, repr=False)  # ids of followers' responses, for the observer
     _tally: dict[str, int] = field(default_factory=dict, repr=False)  # hit and miss counts not yet in the store
     _counting: asyncio.Task[None] | None = field(default=None, repr=False)
+    _now: asyncio.Event = field(default_factory=asyncio.Event, repr=False)  # "write the counts now"
     _health: Health | None = field(default=None, repr=False)
 
     @property
@@ -188,7 +191,9 @@ class Engine:
         flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
         self._flights[key] = flight
         try:
-            shared = caching and cache == "use"
+            # Other processes see the lease only in a shared store; a memory store is one client's
+            # own, and this process's searches already share `_flights`.
+            shared = caching and cache == "use" and self.state().kind != "memory"
             response = await self._lead(key, caching, shared, seconds, ends, params, ctx, lineup, walk, route)
             flight.set_result(response)
             return self._noted(response)
@@ -240,22 +245,26 @@ class Engine:
                 await store.release(lease, self._owner)
 
     def _count(self, name: str) -> None:
-        """Count a hit or a miss in the store, off the search's path: a hit should cost one
-        store read, not a read and a write. Counts made meanwhile go in one `incr`."""
+        """Count a hit or a miss in the store, off the search's path and at most once every
+        `_COUNT_EVERY` seconds: a hit should cost one store read, not a read and a write."""
         self._tally[name] = self._tally.get(name, 0) + 1
         loop, counting = asyncio.get_running_loop(), self._counting
         if counting is None or counting.done() or counting.get_loop() is not loop:
-            self._counting = loop.create_task(self._write_counts())
+            self._now = asyncio.Event()
+            self._counting = loop.create_task(self._write_counts(self._now))
 
-    async def _write_counts(self) -> None:
+    async def _write_counts(self, now: asyncio.Event) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(now.wait(), _COUNT_EVERY)
         while self._tally:
             name, amount = self._tally.popitem()
             await self.state().incr(name, _STATS_TTL, amount)
 
     async def _counted(self) -> None:
-        """Wait until every hit and miss counted so far is in the store."""
+        """Every hit and miss counted so far, written to the store now."""
         counting = self._counting
-        if counting is not None and counting.get_loop() is asyncio.get_running_loop():
+        if counting is not None and not counting.done() and counting.get_loop() is asyncio.get_running_loop():
+            self._now.set()
             await asyncio.shield(counting)
 
     async def _cached(self, key: str) -> SearchResponse | None:
