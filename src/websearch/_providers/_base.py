@@ -273,6 +273,24 @@ def recency_overridden(params: SearchParams, filters: Filters) -> list[Notice]:
     return []
 
 
+def day_range_notices(plan: Plan, window: object | None, range_name: str, how: str, whole_days: str) -> list[Notice]:
+    """The notices of a ladder sent as a range of whole days (`window`, None when none was
+    sent): `recency` overridden; an end without a start not applied (`range_name`, say "Brave's
+    freshness range", needs one); a start or end with a time of day approximated (`how`: the
+    range as sent, `whole_days`: why)."""
+    f, params = plan.filters, plan.params
+    notices = recency_overridden(params, f)
+    if window is None and f.end is not None:
+        why = f"{range_name} needs a start (give a start date, recency_days, recency_hours or recency)"
+        notices.append(not_applied("end_published_date", params.end_published_date, why))
+    elif window is not None:
+        if f.start_has_time and f.start_source is not None:
+            notices.append(approximated(f.start_source, getattr(params, f.start_source), how, whole_days))
+        if f.end_has_time:
+            notices.append(approximated("end_published_date", params.end_published_date, how, whole_days))
+    return notices
+
+
 def bucket_notices(plan: Plan, applied: str | None, longest: str, only: str) -> list[Notice]:
     """The notices of a ladder start mapped onto a provider's coarse windows: `recency`
     overridden, then "widened to <applied>: <only>", or "not applied" when even `longest` is too

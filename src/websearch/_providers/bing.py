@@ -56,7 +56,7 @@ from urllib.parse import unquote, urlencode, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from .._filters import recency_start
-from .._notices import Notice, approximated, not_applied
+from .._notices import Notice
 from .._registry import PROVIDERS
 from .._types import SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
@@ -66,7 +66,7 @@ from ._base import (
     Support,
     age_seconds,
     count,
-    recency_overridden,
+    day_range_notices,
     site_operator_notices,
     with_site_operators,
 )
@@ -203,18 +203,8 @@ def _filter(plan: Plan, window: tuple[date, date] | None) -> str | None:
 
 
 def _date_notices(plan: Plan, window: tuple[date, date] | None, code: str | None) -> list[Notice]:
-    f, params = plan.filters, plan.params
-    notices = recency_overridden(params, f)
-    if window is None and f.end is not None:
-        why = "Bing's custom date range needs a start (give a start date, recency_days, recency_hours or recency)"
-        notices.append(not_applied("end_published_date", params.end_published_date, why))
-    elif window is not None:
-        how = f'whole days (filters=ex1:"{code}", {window[0]} to {window[1]})'
-        if f.start_has_time and f.start_source is not None:
-            notices.append(approximated(f.start_source, getattr(params, f.start_source), how, WHOLE_DAYS))
-        if f.end_has_time:
-            notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
-    return notices
+    how = f'whole days (filters=ex1:"{code}", {window[0]} to {window[1]})' if window else ""
+    return day_range_notices(plan, window, "Bing's custom date range", how, WHOLE_DAYS)
 
 
 def _page_requests(url: str, query: list[tuple[str, str]], pages: int) -> tuple[HttpRequest, ...]:

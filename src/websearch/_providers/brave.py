@@ -22,7 +22,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from .._filters import recency_start
-from .._notices import Notice, approximated, not_applied
+from .._notices import Notice
 from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
@@ -35,7 +35,7 @@ from ._base import (
     as_list,
     as_str,
     count,
-    recency_overridden,
+    day_range_notices,
     require_key,
     site_operator_notices,
     with_site_operators,
@@ -128,18 +128,8 @@ def _date_window(plan: Plan) -> tuple[date, date] | None:
 
 
 def _date_notices(plan: Plan, window: tuple[date, date] | None) -> list[Notice]:
-    f, params = plan.filters, plan.params
-    notices = recency_overridden(params, f)
-    if window is None and f.end is not None:
-        why = "Brave's freshness range needs a start (give a start date, recency_days, recency_hours or recency)"
-        notices.append(not_applied("end_published_date", params.end_published_date, why))
-    elif window is not None:
-        how = f"whole days (freshness={window[0]}to{window[1]})"
-        if f.start_has_time and f.start_source is not None:
-            notices.append(approximated(f.start_source, getattr(params, f.start_source), how, WHOLE_DAYS))
-        if f.end_has_time:
-            notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
-    return notices
+    how = f"whole days (freshness={window[0]}to{window[1]})" if window else ""
+    return day_range_notices(plan, window, "Brave's freshness range", how, WHOLE_DAYS)
 
 
 def _source(result: dict[str, Any], now: datetime) -> SearchSource:
