@@ -28,9 +28,9 @@ from __future__ import annotations
 from typing import Any, ClassVar, Final
 
 from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
+from .._types import ProviderResult, SearchParams
 from .._wire import HttpRequest, HttpResponse
-from ._base import HttpProvider, Plan, Support, as_list, count
+from ._base import HttpProvider, Plan, Support, as_list, as_str, count, make_source
 
 URL: Final = "https://stub.invalid/search"
 
@@ -49,8 +49,12 @@ class Stub(HttpProvider):
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         if not response.ok:
             raise self.error(response, plan)
-        items = as_list(self.json_object(response).get("results"))
-        sources = [SearchSource(r["title"], r["url"], r.get("snippet")) for r in items if isinstance(r, dict)]
+        items = [r for r in as_list(self.json_object(response).get("results")) if isinstance(r, dict)]
+        sources = [
+            make_source(url, r.get("title"), r.get("snippet"), None, plan.now)
+            for r in items
+            if (url := as_str(r.get("url")))
+        ]
         return ProviderResult(sources=tuple(sources[: plan.limit]))
 
 
