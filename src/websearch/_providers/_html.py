@@ -9,9 +9,26 @@ and the results part of a page cut from the markup around it (`results_part`).
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeGuard
+from typing import TYPE_CHECKING, Any, Final, TypeGuard
 
-__all__ = ["ENGLISH", "browser_headers", "fold", "has_class", "keep", "node_text", "results_part", "web_url"]
+from ._errors import ErrorEnvelope
+
+if TYPE_CHECKING:
+    from ._base import Support
+
+__all__ = [
+    "DATED",
+    "ENGLISH",
+    "WINDOWED",
+    "browser_headers",
+    "fold",
+    "has_class",
+    "html_envelope",
+    "keep",
+    "node_text",
+    "results_part",
+    "web_url",
+]
 
 #: Accept-Language with US English first (Chrome's own for an en-US profile).
 ENGLISH: Final = "en-US,en;q=0.9"
@@ -24,6 +41,32 @@ _USER_AGENT: Final = (
     "Chrome/149.0.0.0 Safari/537.36"
 )
 _WEB: Final = ("http://", "https://")
+
+#: What an engine with coarse recency windows (its day, week, month...) and `site:` operators
+#: supports: the date ladder is approximated by a window, domains by operators.
+WINDOWED: Final[dict[str, Support]] = {
+    "recency": "native",
+    "limit": "native",
+    "num_search_results": "native",
+    "recency_days": "approximate",
+    "recency_hours": "approximate",
+    "start_published_date": "approximate",
+    "include_domains": "approximate",
+    "exclude_domains": "approximate",
+}
+#: An engine that also takes a custom date range of whole days: days, start and end are its own.
+DATED: Final[dict[str, Support]] = {
+    **WINDOWED,
+    "recency_days": "native",
+    "start_published_date": "native",
+    "end_published_date": "native",
+}
+
+
+def html_envelope(label: str, **more: Any) -> ErrorEnvelope:
+    """An HTML engine's error envelope: no JSON message or code to read, the status tells the
+    class (`more`: `status_classes`, `statuses`)."""
+    return ErrorEnvelope(message=(), code=(), prefix=f"{label} HTML error", body_in_message=False, **more)
 
 
 def browser_headers(

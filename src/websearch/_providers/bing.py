@@ -70,8 +70,7 @@ from ._base import (
     site_operator_notices,
     with_site_operators,
 )
-from ._errors import ErrorEnvelope
-from ._html import browser_headers, keep, node_text, results_part
+from ._html import DATED, browser_headers, html_envelope, keep, node_text, results_part
 from ._paging import Page, PagedProvider
 
 if TYPE_CHECKING:
@@ -129,18 +128,8 @@ _DATE_SEPARATORS: Final = " \u00b7-\u2013\u2014"
 class Bing(PagedProvider[Page]):
     info = PROVIDERS["bing"]
     max_pages = MAX_PAGES
-    supports: ClassVar[dict[str, Support]] = {
-        "recency": "native",
-        "limit": "native",
-        "num_search_results": "native",
-        "recency_days": "native",
-        "recency_hours": "approximate",
-        "start_published_date": "native",
-        "end_published_date": "native",
-        "include_domains": "approximate",
-        "exclude_domains": "approximate",
-    }
-    envelope = ErrorEnvelope(message=(), code=(), prefix="Bing HTML error", body_in_message=False)
+    supports: ClassVar[dict[str, Support]] = DATED
+    envelope = html_envelope("Bing")
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         """Page 1's request, and in `state` every page's request (page 1's first)."""

@@ -39,8 +39,7 @@ from ._base import (
     site_operator_notices,
     with_site_operators,
 )
-from ._errors import ErrorEnvelope
-from ._html import browser_headers, has_class, keep, node_text, results_part, web_url
+from ._html import WINDOWED, browser_headers, has_class, html_envelope, keep, node_text, results_part, web_url
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -78,18 +77,9 @@ _RETAIN_MAX: Final = 256 * 1024
 
 class DuckDuckGo(HttpProvider):
     info = PROVIDERS["duckduckgo"]
-    supports: ClassVar[dict[str, Support]] = {
-        "recency": "native",
-        "limit": "native",
-        "num_search_results": "native",
-        "recency_days": "approximate",
-        "recency_hours": "approximate",
-        "start_published_date": "approximate",
-        "include_domains": "approximate",
-        "exclude_domains": "approximate",
-    }
+    supports: ClassVar[dict[str, Support]] = WINDOWED
 
-    envelope = ErrorEnvelope(message=(), code=(), prefix="DuckDuckGo HTML error", body_in_message=False)
+    envelope = html_envelope("DuckDuckGo")
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         plan = self.new_plan(params, ctx)

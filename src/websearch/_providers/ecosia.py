@@ -75,8 +75,7 @@ from ._base import (
     site_operator_notices,
     with_site_operators,
 )
-from ._errors import ErrorEnvelope
-from ._html import browser_headers, keep, node_text, results_part, web_url
+from ._html import WINDOWED, browser_headers, html_envelope, keep, node_text, results_part, web_url
 from ._paging import Page, PagedProvider
 
 if TYPE_CHECKING:
@@ -155,25 +154,9 @@ class Ecosia(PagedProvider[Page]):
     info = PROVIDERS["ecosia"]
     max_pages = MAX_PAGES
     says_page_cap = True
-    supports: ClassVar[dict[str, Support]] = {
-        "recency": "native",  # day, week, month; "year" is not applied (a notice)
-        "limit": "native",
-        "num_search_results": "native",
-        "recency_days": "approximate",
-        "recency_hours": "approximate",
-        "start_published_date": "approximate",
-        "include_domains": "approximate",
-        "exclude_domains": "approximate",
-    }
+    supports: ClassVar[dict[str, Support]] = WINDOWED  # day, week, month; "year" is not applied (a notice)
 
-    envelope = ErrorEnvelope(
-        message=(),
-        code=(),
-        prefix="Ecosia HTML error",
-        body_in_message=False,
-        status_classes={403: Blocked},
-        statuses={403: REFUSED_MESSAGE},
-    )
+    envelope = html_envelope("Ecosia", status_classes={403: Blocked}, statuses={403: REFUSED_MESSAGE})
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         """Page 1's request, and in `state` every page's request (page 1's first)."""

@@ -60,8 +60,7 @@ from .._types import SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import Blocked
 from ._base import Plan, Support, count, recency_overridden, site_operator_notices, with_site_operators
-from ._errors import ErrorEnvelope
-from ._html import browser_headers, has_class, keep, node_text
+from ._html import DATED, browser_headers, has_class, html_envelope, keep, node_text
 from ._paging import Page, PagedProvider
 
 if TYPE_CHECKING:
@@ -100,19 +99,9 @@ _INTERNAL: Final = ("www.mojeek.com", "mojeek.com")
 class Mojeek(PagedProvider[Page]):
     info = PROVIDERS["mojeek"]
     max_pages = MAX_PAGES
-    supports: ClassVar[dict[str, Support]] = {
-        "recency": "native",
-        "limit": "native",
-        "num_search_results": "native",
-        "recency_days": "native",
-        "recency_hours": "approximate",
-        "start_published_date": "native",
-        "end_published_date": "native",
-        "include_domains": "approximate",
-        "exclude_domains": "approximate",
-    }
+    supports: ClassVar[dict[str, Support]] = DATED
 
-    envelope = ErrorEnvelope(message=(), code=(), prefix="Mojeek HTML error", body_in_message=False)
+    envelope = html_envelope("Mojeek")
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         """Page 1's request, and in `state` every page's request (page 1's first)."""

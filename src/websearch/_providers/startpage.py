@@ -89,8 +89,7 @@ from ._base import (
     site_operator_notices,
     with_site_operators,
 )
-from ._errors import ErrorEnvelope
-from ._html import browser_headers, fold, keep
+from ._html import WINDOWED, browser_headers, fold, html_envelope, keep
 from ._paging import PagedProvider
 
 if TYPE_CHECKING:
@@ -207,23 +206,8 @@ class Startpage(PagedProvider[Page]):
     info = PROVIDERS["startpage"]
     max_pages = MAX_PAGES
     says_page_cap = True
-    supports: ClassVar[dict[str, Support]] = {
-        "recency": "native",
-        "limit": "native",
-        "num_search_results": "native",
-        "recency_days": "approximate",
-        "recency_hours": "approximate",
-        "start_published_date": "approximate",
-        "include_domains": "approximate",
-        "exclude_domains": "approximate",
-    }
-    envelope = ErrorEnvelope(
-        message=(),
-        code=(),
-        prefix="Startpage HTML error",
-        body_in_message=False,
-        status_classes={401: Blocked, 403: Blocked},
-    )
+    supports: ClassVar[dict[str, Support]] = WINDOWED
+    envelope = html_envelope("Startpage", status_classes={401: Blocked, 403: Blocked})
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         """Page 1's GET, and in `state` what pages 2+ take (`Paging`)."""

@@ -74,8 +74,7 @@ from ._base import (
     site_operator_notices,
     with_site_operators,
 )
-from ._errors import ErrorEnvelope
-from ._html import browser_headers, fold, keep, node_text, results_part, web_url
+from ._html import WINDOWED, browser_headers, fold, html_envelope, keep, node_text, results_part, web_url
 from ._paging import Page, PagedProvider
 
 if TYPE_CHECKING:
@@ -119,18 +118,9 @@ _AD_TARGETS: Final = ("https://www.bing.com/aclick", "http://www.bing.com/aclick
 class Yahoo(PagedProvider[Page]):
     info = PROVIDERS["yahoo"]
     max_pages = MAX_PAGES
-    supports: ClassVar[dict[str, Support]] = {
-        "recency": "native",  # day, week, month; "year" has no Yahoo window (a notice)
-        "limit": "native",
-        "num_search_results": "native",
-        "recency_days": "approximate",
-        "recency_hours": "approximate",
-        "start_published_date": "approximate",
-        "include_domains": "approximate",
-        "exclude_domains": "approximate",
-    }
+    supports: ClassVar[dict[str, Support]] = WINDOWED  # day, week, month; "year" has no Yahoo window (a notice)
 
-    envelope = ErrorEnvelope(message=(), code=(), prefix="Yahoo HTML error", body_in_message=False)
+    envelope = html_envelope("Yahoo")
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         """Page 1's request, and in `state` every page's request (page 1's first)."""
