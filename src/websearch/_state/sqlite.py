@@ -2,7 +2,7 @@
 
 Why it is safe to share: WAL mode (readers never wait for the writer) and every write in one
 `BEGIN IMMEDIATE` transaction, so a read-modify-write (`incr`, `take`, `try_lease`) is atomic
-across processes. A busy timeout of 300 ms turns a file locked for longer into StoreUnavailable
+across processes. A busy timeout of 1 s turns a file locked for longer into StoreUnavailable
 instead of a stalled search. SQLite blocks, so its calls run on one worker thread per store,
 never on the event loop (a cache hit costs a thread hop, about 0.1 ms).
 
@@ -37,7 +37,8 @@ __all__ = ["BUSY_TIMEOUT", "SqliteStore", "default_path"]
 
 T = TypeVar("T")
 
-BUSY_TIMEOUT: Final = 0.3  # seconds a write waits for another process's transaction
+#: Seconds a write waits for another process's transaction (on a loaded machine one was held 0.3 s).
+BUSY_TIMEOUT: Final = 1.0
 OPEN_TIMEOUT: Final = 5.0  # seconds opening waits: processes starting together switch the file to WAL and lay it out
 _APP_ID: Final = 0x77656273  # "webs": this file is ours
 _VERSION: Final = 1
