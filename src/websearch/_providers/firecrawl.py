@@ -30,14 +30,11 @@ Retry-After.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._filters import recency_start
-from .._notices import Notice, approximated, not_applied, partial
+from .._notices import Notice, not_applied, partial
 from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
@@ -48,13 +45,13 @@ from ._base import (
     as_dict,
     as_list,
     count,
-    recency_overridden,
     redact_detail,
     require_key,
     site_operator_notices,
     with_site_operators,
 )
 from ._errors import MAX_RETRY_AFTER, ErrorEnvelope
+from ._tbs import TbsWords, tbs_parts
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -64,11 +61,11 @@ DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 100
 #: The status of a failure envelope served with 2xx.
 FAILED_IN_2XX: Final = 502
-_TBS: Final = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
 _CATEGORIES: Final = {"github": "github", "publication": "research", "pdf": "pdf"}
 _RETRY_IN_TEXT_RE: Final = re.compile(r"retry after (\d+(?:\.\d+)?)\s*s\b", re.IGNORECASE)
 WHOLE_DAYS: Final = "Firecrawl's date range takes dates only"
 RANGE_FOR_END: Final = "with end_published_date Firecrawl needs a date range, which takes dates only"
+_TBS_WORDS: Final = TbsWords(WHOLE_DAYS, RANGE_FOR_END, "Firecrawl's relative windows count whole hours", padded=True)
 
 
 def _read_error(data: Any) -> tuple[str | None, str | None]:
@@ -148,51 +145,10 @@ class Firecrawl(HttpProvider):
 def _tbs(plan: Plan) -> tuple[str | None, list[Notice]]:
     """Google's `tbs` for the date ladder, `recency` and `sort_by_date`, and the notices of what
     it expresses only approximately."""
-    params, f = plan.params, plan.filters
-    notices = recency_overridden(params, f)
-    parts: list[str] = []
-    source: str | None = f.start_source
-    raw: Any = getattr(params, f.start_source) if f.start_source else None
-    if f.end is not None or source == "start_published_date":  # only a custom range has an end
-        start = f.start
-        if start is None and params.recency:
-            start, source, raw = recency_start(params.recency, plan.now), "recency", params.recency
-        parts.append("cdr:1")
-        if start is not None and source is not None:
-            parts.append(f"cd_min:{_mdy(start)}")
-            if source != "start_published_date":
-                notices.append(approximated(source, raw, f"whole days ({parts[-1]})", RANGE_FOR_END))
-            elif f.start_has_time:
-                notices.append(approximated(source, raw, f"whole days ({parts[-1]})", WHOLE_DAYS))
-        if f.end is not None:
-            parts.append(f"cd_max:{_mdy(f.end)}")
-            if f.end_has_time:
-                how = f"whole days ({parts[-1]})"
-                notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
-    elif source is not None:  # recency_hours or recency_days, relative to now
-        amount = float(raw)  # usable: the ladder chose it
-        if source == "recency_days" and amount.is_integer():
-            parts.append(_qdr("d", int(amount)))
-        else:
-            hours = amount * 24 if source == "recency_days" else amount
-            whole = max(1, math.ceil(round(hours, 6)))
-            parts.append(_qdr("h", whole))
-            if whole != hours:
-                why = "Firecrawl's relative windows count whole hours"
-                notices.append(approximated(source, raw, f"whole hours ({parts[-1]})", why))
-    elif params.recency:
-        parts.append(_TBS[params.recency])
-    if f.sort_by_date:
+    parts, notices = tbs_parts(plan, _TBS_WORDS)
+    if plan.filters.sort_by_date:
         parts.append("sbd:1")
     return ",".join(parts) or None, notices
-
-
-def _qdr(unit: str, n: int) -> str:
-    return f"qdr:{unit}" if n == 1 else f"qdr:{unit}{n}"
-
-
-def _mdy(when: datetime) -> str:
-    return when.strftime("%m/%d/%Y")
 
 
 def _web_results(data: dict[str, Any]) -> list[Any]:

@@ -71,27 +71,25 @@ and is still short says so (a clamped notice).
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections import deque
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import unquote, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 from yarl import URL as _YarlURL
 
-from .._filters import recency_start
-from .._notices import Notice, approximated, partial
+from .._notices import Notice, partial
 from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import Blocked, InvalidResponse
-from ._base import Plan, Support, count, recency_overridden, site_operator_notices, with_site_operators
+from ._base import Plan, Support, count, site_operator_notices, with_site_operators
 from ._errors import ErrorEnvelope
 from ._html import browser_headers, has_class, keep, node_text
 from ._paging import PagedProvider
+from ._tbs import TbsWords, tbs_parts
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -104,7 +102,6 @@ PAGE_SIZE: Final = 10
 #: The most pages one search asks for (ours: a spare page for pages short of 10 results).
 MAX_PAGES: Final = 3
 PARAMS: Final = (("hl", "en"), ("gl", "us"), ("udm", "14"))
-_QDR: Final = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
 HEADERS: Final = browser_headers("same-origin", "https://www.google.com/")
 _ADVICE: Final = (
     "Google blocks automated searches from many networks; configure a credentialed provider such as Brave, "
@@ -121,6 +118,7 @@ OPAQUE_MESSAGE: Final = f"Google returned results websearch cannot read: {OPAQUE
 WHOLE_DAYS: Final = "Google's custom date range takes whole days"
 RANGE_FOR_END: Final = "with end_published_date Google needs its custom date range, which takes whole days"
 WHOLE_HOURS: Final = "Google's relative windows count whole hours"
+_TBS_WORDS: Final = TbsWords(WHOLE_DAYS, RANGE_FOR_END, WHOLE_HOURS, start_day="its start day")
 
 _SELECTOR: Final = "h3, span.CVA68e, .VwiC3b, .IsZvec, .aCOpRe, .s3v9rd, .FrIlee"
 _TITLE_CLASS: Final = "CVA68e"  # the text-browser page's title span
@@ -252,47 +250,8 @@ class Google(PagedProvider[Page]):
 
 def _tbs(plan: Plan) -> tuple[str | None, list[Notice]]:
     """Google's `tbs` for the date ladder and `recency`, and the notices of what it rounds."""
-    params, f = plan.params, plan.filters
-    notices = recency_overridden(params, f)
-    source: str | None = f.start_source
-    raw: Any = getattr(params, source) if source else None
-    if f.end is not None or source == "start_published_date":  # only the custom range has an end
-        start = f.start
-        if start is None and params.recency:
-            start, source, raw = recency_start(params.recency, plan.now), "recency", params.recency
-        parts = ["cdr:1"]
-        if start is not None and source is not None:
-            parts.append(f"cd_min:{_mdy(start)}")
-            if source != "start_published_date":
-                notices.append(approximated(source, raw, f"its start day ({parts[-1]})", RANGE_FOR_END))
-            elif f.start_has_time:
-                notices.append(approximated(source, raw, f"whole days ({parts[-1]})", WHOLE_DAYS))
-        if f.end is not None:
-            parts.append(f"cd_max:{_mdy(f.end)}")
-            if f.end_has_time:
-                how = f"whole days ({parts[-1]})"
-                notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
-        return ",".join(parts), notices
-    if source is not None:  # recency_hours or recency_days: a window ending now
-        amount = float(raw)  # the ladder chose it, so it is a positive number
-        if source == "recency_days" and amount.is_integer():
-            return _qdr("d", int(amount)), notices
-        hours = amount * 24 if source == "recency_days" else amount
-        whole = max(1, math.ceil(round(hours, 6)))
-        tbs = _qdr("h", whole)
-        if whole != hours:
-            notices.append(approximated(source, raw, f"whole hours ({tbs})", WHOLE_HOURS))
-        return tbs, notices
-    return (_QDR[params.recency] if params.recency else None), notices
-
-
-def _qdr(unit: str, n: int) -> str:
-    return f"qdr:{unit}" if n == 1 else f"qdr:{unit}{n}"
-
-
-def _mdy(when: datetime) -> str:
-    """A day as Google's date picker writes it: M/D/YYYY, no leading zeros."""
-    return f"{when.month}/{when.day}/{when.year}"
+    parts, notices = tbs_parts(plan, _TBS_WORDS)
+    return ",".join(parts) or None, notices
 
 
 def _page_request(first: HttpRequest, n: int) -> HttpRequest:
