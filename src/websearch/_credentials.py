@@ -25,6 +25,8 @@ from .errors import ConfigError, InsecureConfigWarning
 __all__ = ["Credential", "CredentialKind", "CredentialStore"]
 
 CredentialKind = Literal["api_key", "oauth"]
+#: Seconds `stamp()` trusts its last look at the file (another process's write shows within it).
+STAMP_EVERY: Final = 1.0
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS credentials (
     provider   TEXT PRIMARY KEY,
@@ -66,6 +68,7 @@ class CredentialStore:
         self._ids_cache: tuple[tuple[int, ...], frozenset[str]] | None = None
         self._records: dict[str, Credential | None] = {}
         self._records_stamp: tuple[int, ...] | None = None
+        self._stamp_seen: tuple[float, tuple[int, ...] | None] | None = None  # (monotonic time, stamp)
 
     def __repr__(self) -> str:
         return f"CredentialStore({str(self.path)!r})"
@@ -143,8 +146,16 @@ class CredentialStore:
     # -- plumbing ------------------------------------------------------------------------------
 
     def stamp(self) -> tuple[int, ...] | None:
-        """What changes when anyone writes the store (None when it does not exist): for caches."""
-        return self._stamp()
+        """What changes when anyone writes the store (None when it does not exist): for caches,
+        which ask on every search. The file is looked at again after `STAMP_EVERY` seconds (or
+        at once after this store's own writes): another process's change is seen within it."""
+        now = time.monotonic()
+        seen = self._stamp_seen
+        if seen is not None and 0 <= now - seen[0] < STAMP_EVERY:
+            return seen[1]
+        value = self._stamp()
+        self._stamp_seen = (now, value)
+        return value
 
     def _stamp(self) -> tuple[int, ...] | None:
         """What changes when another process writes: mtime and size of the file and its WAL."""
@@ -161,7 +172,7 @@ class CredentialStore:
         return (main.st_mtime_ns, main.st_size, wal.st_mtime_ns, wal.st_size)
 
     def _forget(self) -> None:
-        self._ids_cache, self._records, self._records_stamp = None, {}, None
+        self._ids_cache, self._records, self._records_stamp, self._stamp_seen = None, {}, None, None
 
     def _create(self) -> None:
         """The file, 0600, in a directory created 0700 (one that already exists open to other

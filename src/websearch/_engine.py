@@ -17,11 +17,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import functools
 import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
 from ._cache import PREFIX, cache_key, decode, encode, entry_ttl
 from ._chain import Walk, fallback_tier_ids, run_search
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CacheMode", "Engine", "Observer"]
 
+T = TypeVar("T")
 CacheMode = Literal["use", "refresh", "off"]
 DEFAULT_TTL: Final = 900.0
 DEFAULT_DEADLINE: Final = 30.0
@@ -87,12 +89,24 @@ class Engine:
     _counting: asyncio.Task[None] | None = field(default=None, repr=False)
     _now: asyncio.Event = field(default_factory=asyncio.Event, repr=False)  # "write the counts now"
     _health: Health | None = field(default=None, repr=False)
+    _pacer: Pacer | None = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def ttl(self) -> float:
-        """`cache.ttl` seconds (0: no cache)."""
-        value = self.settings.get("cache.ttl", DEFAULT_TTL)
-        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else DEFAULT_TTL
+        """`cache.ttl` seconds (0: no cache). Read once: settings do not change under a client."""
+        return _seconds(self.settings.get("cache.ttl", DEFAULT_TTL), DEFAULT_TTL)
+
+    @functools.cached_property
+    def _hedge(self) -> float | None:
+        return _seconds(self.settings.get("search.hedge"), None)
+
+    @functools.cached_property
+    def _deadlines(self) -> tuple[float, float]:
+        """`search.deadline` for a plain search and for a deep one."""
+        return (
+            _seconds(self.settings.get("search.deadline", DEFAULT_DEADLINE), DEFAULT_DEADLINE),
+            _seconds(self.settings.get("search.deadline", DEEP_DEADLINE), DEEP_DEADLINE),
+        )
 
     def state(self) -> ResilientStore:
         """The state store, opened on first use and wrapped so that it never fails a search."""
@@ -116,13 +130,18 @@ class Engine:
             self._rates = rates_from(self.settings)
         return self._rates
 
+    def pacer(self) -> Pacer:
+        """The pacer on this engine's store (one per engine, like the health book)."""
+        store = self.state()
+        if self._pacer is None or self._pacer.store is not store:
+            self._pacer = Pacer(store, self.clock, self.rates())
+        return self._pacer
+
     def deadline_for(self, params: SearchParams, deadline: float | None) -> float:
         """Seconds the search may take: the caller's, else `search.deadline` (deep modes: 120)."""
         if deadline is not None:
             return deadline
-        default = DEEP_DEADLINE if params.mode in _DEEP else DEFAULT_DEADLINE
-        value = self.settings.get("search.deadline", default)
-        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+        return self._deadlines[1] if params.mode in _DEEP else self._deadlines[0]
 
     async def search(
         self,
@@ -160,11 +179,9 @@ class Engine:
         seconds = self.deadline_for(params, deadline)
         ends = self.clock.monotonic() + seconds
         if hedge is None:
-            value = self.settings.get("search.hedge")
-            hedge = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            hedge = self._hedge
         if not self.enabled:
             return await _run(params, ctx, lineup, Walk(None, ends, hedge), route)
-        walk = Walk(_Guards(self, lineup), ends, hedge)
         caching = cache != "off" and self.ttl > 0
         key = cache_key(
             params,
@@ -188,6 +205,7 @@ class Engine:
                 self.observer.joined()
                 self._joined.add(id(follower))  # alive until `search` hands it back, so the id is its own
             return follower
+        walk = Walk(_Guards(self, lineup), ends, hedge)
         flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
         self._flights[key] = flight
         try:
@@ -323,7 +341,9 @@ class _Guards:
             self.recorded.add(info.id)
         if skip is not None:
             return skip
-        pacer = Pacer(self.engine.state(), self.engine.clock, self.engine.rates())
+        pacer = self.engine.pacer()
+        if info.id not in pacer.rates:
+            return None
         remaining = None if ctx.deadline is None else ctx.deadline - ctx.clock.monotonic()
         return await pacer.wait(info.id, info.label, remaining)
 
@@ -353,6 +373,11 @@ async def _run(params: SearchParams, ctx: ProviderContext, lineup: Lineup, walk:
     return await run_search(
         params, ctx, lineup, provider=route.provider, preferred=route.preferred, excluded=route.excluded, walk=walk
     )
+
+
+def _seconds(value: Any, default: T) -> float | T:
+    """A number setting as float seconds, else `default`."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
 
 
 def _fingerprint(info: ProviderInfo, ctx: ProviderContext) -> str:

@@ -61,11 +61,12 @@ class Lineup:
         names.update(ENV_TWINS[k] for info in self._infos.values() for k in info.settings_keys if k in ENV_TWINS)
         self._env_names = tuple(sorted(names))
         self._scan: tuple[Any, Scan] | None = None
+        self._ids = tuple(self._infos)
 
     @property
     def ids(self) -> tuple[str, ...]:
         """The provider ids, in chain order."""
-        return tuple(self._infos)
+        return self._ids
 
     def __contains__(self, provider_id: object) -> bool:
         return provider_id in self._infos

@@ -130,6 +130,8 @@ class ResilientStore:
         self._retry_after = retry_after
         self._degraded: str | None = None
         self._retry_at = 0.0
+        # An in-process primary never fails: its reads and writes go straight to it.
+        self._direct = primary if isinstance(primary, MemoryStore) else None
 
     def __repr__(self) -> str:
         return f"ResilientStore({self.primary!r}, degraded={self._degraded!r})"
@@ -140,9 +142,13 @@ class ResilientStore:
         return self._degraded
 
     async def get(self, key: str) -> bytes | None:
+        if self._direct is not None:
+            return await self._direct.get(key)
         return await self._do(lambda s: s.get(key))
 
     async def set(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
+        if self._direct is not None:
+            return await self._direct.set(key, value, ttl, tag=tag)
         await self._do(lambda s: s.set(key, value, ttl, tag=tag))
 
     async def delete(self, key: str) -> None:

@@ -4,12 +4,14 @@ the fallback when the shared store is down.
 Every method runs to completion without awaiting, so each is atomic on the event loop; a lock
 makes them safe across threads too (the blocking API runs a loop in its own thread). TTLs are
 read on the injected clock's wall time, so tests move expiry with a fake clock. Expired entries
-are dropped when read and swept every few hundred writes; with `max_bytes`, values beyond it
-are evicted oldest first, expired first. The token-bucket arithmetic here is shared with SQLite.
+are dropped when read, and on each write the ones whose time has come (a heap of expiry times,
+so a write never scans the whole store); with `max_bytes`, values beyond it are evicted oldest
+first, expired first. The token-bucket arithmetic here is shared with SQLite.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 from dataclasses import dataclass
@@ -19,7 +21,6 @@ from .._clock import Clock
 
 __all__ = ["MemoryStore", "bucket_step", "check_bucket", "check_ttl"]
 
-_SWEEP_EVERY: Final = 512  # writes between two sweeps of expired entries
 _LOW_WATER: Final = 0.9  # eviction frees down to this share of max_bytes, so it runs rarely
 
 VALUE, COUNTER, BUCKET, LEASE = 0, 1, 2, 3  # what a key holds; `get` sees all but buckets
@@ -71,7 +72,7 @@ class MemoryStore:
         self._max_bytes = max_bytes
         self._entries: dict[str, _Entry] = {}  # insertion order is write order: oldest first
         self._bytes = 0
-        self._writes = 0
+        self._expiries: list[tuple[float, str]] = []  # (expires, key) for every write; stale ones are skipped
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -178,6 +179,8 @@ class MemoryStore:
                 self._pop(key)  # full: the same as absent
             elif entry is not None and state is not None:
                 entry.tokens, entry.stamp, entry.expires = tokens, now, now + ttl
+                heapq.heappush(self._expiries, (entry.expires, key))
+                self._wrote(now)
             else:
                 self._put(key, _Entry(BUCKET, b"", now + ttl, stamp=now, tokens=tokens))
                 self._wrote(now)
@@ -194,6 +197,7 @@ class MemoryStore:
         self._pop(key)  # re-inserted at the end: the dict stays in write order
         self._entries[key] = entry
         self._bytes += len(entry.value)
+        heapq.heappush(self._expiries, (entry.expires, key))
 
     def _replace(self, entry: _Entry, value: bytes) -> None:
         self._bytes += len(value) - len(entry.value)
@@ -205,12 +209,16 @@ class MemoryStore:
             self._bytes -= len(entry.value)
 
     def _wrote(self, now: float) -> None:
-        """After a new entry: sweep expired ones now and then, and keep under max_bytes."""
-        self._writes += 1
-        over = self._max_bytes is not None and self._bytes > self._max_bytes
-        if over or self._writes % _SWEEP_EVERY == 0:
-            for key in [k for k, e in self._entries.items() if e.expires <= now]:
+        """After a new entry: drop the entries whose time has come, and keep under max_bytes."""
+        expiries, entries = self._expiries, self._entries
+        while expiries and expiries[0][0] <= now:
+            _, key = heapq.heappop(expiries)
+            entry = entries.get(key)
+            if entry is not None and entry.expires <= now:  # else rewritten since, or a bucket moved on
                 self._pop(key)
+        if len(expiries) > 2 * len(entries) + 64:  # mostly rewrites: rebuild from the live entries
+            self._expiries = [(e.expires, k) for k, e in entries.items()]
+            heapq.heapify(self._expiries)
         if self._max_bytes is not None and self._bytes > self._max_bytes:
             newest = next(reversed(self._entries))
             target = self._max_bytes * _LOW_WATER
