@@ -359,6 +359,44 @@ async def test_sqlite_locked_by_another_process_fails_fast_and_reads_go_on(clock
     await store.aclose()
 
 
+async def test_sqlite_reads_in_place_see_another_processs_writes_at_once(clock: FakeClock, tmp_path: Path) -> None:
+    ours, theirs = SqliteStore(tmp_path / "state.db", clock), SqliteStore(tmp_path / "state.db", clock)
+    await ours.set("cache:a", b"one", 600)
+    assert await ours.get("cache:a") == b"one"  # read in place from here on
+    await theirs.set("cache:a", b"two", 600)
+    assert await ours.get("cache:a") == b"two"
+    await theirs.delete("cache:a")
+    assert await ours.get("cache:a") is None
+    await ours.aclose()
+    await theirs.aclose()
+
+
+async def test_a_sqlite_read_in_place_that_cannot_be_made_goes_to_the_worker(clock: FakeClock, tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "state.db", clock)
+    assert await store.get("cache:a") is None  # before the worker opened the file: the worker reads
+    await store.set("cache:a", b"a", 600)
+    with store._reader_lock:  # the reader busy on another thread (the blocking API's loop)
+        assert await store.get("cache:a") == b"a"
+    assert await store.get("cache:a") == b"a"
+    await store.aclose()
+
+
+async def test_a_sqlite_file_damaged_while_open_is_rebuilt_and_read_in_place_again(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    path = tmp_path / "state.db"
+    store = SqliteStore(path, clock)
+    await store.set("cache:a", b"a", 600)
+    assert await store.get("cache:a") == b"a"  # the reader is open on the first file
+    await store.aclose()
+    _garbage(path)
+    assert await store.get("cache:a") is None  # set aside and rebuilt by the worker
+    await store.set("cache:b", b"b", 600)
+    assert await store.get("cache:b") == b"b"  # and read in place from the new file
+    await store.aclose()
+    assert len(set_aside(tmp_path)) == 1
+
+
 # -- Redis ----------------------------------------------------------------------------------------
 
 
