@@ -536,3 +536,134 @@ def test_state_settings_are_checked(tmp_path: Path, clock: FakeClock) -> None:
     with pytest.raises(ConfigError, match="not a Redis URL") as caught:
         open_store(Settings({"state.url": "http://user:secret@host"}, {}), {}, clock)
     assert "secret" not in str(caught.value)
+
+
+# -- Redis: the in-process copy of cache entries ---------------------------------------------------
+
+
+async def copied(store: RedisStore, key: str, value: bytes) -> None:
+    """Wait until `store`'s in-process copy holds `value` at `key`: its tracking connection is
+    up (made in the background when the client is), and a read has copied the entry."""
+    for _ in range(200):
+        front = store._loop_client().front
+        if front is not None and front.up:
+            if front.get(store._key(key)) == value:
+                return
+            await store.get(key)
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{key} was not copied in process")
+
+
+async def evalsha_calls(url: str) -> int:
+    import redis.asyncio as aioredis
+
+    raw = aioredis.Redis.from_url(url)
+    stats = await raw.info("commandstats")
+    await raw.aclose()
+    return int(stats.get("cmdstat_evalsha", {}).get("calls", 0))
+
+
+async def test_redis_hits_on_the_copy_make_no_round_trip(redis_server: str) -> None:
+    store = RedisStore(redis_server, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    await store.set("cache:a", b"answer", 60)
+    await copied(store, "cache:a", b"answer")
+    before = await evalsha_calls(redis_server)
+    for _ in range(50):
+        assert await store.get("cache:a") == b"answer"
+    assert await evalsha_calls(redis_server) == before
+    assert await store.get("stats:n") is None  # only cache entries are copied: this one asks Redis
+    assert await evalsha_calls(redis_server) == before + 1
+    await store.clear("")
+    await store.aclose()
+
+
+async def eventually(check: Callable[[], Awaitable[bool]]) -> None:
+    for _ in range(100):
+        if await check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("not within a second")
+
+
+async def test_redis_copy_drops_what_another_process_changes_removes_or_clears(redis_server: str) -> None:
+    prefix = f"test-{uuid.uuid4().hex[:8]}:"
+    ours, theirs = RedisStore(redis_server, prefix=prefix), RedisStore(redis_server, prefix=prefix)
+    await ours.set("cache:a", b"one", 60)
+    await copied(ours, "cache:a", b"one")
+    await theirs.set("cache:a", b"two", 60)
+    await eventually(lambda: _is(ours, "cache:a", b"two"))
+    await ours.get("cache:a")
+    await theirs.delete("cache:a")
+    await eventually(lambda: _is(ours, "cache:a", None))
+    await ours.set("cache:b", b"b", 60)
+    await copied(ours, "cache:b", b"b")
+    assert await theirs.clear("cache:") == 1
+    await eventually(lambda: _is(ours, "cache:b", None))
+    await ours.set("cache:c", b"c", 60)  # our own clear empties our copy at once
+    await copied(ours, "cache:c", b"c")
+    await ours.clear("cache:")
+    assert await ours.get("cache:c") is None
+    await ours.aclose()
+    await theirs.aclose()
+
+
+async def _is(store: RedisStore, key: str, value: bytes | None) -> bool:
+    return await store.get(key) == value
+
+
+async def test_redis_copy_ends_with_the_entrys_ttl(redis_server: str) -> None:
+    store = RedisStore(redis_server, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    await store.set("cache:a", b"brief", 0.3)
+    await copied(store, "cache:a", b"brief")
+    await asyncio.sleep(0.35)
+    assert await store.get("cache:a") is None
+    await store.aclose()
+
+
+async def test_redis_copy_is_left_unused_while_its_connection_is_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    import redis.asyncio as aioredis
+
+    from websearch._state import redis_front
+
+    monkeypatch.setattr(redis_front, "RETRY_EVERY", 0.2)
+    server = RedisServer()
+    server.start()
+    ours, theirs = RedisStore(server.url), RedisStore(server.url)
+    raw = aioredis.Redis.from_url(server.url)
+    try:
+        await ours.set("cache:a", b"one", 60)
+        await copied(ours, "cache:a", b"one")
+        assert await raw.client_kill_filter(_type="normal", skipme=True) >= 1  # the copy's connection among them
+        front = ours._loop_client().front
+        assert front is not None
+        for _ in range(100):
+            if not front.up:
+                break
+            await asyncio.sleep(0.01)
+        await theirs.set("cache:a", b"two", 60)
+        assert await ours.get("cache:a") == b"two"  # not the copy's "one": the copy went with its connection
+        await eventually(lambda: _up(ours))  # and comes back
+        await ours.get("cache:a")
+        await raw.flushdb()
+        await eventually(lambda: _is(ours, "cache:a", None))  # a flush empties the copy
+    finally:
+        await raw.aclose()
+        await ours.aclose()
+        await theirs.aclose()
+        server.stop()
+
+
+async def _up(store: RedisStore) -> bool:
+    front = store._loop_client().front
+    return front is not None and front.up
+
+
+async def test_redis_copy_can_be_turned_off(redis_server: str, tmp_path: Path, clock: FakeClock) -> None:
+    store = RedisStore(redis_server, prefix=f"test-{uuid.uuid4().hex[:8]}:", local_copy=False)
+    await store.set("cache:a", b"a", 60)
+    assert await store.get("cache:a") == b"a"
+    assert store._loop_client().front is None
+    await store.aclose()
+    settings = Settings({"state.url": redis_server, "state.redis_local_copy": False})
+    configured = open_store(settings, {}, clock)
+    assert isinstance(configured, RedisStore) and not configured._local_copy

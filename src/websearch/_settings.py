@@ -277,6 +277,7 @@ _CHECKS: Final[Mapping[str, Any]] = {
     "state.url": _string,
     "state.backend": _state_backend,
     "state.path": _string,
+    "state.redis_local_copy": _boolean,
     "cache.max_mb": _positive,
     "cache.ttl": _non_negative,
     "providers.webSearchFanout": _providers,

@@ -12,6 +12,10 @@ Timeouts are short (0.5 s to connect, to answer, to get a pooled connection) and
 connection is retried once at once (a pooled connection from before a restart is stale), so a
 dead Redis costs a search at most a second before StoreUnavailable says why. A client is made
 per event loop: redis-py's connections belong to the loop that opened them.
+
+Cache entries (keys under `cache:`) are also copied in process while Redis's invalidations keep
+the copy true (`redis_front`): a hit is then a dict lookup instead of a round trip.
+`local_copy=False` (setting `state.redis_local_copy = false`) turns that off.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ from redis.commands.core import AsyncScript
 
 from ._store import StoreUnavailable
 from .memory import check_bucket, check_ttl
+from .redis_front import Front, seconds
 
 __all__ = ["RedisStore"]
 
 T = TypeVar("T")
 
 TIMEOUT: Final = 0.5  # seconds to connect, for an answer, for a free pooled connection
+FRONT_PREFIX: Final = "cache:"  # the keys copied in process (the search cache's entries)
 _SCAN_COUNT: Final = 500
 
 _GET: Final = """
@@ -43,6 +49,13 @@ local t = redis.call('TYPE', KEYS[1])['ok']
 if t == 'hash' then return redis.call('HGET', KEYS[1], 'v') end
 if t == 'string' then return redis.call('GET', KEYS[1]) end
 return false
+"""
+_GET_WITH_TTL: Final = """
+local t = redis.call('TYPE', KEYS[1])['ok']
+local v = false
+if t == 'hash' then v = redis.call('HGET', KEYS[1], 'v') elseif t == 'string' then v = redis.call('GET', KEYS[1]) end
+if not v then return false end
+return {v, redis.call('PTTL', KEYS[1])}
 """
 _INCR: Final = """
 redis.call('SET', KEYS[1], '0', 'NX', 'PX', ARGV[2])
@@ -111,9 +124,10 @@ return {n, b}
 
 
 class _Client:
-    """One event loop's connection pool and its registered scripts."""
+    """One event loop's connection pool, its registered scripts, and (with `front_prefix`) the
+    copy of the entries under that prefix kept in this process."""
 
-    def __init__(self, url: str, max_connections: int) -> None:
+    def __init__(self, url: str, max_connections: int, front_prefix: str | None) -> None:
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=max_connections,
@@ -126,6 +140,11 @@ class _Client:
         self.loop = asyncio.get_running_loop()
         script = self.redis.register_script
         self.get, self.incr, self.bucket = script(_GET), script(_INCR), script(_BUCKET)
+        self.get_with_ttl = script(_GET_WITH_TTL)
+        self.front: Front | None = None
+        if front_prefix is not None:
+            resp3 = {**pool.connection_kwargs, "protocol": 3}
+            self.front = Front(lambda: pool.connection_class(**resp3), front_prefix, self._value)
         self.lease, self.release, self.clear, self.usage = (
             script(_LEASE),
             script(_RELEASE),
@@ -133,17 +152,30 @@ class _Client:
             script(_USAGE),
         )
 
+    async def _value(self, key: str) -> bytes | None:
+        value = await _run(self.get, [key], [])
+        return None if value is None else bytes(value)
+
+    async def aclose(self) -> None:
+        if self.front is not None:
+            await self.front.aclose()
+        with suppress(rx.RedisError, OSError):
+            await self.redis.aclose()
+
 
 class RedisStore:
     """State in the Redis at `url` (`redis://`, `rediss://` or `unix://`), keys under `prefix`."""
 
     kind: str = "redis"
 
-    def __init__(self, url: str, prefix: str = "websearch:", *, max_connections: int = 64) -> None:
+    def __init__(
+        self, url: str, prefix: str = "websearch:", *, max_connections: int = 64, local_copy: bool = True
+    ) -> None:
         aioredis.connection.parse_url(url)  # a malformed URL is a ValueError now, not at the first search
         self._url = url
         self._prefix = prefix
         self._max_connections = max_connections
+        self._local_copy = local_copy  # cache entries copied in process (`redis_front`)
         self._client: _Client | None = None
 
     def __repr__(self) -> str:
@@ -152,26 +184,56 @@ class RedisStore:
     # -- the Store methods -----------------------------------------------------------------------
 
     async def get(self, key: str) -> bytes | None:
-        value = await self._call(lambda c: _run(c.get, [self._key(key)], []))
-        return None if value is None else bytes(value)
+        full = self._key(key)
+        front = self._front(key)
+        if front is None:
+            value = await self._call(lambda c: _run(c.get, [full], []))
+            return None if value is None else bytes(value)
+        copied = front.get(full)
+        if copied is not None:
+            return copied
+        token = front.begin(full)
+        found: Any = None
+        try:
+            found = await self._call(lambda c: _run(c.get_with_ttl, [full], []))
+        finally:
+            value = None if not found else bytes(found[0])
+            front.end(full, token, value, seconds(found[1]) if found else None)
+        return value
 
     async def set(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
         check_ttl(ttl)
         fields: dict[str, bytes | str] = {"v": value} if tag is None else {"v": value, "t": tag}
+        full = self._key(key)
 
         async def write(c: _Client) -> None:
             async with c.redis.pipeline(transaction=True) as pipe:
-                pipe.delete(self._key(key))
-                pipe.hset(self._key(key), mapping=fields)  # type: ignore[arg-type]  # redis-py's mapping type is invariant
-                pipe.pexpire(self._key(key), _ms(ttl))
+                pipe.delete(full)
+                pipe.hset(full, mapping=fields)  # type: ignore[arg-type]  # redis-py's mapping type is invariant
+                pipe.pexpire(full, _ms(ttl))
                 await pipe.execute()
 
-        await self._call(write)
+        front = self._front(key)
+        if front is None:
+            return await self._call(write)
+        token, written = front.begin(full), False
+        try:
+            await self._call(write)
+            written = True
+        finally:
+            front.end(full, token, bytes(value) if written else None, ttl)
 
     async def delete(self, key: str) -> None:
+        front = self._front(key)
+        if front is not None:
+            front.forget(self._key(key))
         await self._call(lambda c: c.redis.unlink(self._key(key)))
 
     async def clear(self, prefix: str, *, tag: str | None = None) -> int:
+        front = self._front(prefix)
+        if front is not None:
+            front.forget_all()
+
         async def clear(c: _Client) -> int:
             count = 0
             for batch in _batches(await self._scan(c, prefix)):
@@ -219,8 +281,7 @@ class RedisStore:
     async def aclose(self) -> None:
         client, self._client = self._client, None
         if client is not None and client.loop is asyncio.get_running_loop():
-            with suppress(rx.RedisError, OSError):
-                await client.redis.aclose()
+            await client.aclose()
 
     # -- plumbing --------------------------------------------------------------------------------
 
@@ -232,12 +293,25 @@ class RedisStore:
         pattern = _glob_escape(self._prefix + prefix) + "*"
         return list(dict.fromkeys([k async for k in c.redis.scan_iter(match=pattern, count=_SCAN_COUNT)]))
 
+    def _loop_client(self) -> _Client:
+        """This event loop's client (made on first use in each loop)."""
+        client = self._client
+        if client is None or client.loop is not asyncio.get_running_loop():
+            front = self._prefix + FRONT_PREFIX if self._local_copy else None
+            client = self._client = _Client(self._url, self._max_connections, front)
+        return client
+
+    def _front(self, key: str) -> Front | None:
+        """The in-process copy, for a key under `FRONT_PREFIX` while it is in use."""
+        if not key.startswith(FRONT_PREFIX):
+            return None
+        front = self._loop_client().front
+        return front if front is not None and front.up else None
+
     async def _call(self, op: Callable[[_Client], Awaitable[T]]) -> T:
         """Run `op` on this loop's client; any failure of Redis or of the way to it is
         StoreUnavailable with a few words of reason."""
-        client = self._client
-        if client is None or client.loop is not asyncio.get_running_loop():
-            client = self._client = _Client(self._url, self._max_connections)
+        client = self._loop_client()
         try:
             return await op(client)
         except rx.RedisError as exc:
