@@ -345,7 +345,21 @@ async def test_the_deadline_holds_under_a_hung_provider(
         elapsed = time.monotonic() - started
     assert elapsed <= 1.1, elapsed
     assert response.attempts[0].error_kind == "timeout"
+    assert response.attempts[0].error == "Brave did not answer before the search's deadline"
     assert response.error is not None or response.provider == "duckduckgo"
+
+
+async def test_the_deadline_holds_over_a_transport_that_ignores_request_timeouts(benv: dict[str, str]) -> None:
+    from websearch.testing import MockTransport
+
+    async def hang(provider: str, request: Any) -> Any:
+        await asyncio.sleep(30)
+
+    async with make_client(env=benv, transport=MockTransport(hang), providers=["brave"]) as ws:
+        started = time.monotonic()
+        response = await ws.asearch("stuck", deadline=0.3)
+        assert time.monotonic() - started <= 0.4
+    assert response.attempts[0].error == "Brave did not answer before the search's deadline"
 
 
 async def test_the_deadline_holds_with_the_engine_off(benv: dict[str, str], brave: FakeBrave) -> None:

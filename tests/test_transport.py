@@ -153,3 +153,31 @@ async def test_compressed_bodies_count_toward_the_cap(tmp_path: Path) -> None:
             response = await ws.asearch("q")
     assert len(huge) < 100_000
     assert response.error == "DuckDuckGo sent a response larger than 8 MB; refused"
+
+
+class SlowRedirects(FakeServer):
+    """Every hop a redirect to the next path, each after `delay` seconds."""
+
+    provider_id = "brave"
+
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay = delay
+
+    def default_reply(self, request: RecordedRequest) -> Reply:
+        return Reply(302, b"", headers={"Location": f"/hop{len(self.requests)}"}, delay=self.delay)
+
+
+async def test_the_hops_of_a_redirect_chain_share_the_requests_timeout(tmp_path: Path) -> None:
+    import time
+
+    from websearch import ProviderTimeoutError
+
+    with SlowRedirects(delay=0.2) as fake:
+        transport = Transport(timeout=0.5, labels={"brave": "Brave"})
+        started = time.monotonic()
+        with pytest.raises(ProviderTimeoutError, match=r"did not answer within 0\.5 s"):
+            await transport.send("brave", HttpRequest("GET", f"{fake.base_url}/res/v1/web/search"))
+        assert time.monotonic() - started < 0.7  # not 0.5 s per hop
+        assert 2 <= len(fake.requests) <= 3
+        await transport.aclose()

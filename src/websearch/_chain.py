@@ -24,7 +24,7 @@ from .errors import ConfigError, NoResults, ProviderTimeoutError, SearchProvider
 
 if TYPE_CHECKING:
     from ._context import ProviderContext
-    from ._providers._base import Plan
+    from ._providers._base import Plan, Provider
     from ._registry import ProviderInfo
 
 __all__ = [
@@ -241,11 +241,7 @@ async def _attempt(
         impl = lineup.load(info.id)
         plan = impl.plan(params, ctx)
         notices = [*plan.notices, *_unsupported(info.label, impl.supports, params)]
-        try:
-            async with asyncio.timeout(remaining):
-                result = await impl.search(plan, ctx)
-        except TimeoutError:
-            raise ProviderTimeoutError(info.id, f"{info.label} did not answer before the search's deadline") from None
+        result = await _within(impl, plan, ctx, info, remaining)
         notices += result.notices
         if plan.filters.include_domains or plan.filters.exclude_domains:
             notices += _enforce_domains(result, plan)
@@ -261,6 +257,32 @@ async def _attempt(
         duration = _ms(clock.monotonic() - started)
         return None, Attempt(info.id, status, _message(info, exc), duration, _kind(exc), retry, tuple(notices)), exc
     return result, Attempt(info.id, None, None, _ms(clock.monotonic() - started), notices=tuple(notices)), None
+
+
+async def _within(
+    impl: Provider, plan: Plan, ctx: ProviderContext, info: ProviderInfo, remaining: float | None
+) -> ProviderResult:
+    """`impl.search` within `remaining` seconds. One request over a transport that bounds each
+    request needs no timer of its own: its timeout is cut to what remains. Anything else (a
+    stream, retries, waits, a transport of the caller's) runs under `asyncio.timeout`."""
+    late = f"{info.label} did not answer before the search's deadline"
+    request = plan.request
+    if remaining is None:
+        return await impl.search(plan, ctx)
+    if request is not None and getattr(ctx.transport, "bounds_each_request", False) and impl.one_request():
+        own = request.timeout if request.timeout is not None else getattr(ctx.transport, "timeout", None)
+        if isinstance(own, (int, float)) and own <= remaining:
+            return await impl.search(plan, ctx)
+        plan.request = dataclasses.replace(request, timeout=max(remaining, 0.001))
+        try:
+            return await impl.search(plan, ctx)
+        except ProviderTimeoutError:
+            raise ProviderTimeoutError(info.id, late) from None
+    try:
+        async with asyncio.timeout(remaining):
+            return await impl.search(plan, ctx)
+    except TimeoutError:
+        raise ProviderTimeoutError(info.id, late) from None
 
 
 def _served(

@@ -12,9 +12,10 @@ import base64
 import json
 import os
 import re
+import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
 
 import aiohttp
@@ -97,10 +98,14 @@ class _Proxies:
 class Transport:
     """An aiohttp `ClientSession`, created lazily inside the running loop and reused.
 
-    `timeout` bounds each request, connect to last byte. Proxies come from the standard
+    `timeout` bounds each request, connect to last byte, redirects included (each hop gets
+    what is left of it): `bounds_each_request` says so to the chain, which then needs no timer
+    of its own to keep a search's deadline. Proxies come from the standard
     `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` variables of `env` (default `os.environ`).
     `labels` maps provider ids to the names its error messages use ("Brave" for "brave").
     """
+
+    bounds_each_request: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -145,10 +150,11 @@ class Transport:
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
         """Send `request` and read the whole body; any wire failure raises SearchProviderError."""
         try:
+            started = time.monotonic()
             url, kwargs = self._request_args(request)
             resp = await self._get_session().request(request.method, url, **kwargs)
             if resp.status in _REDIRECT_STATUSES:
-                resp = await self._follow(provider, request, url, kwargs, resp)
+                resp = await self._follow(provider, request, url, kwargs, resp, started)
             try:
                 declared = resp.content_length
                 if declared is None or "content-encoding" in resp.headers:  # count decoded bytes
@@ -174,10 +180,11 @@ class Transport:
         down. Errors raised by the caller inside the block pass through untouched.
         """
         try:
+            started = time.monotonic()
             url, kwargs = self._request_args(request)
             resp = await self._get_session().request(request.method, url, **kwargs)
             if resp.status in _REDIRECT_STATUSES:
-                resp = await self._follow(provider, request, url, kwargs, resp)
+                resp = await self._follow(provider, request, url, kwargs, resp, started)
         except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
             raise self._translate(provider, request, exc) from None
         try:
@@ -222,10 +229,18 @@ class Transport:
                 kwargs["proxy_headers"] = proxy_headers
 
     async def _follow(
-        self, provider: str, request: HttpRequest, url: URL, kwargs: dict[str, Any], resp: aiohttp.ClientResponse
+        self,
+        provider: str,
+        request: HttpRequest,
+        url: URL,
+        kwargs: dict[str, Any],
+        resp: aiohttp.ClientResponse,
+        started: float,
     ) -> aiohttp.ClientResponse:
-        """Follow a redirect chain by hand; a hop to another origin loses every secret-bearing header."""
+        """Follow a redirect chain by hand; a hop to another origin loses every secret-bearing
+        header; the hops share the request's timeout, counted from `started`."""
         method = request.method
+        ends = started + (request.timeout if request.timeout is not None else self.timeout)
         for _ in range(MAX_REDIRECTS):
             location = resp.headers.get("Location")
             if resp.status not in _REDIRECT_STATUSES or not location:
@@ -243,6 +258,9 @@ class Transport:
                 kwargs.pop("data", None)
             kwargs.pop("params", None)  # they are part of the Location already
             self._proxy_args(target, kwargs)
+            kwargs["timeout"] = aiohttp.ClientTimeout(
+                total=max(ends - time.monotonic(), 0.001)
+            )  # one budget for all hops
             url = target
             resp = await self._get_session().request(method, url, **kwargs)
         resp.release()

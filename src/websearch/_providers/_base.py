@@ -115,6 +115,11 @@ class Provider:
         """Run the planned search; raise a SearchProviderError (never return an error)."""
         raise NotImplementedError
 
+    def one_request(self) -> bool:
+        """Whether `search` is the planned request and nothing else (no stream, no retry, no
+        wait): the request's own timeout then bounds the whole search."""
+        return False
+
     def error(
         self,
         response: HttpResponse,
@@ -156,6 +161,9 @@ class HttpProvider(Provider):
         assert plan.request is not None, f"{self.id}: plan() made no request"
         response = await ctx.send(self.id, plan.request)
         return self.parse(response, plan)
+
+    def one_request(self) -> bool:
+        return type(self).search is HttpProvider.search
 
 
 def require_key(ctx: ProviderContext, info: ProviderInfo) -> str:
