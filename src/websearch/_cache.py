@@ -11,6 +11,7 @@ answers for (`recency_hours=1` is not served an hour later). Only successes are 
 from __future__ import annotations
 
 import hashlib
+import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -107,29 +108,33 @@ class _Memo:
     """Responses by the bytes of their entries, least recently used first, bounded by count and
     by the bytes of the entries (the objects take a few times that). Keyed by content, it can
     never serve what the store no longer holds: a changed entry is other bytes. An OrderedDict:
-    dropping a plain dict's first key again and again walks over its deleted slots."""
+    dropping a plain dict's first key again and again walks over its deleted slots. One per
+    process, shared by the event loops of every thread, hence the lock."""
 
     def __init__(self, max_entries: int, max_bytes: int) -> None:
         self.max_entries, self.max_bytes = max_entries, max_bytes
         self._items: OrderedDict[bytes, tuple[float, SearchResponse]] = OrderedDict()
         self._bytes = 0
+        self._lock = threading.Lock()
 
     def get(self, data: bytes) -> tuple[float, SearchResponse] | None:
-        item = self._items.get(data)
-        if item is not None:
-            self._items.move_to_end(data)
-        return item
+        with self._lock:
+            item = self._items.get(data)
+            if item is not None:
+                self._items.move_to_end(data)
+            return item
 
     def put(self, data: bytes, at: float, template: SearchResponse) -> None:
-        items = self._items
-        if data in items:
-            items.move_to_end(data)
-        else:
-            self._bytes += len(data)
-        items[data] = (at, template)
-        while len(items) > self.max_entries or self._bytes > self.max_bytes:
-            oldest, _ = items.popitem(last=False)
-            self._bytes -= len(oldest)
+        with self._lock:
+            items = self._items
+            if data in items:
+                items.move_to_end(data)
+            else:
+                self._bytes += len(data)
+            items[data] = (at, template)
+            while len(items) > self.max_entries or self._bytes > self.max_bytes:
+                oldest, _ = items.popitem(last=False)
+                self._bytes -= len(oldest)
 
 
 _MEMO: Final = _Memo(1024, 16 * 1024 * 1024)
