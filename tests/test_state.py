@@ -603,6 +603,10 @@ async def test_redis_copy_drops_what_another_process_changes_removes_or_clears(r
     await copied(ours, "cache:c", b"c")
     await ours.clear("cache:")
     assert await ours.get("cache:c") is None
+    await ours.set("cache:d", b"d", 60)
+    await copied(ours, "cache:d", b"d")
+    await ours.clear("")  # everything, the cache among it
+    assert await ours.get("cache:d") is None
     await ours.aclose()
     await theirs.aclose()
 

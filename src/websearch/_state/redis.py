@@ -230,7 +230,9 @@ class RedisStore:
         await self._call(lambda c: c.redis.unlink(self._key(key)))
 
     async def clear(self, prefix: str, *, tag: str | None = None) -> int:
-        front = self._front(prefix)
+        front = (
+            self._front(FRONT_PREFIX) if FRONT_PREFIX.startswith(prefix) or prefix.startswith(FRONT_PREFIX) else None
+        )
         if front is not None:
             front.forget_all()
 

@@ -136,7 +136,9 @@ class Front:
                 await self._listen(connection)
             except asyncio.CancelledError:
                 raise
-            except (rx.RedisError, OSError, ValueError, TypeError, AttributeError):
+            except (rx.ResponseError, AttributeError, TypeError):
+                return  # a Redis before 6 (no RESP3, no tracking) or an older redis-py: never a copy
+            except (rx.RedisError, OSError, ValueError):
                 pass  # unavailable: the store's own calls say so; the copy waits and tries again
             finally:
                 self._up = False
