@@ -138,6 +138,29 @@ def test_reads_are_cached_until_the_file_changes(tmp_path: Path, monkeypatch: py
     assert store.get("brave", fresh=True).api_key == "second-key-abcdef"  # type: ignore[union-attr]
 
 
+def test_the_stamp_looks_at_the_file_at_most_once_a_second_but_sees_its_own_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from websearch import _credentials
+
+    path = tmp_path / "agent.db"
+    store = CredentialStore(path)
+    assert store.stamp() is None
+    store.set("brave", "api_key", {"api_key": "first-key-123456"})
+    own = store.stamp()
+    assert own is not None  # its own write: seen at once
+    looked: list[int] = []
+    real_stamp = store._stamp
+    monkeypatch.setattr(store, "_stamp", lambda: looked.append(1) or real_stamp())
+    CredentialStore(path).set("tavily", "api_key", {"api_key": "tvly-other-key-1234"})  # another writer
+    assert [store.stamp() for _ in range(5)] == [own] * 5 and looked == []  # within STAMP_EVERY: trusted
+    monkeypatch.setattr(_credentials, "STAMP_EVERY", 0.05)
+    time.sleep(0.06)
+    assert store.stamp() != own and looked == [1]  # then looked at again: the other write shows
+
+
 def test_errors_pickle_with_their_fields() -> None:
     import pickle
 

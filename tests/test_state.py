@@ -262,6 +262,19 @@ async def test_bounded_store_evicts_expired_first_then_oldest(kind: str, clock: 
     await store.aclose()
 
 
+async def test_memory_store_drops_expired_entries_on_later_writes_and_keeps_its_heap_small(clock: FakeClock) -> None:
+    store = MemoryStore(clock)
+    for i in range(100):
+        await store.set(f"cache:old{i}", b"x", 10)
+    await clock.sleep(11)
+    await store.set("cache:new", b"y", 600)  # the old ones' time has come: gone without being read
+    assert list(store._entries) == ["cache:new"]
+    for _ in range(1000):  # one key written again and again
+        await store.set("cache:new", b"y", 600)
+    assert len(store._expiries) <= 2 * len(store._entries) + 64
+    assert await store.get("cache:new") == b"y"
+
+
 def _another_database(path: Path) -> None:
     path.unlink()
     db = sqlite3.connect(path)
