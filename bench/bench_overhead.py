@@ -5,10 +5,9 @@ serving a ~3.4 KB Tavily-like JSON body (five results and an answer); the bare s
 ClientSession, POSTs the body Tavily gets and decodes the JSON (as any client must); ours runs
 the whole search (chain, request building, parsing into a typed response), twice: with the
 engine off, and with the engine on over the memory store, every search a cache miss (a new query
-each time: the cache lookup, the single-flight bookkeeping, the health and pacing checks and the
-cache write all run; the write after the answer is handed back, during the next search's wait).
-Rounds are interleaved and medians compared, so machine noise affects all alike; the fake and
-the client are pinned to different cores. Targets: overhead ratio <= 1.15x (both);
+each time: the cache lookup, the single-flight lease, the health and pacing checks and the cache
+write all run). Rounds are interleaved and medians compared, so machine noise affects all alike;
+the fake and the client are pinned to different cores. Targets: overhead ratio <= 1.15x (both);
 500-in-flight throughput >= 80% of aiohttp's.
 """
 

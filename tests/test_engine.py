@@ -468,44 +468,6 @@ def _state_files(folder: Path) -> list[bytes]:
     return files
 
 
-class GatedStore(MemoryStore):
-    """A memory store whose cache writes wait for `gate` (a slow SQLite or Redis write)."""
-
-    def __init__(self, clock: FakeClock) -> None:
-        super().__init__(clock)
-        self.gate = asyncio.Event()
-
-    async def set(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
-        if key.startswith("cache:"):
-            await self.gate.wait()
-        await super().set(key, value, ttl, tag=tag)
-
-
-async def test_the_answer_is_handed_back_before_the_cache_write_and_the_same_search_waits_for_it(
-    benv: dict[str, str], brave: FakeBrave
-) -> None:
-    clock = FakeClock()
-    store = GatedStore(clock)
-    async with engine_client(benv, clock, store=store) as ws:
-        first = await asyncio.wait_for(ws.asearch("tidal power"), 2)  # served while its write waits
-        assert first.ok and not first.cached
-        again = asyncio.create_task(ws.asearch("tidal power"))
-        await asyncio.sleep(0.05)
-        assert not again.done()  # waiting for the write, not asking upstream again
-        store.gate.set()
-        second = await again
-        assert second.cached and len(brave.requests) == 1
-        store.gate.clear()
-        await ws.asearch("wave power")
-        closing = asyncio.create_task(ws.aclose())
-        await asyncio.sleep(0.05)
-        assert not closing.done()  # closing waits for the write on its way
-        store.gate.set()
-        await closing
-    entries, _ = await store.usage("cache:")
-    assert entries == 2
-
-
 def _brave_body(query: str) -> Any:
     from websearch.testing.brave import brave_results_body
 

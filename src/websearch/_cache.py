@@ -31,7 +31,7 @@ from ._types import (
     SearchUsage,
 )
 
-__all__ = ["PREFIX", "cache_key", "decode", "encode", "entry_ttl", "snapshot"]
+__all__ = ["PREFIX", "cache_key", "decode", "encode", "entry_ttl"]
 
 PREFIX: Final = "cache:"
 _WINDOWS: Final = {"day": 86400.0, "week": 7 * 86400.0, "month": 30 * 86400.0, "year": 365 * 86400.0}
@@ -72,25 +72,19 @@ def entry_ttl(params: SearchParams, ttl: float) -> float:
     return min(windows)
 
 
-def encode(response: SearchResponse, at: float, *, private: bool = False) -> bytes:
+def encode(response: SearchResponse, at: float) -> bytes:
     """A cache entry: the served response, stamped with the wall time `at` it was served (no
     secret is in a response: errors are redacted).
 
     Each dataclass is written as the array of its field values in field order (half the time
     of writing objects, and fewer bytes); `_VERSION` holds a hash of every class's field
     names, so entries written before a field changed are simply missed. The response is
-    remembered with its bytes at once: the next hit on this entry in this process is a copy.
-    `private`: `response` is a `snapshot` nobody else holds, remembered as it is."""
+    remembered with its bytes at once: the next hit on this entry in this process is a copy."""
     import orjson  # here, not at the top: `websearch providers` imports this module
 
     data = orjson.dumps([_VERSION, at, response], option=orjson.OPT_PASSTHROUGH_DATACLASS, default=_values)
-    _MEMO.put(data, at, response if private else snapshot(response))
+    _MEMO.put(data, at, _copied(response, cached=False, age=None))
     return data
-
-
-def snapshot(response: SearchResponse) -> SearchResponse:
-    """A copy of `response` that changes to the original (or to this copy) do not reach."""
-    return _copied(response, cached=False, age=None)
 
 
 def decode(data: bytes, now: float) -> SearchResponse | None:

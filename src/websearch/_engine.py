@@ -9,13 +9,6 @@ answer to land in the cache) → the chain, each attempt guarded by the provider
 the answer cached when it is a success. The store is never a single point of failure: when it
 is down, the search runs on in-process state and says so once.
 
-The answer goes back before it is written: a copy is taken at once, and the encoding and the
-store write run on the loop's next turn (while the caller's next request waits on the network;
-for SQLite and Redis that is a thread hop or a round trip the caller no longer waits for). The
-same search asked meanwhile waits for the write and is served from the cache; another process
-finds the lease held until the answer is in the store; closing the client, `stats` and `clear`
-wait for every write on its way.
-
 `WEBSEARCH_ENGINE=off` (or the client's `engine=False`) turns all of it off but the deadline.
 """
 
@@ -27,12 +20,11 @@ import copy
 import functools
 import hashlib
 import json
-import logging
 import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
-from ._cache import PREFIX, cache_key, decode, encode, entry_ttl, snapshot
+from ._cache import PREFIX, cache_key, decode, encode, entry_ttl
 from ._chain import Walk, fallback_tier_ids, run_search
 from ._fanout import Fanout, run_fanout
 from ._health import Health, Skip
@@ -50,8 +42,6 @@ if TYPE_CHECKING:
     from ._types import SearchParams, SearchResponse
 
 __all__ = ["CacheMode", "Engine", "Observer"]
-
-log = logging.getLogger("websearch")
 
 T = TypeVar("T")
 CacheMode = Literal["use", "refresh", "off"]
@@ -100,7 +90,6 @@ class Engine:
     _now: asyncio.Event = field(default_factory=asyncio.Event, repr=False)  # "write the counts now"
     _health: Health | None = field(default=None, repr=False)
     _pacer: Pacer | None = field(default=None, repr=False)
-    _writes: dict[str, asyncio.Task[None]] = field(default_factory=dict, repr=False)  # cache writes on their way
 
     @functools.cached_property
     def ttl(self) -> float:
@@ -202,9 +191,6 @@ class Engine:
             fallback=fallback_tier_ids(ctx),
             lineup=lineup.ids,
         )
-        writing = self._writes.get(key)
-        if writing is not None:  # this search's answer is on its way to the store: read it from there
-            await asyncio.shield(writing)
         if caching and cache == "use":
             hit = await self._cached(key)
             if self.observer is not None:
@@ -265,45 +251,16 @@ class Engine:
                     return hit
                 if await store.try_lease(lease, self._owner, max(ends - self.clock.monotonic(), 1.0)):
                     break  # the leader is gone without an answer: lead
-        release = shared
         try:
             response = await _run(params, ctx, lineup, walk, route)
             fanout = route.fanout
             if caching and (fanout.cacheable(response) if fanout is not None else response.ok):
-                self._write_soon(key, response, entry_ttl(params, self.ttl), lease if shared else None)
-                release = False  # the write lets the lease go, once the answer is in the store
+                entry = encode(response, self.clock.now().timestamp())
+                await store.set(key, entry, entry_ttl(params, self.ttl), tag=response.provider)
             return response
         finally:
-            if release:
+            if shared:
                 await store.release(lease, self._owner)
-
-    def _write_soon(self, key: str, response: SearchResponse, ttl: float, lease: str | None) -> None:
-        """Cache `response` after it is handed back (see the module docstring)."""
-        template, at = snapshot(response), self.clock.now().timestamp()
-        task = asyncio.get_running_loop().create_task(self._write(key, template, at, ttl, lease))
-        self._writes[key] = task
-        task.add_done_callback(functools.partial(self._written, key))
-
-    async def _write(self, key: str, template: SearchResponse, at: float, ttl: float, lease: str | None) -> None:
-        store = self.state()
-        try:
-            left = ttl - (self.clock.now().timestamp() - at)  # the entry's life counts from when it was served
-            if left > 0:
-                await store.set(key, encode(template, at, private=True), left, tag=template.provider)
-        finally:
-            if lease is not None:
-                await store.release(lease, self._owner)
-
-    def _written(self, key: str, task: asyncio.Task[None]) -> None:
-        if self._writes.get(key) is task:
-            del self._writes[key]
-        if not task.cancelled() and task.exception() is not None:  # not cached; the search was served
-            log.debug("a cache write failed", exc_info=task.exception())
-
-    async def _flush(self) -> None:
-        """Wait for every cache write on its way."""
-        while self._writes:
-            await asyncio.gather(*self._writes.values(), return_exceptions=True)
 
     def _count(self, name: str) -> None:
         """Count a hit or a miss in the store, off the search's path and at most once every
@@ -343,7 +300,6 @@ class Engine:
     async def aclose(self) -> None:
         """Close the state store, if this engine opened it."""
         if self._resilient is not None:
-            await self._flush()
             await self._counted()
             await self._resilient.aclose()
             self._resilient = None
@@ -351,7 +307,6 @@ class Engine:
     async def stats(self) -> dict[str, Any]:
         """Entries, bytes, hits, misses and the hit rate of the cache (`websearch cache stats`)."""
         store = self.state()
-        await self._flush()
         await self._counted()
         entries, size = await store.usage(PREFIX)
         hits = int(await store.get("stats:hits") or 0)
@@ -368,7 +323,6 @@ class Engine:
 
     async def clear(self, provider: str | None = None) -> int:
         """Drop cached answers (only those served by `provider`, when given); the count."""
-        await self._flush()
         removed: int = await self.state().clear(PREFIX, tag=provider)
         return removed
 
