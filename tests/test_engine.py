@@ -468,6 +468,40 @@ def _state_files(folder: Path) -> list[bytes]:
     return files
 
 
+def test_a_client_used_from_one_asyncio_run_to_the_next_keeps_its_cache(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    """Each `asyncio.run` ends its loop (cancelling whatever is still pending there): the cache
+    write of a search must be done when its answer is handed back."""
+    from websearch._state import SqliteStore
+
+    ws = engine_client(benv, FakeClock(), store=SqliteStore(tmp_path / "state.db", FakeClock()))
+    first = asyncio.run(ws.asearch("tidal power"))
+    second = asyncio.run(ws.asearch("tidal power"))
+    ws.close()
+    assert first.ok and not first.cached
+    assert second.cached and len(brave.requests) == 1
+
+
+def test_a_loop_closed_after_a_search_leaves_its_answer_and_no_lease_in_the_store(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    """`run_until_complete` then `close` cancels nothing: work still pending in that loop never
+    finishes, so a search must have written its answer and let its single-flight lease go
+    before it hands the answer back (else another process's identical search waits for it)."""
+    from websearch._state import SqliteStore
+
+    ws = engine_client(benv, FakeClock(), store=SqliteStore(tmp_path / "state.db", FakeClock()))
+    loop = asyncio.new_event_loop()
+    try:
+        assert loop.run_until_complete(ws.asearch("tidal power")).ok
+    finally:
+        loop.close()
+    other = SqliteStore(tmp_path / "state.db", FakeClock())
+    assert asyncio.run(other.usage("flight:")) == (0, 0)
+    assert asyncio.run(other.usage("cache:"))[0] == 1
+
+
 def _brave_body(query: str) -> Any:
     from websearch.testing.brave import brave_results_body
 

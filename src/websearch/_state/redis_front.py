@@ -18,7 +18,6 @@ way, so an answer overtaken by a change is never kept. Entries also end at their
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -219,4 +218,4 @@ def seconds(pttl: Any) -> float | None:
         ms = int(pttl)
     except (TypeError, ValueError):
         return None
-    return ms / 1000 if ms > 0 and math.isfinite(ms) else None
+    return ms / 1000 if ms > 0 else None
