@@ -154,3 +154,22 @@ def test_hits_share_no_mutable_object_with_each_other_or_the_original() -> None:
     assert second is not None
     assert second.sources[0].snippet == "A runtime." and second.citations[0].cited_text == "the most used"
     assert second.cached_age_s == 2.0
+
+
+def test_the_bounded_lru_drops_the_least_recently_used_by_count_and_by_bytes() -> None:
+    from websearch._lru import BoundedLRU
+
+    lru: BoundedLRU[str, bytes] = BoundedLRU(3, 10, lambda key, value: len(value))
+    for key in "abc":
+        lru.put(key, b"xx")
+    assert lru.get("a") == b"xx"  # now the most recently used
+    lru.put("d", b"xx")  # a fourth: the oldest unused ("b") goes
+    assert (lru.peek("b"), len(lru)) == (None, 3)
+    lru.put("e", b"x" * 8)  # 2 + 2 + 2 + 8 > 10 bytes: the least recently used go until it fits
+    assert [k for k in "acde" if lru.peek(k) is not None] == ["d", "e"]
+    lru.put("e", b"y")  # replaced: its old size no longer counts
+    lru.put("f", b"z" * 9)
+    assert lru.peek("e") == b"y" and lru.peek("f") == b"z" * 9
+    assert lru.pop("f") == b"z" * 9 and lru.pop("f") is None
+    lru.clear()
+    assert len(lru) == 0

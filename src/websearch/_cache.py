@@ -11,14 +11,13 @@ answers for (`recency_hours=1` is not served an hour later). Only successes are 
 from __future__ import annotations
 
 import hashlib
-import threading
 import unicodedata
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from operator import attrgetter
 from typing import Any, Final, TypeVar
 
+from ._lru import BoundedLRU
 from ._notices import Notice
 from ._types import (
     Attempt,
@@ -83,7 +82,7 @@ def encode(response: SearchResponse, at: float) -> bytes:
     import orjson  # here, not at the top: `websearch providers` imports this module
 
     data = orjson.dumps([_VERSION, at, response], option=orjson.OPT_PASSTHROUGH_DATACLASS, default=_values)
-    _MEMO.put(data, at, _copied(response, cached=False, age=None))
+    _MEMO.put(data, (at, _copied(response, cached=False, age=None)))
     return data
 
 
@@ -99,45 +98,17 @@ def decode(data: bytes, now: float) -> SearchResponse | None:
         remembered = _decoded(data)
         if remembered is None:
             return None
-        _MEMO.put(data, *remembered)
+        _MEMO.put(data, remembered)
     at, template = remembered
     return _copied(template, cached=True, age=round(max(0.0, now - at), 3))
 
 
-class _Memo:
-    """Responses by the bytes of their entries, least recently used first, bounded by count and
-    by the bytes of the entries (the objects take a few times that). Keyed by content, it can
-    never serve what the store no longer holds: a changed entry is other bytes. An OrderedDict:
-    dropping a plain dict's first key again and again walks over its deleted slots. One per
-    process, shared by the event loops of every thread, hence the lock."""
-
-    def __init__(self, max_entries: int, max_bytes: int) -> None:
-        self.max_entries, self.max_bytes = max_entries, max_bytes
-        self._items: OrderedDict[bytes, tuple[float, SearchResponse]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, data: bytes) -> tuple[float, SearchResponse] | None:
-        with self._lock:
-            item = self._items.get(data)
-            if item is not None:
-                self._items.move_to_end(data)
-            return item
-
-    def put(self, data: bytes, at: float, template: SearchResponse) -> None:
-        with self._lock:
-            items = self._items
-            if data in items:
-                items.move_to_end(data)
-            else:
-                self._bytes += len(data)
-            items[data] = (at, template)
-            while len(items) > self.max_entries or self._bytes > self.max_bytes:
-                oldest, _ = items.popitem(last=False)
-                self._bytes -= len(oldest)
-
-
-_MEMO: Final = _Memo(1024, 16 * 1024 * 1024)
+#: Responses by the bytes of their entries. Keyed by content, it can never serve what the store
+#: no longer holds: a changed entry is other bytes. Bounded by the entries' bytes (the objects
+#: take a few times that); one per process.
+_MEMO: Final[BoundedLRU[bytes, tuple[float, SearchResponse]]] = BoundedLRU(
+    1024, 16 * 1024 * 1024, lambda data, _: len(data)
+)
 
 
 def _copied(template: SearchResponse, *, cached: bool, age: float | None) -> SearchResponse:

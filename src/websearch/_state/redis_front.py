@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any, Final
 
 from redis import exceptions as rx
+
+from .._lru import BoundedLRU
 
 __all__ = ["Front"]
 
@@ -48,8 +49,8 @@ class Front:
         self._make = make_connection
         self._prefix = prefix  # the tracked prefix, `<store prefix>cache:`
         self._read = read
-        self._items: OrderedDict[str, tuple[bytes, float]] = OrderedDict()  # key -> (value, expires, monotonic)
-        self._bytes = 0
+        # key -> (value, when it expires on the monotonic clock)
+        self._items: BoundedLRU[str, tuple[bytes, float]] = BoundedLRU(MAX_ENTRIES, MAX_BYTES, _value_size)
         self._up = False
         self._changes: dict[str, int] = {}  # invalidations per key with an operation on its way
         self._busy: dict[str, int] = {}  # keys with an operation on their way, and how many
@@ -69,9 +70,8 @@ class Front:
         if item is None:
             return None
         if item[1] <= time.monotonic():
-            self._drop(key)
+            self._items.pop(key)
             return None
-        self._items.move_to_end(key)
         return item[0]
 
     def begin(self, key: str) -> int:
@@ -93,13 +93,13 @@ class Front:
         if not self._up or value is None or ttl is None or ttl <= 0:
             return
         if not changed:
-            self._put(key, value, time.monotonic() + ttl)
+            self._items.put(key, (value, time.monotonic() + ttl))
         elif recheck:
             self._recheck_soon(key, value, time.monotonic() + ttl)
 
     def forget(self, key: str) -> None:
         """Drop `key` (this process removed it)."""
-        self._drop(key)
+        self._items.pop(key)
 
     def forget_all(self) -> None:
         """Drop every entry (this process is clearing the cache)."""
@@ -169,9 +169,8 @@ class Front:
             key = raw.decode() if isinstance(raw, bytes) else str(raw)
             if key in self._busy:
                 self._changes[key] = self._changes.get(key, 0) + 1
-            item = self._items.get(key)
+            item = self._items.pop(key)
             if item is not None:
-                self._drop(key)
                 self._recheck_soon(key, *item)
 
     def _recheck_soon(self, key: str, value: bytes, expires: float) -> None:
@@ -191,25 +190,15 @@ class Front:
 
     # -- the entries -------------------------------------------------------------------------
 
-    def _put(self, key: str, value: bytes, expires: float) -> None:
-        self._drop(key)
-        self._items[key] = (value, expires)
-        self._bytes += len(value)
-        while len(self._items) > MAX_ENTRIES or self._bytes > MAX_BYTES:
-            _, (old, _) = self._items.popitem(last=False)
-            self._bytes -= len(old)
-
-    def _drop(self, key: str) -> None:
-        item = self._items.pop(key, None)
-        if item is not None:
-            self._bytes -= len(item[0])
-
     def _clear(self) -> None:
         """Empty the copy; an operation on its way now brings back nothing to keep."""
         self._items.clear()
-        self._bytes = 0
         for key in self._busy:
             self._changes[key] = self._changes.get(key, 0) + 1
+
+
+def _value_size(key: str, item: tuple[bytes, float]) -> int:
+    return len(item[0])
 
 
 def seconds(pttl: Any) -> float | None:
