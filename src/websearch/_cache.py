@@ -128,7 +128,7 @@ def _decoded(data: bytes) -> tuple[float, SearchResponse] | None:
         version, at, raw = orjson.loads(data)
         if version != _VERSION:
             return None
-        return float(at), _BUILD[SearchResponse](raw)
+        return float(at), _RESPONSE(raw)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError):
         return None
 
@@ -144,8 +144,7 @@ def _values(obj: Any) -> tuple[Any, ...]:
 
 T = TypeVar("T")
 
-#: The response's dataclasses, and for each field holding more of them (or a tuple written
-#: as an array), how to build it back.
+#: The dataclasses a response is made of (their field names make `_VERSION`).
 _CLASSES: Final = (
     SearchResponse,
     SearchSource,
@@ -195,18 +194,17 @@ def _optional(build: Callable[[list[Any]], T]) -> Callable[[list[Any] | None], T
 
 _NOTICE: Final = _builder(Notice, {})
 _CITATION: Final = _builder(SearchCitation, {})
-_BUILD: Final[dict[type, Callable[[list[Any]], Any]]] = {
-    SearchResponse: _builder(
-        SearchResponse,
-        {
-            "sources": _many(_builder(SearchSource, {"highlights": tuple, "engines": _many(_builder(EngineRank, {}))})),
-            "citations": _many(_CITATION),
-            "related_questions": tuple,
-            "search_queries": tuple,
-            "usage": _optional(_builder(SearchUsage, {})),
-            "attempts": _many(_builder(Attempt, {"notices": _many(_NOTICE)})),
-            "notices": _many(_NOTICE),
-            "answers": _many(_builder(ProviderAnswer, {"citations": _many(_CITATION)})),
-        },
-    )
-}
+#: A response from the array `encode` wrote, every nested class built back.
+_RESPONSE: Final = _builder(
+    SearchResponse,
+    {
+        "sources": _many(_builder(SearchSource, {"highlights": tuple, "engines": _many(_builder(EngineRank, {}))})),
+        "citations": _many(_CITATION),
+        "related_questions": tuple,
+        "search_queries": tuple,
+        "usage": _optional(_builder(SearchUsage, {})),
+        "attempts": _many(_builder(Attempt, {"notices": _many(_NOTICE)})),
+        "notices": _many(_NOTICE),
+        "answers": _many(_builder(ProviderAnswer, {"citations": _many(_CITATION)})),
+    },
+)
