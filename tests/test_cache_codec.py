@@ -62,6 +62,9 @@ def full_response() -> SearchResponse:
     )
 
 
+KEY = "cache:test"
+
+
 def same_types(a: Any, b: Any) -> None:
     """`a` and `b` hold the same types all the way down (a tuple is not read back as a list)."""
     assert type(a) is type(b)
@@ -78,8 +81,8 @@ def test_every_field_is_read_back_as_it_was_written() -> None:
     for f in dataclasses.fields(SearchResponse):
         if f.name not in ("error", "cached", "cached_age_s"):
             assert getattr(response, f.name) != f.default, f"{f.name} is left at its default in this test"
-    data = encode(response, 1000.0)
-    cached = decode(data, 1090.25)
+    data = encode(KEY, response, 1000.0)
+    cached = decode(KEY, data, 1090.25)
     assert cached is not None
     assert (cached.cached, cached.cached_age_s) == (True, 90.25)
     assert dataclasses.replace(cached, cached=False, cached_age_s=None) == response
@@ -89,7 +92,7 @@ def test_every_field_is_read_back_as_it_was_written() -> None:
 def test_a_response_read_back_cold_is_the_same_as_one_remembered() -> None:
     from websearch._cache import _decoded
 
-    data = encode(full_response(), 1000.0)
+    data = encode(KEY, full_response(), 1000.0)
     cold = _decoded(data)
     assert cold is not None
     assert cold[0] == 1000.0
@@ -125,11 +128,11 @@ def _example(cls: type) -> Any:
     ],
 )
 def test_anything_else_is_a_miss(data: bytes) -> None:
-    assert decode(data, 0.0) is None
+    assert decode(KEY, data, 0.0) is None
 
 
 def test_an_entry_cut_short_or_of_another_shape_is_a_miss() -> None:
-    version, at, raw = orjson.loads(encode(full_response(), 1.0))
+    version, at, raw = orjson.loads(encode(KEY, full_response(), 1.0))
     shapes = [
         raw[:-1],  # a field fewer
         [*raw, None],  # a field more
@@ -137,23 +140,35 @@ def test_an_entry_cut_short_or_of_another_shape_is_a_miss() -> None:
         [*raw[:3], [["title only"]], *raw[4:]],
     ]
     for shape in shapes:
-        assert decode(orjson.dumps([version, at, shape]), 2.0) is None
+        assert decode(KEY, orjson.dumps([version, at, shape]), 2.0) is None
 
 
 def test_hits_share_no_mutable_object_with_each_other_or_the_original() -> None:
     response = full_response()
-    data = encode(response, 1.0)
+    data = encode(KEY, response, 1.0)
     response.sources[0].title = "changed after it was cached"
     response.answer = "changed too"
-    first = decode(data, 2.0)
+    first = decode(KEY, data, 2.0)
     assert first is not None
     assert first.sources[0].title == "Tokio" and first.answer == "Tokio is the most used."
     first.sources[0].snippet = "a caller's edit"
     first.citations[0].cited_text = "another"
-    second = decode(data, 3.0)
+    second = decode(KEY, data, 3.0)
     assert second is not None
     assert second.sources[0].snippet == "A runtime." and second.citations[0].cited_text == "the most used"
     assert second.cached_age_s == 2.0
+
+
+def test_a_hit_is_served_from_the_bytes_the_store_handed_back_not_from_what_was_remembered() -> None:
+    """Another process may rewrite an entry: the remembered response is for the bytes written
+    here, and other bytes under the same key are read as what they say."""
+    ours = encode(KEY, full_response(), 1.0)
+    theirs = orjson.loads(ours)
+    theirs[2][2] = "another process's answer"
+    other = decode(KEY, orjson.dumps(theirs), 2.0)
+    assert other is not None and other.answer == "another process's answer"
+    again = decode(KEY, ours, 3.0)
+    assert again is not None and again.answer == "Tokio is the most used."
 
 
 def test_the_bounded_lru_drops_the_least_recently_used_by_count_and_by_bytes() -> None:

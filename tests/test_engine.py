@@ -159,6 +159,33 @@ def test_the_key_is_the_search_not_its_secrets() -> None:
     assert cache_key(SearchParams(nfc), **{**base, "fallback": ()}) != key  # type: ignore[arg-type]
 
 
+def test_a_remembered_key_is_the_key_made_afresh_and_tells_apart_what_only_its_type_does() -> None:
+    from websearch._cache import _made
+
+    base = {
+        "provider": "brave",
+        "preferred": "",
+        "excluded": ("exa",),
+        "fallback": ("firecrawl",),
+        "lineup": ("brave",),
+    }
+    selection = ("brave", "", frozenset({"exa"}), ("firecrawl",), ("brave",))
+    searches = [
+        SearchParams("rust async"),
+        SearchParams("rust async", limit=3, include_domains=["docs.rs"]),
+        SearchParams("rust async", recency_days=1),
+        SearchParams("rust async", recency_days=True),  # equal to 1 in Python, not to the filters
+        SearchParams("rust async", recency_days=1.0),
+        SearchParams("rust async", recency_days=[1]),  # cannot be hashed: made afresh every time
+    ]
+    keys = []
+    for params in searches:
+        first = cache_key(params, **base)  # type: ignore[arg-type]
+        assert cache_key(params, **base) == first == _made(params, selection)  # type: ignore[arg-type]
+        keys.append(first)
+    assert len(set(keys)) == len(keys)
+
+
 async def test_no_secret_reaches_the_store(benv: dict[str, str], tmp_path: Path) -> None:
     from websearch._state import SqliteStore
 

@@ -231,12 +231,14 @@ class WebSearch:
         """The fan-out this search makes, if any: `public`, the `fanout` argument, or the
         setting; providers not available here are left out with a notice, and the list is cut
         to `fanout.max_providers` with one."""
+        if fanout is None and provider is not None and provider != PUBLIC:
+            return None  # a chosen provider: the common case, decided before any setting is read
         setting: list[str] = self.settings.get("providers.webSearchFanout") or []
         preferred = self.settings.preferred_provider
         public = provider == PUBLIC or (provider is None and fanout is None and preferred == PUBLIC)
         if fanout is not None and provider is not None:
             raise InvalidSearchParams("fanout", "fanout must be left out when a provider is chosen; give one of them")
-        if not public and fanout is None and (provider is not None or not setting):
+        if not public and fanout is None and not setting:
             return None
         soft = self.settings.get_number("fanout.soft_deadline", DEFAULT_SOFT_DEADLINE)
         available = lineup.scan(ctx).available

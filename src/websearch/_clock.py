@@ -7,7 +7,7 @@ import time
 from datetime import UTC, datetime
 from typing import Protocol
 
-__all__ = ["Clock", "SystemClock"]
+__all__ = ["Clock", "SystemClock", "wall_seconds"]
 
 
 class Clock(Protocol):
@@ -37,3 +37,11 @@ class SystemClock:
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
+
+
+def wall_seconds(clock: Clock) -> float:
+    """`clock.now()` as POSIX seconds; for the system clock, `time.time()` (a fifth of the cost
+    of building a datetime, and the stores and the cache read it on every search)."""
+    if type(clock) is SystemClock:
+        return time.time()
+    return clock.now().timestamp()

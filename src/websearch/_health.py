@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
+from ._clock import wall_seconds
 from .errors import (
     AuthenticationFailed,
     Blocked,
@@ -95,7 +96,7 @@ class Health:
         record = await self.record(provider)
         if record is None:
             return None, False
-        now = self.clock.now().timestamp()
+        now = wall_seconds(self.clock)
         kind, until = str(record.get("kind")), record.get("until")
         if kind == "auth":
             if record.get("fp") == fingerprint():
@@ -115,7 +116,7 @@ class Health:
     async def failed(self, provider: str, error: BaseException, fingerprint: Callable[[], str]) -> None:
         """Record a failure; only the classes the module docstring names change anything."""
         record = await self.record(provider) or {}
-        now = self.clock.now().timestamp()
+        now = wall_seconds(self.clock)
         streak = int(record.get("streak", 0)) if record.get("kind") == _kind(error) else 0
         hint = getattr(error, "retry_after", None)
         message = str(getattr(error, "message", "") or error)[:200]

@@ -274,6 +274,12 @@ class SearchParams:
         """Whether any optional parameter is set to something other than its default."""
         return bool(self._given)
 
+    @property
+    def given_items(self) -> tuple[tuple[str, Any], ...]:
+        """`given()` as the pairs it is made of, in declaration order (hashable when the
+        values are; the cache remembers its keys by them)."""
+        return self._given
+
     def given(self) -> dict[str, Any]:
         """The optional parameters the caller set to something other than their documented
         default (query excluded; false switches and empty domain lists count as not set)."""

@@ -144,6 +144,11 @@ class ResilientStore:
     async def get(self, key: str) -> bytes | None:
         if self._direct is not None:
             return await self._direct.get(key)
+        if self._degraded is None:  # the common case, every cache lookup: no closure, no detour
+            try:
+                return await self.primary.get(key)
+            except StoreUnavailable as exc:
+                self._fail(exc)
         return await self._do(lambda s: s.get(key))
 
     async def set(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
@@ -193,8 +198,12 @@ class ResilientStore:
         try:
             result = await op(self.primary)
         except StoreUnavailable as exc:
-            self._degraded = exc.reason
-            self._retry_at = self._clock.monotonic() + self._retry_after
+            self._fail(exc)
             return local[0] if local else await op(self.fallback)
         self._degraded = None
         return result
+
+    def _fail(self, exc: StoreUnavailable) -> None:
+        """The primary is out: memory until `retry_after` has passed."""
+        self._degraded = exc.reason
+        self._retry_at = self._clock.monotonic() + self._retry_after

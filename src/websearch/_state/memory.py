@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import Final
 
-from .._clock import Clock
+from .._clock import Clock, wall_seconds
 
 __all__ = ["MemoryStore", "bucket_step", "check_bucket", "check_ttl"]
 
@@ -164,7 +164,7 @@ class MemoryStore:
     # -- plumbing --------------------------------------------------------------------------------
 
     def _now(self) -> float:
-        return self._clock.now().timestamp()
+        return wall_seconds(self._clock)
 
     def _bucket(self, key: str, rate: float, burst: float, delta: float) -> float:
         check_bucket(rate, burst)

@@ -33,7 +33,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from .._clock import Clock
+from .._clock import Clock, wall_seconds
 from ._store import StoreUnavailable
 from .memory import BUCKET, COUNTER, LEASE, VALUE, bucket_step, check_bucket, check_ttl
 
@@ -276,7 +276,7 @@ class SqliteStore:
     # -- plumbing --------------------------------------------------------------------------------
 
     def _now(self) -> float:
-        return self._clock.now().timestamp()
+        return wall_seconds(self._clock)
 
     def _read_in_place(self, sql: str, args: tuple[Any, ...]) -> Any:
         """One row read on the calling thread, or `_LATER` when the worker must do it: the file
