@@ -529,6 +529,35 @@ def test_a_loop_closed_after_a_search_leaves_its_answer_and_no_lease_in_the_stor
     assert asyncio.run(other.usage("cache:"))[0] == 1
 
 
+def test_a_loop_closed_without_aclose_leaves_no_pending_task_and_its_counts_are_written_later(
+    benv: dict[str, str], brave: FakeBrave, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The hit and miss counts wait for their write on a timer: a loop closed with the write
+    still due drops it silently (a pending task would be reported as destroyed), and the counts
+    go with the next write."""
+    import gc
+    import logging
+
+    ws = engine_client(benv, FakeClock())
+    loop = asyncio.new_event_loop()
+    try:
+        assert loop.run_until_complete(ws.asearch("tidal power")).ok
+        assert loop.run_until_complete(ws.asearch("tidal power")).cached
+    finally:
+        loop.close()
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        del loop
+        gc.collect()
+    assert not [r for r in caplog.records if "destroyed" in r.getMessage()]
+
+    async def later() -> dict[str, Any]:
+        async with ws:
+            return await ws.cache_stats()
+
+    stats = asyncio.run(later())
+    assert (stats["hits"], stats["misses"]) == (1, 1)
+
+
 def _brave_body(query: str) -> Any:
     from websearch.testing.brave import brave_results_body
 

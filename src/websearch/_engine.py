@@ -15,7 +15,6 @@ is down, the search runs on in-process state and says so once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import functools
 import hashlib
@@ -88,7 +87,8 @@ class Engine:
     _joined: set[int] = field(default_factory=set, repr=False)  # ids of followers' responses, for the observer
     _tally: dict[str, int] = field(default_factory=dict, repr=False)  # hit and miss counts not yet in the store
     _counting: asyncio.Task[None] | None = field(default=None, repr=False)
-    _now: asyncio.Event = field(default_factory=asyncio.Event, repr=False)  # "write the counts now"
+    #: The timer of the next write of the counts, with its loop.
+    _count_due: tuple[asyncio.AbstractEventLoop, asyncio.TimerHandle] | None = field(default=None, repr=False)
     _health: Health | None = field(default=None, repr=False)
     _pacer: Pacer | None = field(default=None, repr=False)
     _fallback: tuple[str, ...] | None = field(default=None, repr=False)
@@ -273,26 +273,39 @@ class Engine:
 
     def _count(self, name: str) -> None:
         """Count a hit or a miss in the store, off the search's path and at most once every
-        `_COUNT_EVERY` seconds: a hit should cost one store read, not a read and a write."""
-        self._tally[name] = self._tally.get(name, 0) + 1
-        loop, counting = asyncio.get_running_loop(), self._counting
-        if counting is None or counting.done() or counting.get_loop() is not loop:
-            self._now = asyncio.Event()
-            self._counting = loop.create_task(self._write_counts(self._now))
+        `_COUNT_EVERY` seconds: a hit should cost one store read, not a read and a write.
 
-    async def _write_counts(self, now: asyncio.Event) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(now.wait(), _COUNT_EVERY)
+        A timer, not a task waiting out the interval: a loop closed without `aclose` (after
+        `run_until_complete`) drops a timer silently, where a pending task is reported as
+        destroyed. The counts stay here and go with the next write, on whatever loop."""
+        self._tally[name] = self._tally.get(name, 0) + 1
+        loop = asyncio.get_running_loop()
+        if self._count_due is None or self._count_due[0] is not loop:
+            self._count_due = (loop, loop.call_later(_COUNT_EVERY, self._count_now, loop))
+
+    def _count_now(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._count_due = None
+        self._counting = loop.create_task(self._write_counts())
+
+    async def _write_counts(self) -> None:
         while self._tally:
             name, amount = self._tally.popitem()
-            await self.state().incr(name, _STATS_TTL, amount)
+            try:
+                await self.state().incr(name, _STATS_TTL, amount)
+            except BaseException:
+                self._tally[name] = self._tally.get(name, 0) + amount  # cancelled: counted next time
+                raise
 
     async def _counted(self) -> None:
         """Every hit and miss counted so far, written to the store now."""
+        loop = asyncio.get_running_loop()
+        due, self._count_due = self._count_due, None
+        if due is not None and due[0] is loop:
+            due[1].cancel()
         counting = self._counting
-        if counting is not None and not counting.done() and counting.get_loop() is asyncio.get_running_loop():
-            self._now.set()
+        if counting is not None and not counting.done() and counting.get_loop() is loop:
             await asyncio.shield(counting)
+        await self._write_counts()
 
     async def _cached(self, key: str) -> SearchResponse | None:
         raw = await self.state().get(key)
