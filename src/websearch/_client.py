@@ -186,7 +186,8 @@ class WebSearch:
         `providers.webSearchFanout` makes it the default. `params` are the fields of
         `SearchParams`; `num_results` is accepted for `limit`.
         """
-        _check_engine_args(cache, deadline, hedge)
+        if cache != "use" or deadline is not None or hedge is not None:  # else nothing to check
+            _check_engine_args(cache, deadline, hedge)
         if "num_results" in params:  # the MCP tool's name for limit
             alias = params.pop("num_results")
             if params.get("limit") is not None and alias is not None and params["limit"] != alias:

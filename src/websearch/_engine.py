@@ -313,7 +313,7 @@ class Engine:
 
     def _noted(self, response: SearchResponse) -> SearchResponse:
         """The store's one notice, when it could not be used for this search."""
-        degraded = self.state().degraded if self._resilient is not None else None
+        degraded = self._resilient.degraded if self._resilient is not None else None
         if degraded:
             message = f"the shared state store is unavailable ({degraded}); this search used in-process state only"
             response.notices = (*response.notices, partial(message))
