@@ -61,6 +61,7 @@ from ._base import (
     with_site_operators,
 )
 from ._errors import ErrorEnvelope
+from ._html import WINDOWED
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -100,17 +101,9 @@ class Page:
 
 class SearXNG(HttpProvider):
     info = PROVIDERS["searxng"]
-    supports: ClassVar[dict[str, Support]] = {
-        "recency": "native",
-        "limit": "native",
-        "num_search_results": "native",
-        "recency_days": "approximate",
-        "recency_hours": "approximate",
-        "start_published_date": "approximate",
-        "category": "approximate",  # news, publication, github and SearXNG's own category names
-        "include_domains": "approximate",
-        "exclude_domains": "approximate",
-    }
+    #: The keyless engines' coarse windows and `site:` operators, and SearXNG's categories (news,
+    #: publication, github and its own category names).
+    supports: ClassVar[dict[str, Support]] = {**WINDOWED, "category": "approximate"}
     envelope = ErrorEnvelope(message=(("error",),), code=(), auth_hint=AUTH_HINT)
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
