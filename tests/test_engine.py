@@ -16,8 +16,9 @@ from conftest import FIRECRAWL_KEY, FakeClock, key_env, make_client, run_cli
 from websearch import SearchParams, WebSearch, render
 from websearch._cache import cache_key, entry_ttl, normalised
 from websearch._state import MemoryStore
-from websearch.testing import FakeBrave, FakeDuckDuckGo, FakeFirecrawl, Reply
+from websearch.testing import FakeBrave, FakeDuckDuckGo, FakeFirecrawl, FakeTavily, Reply
 from websearch.testing.brave import quota_limited_reply, rate_limited_reply
+from websearch.testing.tavily import tavily_results_body
 
 BRAVE_KEY = "BSA-engine-secret-7f3e9a"
 
@@ -374,6 +375,22 @@ async def test_the_deadline_holds_under_a_hung_provider(
     assert response.attempts[0].error_kind == "timeout"
     assert response.attempts[0].error == "Brave did not answer before the search's deadline"
     assert response.error is not None or response.provider == "duckduckgo"
+
+
+async def test_the_deadline_holds_over_every_request_of_a_search_made_of_requests(
+    tenv: dict[str, str], tavily: FakeTavily
+) -> None:
+    # Tavily's retry without time_range is a second request: with no timer around the search,
+    # it is cut to what remains of the deadline, like the first.
+    tavily.enqueue(Reply(200, tavily_results_body("stuck", 0)), Reply(hang=True))
+    async with make_client(env=tenv, engine=True, store=MemoryStore(FakeClock())) as ws:
+        started = time.monotonic()
+        response = await ws.asearch("stuck", provider="tavily", recency="week", deadline=0.6, cache="off")
+        elapsed = time.monotonic() - started
+    assert elapsed <= 0.7, elapsed
+    assert [("time_range" in r.json()) for r in tavily.requests] == [True, False]
+    assert response.attempts[0].error_kind == "timeout"
+    assert response.attempts[0].error == "Tavily did not answer before the search's deadline"
 
 
 async def test_the_deadline_holds_over_a_transport_that_ignores_request_timeouts(benv: dict[str, str]) -> None:

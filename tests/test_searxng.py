@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+import time
 from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock, messages, provider_context, search_once
+from conftest import FakeClock, make_client, messages, provider_context, search_once
 from websearch import HttpResponse, SearchParams, SearchSource, WebSearch
 from websearch._providers.searxng import MAX_PAGES, NOT_CONFIGURED, PROVIDER
 from websearch.errors import MissingCredentialError
@@ -168,6 +169,20 @@ async def test_a_later_page_failing_keeps_the_earlier_pages(searx: FakeSearXNG, 
     assert messages(response) == (
         ENGINES_DOWN,
         "SearXNG page 2 failed, so the results stop at page 1: SearXNG API error (429): Too Many Requests",
+    )
+
+
+async def test_a_later_page_cut_by_the_deadline_keeps_the_earlier_pages(searx: FakeSearXNG, config_dir: Path) -> None:
+    searx.enqueue(Reply(200, searxng_results_body("rust async", 10)), Reply(hang=True))
+    async with make_client(env=make_env(config_dir, searx)) as ws:
+        started = time.monotonic()
+        response = await ws.asearch("rust async", provider="searxng", limit=30, deadline=0.5)
+        elapsed = time.monotonic() - started
+    assert elapsed <= 0.6, elapsed
+    assert response.ok and len(response.sources) == 10 and len(searx.requests) == 2
+    assert messages(response) == (
+        ENGINES_DOWN,
+        "SearXNG page 2 failed, so the results stop at page 1: SearXNG did not answer before the search's deadline",
     )
 
 

@@ -181,3 +181,23 @@ async def test_the_hops_of_a_redirect_chain_share_the_requests_timeout(tmp_path:
         assert time.monotonic() - started < 0.7  # not 0.5 s per hop
         assert 2 <= len(fake.requests) <= 3
         await transport.aclose()
+
+
+async def test_a_timeout_over_five_seconds_ends_on_time_not_at_the_next_whole_second() -> None:
+    # aiohttp rounds a timer of more than 5 s up to the next whole second unless told not to;
+    # a request cut to a search's deadline must end at the deadline, not up to a second later.
+    import asyncio
+    import time
+
+    from websearch import ProviderTimeoutError
+
+    with FakeServer() as fake:
+        fake.enqueue(Reply(hang=True))
+        transport = Transport(labels={"brave": "Brave"})
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(1.02 - loop.time() % 1)  # just past a whole second: rounded up, 5.05 s would be 5.9
+        started = time.monotonic()
+        with pytest.raises(ProviderTimeoutError, match=r"did not answer within 5\.05 s"):
+            await transport.send("brave", HttpRequest("GET", f"{fake.base_url}/res/v1/web/search", timeout=5.05))
+        assert time.monotonic() - started < 5.35
+        await transport.aclose()

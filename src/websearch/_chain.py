@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
+from ._context import DeadlineReached, too_late
 from ._health import Skip, iso
 from ._lineup import Lineup
 from ._notices import Notice, fallback, not_supported, partial, results_dropped
@@ -262,27 +263,19 @@ async def _attempt(
 async def _within(
     impl: Provider, plan: Plan, ctx: ProviderContext, info: ProviderInfo, remaining: float | None
 ) -> ProviderResult:
-    """`impl.search` within `remaining` seconds. One request over a transport that bounds each
-    request needs no timer of its own: its timeout is cut to what remains. Anything else (a
-    stream, retries, waits, a transport of the caller's) runs under `asyncio.timeout`."""
-    late = f"{info.label} did not answer before the search's deadline"
-    request = plan.request
+    """`impl.search` within `remaining` seconds. A search made only of requests, over a
+    transport that bounds each request, needs no timer of its own: `ctx.send` cuts each request
+    to what remains. Anything else (a stream, a wait, a transport of the caller's) runs under
+    `asyncio.timeout`."""
     if remaining is None:
         return await impl.search(plan, ctx)
-    if request is not None and getattr(ctx.transport, "bounds_each_request", False) and impl.one_request():
-        own = request.timeout if request.timeout is not None else getattr(ctx.transport, "timeout", None)
-        if isinstance(own, (int, float)) and own <= remaining:
-            return await impl.search(plan, ctx)
-        plan.request = dataclasses.replace(request, timeout=max(remaining, 0.001))
-        try:
-            return await impl.search(plan, ctx)
-        except ProviderTimeoutError:
-            raise ProviderTimeoutError(info.id, late) from None
     try:
+        if getattr(ctx.transport, "bounds_each_request", False) and impl.requests_only():
+            return await impl.search(plan, ctx)
         async with asyncio.timeout(remaining):
             return await impl.search(plan, ctx)
-    except TimeoutError:
-        raise ProviderTimeoutError(info.id, late) from None
+    except (TimeoutError, DeadlineReached):
+        raise ProviderTimeoutError(info.id, too_late(info.label)) from None
 
 
 def _served(

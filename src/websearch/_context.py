@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
@@ -18,12 +18,13 @@ from ._credentials import CredentialStore
 from ._settings import Settings
 from ._types import SearchParams
 from ._wire import HttpRequest, HttpResponse
+from .errors import ProviderTimeoutError
 
 if TYPE_CHECKING:
     from ._filters import Filters
     from ._notices import Notice
 
-__all__ = ["ProviderContext", "SendsRequests", "base_url_env"]
+__all__ = ["DeadlineReached", "ProviderContext", "SendsRequests", "base_url_env", "too_late"]
 
 
 class SendsRequests(Protocol):
@@ -120,8 +121,20 @@ class ProviderContext:
         return None
 
     def send(self, provider_id: str, request: HttpRequest) -> Awaitable[HttpResponse]:
-        """Send a request and read the whole response (the transport's coroutine, not a wrapper)."""
-        return self._transport().send(provider_id, request)
+        """Send a request and read the whole response (the transport's own coroutine).
+
+        Over a transport that bounds each request (`bounds_each_request`), a request whose
+        timeout would outlast the search's `deadline` is cut to what remains of it, and raises
+        `DeadlineReached` when that runs out: a search made only of requests then keeps its
+        deadline without a timer of its own (a timer costs about 10 us a search)."""
+        transport = self._transport()
+        if self.deadline is None or not getattr(transport, "bounds_each_request", False):
+            return transport.send(provider_id, request)
+        remaining = self.deadline - self.clock.monotonic()
+        own = request.timeout if request.timeout is not None else getattr(transport, "timeout", None)
+        if isinstance(own, (int, float)) and own <= remaining:
+            return transport.send(provider_id, request)
+        return _cut(transport.send(provider_id, replace(request, timeout=max(remaining, 0.001))))
 
     def stream(
         self, provider_id: str, request: HttpRequest
@@ -136,6 +149,25 @@ class ProviderContext:
         if self.transport is None:
             raise RuntimeError("this ProviderContext has no transport")
         return self.transport
+
+
+class DeadlineReached(ProviderTimeoutError):
+    """A request cut to what remained of the search's deadline ran out of it."""
+
+
+def too_late(label: str) -> str:
+    """What a provider that ran out of the search's deadline is said to have done."""
+    return f"{label} did not answer before the search's deadline"
+
+
+async def _cut(sending: Awaitable[HttpResponse]) -> HttpResponse:
+    try:
+        return await sending
+    except ProviderTimeoutError as exc:
+        from ._registry import PROVIDERS
+
+        info = PROVIDERS.get(exc.provider)
+        raise DeadlineReached(exc.provider, too_late(info.label if info else exc.provider), exc.status) from None
 
 
 _NO_FILTERS: list[Filters] = []

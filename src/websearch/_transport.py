@@ -49,6 +49,13 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
     return text
 
 
+def _timeout(seconds: float) -> aiohttp.ClientTimeout:
+    """A request's whole timeout, kept to the millisecond: aiohttp rounds a timer of more than
+    5 s up to the next whole second, which would let a request cut to a search's deadline end
+    up to a second after it."""
+    return aiohttp.ClientTimeout(total=seconds, ceil_threshold=float("inf"))
+
+
 def json_text(value: Any) -> str:
     """A request body as JSON text. orjson writes it about ten times faster than the json module;
     what orjson refuses (keys that are not strings, integers beyond 64 bits) the json module writes."""
@@ -135,7 +142,7 @@ class Transport:
         if session is None or session.closed or self._session_loop is not loop:
             session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.max_connections),
-                timeout=aiohttp.ClientTimeout(total=self.timeout),
+                timeout=_timeout(self.timeout),
                 json_serialize=json_text,
             )
             self._session, self._session_loop = session, loop
@@ -213,7 +220,7 @@ class Transport:
         elif request.form is not None:
             kwargs["data"] = list(request.form)
         if request.timeout is not None:
-            kwargs["timeout"] = aiohttp.ClientTimeout(total=request.timeout)
+            kwargs["timeout"] = _timeout(request.timeout)
         self._proxy_args(url, kwargs)
         return url, kwargs
 
@@ -258,9 +265,7 @@ class Transport:
                 kwargs.pop("data", None)
             kwargs.pop("params", None)  # they are part of the Location already
             self._proxy_args(target, kwargs)
-            kwargs["timeout"] = aiohttp.ClientTimeout(
-                total=max(ends - time.monotonic(), 0.001)
-            )  # one budget for all hops
+            kwargs["timeout"] = _timeout(max(ends - time.monotonic(), 0.001))  # one budget for all hops
             url = target
             resp = await self._get_session().request(method, url, **kwargs)
         resp.release()

@@ -115,9 +115,10 @@ class Provider:
         """Run the planned search; raise a SearchProviderError (never return an error)."""
         raise NotImplementedError
 
-    def one_request(self) -> bool:
-        """Whether `search` is the planned request and nothing else (no stream, no retry, no
-        wait): the request's own timeout then bounds the whole search."""
+    def requests_only(self) -> bool:
+        """Whether `search` is nothing but whole requests sent through `ctx.send`, one after
+        another (no stream, no wait): each request, cut to what remains of the search's
+        deadline, then bounds the search without a timer."""
         return False
 
     def error(
@@ -162,7 +163,7 @@ class HttpProvider(Provider):
         response = await ctx.send(self.id, plan.request)
         return self.parse(response, plan)
 
-    def one_request(self) -> bool:
+    def requests_only(self) -> bool:
         return type(self).search is HttpProvider.search
 
 

@@ -126,10 +126,6 @@ class Exa(HttpProvider):
             self._plan_mcp(plan, ctx)
         return plan
 
-    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
-        assert plan.request is not None, "exa: plan() made no request"
-        return self.parse(await ctx.send(self.id, plan.request), plan)
-
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         state: ExaState = plan.state
         if not state.keyed:

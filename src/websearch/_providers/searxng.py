@@ -148,6 +148,9 @@ class SearXNG(HttpProvider):
         """One page as results (pure; `search` asks for the further pages)."""
         return self.merge([self.page(response, plan)], plan)
 
+    def requests_only(self) -> bool:
+        return True  # its pages, one request after another
+
     async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
         requests: tuple[HttpRequest, ...] = plan.state
         assert requests and plan.limit is not None, "searxng: plan() made no request"

@@ -152,6 +152,9 @@ class Tavily(HttpProvider):
             plan.state = Retry(replace(plan.request, json=unfiltered), not_applied("recency", params.recency, why))
         return plan
 
+    def requests_only(self) -> bool:
+        return True  # the request, then its retry without time_range when that found nothing
+
     async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
         result = await super().search(plan, ctx)
         retry = plan.state

@@ -83,6 +83,9 @@ class TinyFish(HttpProvider):
         """One page's URL-bearing results (`search` pages and cuts to N)."""
         return ProviderResult(sources=tuple(_sources(self.page_results(response, plan))), auth_mode="api_key")
 
+    def requests_only(self) -> bool:
+        return True  # its pages, one request after another
+
     async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
         assert plan.request is not None and plan.limit is not None, "tinyfish: plan() made no request"
         sources: list[SearchSource] = []
