@@ -83,6 +83,27 @@ async def test_each_hit_is_the_callers_own_and_the_counts_reach_the_store(
     assert (stats["hits"], stats["misses"]) == (2, 1)  # counted off the search's path, all in by now
 
 
+async def test_an_answer_written_behind_is_cached_as_served_and_seen_at_once(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    # An in-process store is written just after the search hands its answer back: what the
+    # caller does to the answer meanwhile is not cached, and nothing that reads the cache
+    # before the write has run misses it.
+    clock = FakeClock()
+    async with engine_client(benv, clock) as ws:
+        served = await ws.asearch("ocean currents", limit=3)
+        urls = [s.url for s in served.sources]
+        served.sources[0].url = "https://changed.example/"
+        served.sources = served.sources[1:]
+        assert (await ws.engine.stats())["entries"] == 1  # no await in between let the write run
+        again = await ws.asearch("ocean currents", limit=3)
+        assert await ws.engine.clear() == 1
+        await ws.asearch("ocean currents", limit=3)  # cleared: upstream again, then written behind
+        assert (await ws.asearch("ocean currents", limit=3)).cached
+    assert again.cached and [s.url for s in again.sources] == urls
+    assert len(brave.requests) == 2
+
+
 async def test_refresh_searches_anew_and_off_neither_reads_nor_writes(benv: dict[str, str], brave: FakeBrave) -> None:
     clock = FakeClock()
     async with engine_client(benv, clock) as ws:

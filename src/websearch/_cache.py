@@ -30,7 +30,7 @@ from ._types import (
     SearchUsage,
 )
 
-__all__ = ["PREFIX", "cache_key", "decode", "encode", "entry_ttl"]
+__all__ = ["PREFIX", "cache_key", "decode", "encode", "encode_kept", "entry_ttl", "kept"]
 
 PREFIX: Final = "cache:"
 _Selection = tuple[str, str, frozenset[str], tuple[str, ...], tuple[str, ...]]
@@ -123,10 +123,20 @@ def encode(key: str, response: SearchResponse, at: float) -> bytes:
     of writing objects, and fewer bytes); `_VERSION` holds a hash of every class's field
     names, so entries written before a field changed are simply missed. The response is
     remembered with its bytes at once: the next hit on this entry in this process is a copy."""
+    return encode_kept(key, kept(response), at)
+
+
+def kept(response: SearchResponse) -> SearchResponse:
+    """A copy of a served response for the cache, out of reach of the caller's changes to it."""
+    return _copied(response, cached=False, age=None)
+
+
+def encode_kept(key: str, template: SearchResponse, at: float) -> bytes:
+    """`encode` of a copy made by `kept`, which is remembered as it is (nothing else holds it)."""
     import orjson  # here, not at the top: `websearch providers` imports this module
 
-    data = orjson.dumps([_VERSION, at, response], option=orjson.OPT_PASSTHROUGH_DATACLASS, default=_values)
-    _MEMO.put(key, (data, at, _copied(response, cached=False, age=None)))
+    data = orjson.dumps([_VERSION, at, template], option=orjson.OPT_PASSTHROUGH_DATACLASS, default=_values)
+    _MEMO.put(key, (data, at, template))
     return data
 
 

@@ -6,8 +6,9 @@ single-flight (identical searches in flight share one upstream walk: inside the 
 through a future, across processes through a short lease, the others waiting for the leader's
 answer to land in the cache) → the chain, each attempt guarded by the provider's health
 (cooldowns, the circuit) and pacing (its request rate), all under the search's deadline →
-the answer cached when it is a success. The store is never a single point of failure: when it
-is down, the search runs on in-process state and says so once.
+the answer cached when it is a success (before the lease goes, in a shared store; in an
+in-process one, just after the answer is handed back). The store is never a single point of
+failure: when it is down, the search runs on in-process state and says so once.
 
 `WEBSEARCH_ENGINE=off` (or the client's `engine=False`) turns all of it off but the deadline.
 """
@@ -23,7 +24,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
-from ._cache import PREFIX, cache_key, decode, encode, entry_ttl
+from ._cache import PREFIX, cache_key, decode, encode, encode_kept, entry_ttl, kept
 from ._chain import Walk, fallback_tier_ids, run_search
 from ._clock import wall_seconds
 from ._fanout import Fanout, run_fanout
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from ._lineup import Lineup
     from ._registry import ProviderInfo
     from ._settings import Settings
-    from ._state import ResilientStore
+    from ._state import MemoryStore, ResilientStore
     from ._state._store import Store
     from ._types import SearchParams, SearchResponse
 
@@ -92,6 +93,10 @@ class Engine:
     _health: Health | None = field(default=None, repr=False)
     _pacer: Pacer | None = field(default=None, repr=False)
     _fallback: tuple[str, ...] | None = field(default=None, repr=False)
+    #: Answers to write to an in-process store once the search has handed them back, by key.
+    _behind: dict[str, tuple[MemoryStore, SearchResponse, float, SearchParams]] = field(
+        default_factory=dict, repr=False
+    )
 
     @functools.cached_property
     def ttl(self) -> float:
@@ -220,8 +225,14 @@ class Engine:
         try:
             # Other processes see the lease only in a shared store; a memory store is one client's
             # own, and this process's searches already share `_flights`.
-            shared = caching and cache == "use" and self.state().kind != "memory"
-            response = await self._lead(key, caching, shared, seconds, ends, params, ctx, lineup, walk, route)
+            store = self.state()
+            shared = caching and cache == "use" and store.kind != "memory"
+            direct = store.direct if caching else None
+            response = await self._lead(
+                key, caching and direct is None, shared, seconds, ends, params, ctx, lineup, walk, route
+            )
+            if direct is not None and _cacheable(route, response):
+                self._write_behind(direct, key, response, params)
             flight.set_result(response)
             return self._noted(response)
         except BaseException as exc:
@@ -262,14 +273,34 @@ class Engine:
                     break  # the leader is gone without an answer: lead
         try:
             response = await _run(params, ctx, lineup, walk, route)
-            fanout = route.fanout
-            if caching and (fanout.cacheable(response) if fanout is not None else response.ok):
+            if caching and _cacheable(route, response):
                 entry = encode(key, response, wall_seconds(self.clock))
                 await store.set(key, entry, entry_ttl(params, self.ttl), tag=response.provider)
             return response
         finally:
             if shared:
                 await store.release(lease, self._owner)
+
+    def _write_behind(self, store: MemoryStore, key: str, response: SearchResponse, params: SearchParams) -> None:
+        """Cache an answer in an in-process store just after the search hands it back: encoding
+        it (15 us) then costs the caller nothing while its next request is on the wire. A copy
+        is kept now, so what the caller does to its response is not cached; a lookup of the
+        key, `stats`, `clear` or `aclose` before the write has run makes it at once."""
+        self._behind[key] = (store, kept(response), wall_seconds(self.clock), params)
+        asyncio.get_running_loop().call_soon(self._written, key)
+
+    def _written(self, key: str) -> None:
+        """The write behind `key`'s answer, if it is still to be made."""
+        behind = self._behind.pop(key, None)
+        if behind is not None:
+            store, template, at, params = behind
+            ttl = entry_ttl(params, self.ttl) - max(0.0, wall_seconds(self.clock) - at)  # it lives from `at`
+            if ttl > 0:
+                store.put(key, encode_kept(key, template, at), ttl, tag=template.provider)
+
+    def _all_written(self) -> None:
+        for key in list(self._behind):
+            self._written(key)
 
     def _count(self, name: str) -> None:
         """Count a hit or a miss in the store, off the search's path and at most once every
@@ -308,6 +339,8 @@ class Engine:
         await self._write_counts()
 
     async def _cached(self, key: str) -> SearchResponse | None:
+        if key in self._behind:
+            self._written(key)
         raw = await self.state().get(key)
         return None if raw is None else decode(key, raw, wall_seconds(self.clock))
 
@@ -322,6 +355,7 @@ class Engine:
     async def aclose(self) -> None:
         """Close the state store, if this engine opened it."""
         if self._resilient is not None:
+            self._all_written()
             await self._counted()
             await self._resilient.aclose()
             self._resilient = None
@@ -329,6 +363,7 @@ class Engine:
     async def stats(self) -> dict[str, Any]:
         """Entries, bytes, hits, misses and the hit rate of the cache (`websearch cache stats`)."""
         store = self.state()
+        self._all_written()
         await self._counted()
         entries, size = await store.usage(PREFIX)
         hits = int(await store.get("stats:hits") or 0)
@@ -345,6 +380,7 @@ class Engine:
 
     async def clear(self, provider: str | None = None) -> int:
         """Drop cached answers (only those served by `provider`, when given); the count."""
+        self._all_written()
         removed: int = await self.state().clear(PREFIX, tag=provider)
         return removed
 
@@ -396,6 +432,12 @@ async def _run(params: SearchParams, ctx: ProviderContext, lineup: Lineup, walk:
     return await run_search(
         params, ctx, lineup, provider=route.provider, preferred=route.preferred, excluded=route.excluded, walk=walk
     )
+
+
+def _cacheable(route: _Route, response: SearchResponse) -> bool:
+    """A success (a fan-out's: one that met its quorum)."""
+    fanout = route.fanout
+    return fanout.cacheable(response) if fanout is not None else response.ok
 
 
 def _seconds(value: Any, default: T) -> float | T:

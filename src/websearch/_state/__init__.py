@@ -137,6 +137,11 @@ class ResilientStore:
         return f"ResilientStore({self.primary!r}, degraded={self._degraded!r})"
 
     @property
+    def direct(self) -> MemoryStore | None:
+        """The primary when it is in process (it never fails, and its writes need no await)."""
+        return self._direct
+
+    @property
     def degraded(self) -> str | None:
         """Why the primary is not in use now (its StoreUnavailable reason), or None."""
         return self._degraded

@@ -86,6 +86,10 @@ class MemoryStore:
             return None if entry is None or entry.kind == BUCKET else entry.value
 
     async def set(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
+        self.put(key, value, ttl, tag=tag)
+
+    def put(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
+        """`set`, for a caller outside a coroutine (the engine's write behind an answer)."""
         check_ttl(ttl)
         with self._lock:
             now = self._now()
