@@ -283,11 +283,13 @@ class Engine:
 
     def _write_behind(self, store: MemoryStore, key: str, response: SearchResponse, params: SearchParams) -> None:
         """Cache an answer in an in-process store just after the search hands it back: encoding
-        it (15 us) then costs the caller nothing while its next request is on the wire. A copy
+        it (15 us) then runs while the caller's next request is on the wire. A copy
         is kept now, so what the caller does to its response is not cached; a lookup of the
         key, `stats`, `clear` or `aclose` before the write has run makes it at once."""
         self._behind[key] = (store, kept(response), wall_seconds(self.clock), params)
-        asyncio.get_running_loop().call_soon(self._written, key)
+        # A timer due at once runs after what the loop already has queued (the caller's next
+        # request going out among it); `call_soon` would run before it.
+        asyncio.get_running_loop().call_later(0, self._written, key)
 
     def _written(self, key: str) -> None:
         """The write behind `key`'s answer, if it is still to be made."""
