@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIRECRAWL_KEY, FakeClock, key_env, make_client, run_cli
+from conftest import FIRECRAWL_KEY, FakeClock, eventually, key_env, make_client, run_cli
 from websearch import SearchParams, WebSearch, render
 from websearch._cache import cache_key, entry_ttl, normalised
 from websearch._state import MemoryStore
@@ -229,6 +229,31 @@ async def test_fifty_identical_searches_at_once_make_one_upstream_call(benv: dic
     assert len(brave.requests) == 1
     assert all(r.ok and r.provider == "brave" for r in responses)
     assert len({id(r) for r in responses}) == 50  # each caller has its own response object
+
+
+async def test_searches_sharing_a_flight_do_not_share_what_their_callers_change(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    brave.enqueue(Reply(200, _brave_body("shared answer"), delay=0.2))
+
+    async def changing() -> Any:  # changes its answer the moment it has it, before anyone else runs
+        response = await ws.asearch("shared answer")
+        response.sources[0].title = "changed by its caller"
+        return response
+
+    async with engine_client(benv, FakeClock()) as ws:
+        leader = asyncio.create_task(changing())
+        await eventually(lambda: brave.requests)
+        followers = await asyncio.gather(*(ws.asearch("shared answer") for _ in range(3)))
+        followers[0].sources[1].title = "changed by a follower"
+        led = await leader
+        cached = await ws.asearch("shared answer")
+    assert len(brave.requests) == 1 and cached.cached
+    pristine = [s.title for s in cached.sources]
+    assert not any("changed" in title for title in pristine)
+    assert all([s.title for s in response.sources] == pristine for response in followers[1:])
+    assert followers[0].sources[0].title == pristine[0]  # the leader's caller's change did not reach it
+    assert led.sources[1].title == pristine[1]  # nor a follower's the leader's
 
 
 async def test_a_failed_flight_fails_its_followers_with_the_same_answer(benv: dict[str, str], brave: FakeBrave) -> None:

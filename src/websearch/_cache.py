@@ -30,7 +30,7 @@ from ._types import (
     SearchUsage,
 )
 
-__all__ = ["PREFIX", "cache_key", "decode", "encode", "encode_kept", "entry_ttl", "kept"]
+__all__ = ["PREFIX", "cache_key", "copy_of", "decode", "encode", "encode_kept", "entry_ttl", "kept"]
 
 PREFIX: Final = "cache:"
 _Selection = tuple[str, str, frozenset[str], tuple[str, ...], tuple[str, ...]]
@@ -129,6 +129,11 @@ def encode(key: str, response: SearchResponse, at: float) -> bytes:
 def kept(response: SearchResponse) -> SearchResponse:
     """A copy of a served response for the cache, out of reach of the caller's changes to it."""
     return _copied(response, cached=False, age=None)
+
+
+def copy_of(response: SearchResponse) -> SearchResponse:
+    """A copy of `response` that its holder may change without changing `response` (cached or not)."""
+    return _copied(response, cached=response.cached, age=response.cached_age_s)
 
 
 def encode_kept(key: str, template: SearchResponse, at: float) -> bytes:

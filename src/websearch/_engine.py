@@ -16,7 +16,6 @@ failure: when it is down, the search runs on in-process state and says so once.
 from __future__ import annotations
 
 import asyncio
-import copy
 import functools
 import hashlib
 import json
@@ -24,7 +23,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
-from ._cache import PREFIX, cache_key, decode, encode, encode_kept, entry_ttl, kept
+from ._cache import PREFIX, cache_key, copy_of, decode, encode, encode_kept, entry_ttl, kept
 from ._chain import Walk, fallback_tier_ids, run_search
 from ._clock import wall_seconds
 from ._fanout import Fanout, run_fanout
@@ -86,6 +85,7 @@ class Engine:
     _rates: dict[str, float] | None = field(default=None, repr=False)
     observer: Observer | None = field(default=None, repr=False)
     _joined: set[int] = field(default_factory=set, repr=False)  # ids of followers' responses, for the observer
+    _followed: set[asyncio.Future[SearchResponse]] = field(default_factory=set, repr=False)  # flights with followers
     _tally: dict[str, int] = field(default_factory=dict, repr=False)  # hit and miss counts not yet in the store
     _counting: asyncio.Task[None] | None = field(default=None, repr=False)
     #: The timer of the next write of the counts, with its loop.
@@ -214,11 +214,12 @@ class Engine:
                 return self._noted(hit)
         leader = self._flights.get(key) if cache != "refresh" else None
         if leader is not None:  # the same search is in flight in this process: share its answer
-            follower = copy.copy(await asyncio.shield(leader))
+            self._followed.add(leader)
+            follower = copy_of(await asyncio.shield(leader))
             if self.observer is not None:
                 self.observer.joined()
                 self._joined.add(id(follower))  # alive until `search` hands it back, so the id is its own
-            return follower
+            return self._noted(follower)
         walk = Walk(_Guards(self, lineup), ends, hedge)
         flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
         self._flights[key] = flight
@@ -233,13 +234,16 @@ class Engine:
             )
             if direct is not None and _cacheable(route, response):
                 self._write_behind(direct, key, response, params)
-            flight.set_result(response)
+            # Followers copy the answer when they wake, after this caller had it: from a copy
+            # of their own, or what this caller changes meanwhile would reach them.
+            flight.set_result(copy_of(response) if flight in self._followed else response)
             return self._noted(response)
         except BaseException as exc:
             flight.set_exception(exc)
             flight.exception()  # retrieved: no "never retrieved" warning when nobody followed
             raise
         finally:
+            self._followed.discard(flight)
             if self._flights.get(key) is flight:
                 del self._flights[key]
 
