@@ -270,7 +270,7 @@ async def _within(
     if remaining is None:
         return await impl.search(plan, ctx)
     try:
-        if getattr(ctx.transport, "bounds_each_request", False) and impl.requests_only():
+        if ctx.deadline is not None and getattr(ctx.transport, "bounds_each_request", False) and impl.requests_only():
             return await impl.search(plan, ctx)
         async with asyncio.timeout(remaining):
             return await impl.search(plan, ctx)
