@@ -3,7 +3,8 @@
 Run by hand: `python -m bench.bench_overhead`. Both sides hit one loopback fake (its own process)
 serving a ~3.4 KB Tavily-like JSON body (five results and an answer); the bare side reuses one
 ClientSession, POSTs the body Tavily gets and decodes the JSON (as any client must); ours runs
-the whole search (chain, request building, parsing into a typed response), twice: with the
+the whole search (chain, request building, parsing into a typed response) on a client made as
+users make it (`WebSearch()`, its key in the process environment), twice: with the
 engine off, and with the engine on over the memory store, every search a cache miss (a new query
 each time: the cache lookup, the single-flight lease, the health and pacing checks and the cache
 write all run). The sides take turns in short batches (20 searches, or one burst of 500 in
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import statistics
 import sys
 import tempfile
@@ -92,13 +94,16 @@ async def ours_concurrent(ws: WebSearch, n: int) -> float:
 async def main() -> None:
     pin(0)
     with upstream() as base, tempfile.TemporaryDirectory() as config:
-        env = {"WEBSEARCH_CONFIG_DIR": config, "TAVILY_API_KEY": "tvly-bench", "WEBSEARCH_TAVILY_BASE_URL": base}
+        # In the process environment, as a user's keys are: `WebSearch()` reads os.environ.
+        os.environ.update(
+            {"WEBSEARCH_CONFIG_DIR": config, "TAVILY_API_KEY": "tvly-bench", "WEBSEARCH_TAVILY_BASE_URL": base}
+        )
         url = f"{base}/search"
         store = MemoryStore(SystemClock(), max_bytes=256 * 1024 * 1024)
         async with (
             aiohttp.ClientSession() as session,
-            WebSearch(env=env, engine=False) as off,
-            WebSearch(env=env, store=store) as on,
+            WebSearch(engine=False) as off,
+            WebSearch(store=store) as on,
         ):
             await bare_sequential(session, url, 50)  # warm every pool
             await ours_sequential(off, 50)

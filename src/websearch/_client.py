@@ -90,7 +90,10 @@ class WebSearch:
     ) -> None:
         import os
 
-        self.env: Mapping[str, str] = os.environ if env is None else env
+        from ._environ import Environ
+
+        # os.environ itself raises and catches a KeyError for each unset name a search asks for
+        self.env: Mapping[str, str] = Environ() if env is None or env is os.environ else env
         directory = Path(config_dir) if config_dir is not None else default_config_dir(self.env)
         self.settings = settings if settings is not None else Settings.load(directory, self.env)
         self.credentials = credentials if credentials is not None else CredentialStore(directory / "agent.db")
