@@ -28,6 +28,22 @@ def test_it_answers_as_os_environ_does_and_sees_every_change(monkeypatch: pytest
         env.get(42)  # type: ignore[call-overload]
 
 
+def test_its_stamp_changes_exactly_when_one_of_the_variables_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    names = ("WEBSEARCH_STAMP_A", "WEBSEARCH_STAMP_B")
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    env = Environ()
+    first = env.stamp(names)
+    assert env.stamp(names) == first
+    monkeypatch.setenv("WEBSEARCH_STAMP_B", "1")
+    second = env.stamp(names)
+    assert second != first and env.stamp(names) == second
+    monkeypatch.setenv("WEBSEARCH_STAMP_B", "2")
+    assert env.stamp(names) != second
+    monkeypatch.delenv("WEBSEARCH_STAMP_B")
+    assert env.stamp(names) == first
+
+
 def test_its_repr_shows_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRAVE_API_KEY", "brave-secret-value")
     assert "brave-secret-value" not in repr(Environ())

@@ -24,7 +24,7 @@ _KEYS_KEPT: Final = 1024  # encoded names remembered (a client asks for the same
 class Environ(Mapping[str, str]):
     """A read-only, live view of `os.environ` with a cheap `get` and `in`."""
 
-    __slots__ = ("_data", "_decode", "_encode", "_keys")
+    __slots__ = ("_data", "_decode", "_encode", "_keys", "_stamped")
 
     def __init__(self) -> None:
         environ: Any = os.environ
@@ -36,6 +36,7 @@ class Environ(Mapping[str, str]):
         if not isinstance(self._data, dict) or self._encode is None or self._decode is None:
             self._data = None
         self._keys: dict[str, Any] = {}  # names as `_data` holds them
+        self._stamped: dict[tuple[str, ...], tuple[Any, ...]] = {}  # the same, for `stamp`
 
     def __getitem__(self, key: str) -> str:
         return os.environ[key]
@@ -61,6 +62,18 @@ class Environ(Mapping[str, str]):
     def __contains__(self, key: object) -> bool:
         encoded = self._encoded(key)
         return key in os.environ if encoded is None else encoded in self._data  # type: ignore[operator]
+
+    def stamp(self, names: tuple[str, ...]) -> tuple[Any, ...]:
+        """What the variables `names` hold now, in a form that differs whenever one of them
+        does (the raw bytes, not decoded): for a cache that asks on every search."""
+        if self._data is None:
+            return tuple(map(os.environ.get, names))
+        encoded = self._stamped.get(names)
+        if encoded is None:
+            if len(self._stamped) >= _KEYS_KEPT:
+                self._stamped.clear()
+            encoded = self._stamped[names] = tuple(map(self._encode, names))  # type: ignore[arg-type]
+        return tuple(map(self._data.get, encoded))
 
     def _encoded(self, key: object) -> Any:
         """`key` as `_data` holds it, or None to ask `os.environ` itself."""

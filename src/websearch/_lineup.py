@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._availability import is_available, is_explicitly_available, unavailable_reason
+from ._environ import Environ
 from ._registry import PROVIDERS, ProviderInfo, load_provider
 from ._settings import ENV_TWINS
 from .errors import ConfigError, InvalidSearchParams
@@ -101,7 +102,8 @@ class Lineup:
             store: Any = ctx.credentials.stamp()
         except ConfigError as exc:
             store = exc
-        stamp = (tuple(map(env.get, self._env_names)), store, id(ctx.settings), tuple(sorted(ctx.api_keys)))
+        values = env.stamp(self._env_names) if isinstance(env, Environ) else tuple(map(env.get, self._env_names))
+        stamp = (values, store, id(ctx.settings), tuple(sorted(ctx.api_keys)))
         cached = self._scan
         if cached is not None and cached[0] == stamp:
             return cached[1]
