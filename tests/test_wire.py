@@ -57,3 +57,16 @@ def test_the_repr_of_a_response_shows_no_body_or_headers() -> None:
     response = HttpResponse(401, {"set-cookie": "session=sk-SECRET-0001"}, b'{"error": "bad key sk-SECRET-0001"}')
     assert "sk-SECRET-0001" not in repr(response)
     assert repr(response) == "HttpResponse(status=401, url='')"
+
+
+def test_a_request_with_another_timeout_keeps_every_other_field() -> None:
+    import dataclasses
+
+    from websearch import HttpRequest
+
+    values = {"method": "POST", "url": "https://api.example/search", "headers": {"X-Key": "k"}, "params": (("q", "a"),)}
+    values |= {"json": {"q": "a"}, "form": (("f", "1"),), "secrets": ("k",), "timeout": 60.0}
+    assert set(values) == {f.name for f in dataclasses.fields(HttpRequest)}  # a new field must be added here
+    request = HttpRequest(**values)
+    assert request.with_timeout(1.5) == dataclasses.replace(request, timeout=1.5)
+    assert request.timeout == 60.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
@@ -134,7 +134,7 @@ class ProviderContext:
         own = request.timeout if request.timeout is not None else getattr(transport, "timeout", None)
         if isinstance(own, (int, float)) and own <= remaining:
             return transport.send(provider_id, request)
-        return _cut(transport.send(provider_id, replace(request, timeout=max(remaining, 0.001))))
+        return _cut(transport.send(provider_id, request.with_timeout(max(remaining, 0.001))))
 
     def stream(
         self, provider_id: str, request: HttpRequest

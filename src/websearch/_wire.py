@@ -30,6 +30,13 @@ class HttpRequest:
     secrets: tuple[str, ...] = field(default=(), repr=False)
     timeout: float | None = None  # overrides the client's per-request timeout
 
+    def with_timeout(self, timeout: float) -> HttpRequest:
+        """This request with another timeout (made for every search that has a deadline, so
+        built directly: `dataclasses.replace` costs four times as much)."""
+        return HttpRequest(
+            self.method, self.url, self.headers, self.params, self.json, self.form, self.secrets, timeout
+        )
+
 
 @dataclass(slots=True)
 class HttpResponse:
