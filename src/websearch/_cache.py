@@ -30,7 +30,7 @@ from ._types import (
     SearchUsage,
 )
 
-__all__ = ["PREFIX", "cache_key", "copy_of", "decode", "encode", "encode_kept", "entry_ttl", "kept"]
+__all__ = ["PREFIX", "cache_key", "copy_of", "decode", "encode", "encode_copy", "entry_ttl"]
 
 PREFIX: Final = "cache:"
 _Selection = tuple[str, str, frozenset[str], tuple[str, ...], tuple[str, ...]]
@@ -123,21 +123,17 @@ def encode(key: str, response: SearchResponse, at: float) -> bytes:
     of writing objects, and fewer bytes); `_VERSION` holds a hash of every class's field
     names, so entries written before a field changed are simply missed. The response is
     remembered with its bytes at once: the next hit on this entry in this process is a copy."""
-    return encode_kept(key, kept(response), at)
-
-
-def kept(response: SearchResponse) -> SearchResponse:
-    """A copy of a served response for the cache, out of reach of the caller's changes to it."""
-    return _copied(response, cached=False, age=None)
+    return encode_copy(key, copy_of(response), at)
 
 
 def copy_of(response: SearchResponse) -> SearchResponse:
-    """A copy of `response` that its holder may change without changing `response` (cached or not)."""
+    """A copy of `response` that its holder may change without changing `response`: the one a
+    follower of a flight gets, and the one the cache keeps of a served answer."""
     return _copied(response, cached=response.cached, age=response.cached_age_s)
 
 
-def encode_kept(key: str, template: SearchResponse, at: float) -> bytes:
-    """`encode` of a copy made by `kept`, which is remembered as it is (nothing else holds it)."""
+def encode_copy(key: str, template: SearchResponse, at: float) -> bytes:
+    """`encode` of a `copy_of` the served response, remembered as it is (nothing else holds it)."""
     import orjson  # here, not at the top: `websearch providers` imports this module
 
     data = orjson.dumps([_VERSION, at, template], option=orjson.OPT_PASSTHROUGH_DATACLASS, default=_values)

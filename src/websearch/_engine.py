@@ -23,7 +23,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
-from ._cache import PREFIX, cache_key, copy_of, decode, encode, encode_kept, entry_ttl, kept
+from ._cache import PREFIX, cache_key, copy_of, decode, encode, encode_copy, entry_ttl
 from ._chain import Walk, fallback_tier_ids, run_search
 from ._clock import wall_seconds
 from ._fanout import Fanout, run_fanout
@@ -290,7 +290,7 @@ class Engine:
         it (15 us) then runs while the caller's next request is on the wire. A copy
         is kept now, so what the caller does to its response is not cached; a lookup of the
         key, `stats`, `clear` or `aclose` before the write has run makes it at once."""
-        self._behind[key] = (store, kept(response), wall_seconds(self.clock), params)
+        self._behind[key] = (store, copy_of(response), wall_seconds(self.clock), params)
         # A timer due at once runs after what the loop already has queued (the caller's next
         # request going out among it); `call_soon` would run before it.
         asyncio.get_running_loop().call_later(0, self._written, key)
@@ -302,7 +302,7 @@ class Engine:
             store, template, at, params = behind
             ttl = entry_ttl(params, self.ttl) - max(0.0, wall_seconds(self.clock) - at)  # it lives from `at`
             if ttl > 0:
-                store.put(key, encode_kept(key, template, at), ttl, tag=template.provider)
+                store.put(key, encode_copy(key, template, at), ttl, tag=template.provider)
 
     def _all_written(self) -> None:
         for key in list(self._behind):
