@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,42 @@ async def test_one_pooled_session_is_reused(tmp_path: Path) -> None:
             assert connector is not None
             assert sum(len(v) for v in connector._conns.values()) == 1  # one keep-alive connection, reused
         assert ws._transport._session is None  # type: ignore[union-attr]
+
+
+async def test_a_client_used_from_two_loops_keeps_a_pooled_session_on_each_and_closes_both(tmp_path: Path) -> None:
+    # `search` runs on the client's private loop, `asearch` on the caller's: taking turns, each
+    # loop keeps its own session (before, every turn made a new one and left the last unclosed).
+    loop = asyncio.get_running_loop()
+    with FakeDuckDuckGo() as ddg:
+        ws = make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env})
+        turns = []
+        for i in range(3):
+            await ws.asearch(f"async {i}")
+            transport = ws._transport
+            assert isinstance(transport, Transport)
+            mine = transport._session
+            await loop.run_in_executor(None, ws.search, f"sync {i}")
+            turns.append((mine, transport._session))
+        await ws.aclose()  # the private loop's session too
+        await loop.run_in_executor(None, ws.close)
+    assert len({id(mine) for mine, _ in turns}) == 1 and len({id(private) for _, private in turns}) == 1
+    mine, private = turns[0]
+    assert mine is not None and private is not None and mine is not private
+    assert mine.closed and private.closed
+
+
+def test_a_session_left_on_a_closed_loop_is_closed_from_the_next(tmp_path: Path) -> None:
+    with FakeDuckDuckGo() as ddg:
+        ws = make_client(env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env})
+        asyncio.run(ws.asearch("first"))
+        transport = ws._transport
+        assert isinstance(transport, Transport)
+        first = transport._session
+        asyncio.run(ws.asearch("second"))  # its loop's session replaces it, and closes the first
+        second = transport._session
+        asyncio.run(ws.aclose())
+    assert first is not None and second is not None and first is not second
+    assert first.closed and second.closed and transport._session is None
 
 
 class RedirectingFake(FakeServer):

@@ -2,7 +2,9 @@
 and the clock.
 
 Async first (`asearch`); `search` runs the same coroutine on a private event loop in a
-background thread, so it also works where a loop is already running (notebooks, servers). The
+background thread, so it also works where a loop is already running (notebooks, servers). One
+client may serve several loops at once (that private loop beside the caller's, or threads of
+their own): the transport keeps a session per loop and the engine shares flights across them. The
 command line and the MCP server do everything through this class: searches, the provider
 listing and the stored credentials.
 """
@@ -264,9 +266,13 @@ class WebSearch:
         return Fanout(ids, "fanout", soft, tuple(notices))
 
     async def aclose(self) -> None:
-        """Close the HTTP session (only one this client created) and the state store."""
+        """Close the HTTP session (only one this client created; the sync `search`'s too, when
+        it ran on this client's private loop) and the state store."""
         if self._owns_transport and self._transport is not None:
             await self._transport.aclose()
+            private = self._loop
+            if private is not None and private is not asyncio.get_running_loop() and private.is_running():
+                await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._transport.aclose(), private))
         await self.engine.aclose()
 
     # -- the engine's state ----------------------------------------------------------------------

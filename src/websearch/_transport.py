@@ -1,4 +1,4 @@
-"""The only module that touches aiohttp: one pooled session, timeouts, proxies, redaction.
+"""The only module that touches aiohttp: pooled sessions, timeouts, proxies, redaction.
 
 Every failure of the wire (refused, reset, timed out, truncated, oversized) becomes a
 `SearchProviderError` subclass here, named for the provider and stripped of every secret the
@@ -12,6 +12,7 @@ import base64
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -103,7 +104,7 @@ class _Proxies:
 
 
 class Transport:
-    """An aiohttp `ClientSession`, created lazily inside the running loop and reused.
+    """An aiohttp `ClientSession` per event loop it is used from, created lazily and reused.
 
     `timeout` bounds each request, connect to last byte, redirects included (each hop gets
     what is left of it): `bounds_each_request` says so to the chain, which then needs no timer
@@ -132,27 +133,61 @@ class Transport:
         self.max_event_bytes = max_event_bytes
         self.max_connections = max_connections
         self._proxies = _Proxies(os.environ if env is None else env)
-        self._session: aiohttp.ClientSession | None = None
-        self._session_loop: asyncio.AbstractEventLoop | None = None
+        #: The pooled session of the loop used last, with its loop (one tuple: read in one go).
+        self._current: tuple[asyncio.AbstractEventLoop, aiohttp.ClientSession] | None = None
+        #: The sessions of the other loops the client is used from (its sync `search`'s loop
+        #: beside the caller's): a session cannot change its loop, and one per loop keeps each pooled.
+        self._others: dict[asyncio.AbstractEventLoop, aiohttp.ClientSession] = {}
+        self._switching = threading.Lock()
+        self._closing: set[asyncio.Task[None]] = set()
+
+    @property
+    def _session(self) -> aiohttp.ClientSession | None:
+        """The session of the loop used last, if still open."""
+        current = self._current
+        return None if current is None or current[1].closed else current[1]
 
     def _get_session(self) -> aiohttp.ClientSession:
-        """The pooled session of the running loop (a session cannot outlive or change its loop)."""
-        session = self._session
-        loop = asyncio.get_running_loop()
-        if session is None or session.closed or self._session_loop is not loop:
-            session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=self.max_connections),
-                timeout=_timeout(self.timeout),
-                json_serialize=json_text,
-            )
-            self._session, self._session_loop = session, loop
-        return session
+        """The pooled session of the running loop."""
+        current, loop = self._current, asyncio.get_running_loop()
+        if current is not None and current[0] is loop and not current[1].closed:
+            return current[1]
+        with self._switching:  # two loops in two threads may switch at once
+            current = self._current
+            if current is not None and not current[1].closed:
+                self._others[current[0]] = current[1]
+            for gone in [other for other in self._others if other.is_closed()]:
+                self._close_later(loop, self._others.pop(gone))  # its loop is closed: close it here
+            session = self._others.pop(loop, None)
+            if session is None or session.closed:
+                session = aiohttp.ClientSession(
+                    connector=aiohttp.TCPConnector(limit=self.max_connections),
+                    timeout=_timeout(self.timeout),
+                    json_serialize=json_text,
+                )
+            self._current = (loop, session)
+            return session
+
+    def _close_later(self, loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSession) -> None:
+        """Close the session of a closed loop on `loop` (its connections would be reported
+        unclosed when collected); the task is kept until it is done."""
+        task = loop.create_task(session.close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def aclose(self) -> None:
-        """Close the pooled session; the transport can be used again afterwards."""
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        """Close the pooled session of the running loop, and those of loops already closed (a
+        running loop's closes on that loop); the transport can be used again afterwards."""
+        loop = asyncio.get_running_loop()
+        with self._switching:
+            sessions = dict(self._others)
+            if self._current is not None:
+                sessions[self._current[0]] = self._current[1]
+            closing = [session for owner, session in sessions.items() if owner is loop or owner.is_closed()]
+            self._others = {owner: s for owner, s in sessions.items() if not (owner is loop or owner.is_closed())}
+            self._current = None
+        for session in closing:
+            await session.close()
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
         """Send `request` and read the whole body; any wire failure raises SearchProviderError."""
