@@ -264,6 +264,39 @@ async def test_a_failed_flight_fails_its_followers_with_the_same_answer(benv: di
     assert all(r.error is not None for r in responses)
 
 
+async def test_a_search_on_another_event_loop_shares_the_flight_through_the_cache(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    # The sync `search` runs on the client's private loop; beside `asearch` on the caller's
+    # loop, the same search in flight there cannot be awaited, but its answer lands in the cache.
+    brave.enqueue(Reply(200, _brave_body("two loops"), delay=0.3))
+    loop = asyncio.get_running_loop()
+    async with engine_client(benv, FakeClock()) as ws:
+        leader = asyncio.create_task(ws.asearch("two loops"))
+        await eventually(lambda: brave.requests)
+        follower = await loop.run_in_executor(None, lambda: ws.search("two loops"))
+        led = await leader
+    await loop.run_in_executor(None, ws.close)
+    assert len(brave.requests) == 1
+    assert led.ok and not led.cached and follower.ok and follower.cached
+    assert [s.url for s in follower.sources] == [s.url for s in led.sources]
+
+
+async def test_a_search_on_another_loop_leads_its_own_when_the_flight_leaves_no_answer(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    brave.enqueue(Reply(500, {"error": {"code": "SERVER_ERROR", "detail": "boom", "status": 500}}, delay=0.3))
+    loop = asyncio.get_running_loop()
+    async with engine_client({**benv, "WEBSEARCH_PROVIDERS": "brave"}, FakeClock(), providers=["brave"]) as ws:
+        leader = asyncio.create_task(ws.asearch("two loops, one failure"))
+        await eventually(lambda: brave.requests)
+        follower = await loop.run_in_executor(None, lambda: ws.search("two loops, one failure"))
+        led = await leader
+    await loop.run_in_executor(None, ws.close)
+    assert len(brave.requests) == 2  # the failure was not cached: the other loop asked again
+    assert led.error is not None and follower.ok and not follower.cached
+
+
 # -- provider health -------------------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ failure: when it is down, the search runs on in-process state and says so once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import json
@@ -213,6 +214,13 @@ class Engine:
             if hit is not None:
                 return self._noted(hit)
         leader = self._flights.get(key) if cache != "refresh" else None
+        if leader is not None and leader.get_loop() is not asyncio.get_running_loop():
+            # In flight on another event loop (another thread's, or the sync `search`'s beside
+            # `asearch`): its future cannot be awaited here, but its answer lands in the cache.
+            landed = await self._landed(leader, key, ends) if caching and cache == "use" else None
+            if landed is not None:
+                return self._noted(landed)
+            leader = None
         if leader is not None:  # the same search is in flight in this process: share its answer
             self._followed.add(leader)
             follower = copy_of(await asyncio.shield(leader))
@@ -246,6 +254,26 @@ class Engine:
             self._followed.discard(flight)
             if self._flights.get(key) is flight:
                 del self._flights[key]
+
+    async def _landed(self, leader: asyncio.Future[SearchResponse], key: str, ends: float) -> SearchResponse | None:
+        """The answer of a flight on another loop, read from the cache once the flight is done
+        (waiting until the deadline at most); None when it left none (it failed, or its loop
+        is gone): then this search leads its own."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def wake(_: object) -> None:  # on the leader's loop
+            with contextlib.suppress(RuntimeError):  # this loop closed meanwhile: nobody waits
+                loop.call_soon_threadsafe(_settle, done)
+
+        try:
+            leader.get_loop().call_soon_threadsafe(leader.add_done_callback, wake)
+            await asyncio.wait_for(done, max(0.0, ends - self.clock.monotonic()))
+        except (RuntimeError, TimeoutError):  # the leader's loop is closed, or the deadline came
+            return None
+        if self.observer is not None:
+            self.observer.joined()
+        return await self._cached(key)
 
     async def _lead(
         self,
@@ -438,6 +466,11 @@ async def _run(params: SearchParams, ctx: ProviderContext, lineup: Lineup, walk:
     return await run_search(
         params, ctx, lineup, provider=route.provider, preferred=route.preferred, excluded=route.excluded, walk=walk
     )
+
+
+def _settle(done: asyncio.Future[None]) -> None:
+    if not done.done():
+        done.set_result(None)
 
 
 def _cacheable(route: _Route, response: SearchResponse) -> bool:
