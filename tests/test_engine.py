@@ -264,6 +264,21 @@ async def test_a_failed_flight_fails_its_followers_with_the_same_answer(benv: di
     assert all(r.error is not None for r in responses)
 
 
+async def test_a_cancelled_leader_leaves_its_followers_to_search_again(benv: dict[str, str], brave: FakeBrave) -> None:
+    # One agent given up on (its task cancelled) must not cancel the others sharing its flight.
+    brave.enqueue(Reply(200, _brave_body("given up"), delay=0.5))
+    async with engine_client(benv, FakeClock()) as ws:
+        leader = asyncio.create_task(ws.asearch("given up"))
+        await eventually(lambda: brave.requests)
+        followers = [asyncio.create_task(ws.asearch("given up")) for _ in range(3)]
+        await asyncio.sleep(0.05)  # all three wait on the leader's flight
+        leader.cancel()
+        responses = await asyncio.gather(*followers)
+    assert leader.cancelled()
+    assert all(r.ok and r.provider == "brave" for r in responses)
+    assert len(brave.requests) == 2  # the cancelled walk's, then one led by a follower for all three
+
+
 async def test_a_search_on_another_event_loop_shares_the_flight_through_the_cache(
     benv: dict[str, str], brave: FakeBrave
 ) -> None:

@@ -213,23 +213,28 @@ class Engine:
             self._count("stats:hits" if hit is not None else "stats:misses")
             if hit is not None:
                 return self._noted(hit)
+        loop = asyncio.get_running_loop()
         leader = self._flights.get(key) if cache != "refresh" else None
-        if leader is not None and leader.get_loop() is not asyncio.get_running_loop():
-            # In flight on another event loop (another thread's, or the sync `search`'s beside
-            # `asearch`): its future cannot be awaited here, but its answer lands in the cache.
-            landed = await self._landed(leader, key, ends) if caching and cache == "use" else None
-            if landed is not None:
-                return self._noted(landed)
-            leader = None
-        if leader is not None:  # the same search is in flight in this process: share its answer
+        while leader is not None:  # the same search is in flight in this process: share its answer
+            if leader.get_loop() is not loop:
+                # On another event loop (another thread's, or the sync `search`'s beside
+                # `asearch`): its future cannot be awaited here, but its answer lands in the cache.
+                landed = await self._landed(leader, key, ends) if caching and cache == "use" else None
+                if landed is not None:
+                    return self._noted(landed)
+                break
             self._followed.add(leader)
-            follower = copy_of(await asyncio.shield(leader))
+            try:
+                follower = copy_of(await asyncio.shield(leader))
+            except _LeaderCancelled:  # its caller's cancellation is not this search's: look again, or lead
+                leader = self._flights.get(key)
+                continue
             if self.observer is not None:
                 self.observer.joined()
                 self._joined.add(id(follower))  # alive until `search` hands it back, so the id is its own
             return self._noted(follower)
         walk = Walk(_Guards(self, lineup), ends, hedge)
-        flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
+        flight: asyncio.Future[SearchResponse] = loop.create_future()
         self._flights[key] = flight
         try:
             # Other processes see the lease only in a shared store; a memory store is one client's
@@ -247,7 +252,9 @@ class Engine:
             flight.set_result(copy_of(response) if flight in self._followed else response)
             return self._noted(response)
         except BaseException as exc:
-            flight.set_exception(exc)
+            # A cancelled caller (an agent given up on, a timeout of its own) fails nobody else:
+            # its followers search again, one of them leading.
+            flight.set_exception(_LeaderCancelled() if isinstance(exc, asyncio.CancelledError) else exc)
             flight.exception()  # retrieved: no "never retrieved" warning when nobody followed
             raise
         finally:
@@ -466,6 +473,10 @@ async def _run(params: SearchParams, ctx: ProviderContext, lineup: Lineup, walk:
     return await run_search(
         params, ctx, lineup, provider=route.provider, preferred=route.preferred, excluded=route.excluded, walk=walk
     )
+
+
+class _LeaderCancelled(Exception):
+    """What a flight's followers get when the caller leading it was cancelled."""
 
 
 def _settle(done: asyncio.Future[None]) -> None:
