@@ -471,6 +471,24 @@ async def test_the_deadline_holds_under_a_hung_provider(
     assert response.error is not None or response.provider == "duckduckgo"
 
 
+async def test_a_search_sharing_a_flight_with_a_longer_deadline_keeps_its_own(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    # The deadline is not part of the cache key: a search may wait on a flight given more time.
+    brave.enqueue(Reply(200, _brave_body("patient"), delay=1.0))
+    async with make_client(env=benv, engine=True, store=MemoryStore(FakeClock())) as ws:
+        leader = asyncio.create_task(ws.asearch("patient", deadline=10))
+        await eventually(lambda: brave.requests)
+        started = time.monotonic()
+        hurried = await ws.asearch("patient", deadline=0.3)
+        elapsed = time.monotonic() - started
+        led = await leader
+        again = await ws.asearch("patient")
+    assert elapsed <= 0.4, elapsed
+    assert hurried.error is not None and [a.skipped for a in hurried.attempts] == ["deadline"]
+    assert led.ok and again.cached and len(brave.requests) == 1  # the flight ran on, for its own caller
+
+
 async def test_the_deadline_holds_over_every_request_of_a_search_made_of_requests(
     tenv: dict[str, str], tavily: FakeTavily
 ) -> None:

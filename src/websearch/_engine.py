@@ -222,13 +222,18 @@ class Engine:
                 landed = await self._landed(leader, key, ends) if caching and cache == "use" else None
                 if landed is not None:
                     return self._noted(landed)
+                if self.clock.monotonic() >= ends:
+                    return await self._too_late(params, ctx, lineup, route, ends, hedge)
                 break
             self._followed.add(leader)
             try:
-                follower = copy_of(await asyncio.shield(leader))
+                answer = await asyncio.wait_for(asyncio.shield(leader), max(0.0, ends - self.clock.monotonic()))
             except _LeaderCancelled:  # its caller's cancellation is not this search's: look again, or lead
                 leader = self._flights.get(key)
                 continue
+            except TimeoutError:  # this search's own deadline came first
+                return await self._too_late(params, ctx, lineup, route, ends, hedge)
+            follower = copy_of(answer)
             if self.observer is not None:
                 self.observer.joined()
                 self._joined.add(id(follower))  # alive until `search` hands it back, so the id is its own
@@ -261,6 +266,20 @@ class Engine:
             self._followed.discard(flight)
             if self._flights.get(key) is flight:
                 del self._flights[key]
+
+    async def _too_late(
+        self,
+        params: SearchParams,
+        ctx: ProviderContext,
+        lineup: Lineup,
+        route: _Route,
+        ends: float,
+        hedge: float | None,
+    ) -> SearchResponse:
+        """A search whose deadline passed while it waited for another's flight (one given a longer
+        deadline): the chain's answer past the deadline, every provider not asked. It leads no
+        flight: the other still runs, for those who wait on it."""
+        return self._noted(await _run(params, ctx, lineup, Walk(_Guards(self, lineup), ends, hedge), route))
 
     async def _landed(self, leader: asyncio.Future[SearchResponse], key: str, ends: float) -> SearchResponse | None:
         """The answer of a flight on another loop, read from the cache once the flight is done
