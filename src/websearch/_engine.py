@@ -2,13 +2,15 @@
 around the provider chain, all on one state store.
 
 A search goes: cache (a fresh answer to the same search is served as is, marked cached) →
-single-flight (identical searches in flight share one upstream walk: inside the process
-through a future, across processes through a short lease, the others waiting for the leader's
-answer to land in the cache) → the chain, each attempt guarded by the provider's health
-(cooldowns, the circuit) and pacing (its request rate), all under the search's deadline →
-the answer cached when it is a success (before the lease goes, in a shared store; in an
-in-process one, just after the answer is handed back). The store is never a single point of
-failure: when it is down, the search runs on in-process state and says so once.
+single-flight (identical searches in flight share one upstream walk: on one event loop
+through a future, across the process's loops and across processes by waiting for the leader's
+answer to land in the cache, behind a short lease between processes; each waits within its own
+deadline, and searches again if the leader's caller is cancelled) → the chain, each attempt
+guarded by the provider's health (cooldowns, the circuit) and pacing (its request rate), all
+under the search's deadline → the answer cached when it is a success (before the lease goes,
+in a shared store; in an in-process one, just after the answer is handed back). The store is
+never a single point of failure: when it is down, the search runs on in-process state and says
+so once.
 
 `WEBSEARCH_ENGINE=off` (or the client's `engine=False`) turns all of it off but the deadline.
 """
