@@ -109,6 +109,46 @@ def test_fifty_identical_searches_over_two_processes_make_one_upstream_call(
     assert sum(r["cached"] for r in responses) == 25  # the other process got the leader's answer from the store
 
 
+def test_a_leader_killed_mid_flight_holds_the_others_up_for_its_short_lease_only(
+    shared: dict[str, str], config_dir: Path, brave: FakeBrave, tmp_path: Path
+) -> None:
+    # The flight's lease lives 2 s unless renewed; before, it lived the leader's whole deadline,
+    # so a crashed agent left every other process waiting on it until their deadline passed.
+    env = worker_env(config_dir, brave, **shared)
+    brave.enqueue(Reply(hang=True), Reply(200, brave_results_body("crashed leader", 3)))
+    leader = spawn(env, 1, "crashed leader")
+    give_up = time.monotonic() + 30
+    while not brave.requests and time.monotonic() < give_up:  # it leads, its request hangs
+        time.sleep(0.005)
+    go = tmp_path / "go"
+    follower = spawn(env, 1, "crashed leader", go, deadline=15)
+    assert follower.stdout is not None and follower.stdout.readline().strip() == "ready"
+    go.touch()
+    time.sleep(0.5)  # the follower waits on the leader's lease
+    leader.send_signal(signal.SIGKILL)
+    leader.wait(10)
+    started = time.monotonic()
+    (answer,) = finish(follower)
+    assert time.monotonic() - started < 5  # the lease ran out, the follower led: not 15 s
+    assert answer["error"] is None and answer["provider"] == "brave" and not answer["cached"]
+    assert len(brave.requests) == 2
+
+
+def test_a_flight_longer_than_its_lease_keeps_it_by_renewing(
+    shared: dict[str, str], config_dir: Path, brave: FakeBrave, tmp_path: Path
+) -> None:
+    env = worker_env(config_dir, brave, **shared)
+    brave.enqueue(Reply(200, brave_results_body("slow answer", 3), delay=3.0))  # past the 2 s lease
+    go = tmp_path / "go"
+    workers = [spawn(env, 1, "slow answer", go) for _ in range(2)]
+    for worker in workers:
+        assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
+    go.touch()
+    responses = [r for worker in workers for r in finish(worker)]
+    assert all(r["error"] is None for r in responses)
+    assert len(brave.requests) == 1 and sum(r["cached"] for r in responses) == 1
+
+
 def test_a_pacing_slot_taken_in_one_process_holds_in_another(
     shared: dict[str, str], config_dir: Path, brave: FakeBrave, ddg: FakeDuckDuckGo
 ) -> None:

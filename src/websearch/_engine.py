@@ -53,6 +53,7 @@ DEFAULT_DEADLINE: Final = 30.0
 DEEP_DEADLINE: Final = 120.0
 _DEEP: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
 _POLL: Final = 0.05  # seconds between looks at the cache while another process leads a flight
+_LEASE: Final = 2.0  # seconds a flight's lease lives unless its leader renews it (every quarter of it)
 _STATS_TTL: Final = 30 * 86400.0
 _COUNT_EVERY: Final = 1.0  # seconds between two writes of the hit and miss counts
 
@@ -249,9 +250,7 @@ class Engine:
             store = self.state()
             shared = caching and cache == "use" and store.kind != "memory"
             direct = store.direct if caching else None
-            response = await self._lead(
-                key, caching and direct is None, shared, seconds, ends, params, ctx, lineup, walk, route
-            )
+            response = await self._lead(key, caching and direct is None, shared, ends, params, ctx, lineup, walk, route)
             if direct is not None and _cacheable(route, response):
                 self._write_behind(direct, key, response, params)
             # Followers copy the answer when they wake, after this caller had it: from a copy
@@ -308,7 +307,6 @@ class Engine:
         key: str,
         caching: bool,
         shared: bool,
-        seconds: float,
         ends: float,
         params: SearchParams,
         ctx: ProviderContext,
@@ -318,10 +316,13 @@ class Engine:
     ) -> SearchResponse:
         """Walk the chain, unless another process already is for the same search: then wait
         (until the deadline) for its answer to land in the cache. A success is cached before
-        the lease goes, so a process that finds the lease free finds the answer too."""
+        the lease goes, so a process that finds the lease free finds the answer too.
+
+        The lease is short and renewed while the walk runs: a leader killed mid-flight holds
+        the others up for `_LEASE` seconds at most, then one of them leads."""
         store = self.state()
         lease = "flight:" + key.removeprefix(PREFIX)
-        if shared and not await store.try_lease(lease, self._owner, max(seconds, 1.0)):
+        if shared and not await store.try_lease(lease, self._owner, _LEASE):
             if self.observer is not None:
                 self.observer.joined()
             while self.clock.monotonic() < ends:
@@ -329,8 +330,11 @@ class Engine:
                 hit = await self._cached(key)
                 if hit is not None:
                     return hit
-                if await store.try_lease(lease, self._owner, max(ends - self.clock.monotonic(), 1.0)):
+                if await store.try_lease(lease, self._owner, _LEASE):
                     break  # the leader is gone without an answer: lead
+            else:
+                shared = False  # the deadline came with the lease still another's
+        keeper = asyncio.get_running_loop().create_task(self._keep(store, lease)) if shared else None
         try:
             response = await _run(params, ctx, lineup, walk, route)
             if caching and _cacheable(route, response):
@@ -338,8 +342,16 @@ class Engine:
                 await store.set(key, entry, entry_ttl(params, self.ttl), tag=response.provider)
             return response
         finally:
-            if shared:
+            if keeper is not None:
+                keeper.cancel()
+                await asyncio.wait([keeper])  # a renewal under way lands before the release
                 await store.release(lease, self._owner)
+
+    async def _keep(self, store: ResilientStore, lease: str) -> None:
+        """Renew a flight's lease until cancelled (when the flight is over)."""
+        while True:
+            await asyncio.sleep(_LEASE / 4)
+            await store.try_lease(lease, self._owner, _LEASE)
 
     def _write_behind(self, store: MemoryStore, key: str, response: SearchResponse, params: SearchParams) -> None:
         """Cache an answer in an in-process store just after the search hands it back: encoding
