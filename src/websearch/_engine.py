@@ -334,7 +334,8 @@ class Engine:
                     break  # the leader is gone without an answer: lead
             else:
                 shared = False  # the deadline came with the lease still another's
-        keeper = asyncio.get_running_loop().create_task(self._keep(store, lease)) if shared else None
+        over = asyncio.Event()
+        keeper = asyncio.get_running_loop().create_task(self._keep(store, lease, over)) if shared else None
         try:
             response = await _run(params, ctx, lineup, walk, route)
             if caching and _cacheable(route, response):
@@ -343,15 +344,19 @@ class Engine:
             return response
         finally:
             if keeper is not None:
+                over.set()
                 keeper.cancel()
-                await asyncio.wait([keeper])  # a renewal under way lands before the release
+                await asyncio.wait([keeper], timeout=_LEASE)  # a renewal under way lands before the release
                 await store.release(lease, self._owner)
 
-    async def _keep(self, store: ResilientStore, lease: str) -> None:
-        """Renew a flight's lease until cancelled (when the flight is over)."""
-        while True:
+    async def _keep(self, store: ResilientStore, lease: str, over: asyncio.Event) -> None:
+        """Renew a flight's lease until the flight is `over`. It is cancelled then too, but a
+        cancellation can be lost in a store call (Python 3.11's `wait_for` drops one that comes
+        as its inner call ends), so the flag is what ends the loop."""
+        while not over.is_set():
             await asyncio.sleep(_LEASE / 4)
-            await store.try_lease(lease, self._owner, _LEASE)
+            if not over.is_set():
+                await store.try_lease(lease, self._owner, _LEASE)
 
     def _write_behind(self, store: MemoryStore, key: str, response: SearchResponse, params: SearchParams) -> None:
         """Cache an answer in an in-process store just after the search hands it back: encoding
