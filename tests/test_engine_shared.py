@@ -146,7 +146,9 @@ def test_a_flight_longer_than_its_lease_keeps_it_by_renewing(
     go.touch()
     responses = [r for worker in workers for r in finish(worker)]
     assert all(r["error"] is None for r in responses)
-    assert len(brave.requests) == 1 and sum(r["cached"] for r in responses) == 1
+    assert len(brave.requests) == 1 and sum(r["cached"] for r in responses) == 1, [
+        (r["cached"], r["notices"]) for r in responses
+    ]
 
 
 def test_a_pacing_slot_taken_in_one_process_holds_in_another(

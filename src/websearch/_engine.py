@@ -330,12 +330,21 @@ class Engine:
                 hit = await self._cached(key)
                 if hit is not None:
                     return hit
-                if await store.try_lease(lease, self._owner, _LEASE):
-                    break  # the leader is gone without an answer: lead
+                # Looked at before it is taken: a read takes no write lock from the leader renewing it.
+                if await store.get(lease) is None and await store.try_lease(lease, self._owner, _LEASE):
+                    # Free: the leader is gone, or it wrote its answer and let go after the look
+                    # above (it writes before it lets go, so one more look tells which).
+                    hit = await self._cached(key)
+                    if hit is not None:
+                        await store.release(lease, self._owner)
+                        return hit
+                    break  # gone without an answer: lead
             else:
                 shared = False  # the deadline came with the lease still another's
-        over = asyncio.Event()
-        keeper = asyncio.get_running_loop().create_task(self._keep(store, lease, over)) if shared else None
+        keeper: tuple[asyncio.Task[None], asyncio.Event] | None = None
+        if shared:
+            over = asyncio.Event()
+            keeper = (asyncio.get_running_loop().create_task(self._keep(store, lease, over)), over)
         try:
             response = await _run(params, ctx, lineup, walk, route)
             if caching and _cacheable(route, response):
@@ -344,15 +353,16 @@ class Engine:
             return response
         finally:
             if keeper is not None:
+                renewing, over = keeper
                 over.set()
-                keeper.cancel()
-                await asyncio.wait([keeper], timeout=_LEASE)  # a renewal under way lands before the release
+                renewing.cancel()
+                await asyncio.wait([renewing], timeout=_LEASE)  # a renewal under way lands before the release
                 await store.release(lease, self._owner)
 
     async def _keep(self, store: ResilientStore, lease: str, over: asyncio.Event) -> None:
         """Renew a flight's lease until the flight is `over`. It is cancelled then too, but a
-        cancellation can be lost in a store call (Python 3.11's `wait_for` drops one that comes
-        as its inner call ends), so the flag is what ends the loop."""
+        cancellation can be lost in a store call (Python 3.11's `wait_for`, under which redis-py
+        sends its commands, can drop one that comes as its inner call ends): the flag ends it."""
         while not over.is_set():
             await asyncio.sleep(_LEASE / 4)
             if not over.is_set():
