@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -169,11 +170,16 @@ def test_a_writer_killed_mid_run_leaves_a_readable_store(config_dir: Path, brave
     env = worker_env(config_dir, brave, WEBSEARCH_CACHE_DIR=str(cache))
     writer = spawn(env, 400, "topic {i}")  # 400 different searches, each cached as it lands
     assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+    # Its lines are read as they come: a full pipe would stop it at its twentieth or so.
+    landed = threading.Thread(target=writer.stdout.read, daemon=True)
+    landed.start()
     give_up = time.monotonic() + 30
     while len(brave.requests) < 50 and time.monotonic() < give_up:  # killed in the middle of its writes
         time.sleep(0.005)
     writer.send_signal(signal.SIGKILL)
     writer.wait(10)
+    landed.join(10)
+    assert 50 <= len(brave.requests) < 400  # the kill came mid-run, not after it
     results = run(env, 1, "topic {i}")  # "topic 0": cached before the kill
     assert results[0]["cached"] is True
     assert run(env, 1, "after the kill")[0]["error"] is None
