@@ -599,6 +599,8 @@ def test_cli_cache_stats_clear_and_the_summary_note(benv: dict[str, str], brave:
     numbers = json.loads(stats.stdout)
     assert (numbers["entries"], numbers["hits"], numbers["misses"], numbers["store"]) == (1, 1, 1, "sqlite")
     assert numbers["bytes"] > 0 and numbers["hit_rate"] == 0.5
+    text = run_cli(["cache", "stats"], env).stdout.strip()
+    assert text == f"1 entry, {numbers['bytes']} bytes in the sqlite store; 1 hit, 1 miss (hit rate 50%)"
     cleared = run_cli(["cache", "clear", "--provider", "brave"], env)
     assert cleared.stdout.strip() == "removed 1 cached answer served by brave"
     assert json.loads(run_cli(["cache", "stats", "--format", "json"], env).stdout)["entries"] == 0

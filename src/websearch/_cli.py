@@ -424,14 +424,20 @@ def _cache(args: argparse.Namespace) -> int:
     result = asyncio.run(run())
     if args.cache_command == "clear":
         which = f" served by {args.provider}" if args.provider else ""
-        print(f"removed {result} cached answer{'s' if result != 1 else ''}{which}")
+        print(f"removed {_counted(result, 'cached answer')}{which}")
     elif args.format == "json":
         print(json.dumps(result, indent=2))
     else:
         rate = "n/a" if result["hit_rate"] is None else f"{result['hit_rate']:.0%}"
-        size = f"{result['entries']} entries, {result['bytes']} bytes in the {result['store']} store"
-        print(f"{size}; {result['hits']} hits, {result['misses']} misses (hit rate {rate})")
+        size = f"{_counted(result['entries'], 'entry', 'entries')}, {_counted(result['bytes'], 'byte')}"
+        looks = f"{_counted(result['hits'], 'hit')}, {_counted(result['misses'], 'miss', 'misses')}"
+        print(f"{size} in the {result['store']} store; {looks} (hit rate {rate})")
     return EXIT_OK
+
+
+def _counted(n: int, one: str, many: str | None = None) -> str:
+    """`n` and the noun for it: "1 entry", "2 entries"."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def _mcp(args: argparse.Namespace) -> int:
