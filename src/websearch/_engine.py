@@ -322,7 +322,8 @@ class Engine:
         the others up for `_LEASE` seconds at most, then one of them leads."""
         store = self.state()
         lease = "flight:" + key.removeprefix(PREFIX)
-        if shared and not await store.try_lease(lease, self._owner, _LEASE):
+        taken = shared and await store.try_lease(lease, self._owner, _LEASE)
+        if shared and not taken:
             if self.observer is not None:
                 self.observer.joined()
             while self.clock.monotonic() < ends:
@@ -332,15 +333,18 @@ class Engine:
                     return hit
                 # Looked at before it is taken: a read takes no write lock from the leader renewing it.
                 if await store.get(lease) is None and await store.try_lease(lease, self._owner, _LEASE):
-                    # Free: the leader is gone, or it wrote its answer and let go after the look
-                    # above (it writes before it lets go, so one more look tells which).
-                    hit = await self._cached(key)
-                    if hit is not None:
-                        await store.release(lease, self._owner)
-                        return hit
-                    break  # gone without an answer: lead
+                    taken = True
+                    break
             else:
                 shared = False  # the deadline came with the lease still another's
+        if taken:
+            # Free: nobody leads this search, or its leader wrote the answer and let go since this
+            # search last looked in the cache (a leader writes before it lets go): one more look
+            # tells which. Without it, a search held up between its look and the lease asked again.
+            hit = await self._cached(key)
+            if hit is not None:
+                await store.release(lease, self._owner)
+                return hit
         keeper: tuple[asyncio.Task[None], asyncio.Event] | None = None
         if shared:
             over = asyncio.Event()
