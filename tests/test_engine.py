@@ -437,6 +437,47 @@ async def test_repeated_outages_open_the_circuit_then_one_probe(
     assert len(brave.requests) == 6
 
 
+async def test_a_deadline_too_short_for_the_provider_leaves_its_health_alone(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    # One agent allowing 0.2 s opened Brave's circuit for every agent sharing the store: each
+    # cut attempt counted as a timeout of Brave's (a stress run with 50 ms deadlines saw it).
+    brave.enqueue(*[Reply(200, _brave_body("impatient"), delay=1.0)] * 6)
+    async with engine_client(benv, FakeClock()) as ws:
+        for i in range(6):
+            (attempt,) = (await ws.asearch(f"impatient {i}", cache="off", deadline=0.2)).attempts
+            assert (attempt.error_kind, attempt.skipped) == ("timeout", None)  # asked every time
+        assert await ws.provider_health() == {}
+    assert len(brave.requests) == 6
+
+
+async def test_timeouts_count_against_a_provider_given_its_patience_or_its_own_timeout() -> None:
+    from websearch._context import DeadlineReached
+    from websearch._health import PATIENCE, Health
+    from websearch.errors import ProviderTimeoutError
+
+    def fingerprint() -> str:
+        return "fp"
+
+    clock = FakeClock()
+    for error, counted in (
+        (DeadlineReached("brave", "cut", given=PATIENCE["search"]), True),  # a fair time to answer in
+        (ProviderTimeoutError("brave", "its own timeout"), True),
+        (DeadlineReached("brave", "cut", given=PATIENCE["search"] - 0.1), False),
+    ):
+        health = Health(MemoryStore(clock), clock)
+        for _ in range(5):
+            await health.failed(error.provider, error, fingerprint, patience=PATIENCE["search"])
+        record = await health.record(error.provider)
+        assert (record is not None and record.get("circuit") is True) is counted, error
+    answer = Health(MemoryStore(clock), clock)
+    for _ in range(5):
+        await answer.failed(
+            "gemini", DeadlineReached("gemini", "cut", given=10.0), fingerprint, patience=PATIENCE["answer"]
+        )
+    assert await answer.record("gemini") is None  # 10 s is short for an answer engine
+
+
 async def test_an_explicit_provider_cooling_down_goes_to_the_fallback_tier(config_dir: Path, brave: FakeBrave) -> None:
     brave.enqueue(rate_limited_reply(reset="300, 1419704"))
     with FakeFirecrawl() as firecrawl:

@@ -21,7 +21,7 @@ from ._health import Skip, iso
 from ._lineup import Lineup
 from ._notices import Notice, fallback, not_supported, partial, results_dropped
 from ._types import Attempt, ProviderResult, SearchParams, SearchResponse
-from .errors import ConfigError, NoResults, ProviderTimeoutError, SearchProviderError
+from .errors import ConfigError, NoResults, SearchProviderError
 
 if TYPE_CHECKING:
     from ._context import ProviderContext
@@ -275,7 +275,7 @@ async def _within(
         async with asyncio.timeout(remaining):
             return await impl.search(plan, ctx)
     except (TimeoutError, DeadlineReached):
-        raise ProviderTimeoutError(info.id, too_late(info.label)) from None
+        raise DeadlineReached(info.id, too_late(info.label), given=remaining) from None
 
 
 def _served(

@@ -30,7 +30,7 @@ from ._cache import PREFIX, cache_key, copy_of, decode, encode, encode_copy, ent
 from ._chain import Walk, fallback_tier_ids, run_search
 from ._clock import wall_seconds
 from ._fanout import Fanout, run_fanout
-from ._health import Health, Skip
+from ._health import PATIENCE, Health, Skip
 from ._notices import partial
 from ._pacing import Pacer, rates_from
 
@@ -504,7 +504,7 @@ class _Guards:
             if info.id in self.recorded:
                 await health.succeeded(info.id)
         else:
-            await health.failed(info.id, error, lambda: _fingerprint(info, ctx))
+            await health.failed(info.id, error, lambda: _fingerprint(info, ctx), patience=PATIENCE[info.tier])
 
 
 @dataclass(slots=True)

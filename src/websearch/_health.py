@@ -10,7 +10,10 @@ view of which providers are down:
   never the key);
 - `Blocked` (a challenge page): a backoff from 5 min doubling up to an hour;
 - `UpstreamUnavailable`, timeouts and broken connections: after 5 in a row the circuit opens
-  for 60 s, then one search (one process, through a short lease) probes it.
+  for 60 s, then one search (one process, through a short lease) probes it. A timeout counts
+  only when the attempt had a fair time to answer in (`PATIENCE`: 5 s, 30 s for an answer
+  engine): a search whose own deadline cut it shorter (an agent allowing 0.5 s) tells nothing
+  about the provider, and must not open its circuit for every agent sharing the store.
 
 Any success clears the record. Other failures (a rejected request, no results, a bad body)
 say nothing about the provider's health and leave it alone.
@@ -26,6 +29,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ._clock import wall_seconds
+from ._context import DeadlineReached
 from .errors import (
     AuthenticationFailed,
     Blocked,
@@ -40,11 +44,14 @@ if TYPE_CHECKING:
     from ._clock import Clock
     from ._state._store import Store
 
-__all__ = ["CIRCUIT_AFTER", "Health", "Skip", "describe", "iso"]
+__all__ = ["CIRCUIT_AFTER", "PATIENCE", "Health", "Skip", "describe", "iso"]
 
 PREFIX: Final = "health:"
 CIRCUIT_AFTER: Final = 5  # failures in a row that open the circuit
 CIRCUIT_OPEN: Final = 60.0  # seconds the circuit stays open before one probe
+#: Seconds an attempt cut by its search's deadline must have had for the timeout to count, by
+#: registry tier (an answer engine, an LLM reading the web, takes longer than a search API).
+PATIENCE: Final = {"answer": 30.0, "search": 5.0, "keyless": 5.0}
 _RATE: Final = (60.0, 900.0)  # first backoff, longest
 _BLOCKED: Final = (300.0, 3600.0)
 _QUOTA: Final = 3600.0
@@ -113,8 +120,14 @@ class Health:
             return Skip("circuit_open", kind, None, message), True
         return None, True
 
-    async def failed(self, provider: str, error: BaseException, fingerprint: Callable[[], str]) -> None:
-        """Record a failure; only the classes the module docstring names change anything."""
+    async def failed(
+        self, provider: str, error: BaseException, fingerprint: Callable[[], str], *, patience: float = 5.0
+    ) -> None:
+        """Record a failure; only the classes the module docstring names change anything, and
+        a timeout only when the search's deadline gave the attempt `patience` seconds or more."""
+        if isinstance(error, DeadlineReached) and error.given is not None and error.given < patience:
+            await self.store.release(f"{PREFIX}probe:{provider}", self._owner)  # a probe cut short: another may probe
+            return
         record = await self.record(provider) or {}
         now = wall_seconds(self.clock)
         streak = int(record.get("streak", 0)) if record.get("kind") == _kind(error) else 0
