@@ -742,6 +742,29 @@ def test_a_loop_closed_after_a_search_leaves_its_answer_and_no_lease_in_the_stor
     assert asyncio.run(other.usage("cache:"))[0] == 1
 
 
+def test_close_after_loops_now_closed_closes_the_last_session_and_writes_the_counts(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    """A client used only from loops of the caller's, each closed after its search, never
+    started its private loop: `close` skipped everything then, leaving the last loop's HTTP
+    session unclosed (reported when collected) and the hit and miss counts unwritten."""
+    from websearch._state import SqliteStore
+
+    ws = engine_client(benv, FakeClock(), store=SqliteStore(tmp_path / "state.db", FakeClock()))
+    for i in range(2):
+        loop = asyncio.new_event_loop()
+        try:
+            assert loop.run_until_complete(ws.asearch(f"tidal power {i}")).ok
+        finally:
+            loop.close()
+    session = ws._transport._session  # type: ignore[union-attr]
+    assert session is not None and not session.closed
+    ws.close()
+    assert session.closed
+    other = SqliteStore(tmp_path / "state.db", FakeClock())
+    assert int(asyncio.run(other.get("stats:misses")) or 0) == 2
+
+
 def test_a_loop_closed_without_aclose_leaves_no_pending_task_and_its_counts_are_written_later(
     benv: dict[str, str], brave: FakeBrave, caplog: pytest.LogCaptureFixture
 ) -> None:

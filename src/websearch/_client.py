@@ -357,10 +357,16 @@ class WebSearch:
             raise
 
     def close(self) -> None:
-        """Close the session and stop the private loop, if one was started."""
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
+        """Close the sessions and the state store, and stop the private loop. A client used
+        only from loops now closed (`asyncio.run` after `asyncio.run`) still holds the last one's
+        session, its store and its unwritten counts: they are closed on the private loop, started
+        for it."""
+        opened = (self._owns_transport and self._transport is not None) or self.engine.opened
+        if self._loop is None and not opened:
             return
+        loop = self._private_loop()
+        thread = self._thread
+        assert thread is not None
         asyncio.run_coroutine_threadsafe(self.aclose(), loop).result()
         loop.call_soon_threadsafe(loop.stop)
         thread.join()

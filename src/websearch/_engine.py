@@ -126,6 +126,11 @@ class Engine:
             self._fallback = tuple(fallback_tier_ids(ctx))
         return self._fallback
 
+    @property
+    def opened(self) -> bool:
+        """Whether the state store has been opened (and is to be closed)."""
+        return self._resilient is not None
+
     def state(self) -> ResilientStore:
         """The state store, opened on first use and wrapped so that it never fails a search."""
         if self._resilient is None:
