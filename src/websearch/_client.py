@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Self
 from ._clock import Clock, SystemClock
 from ._context import ProviderContext, SendsRequests
 from ._credentials import Credential, CredentialStore
+from ._deferred import DeferredTransport, loaded
 from ._engine import CacheMode, Engine
 from ._fanout import DEFAULT_SOFT_DEADLINE, PUBLIC, Fanout
 from ._health import describe
@@ -120,15 +121,27 @@ class WebSearch:
     # -- async ---------------------------------------------------------------------------------
 
     def _context(self, *, with_transport: bool = True) -> ProviderContext:
-        if self._transport is None and with_transport:
-            from ._transport import Transport
+        transport = self._transport
+        if transport is None and with_transport:
+            transport = self._transport = self._new_transport()
+        elif type(transport) is DeferredTransport and transport.real is not None:
+            transport = self._transport = transport.real  # loaded: straight to it from now on
+        return ProviderContext(self.env, self.settings, self.credentials, transport, self.clock, self._api_keys)
 
-            labels = {info.id: info.label for info in self.lineup.infos()}
-            stream, event = self.settings.stream_limits
-            self._transport = Transport(
-                timeout=self.timeout, env=self.env, labels=labels, max_stream_bytes=stream, max_event_bytes=event
-            )
-        return ProviderContext(self.env, self.settings, self.credentials, self._transport, self.clock, self._api_keys)
+    def _new_transport(self) -> SendsRequests:
+        """The built-in transport; until aiohttp is imported, one that imports it in a thread
+        on the first request (the import takes about 200 ms, which would stall the loop)."""
+        labels = {info.id: info.label for info in self.lineup.infos()}
+        stream, event = self.settings.stream_limits
+        options = {
+            "timeout": self.timeout,
+            "env": self.env,
+            "labels": labels,
+            "max_stream_bytes": stream,
+            "max_event_bytes": event,
+        }
+        module = loaded()
+        return DeferredTransport(**options) if module is None else module.Transport(**options)
 
     def provider_status(self) -> list[ProviderStatus]:
         """Every provider of this client in chain order: available or not, and what would make it

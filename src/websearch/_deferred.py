@@ -1,0 +1,122 @@
+"""The built-in transport before aiohttp is imported: the import runs in a thread, not on the
+event loop.
+
+Importing aiohttp takes about 200 ms. Done on the loop, in a client's first search, it held up
+every other task of the application for that long and made a search with a short deadline
+answer late (a 50 ms deadline answered after 190 ms). Here the first request waits for the
+import without blocking the loop, within its own timeout (so within the search's deadline),
+and the client uses the real transport directly once it is loaded. The servers load it at
+start-up the same way; a process that has imported it already never sees this class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+import time
+from collections.abc import AsyncIterator
+from concurrent.futures import Future
+from contextlib import asynccontextmanager
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Final
+
+from .errors import ProviderTimeoutError
+
+if TYPE_CHECKING:
+    import aiohttp
+
+    from ._transport import Transport
+    from ._wire import HttpRequest, HttpResponse
+
+__all__ = ["DeferredTransport", "loaded"]
+
+MODULE: Final = "websearch._transport"
+_loading: Future[ModuleType] | None = None
+_lock = threading.Lock()
+
+
+def loaded() -> ModuleType | None:
+    """The transport module if it is imported already, else None."""
+    import sys
+
+    return sys.modules.get(MODULE)
+
+
+def _load() -> Future[ModuleType]:
+    """The import, started once per process in a thread of its own."""
+    global _loading
+    with _lock:
+        if _loading is None:
+            future: Future[ModuleType] = Future()
+
+            def run() -> None:
+                try:
+                    future.set_result(importlib.import_module(MODULE))
+                except BaseException as exc:  # an import error reaches every waiting search
+                    future.set_exception(exc)
+
+            threading.Thread(target=run, name="websearch-import", daemon=True).start()
+            _loading = future
+        return _loading
+
+
+class DeferredTransport:
+    """A `Transport` made with `options` once its module is imported (in a thread); until then
+    each request waits for the import within its own timeout."""
+
+    bounds_each_request = True
+
+    def __init__(self, **options: Any) -> None:
+        self.timeout: float = options["timeout"]
+        self._options = options
+        self.real: Transport | None = None
+
+    async def _transport(self, provider: str, wait: float | None) -> Transport:
+        if self.real is None:
+            try:
+                module = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(_load())), wait)
+            except TimeoutError:
+                raise self._too_slow(provider, wait) from None
+            if self.real is None:
+                self.real = module.Transport(**self._options)
+        return self.real
+
+    async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
+        """The real transport's `send`, after the import; the wait counts in the request's
+        timeout, which a timeout error still names as given."""
+        if self.real is not None:
+            return await self.real.send(provider, request)
+        bound = request.timeout if request.timeout is not None else self.timeout
+        started = time.monotonic()
+        transport = await self._transport(provider, bound)
+        left = bound - (time.monotonic() - started)
+        try:
+            return await transport.send(provider, request.with_timeout(max(left, 0.001)))
+        except ProviderTimeoutError as exc:
+            if exc.status is not None:  # not the request's own timeout
+                raise
+            raise self._too_slow(provider, bound) from None
+
+    def _too_slow(self, provider: str, seconds: float | None) -> ProviderTimeoutError:
+        """The built-in transport's timeout error, naming the timeout as the caller gave it."""
+        label = self._options["labels"].get(provider, provider)
+        return ProviderTimeoutError(provider, f"{label} did not answer within {seconds:g} s")
+
+    @asynccontextmanager
+    async def stream(
+        self, provider: str, request: HttpRequest
+    ) -> AsyncIterator[tuple[HttpResponse, AsyncIterator[bytes]]]:
+        """The real transport's `stream`, after the import (a stream's attempt runs under a timer)."""
+        transport = await self._transport(provider, None)
+        async with transport.stream(provider, request) as opened:
+            yield opened
+
+    async def aclose(self) -> None:
+        if self.real is not None:
+            await self.real.aclose()
+
+    @property
+    def _session(self) -> aiohttp.ClientSession | None:
+        """The real transport's session of the loop used last (for tests)."""
+        return None if self.real is None else self.real._session
