@@ -27,13 +27,16 @@ def run(argv: list[str], env: dict[str, str]) -> float:
 def main() -> None:
     py = sys.executable
     with FakeDuckDuckGo() as fake, tempfile.TemporaryDirectory() as config:
-        env = {**os.environ, **fake.env, "WEBSEARCH_CONFIG_DIR": config}
+        # Its own cache directory (never the user's); a search goes upstream (`--no-cache`) or is
+        # served from the cache, which then needs no HTTP stack at all.
+        env = {**os.environ, **fake.env, "WEBSEARCH_CONFIG_DIR": config, "WEBSEARCH_CACHE_DIR": f"{config}/cache"}
         commands = {
             "python -c pass": [py, "-c", "pass"],
             "python -c 'import aiohttp'": [py, "-c", "import aiohttp"],
             "websearch --help": [py, "-m", "websearch", "--help"],
             "websearch providers": [py, "-m", "websearch", "providers"],
-            "websearch search (fake DDG)": [py, "-m", "websearch", "search", "rust async"],
+            "websearch search (fake DDG)": [py, "-m", "websearch", "search", "rust async", "--no-cache"],
+            "websearch search (cached)": [py, "-m", "websearch", "search", "rust async"],
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(ROUNDS):
