@@ -1,8 +1,8 @@
 """DuckDuckGo parse cost inside real searches: the provider's retained trees on and off.
 
 Run by hand: `python -m bench.bench_ddg_search`. Each mode runs in fresh interpreters, alternately:
-300 searches through `WebSearch.asearch` against the loopback fake, timing only the provider's
-`parse_response` in thread CPU time (which counts the kernel's page-fault work and not the wait
+300 searches through `WebSearch.asearch` (engine off: no cache, no pacing) against the loopback
+fake, timing only the provider's `parse` in thread CPU time (which counts the kernel's page-fault work and not the wait
 for the network), and counting minor page faults per parse. "off" sets the retention limit to
 -1, so every tree is freed as soon as the parse returns, as it would be without `_RECENT_TREES`.
 """
@@ -31,7 +31,7 @@ def child(mode: str) -> None:
         duckduckgo._RETAIN_MAX = -1  # type: ignore[misc]  # a benchmark switch, not an API
     cpu: list[float] = []
     faults: list[int] = []
-    parse = duckduckgo.DuckDuckGo.parse_response
+    parse = duckduckgo.DuckDuckGo.parse
 
     def timed(self: duckduckgo.DuckDuckGo, *args: Any) -> Any:
         before, start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt, time.thread_time()
@@ -41,10 +41,10 @@ def child(mode: str) -> None:
             cpu.append(time.thread_time() - start)
             faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 
-    duckduckgo.DuckDuckGo.parse_response = timed  # type: ignore[method-assign,assignment]
+    duckduckgo.DuckDuckGo.parse = timed  # type: ignore[method-assign]
 
     async def searches(env: dict[str, str], config: str) -> None:
-        async with WebSearch(env=env, config_dir=config) as client:
+        async with WebSearch(env=env, config_dir=config, engine=False) as client:
             for i in range(SEARCHES):
                 await client.asearch(f"rust async book {i % 7}", provider="duckduckgo", limit=20)
 
