@@ -459,11 +459,16 @@ async def test_timeouts_count_against_a_provider_given_its_patience_or_its_own_t
     def fingerprint() -> str:
         return "fp"
 
+    def cut(provider: str, given: float) -> DeadlineReached:
+        reached = DeadlineReached(provider, "cut")
+        reached.given = given
+        return reached
+
     clock = FakeClock()
     for error, counted in (
-        (DeadlineReached("brave", "cut", given=PATIENCE["search"]), True),  # a fair time to answer in
+        (cut("brave", PATIENCE["search"]), True),  # a fair time to answer in
         (ProviderTimeoutError("brave", "its own timeout"), True),
-        (DeadlineReached("brave", "cut", given=PATIENCE["search"] - 0.1), False),
+        (cut("brave", PATIENCE["search"] - 0.1), False),
     ):
         health = Health(MemoryStore(clock), clock)
         for _ in range(5):
@@ -472,9 +477,7 @@ async def test_timeouts_count_against_a_provider_given_its_patience_or_its_own_t
         assert (record is not None and record.get("circuit") is True) is counted, error
     answer = Health(MemoryStore(clock), clock)
     for _ in range(5):
-        await answer.failed(
-            "gemini", DeadlineReached("gemini", "cut", given=10.0), fingerprint, patience=PATIENCE["answer"]
-        )
+        await answer.failed("gemini", cut("gemini", 10.0), fingerprint, patience=PATIENCE["answer"])
     assert await answer.record("gemini") is None  # 10 s is short for an answer engine
 
 

@@ -275,7 +275,9 @@ async def _within(
         async with asyncio.timeout(remaining):
             return await impl.search(plan, ctx)
     except (TimeoutError, DeadlineReached):
-        raise DeadlineReached(info.id, too_late(info.label), given=remaining) from None
+        reached = DeadlineReached(info.id, too_late(info.label))
+        reached.given = remaining
+        raise reached from None
 
 
 def _served(

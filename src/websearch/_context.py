@@ -153,21 +153,11 @@ class ProviderContext:
 
 class DeadlineReached(ProviderTimeoutError):
     """An attempt (or one of its requests) cut to what remained of the search's deadline ran
-    out of it. `given`: the seconds the attempt had, when known; the provider's health counts
-    it only when that was a fair time to answer in."""
+    out of it."""
 
-    def __init__(
-        self,
-        provider: str,
-        message: str,
-        status: int | None = None,
-        *,
-        given: float | None = None,
-        retry_after: float | None = None,
-        retry_variant: bool = False,
-    ) -> None:
-        super().__init__(provider, message, status, retry_after=retry_after, retry_variant=retry_variant)
-        self.given = given
+    #: The seconds the attempt had, when known: the provider's health counts the timeout only
+    #: when that was a fair time to answer in.
+    given: float | None = None
 
 
 def too_late(label: str) -> str:
