@@ -523,6 +523,33 @@ async def test_pacing_spaces_a_providers_requests(
     assert len(brave.requests) == 3
 
 
+async def test_a_cold_process_loads_the_http_stack_before_it_takes_a_pacing_slot(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A slot is a time to send at. Processes starting together each took a slot, then spent up
+    # to 0.4 s loading aiohttp: at 2/s their first requests reached the provider 0.07-0.25 s
+    # apart, which a strict rate limit (Brave's free tier: 1/s) answers with a 429.
+    import concurrent.futures
+    import importlib
+    import threading
+
+    from websearch import _deferred
+    from websearch._clock import SystemClock
+
+    loading: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    monkeypatch.setattr(_deferred, "_loading", loading)  # the import, taking 0.3 s
+    threading.Timer(0.3, loading.set_result, [importlib.import_module(_deferred.MODULE)]).start()
+    arrived: list[float] = []
+    answer = brave.default_reply
+    monkeypatch.setattr(brave, "default_reply", lambda request: (arrived.append(time.monotonic()), answer(request))[1])
+    settings(config_dir, '[pacing]\nbrave = "2/s"\n')
+    transport = _deferred.DeferredTransport(timeout=30.0, labels={})
+    async with engine_client(benv, SystemClock(), transport=transport) as ws:
+        first, second = await asyncio.gather(*(ws.asearch(f"cold start {i}", cache="off") for i in range(2)))
+    assert first.provider == second.provider == "brave"
+    assert arrived[1] - arrived[0] >= 0.45  # 2/s: half a second apart, as the slots were
+
+
 def test_pacing_rates_are_checked(config_dir: Path, benv: dict[str, str]) -> None:
     from websearch.errors import ConfigError
 

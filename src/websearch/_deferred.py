@@ -12,6 +12,7 @@ start-up the same way; a process that has imported it already never sees this cl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import threading
 import time
@@ -81,6 +82,15 @@ class DeferredTransport:
             if self.real is None:
                 self.real = module.Transport(**self._options)
         return self.real
+
+    async def ready(self, within: float | None) -> None:
+        """Wait (`within` seconds at most) until the real transport is made. The engine waits
+        before it takes a pacing slot: a slot is a time to send at, and a cold process that
+        took one, then loaded aiohttp, sent up to 0.4 s late, close behind the next slot's
+        request from another process."""
+        if self.real is None:
+            with contextlib.suppress(ProviderTimeoutError):
+                await self._transport("", within)
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
         """The real transport's `send`, after the import; the wait counts in the request's
