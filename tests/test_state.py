@@ -433,6 +433,22 @@ async def test_redis_keys_live_under_the_prefix_with_redis_ttls(redis_server: st
     await store.aclose()
 
 
+async def test_redis_queues_a_burst_for_its_connections_instead_of_failing(redis_server: str) -> None:
+    # 500 searches at once on 64 connections waited past the half second a command had for a
+    # free connection: the store called itself unavailable ("too many connections") and 274
+    # searches lost the shared state. A busy pool is not a Redis that is down.
+    from websearch._state.redis import TIMEOUT
+
+    store = RedisStore(redis_server, prefix=f"test-{uuid.uuid4().hex[:8]}:", max_connections=1)
+    started = time.monotonic()
+    counts = await asyncio.gather(*(store.incr("stats:burst", 60) for _ in range(4000)))
+    took = time.monotonic() - started
+    await store.clear("")
+    await store.aclose()
+    assert sorted(counts) == list(range(1, 4001))
+    assert took > TIMEOUT  # the last of them waited longer than a command may wait for an answer
+
+
 async def test_redis_stopped_is_unavailable_quickly_and_resumes_when_restarted() -> None:
     server = RedisServer()
     server.start()

@@ -40,7 +40,12 @@ __all__ = ["RedisStore"]
 
 T = TypeVar("T")
 
-TIMEOUT: Final = 0.5  # seconds to connect, for an answer, for a free pooled connection
+TIMEOUT: Final = 0.5  # seconds to connect, and for an answer
+#: Seconds a command waits for a free pooled connection. Longer than TIMEOUT: a burst of searches
+#: queues for connections (the store is busy, not down: 500 searches at once on 64 connections
+#: waited past 0.5 s and put the store in its degraded mode), while a Redis that stops answering
+#: fails the commands holding the connections within TIMEOUT, which frees them.
+POOL_WAIT: Final = 5.0
 FRONT_PREFIX: Final = "cache:"  # the keys copied in process (the search cache's entries)
 _SCAN_COUNT: Final = 500
 
@@ -131,7 +136,7 @@ class _Client:
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=max_connections,
-            timeout=TIMEOUT,
+            timeout=POOL_WAIT,
             socket_connect_timeout=TIMEOUT,
             socket_timeout=TIMEOUT,
             retry=Retry(NoBackoff(), 1, supported_errors=(rx.ConnectionError,)),
