@@ -110,7 +110,7 @@ class DeferredTransport:
 
     def _too_slow(self, provider: str, seconds: float | None) -> ProviderTimeoutError:
         """The built-in transport's timeout error, naming the timeout as the caller gave it."""
-        label = self._options["labels"].get(provider, provider)
+        label = (self._options.get("labels") or {}).get(provider, provider)
         return ProviderTimeoutError(provider, f"{label} did not answer within {seconds:g} s")
 
     @asynccontextmanager
