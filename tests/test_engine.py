@@ -241,10 +241,10 @@ class _LateLease:
 async def test_a_search_taking_a_lease_just_freed_finds_the_answer_its_leader_left(
     benv: dict[str, str], brave: FakeBrave, tmp_path: Path
 ) -> None:
-    # Two processes on one SQLite file: B misses the cache, then A leads the same search
-    # through, writes its answer and lets its lease go, before B takes the lease. B took the
-    # free lease as its own and asked again (2 upstream calls in 1 run of 4 of a stress run of
-    # 800 searches over 30 queries in 4 processes); it must read the answer A left instead.
+    # Two clients on one SQLite file, as two processes: B misses the cache, then A leads the
+    # same search through, writes its answer and lets its lease go, before B takes the lease.
+    # B took the free lease as its own and asked again (a stress run of 800 searches over 30
+    # queries in 4 processes made 31-34 upstream calls in 3 runs of 7); it must read A's answer.
     from websearch._state import SqliteStore
 
     clock, go = FakeClock(), asyncio.Event()
@@ -541,7 +541,12 @@ async def test_a_cold_process_loads_the_http_stack_before_it_takes_a_pacing_slot
     threading.Timer(0.3, loading.set_result, [importlib.import_module(_deferred.MODULE)]).start()
     arrived: list[float] = []
     answer = brave.default_reply
-    monkeypatch.setattr(brave, "default_reply", lambda request: (arrived.append(time.monotonic()), answer(request))[1])
+
+    def stamped(request: Any) -> Reply:  # when each request reached the fake
+        arrived.append(time.monotonic())
+        return answer(request)
+
+    monkeypatch.setattr(brave, "default_reply", stamped)
     settings(config_dir, '[pacing]\nbrave = "2/s"\n')
     transport = _deferred.DeferredTransport(timeout=30.0, labels={})
     async with engine_client(benv, SystemClock(), transport=transport) as ws:
