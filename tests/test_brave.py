@@ -133,16 +133,18 @@ REALISTIC = {
         "results": [
             {
                 "type": "search_result",
-                "title": "Async in Rust - The Book",
+                "title": "<strong>Async</strong> in Rust &amp; Tokio&#x27;s book",
                 "url": "https://doc.rust-lang.org/book/ch17-00-async-await.html",
-                "description": "  Learn <strong>async</strong> programming in Rust.  ",
+                "description": "  Learn <strong>async</strong> programming in Rust: Vec&lt;Future&gt;.  ",
                 "page_age": "2026-11-27T00:00:00",
                 "age": "November 27, 2026",
                 "extra_snippets": [
                     " Futures are lazy. ",
                     "",
-                    "Learn <strong>async</strong> programming in Rust.",
+                    "Learn <strong>async</strong> programming in Rust: Vec&lt;Future&gt;.",
                     "Futures are lazy.",
+                    "<strong></strong>",
+                    "A page's own text: vector<int> & co.",
                     "Use an executor such as Tokio.",
                 ],
                 "profile": {"name": "Rust"},
@@ -163,6 +165,12 @@ REALISTIC = {
                 "extra_snippets": ["Only an extra snippet."],
             },
             {"type": "search_result", "title": "Bare", "url": "https://example.com/bare", "description": "   "},
+            {
+                "type": "search_result",
+                "title": "<strong></strong>",
+                "url": "https://example.com/empty",
+                "description": "<strong> </strong>",
+            },
         ],
     },
 }
@@ -176,9 +184,12 @@ async def test_parses_a_realistic_body_exactly(brave: FakeBrave, benv: dict[str,
         query="rust async",
         sources=(
             SearchSource(
-                title="Async in Rust - The Book",
+                title="Async in Rust & Tokio's book",
                 url="https://doc.rust-lang.org/book/ch17-00-async-await.html",
-                snippet="Learn <strong>async</strong> programming in Rust.\nFutures are lazy.\nUse an executor such as Tokio.",
+                snippet=(
+                    "Learn async programming in Rust: Vec<Future>.\nFutures are lazy.\n"
+                    "A page's own text: vector<int> & co.\nUse an executor such as Tokio."
+                ),
                 published_date="November 27, 2026",
                 age_seconds=3 * 86400 + 12 * 3600,
             ),
@@ -193,10 +204,27 @@ async def test_parses_a_realistic_body_exactly(brave: FakeBrave, benv: dict[str,
                 title="Async book", url="https://rust-lang.github.io/async-book/", snippet="Only an extra snippet."
             ),
             SearchSource(title="Bare", url="https://example.com/bare"),
+            SearchSource(title="https://example.com/empty", url="https://example.com/empty"),
         ),
         request_id="req-7c1f",
         attempts=(Attempt("brave", None, None, 0.0),),
     )
+
+
+async def test_display_html_reaches_the_agent_as_plain_text(
+    brave: FakeBrave, benv: dict[str, str], clock: FakeClock
+) -> None:
+    # The fake writes its results as Brave does: the query escaped and wrapped in <strong>.
+    sent = brave_result(1, "joe's pizza & pasta")
+    assert "<strong>joe&#x27;s pizza &amp; pasta</strong>" in sent["description"]
+    assert sent["title"] == "Joe&#x27;S Pizza &amp; Pasta - part 1"
+    response = await search(benv, clock, "joe's pizza & pasta")
+    first = response.sources[0]
+    assert first.title == "Joe'S Pizza & Pasta - part 1"
+    assert first.snippet is not None
+    assert first.snippet.startswith("Everything about joe's pizza & pasta, part 1:")
+    assert "Extra excerpt 1a about joe's pizza & pasta." in first.snippet
+    assert all("<strong>" not in (s.snippet or "") and "&#x27;" not in s.title for s in response.sources)
 
 
 def test_parse_slices_and_reads_request_id_fallback(clock: FakeClock, config_dir: Path) -> None:
@@ -208,7 +236,7 @@ def test_parse_slices_and_reads_request_id_fallback(clock: FakeClock, config_dir
     assert parsed.request_id == "rid-2"
     assert parsed.auth_mode is None and parsed.answer is None
     assert parsed.sources[0].snippet == (
-        "Everything about <strong>q</strong>, part 1: setup, pitfalls and examples.\nExtra excerpt 1a about q.\nExtra excerpt 1b."
+        "Everything about q, part 1: setup, pitfalls and examples.\nExtra excerpt 1a about q.\nExtra excerpt 1b."
     )
     no_header = PROVIDER.parse(
         HttpResponse(200, {}, b'{"web": {"results": []}}'), PROVIDER.plan(SearchParams("q"), ctx)

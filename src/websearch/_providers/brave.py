@@ -8,6 +8,12 @@ else `recency`'s, up to `end_published_date`, else today) is the range
 distinct extra snippets, one per line; Brave's `age` ("January 15, 2025", or "2 days ago", which
 stays raw without an age) is the published date.
 
+Brave's titles, descriptions and extra snippets are display HTML: the query's words wrapped in
+`<strong>` (its `text_decorations`, on by default) and characters escaped (`Joe&#x27;s`,
+`&amp;`). The spec's mapping copies them as they come; they reach an agent as plain text here,
+the `<strong>` tags dropped and the entities decoded. Only those tags go, so text like
+`vector<int>` that some page shows unescaped survives.
+
 Errors come as `{"error": {...}}` or `{"errors": [{...}]}`. Brave reports a bad key as 422
 `SUBSCRIPTION_TOKEN_INVALID` and tells quota (`QUOTA_LIMITED`) from rate limit (`RATE_LIMITED`)
 only by the code of a 429. Retry hints come from `Retry-After`, else from the matching
@@ -16,7 +22,9 @@ only by the code of a 429. Retry hints come from `Retry-After`, else from the ma
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -50,6 +58,7 @@ DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 20
 FRESHNESS: Final = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 WHOLE_DAYS: Final = "Brave's freshness takes dates only"
+_DECORATION: Final = re.compile(r"</?strong>")
 
 
 def _reset_window(headers: Mapping[str, str], code: str | None, body: object) -> float | None:
@@ -136,7 +145,7 @@ def _source(result: dict[str, Any], now: datetime) -> SearchSource:
     url = result["url"]
     published = as_str(result.get("age"))
     return SearchSource(
-        title=as_str(result.get("title")) or url,
+        title=_plain(as_str(result.get("title")) or "") or url,
         url=url,
         snippet=_snippet(result),
         published_date=published,
@@ -147,14 +156,21 @@ def _source(result: dict[str, Any], now: datetime) -> SearchSource:
 def _snippet(result: dict[str, Any]) -> str | None:
     """The trimmed description, then each non-empty extra snippet not already present, by line."""
     parts: list[str] = []
-    description = as_str(result.get("description"))
-    if description and description.strip():
-        parts.append(description.strip())
+    description = _plain(as_str(result.get("description")) or "").strip()
+    if description:
+        parts.append(description)
     for extra in as_list(result.get("extra_snippets")):
-        text = extra.strip() if isinstance(extra, str) else ""
+        text = _plain(extra).strip() if isinstance(extra, str) else ""
         if text and text not in parts:
             parts.append(text)
     return "\n".join(parts) or None
+
+
+def _plain(text: str) -> str:
+    """Brave's display text as plain text: its `<strong>` highlighting dropped, entities decoded."""
+    if "<" in text:
+        text = _DECORATION.sub("", text)
+    return html.unescape(text) if "&" in text else text
 
 
 PROVIDER: Final = Brave()

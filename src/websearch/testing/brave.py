@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import uuid
 from collections.abc import Collection
 from typing import Any
@@ -30,15 +31,17 @@ _AGES = ("November 27, 2026", "2 days ago", None, "March 3, 2025")
 
 
 def brave_result(i: int, query: str, *, age: str | None = None, extra: list[str] | None = None) -> dict[str, Any]:
-    """One `web.results[]` entry with the fields Brave sends (`age`/`extra_snippets` only when given)."""
+    """One `web.results[]` entry with the fields Brave sends (`age`/`extra_snippets` only when given).
+    Its title and description are display HTML, as Brave's: the text escaped, the query in `<strong>`."""
     slug = query.replace(" ", "-")
+    shown = html.escape(query)
     host = f"www.site{i}.example.com"
     result: dict[str, Any] = {
         "type": "search_result",
         "subtype": "generic",
-        "title": f"{query.title()} - part {i}",
+        "title": f"{html.escape(query.title())} - part {i}",
         "url": f"https://{host}/{slug}/{i}",
-        "description": f"Everything about <strong>{query}</strong>, part {i}: setup, pitfalls and examples.",
+        "description": f"Everything about <strong>{shown}</strong>, part {i}: setup, pitfalls and examples.",
         "language": "en",
         "family_friendly": True,
         "is_source_local": False,
@@ -94,7 +97,7 @@ def brave_results_body(query: str, n: int = 20, *, extra_snippets: bool = True) 
                 i,
                 query,
                 age=_AGES[(i - 1) % len(_AGES)],
-                extra=[f"Extra excerpt {i}a about {query}.", f"Extra excerpt {i}b."]
+                extra=[f"Extra excerpt {i}a about {html.escape(query)}.", f"Extra excerpt {i}b."]
                 if extra_snippets and i % 2
                 else None,
             )
