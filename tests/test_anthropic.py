@@ -219,6 +219,17 @@ async def test_parses_the_full_message(fake: FakeAnthropic, env: dict[str, str])
     assert response.related_questions == ()
 
 
+async def test_cited_text_comes_with_its_entities_decoded(fake: FakeAnthropic, env: dict[str, str]) -> None:
+    # Anthropic's cited_text is the page's HTML text ("Today&#x27;s sunrise"); the fake escapes it so.
+    query = 'joe\'s "pizza" & <pasta>'
+    sent = anthropic_message(query)["content"][4]["citations"][0]["cited_text"]
+    assert "joe&#x27;s &quot;pizza&quot; &amp; &lt;pasta&gt;" in sent
+    response = await run(make_env(env, fake), query)
+    assert [c.cited_text for c in response.citations] == [
+        f"{s.title} explains {query} in detail." for s in response.sources[:2]
+    ]
+
+
 async def test_request_id_falls_back_to_the_message_id(fake: FakeAnthropic, env: dict[str, str]) -> None:
     fake.enqueue(Reply(200, anthropic_message(QUERY)))
     response = await run(make_env(env, fake))

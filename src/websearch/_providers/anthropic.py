@@ -14,11 +14,13 @@ sent (it already leaves out every excluded domain outside it). The count is a lo
 
 The reply is one JSON message: `server_tool_use` blocks give the search queries,
 `web_search_tool_result` blocks the sources (relative `page_age` read as an age), text blocks the
-answer and its citations. A tool error (`web_search_tool_result_error`) with no sources fails the
-search as its code says (too_many_requests: rate limited, unavailable: unavailable, a bad query:
-rejected); alongside sources it is a `partial` notice (the code redacted like every upstream
-text). Errors come as `{"type": "error", "error": {"type", "message"}}`, also inside a 200; a 404
-means the model or the endpoint is wrong.
+answer and its citations. A citation's `cited_text` comes as the page's HTML text, entities and all
+(real replies carry "Today&#x27;s sunrise"); its entities are decoded. A tool error
+(`web_search_tool_result_error`) with no sources fails the search as its code says
+(too_many_requests: rate limited, unavailable: unavailable, a bad query: rejected); alongside
+sources it is a `partial` notice (the code redacted like every upstream text). Errors come as
+`{"type": "error", "error": {"type", "message"}}`, also inside a 200; a 404 means the model or the
+endpoint is wrong.
 
 A long turn may stop with `stop_reason: "pause_turn"`: it is continued as the Messages API
 documents, by sending the conversation back with the paused content appended as the assistant's
@@ -31,6 +33,7 @@ failed) is served as it stands, with a `partial` notice that the answer may be i
 
 from __future__ import annotations
 
+import html
 import re
 import uuid
 from dataclasses import dataclass, field, replace
@@ -256,7 +259,7 @@ def parse_message(data: dict[str, Any]) -> Message:
             for cite in (c for c in as_list(block.get("citations")) if isinstance(c, dict)):
                 if url := _str(cite.get("url")):
                     out.citations.append(
-                        SearchCitation(url, _str(cite.get("title")) or url, _str(cite.get("cited_text")))
+                        SearchCitation(url, _str(cite.get("title")) or url, _decoded(_str(cite.get("cited_text"))))
                     )
             continue
         passages.append("".join(current).strip())
@@ -380,6 +383,11 @@ def _base_url(ctx: ProviderContext) -> tuple[str, bool]:
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
+
+
+def _decoded(text: str | None) -> str | None:
+    """A cited text with its HTML entities decoded (`&#x27;` as `'`)."""
+    return html.unescape(text) if text is not None and "&" in text else text
 
 
 PROVIDER: Final = Anthropic()

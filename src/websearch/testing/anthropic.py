@@ -11,6 +11,7 @@ usage with `server_tool_use.web_search_requests`, and a `request-id` header. Err
 from __future__ import annotations
 
 import hashlib
+import html
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,13 +49,7 @@ def anthropic_message(query: str, model: str = "claude-haiku-4-5", n: int = 5) -
         {"type": "text", "text": "Based on the search results, "},
     ]
     for r in results[:2]:
-        cite = {
-            "type": "web_search_result_location",
-            "url": r["url"],
-            "title": r["title"],
-            "encrypted_index": "Eo8BCioIAhgBIiQy",
-            "cited_text": f"{r['title']} explains {query} in detail.",
-        }
+        cite = _citation(r, query)
         content.append({"type": "text", "text": f"{r['title']} covers {query}.", "citations": [cite]})
         content.append({"type": "text", "text": " "})
     content.append({"type": "text", "text": "Check the release notes for details."})
@@ -111,13 +106,7 @@ def anthropic_turn(query: str, pauses: int, model: str = "claude-haiku-4-5", n: 
         replies.append(_message(f"{query}/pause/{k}", model, content, "pause_turn", searches=2))
     content = [results(2 * pauses - 1), {"type": "text", "text": "Based on the search results, "}]
     for r in (searches[0][2][0], searches[-1][2][0]):
-        cite = {
-            "type": "web_search_result_location",
-            "url": r["url"],
-            "title": r["title"],
-            "encrypted_index": "Eo8BCioIAhgBIiQy",
-            "cited_text": f"{r['title']} explains {query} in detail.",
-        }
+        cite = _citation(r, query)
         content += [
             {"type": "text", "text": f"{r['title']} covers {query}.", "citations": [cite]},
             {"type": "text", "text": " "},
@@ -238,3 +227,14 @@ class FakeAnthropic(FakeServer):
                 "scope": "user:inference user:profile",
             },
         )
+
+
+def _citation(result: Mapping[str, Any], query: str) -> dict[str, Any]:
+    """A text block's citation of `result`, its `cited_text` HTML-escaped as Anthropic's are."""
+    return {
+        "type": "web_search_result_location",
+        "url": result["url"],
+        "title": result["title"],
+        "encrypted_index": "Eo8BCioIAhgBIiQy",
+        "cited_text": html.escape(f"{result['title']} explains {query} in detail."),
+    }
