@@ -481,6 +481,37 @@ async def test_timeouts_count_against_a_provider_given_its_patience_or_its_own_t
     assert await answer.record("gemini") is None  # 10 s is short for an answer engine
 
 
+async def test_a_skip_says_what_the_provider_did_and_its_whole_reason() -> None:
+    # It read "it answered rate_limited (Brave API error (429): ... (RATE_LIMITED); retry after
+    # 120 s": the trailing ")" was stripped with the empty "()" it meant to drop.
+    from websearch._health import Health
+    from websearch.errors import Blocked, QuotaExhausted, RateLimited, UpstreamUnavailable
+
+    clock = FakeClock()
+
+    async def skip_after(*errors: Exception) -> str:
+        health = Health(MemoryStore(clock), clock)
+        for error in errors:
+            await health.failed("brave", error, lambda: "fp")
+        skip, _ = await health.check("brave", "Brave", lambda: "fp")
+        assert skip is not None
+        return skip.message
+
+    said = "Brave API error (429): slow down (RATE_LIMITED)"
+    assert await skip_after(RateLimited("brave", said, 429, retry_after=120)) == (
+        f"Brave is skipped until 2026-11-30T12:02:00Z: it was rate limited: {said}"
+    )
+    assert await skip_after(RateLimited("brave", "", 429, retry_after=120)) == (
+        "Brave is skipped until 2026-11-30T12:02:00Z: it was rate limited"
+    )
+    assert (await skip_after(QuotaExhausted("brave", "spent", 429))).endswith(": it ran out of quota: spent")
+    assert (await skip_after(Blocked("brave", "a challenge page", 403))).endswith(": it was blocked: a challenge page")
+    circuit = await skip_after(*[UpstreamUnavailable("brave", f"down {i}", 503) for i in range(5)])
+    assert circuit.endswith(": it keeps failing: down 4")
+    long = await skip_after(RateLimited("brave", "x" * 1000, 429))
+    assert long.endswith(": " + "x" * 299 + "…")  # a record keeps 300 characters, and says it cut
+
+
 async def test_an_explicit_provider_cooling_down_goes_to_the_fallback_tier(config_dir: Path, brave: FakeBrave) -> None:
     brave.enqueue(rate_limited_reply(reset="300, 1419704"))
     with FakeFirecrawl() as firecrawl:

@@ -58,6 +58,9 @@ _QUOTA: Final = 3600.0
 _AUTH_MEMORY: Final = 86400.0  # how long a refused credential is remembered
 _KEEP: Final = 3600.0  # a record outlives its cooldown this long, to keep its backoff streak
 _FLAKY: Final = (UpstreamUnavailable, ProviderTimeoutError, ProviderConnectionError)
+_REASON_CHARS: Final = 300  # of the error's message kept in a record, to be shown with the skip
+#: What a cooled-down provider did, by error kind, as a skipped attempt says it.
+_WHAT: Final = {"rate_limited": "was rate limited", "quota": "ran out of quota", "blocked": "was blocked"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +115,9 @@ class Health:
             return None, True
         if isinstance(until, (int, float)) and now < until:
             reason = "circuit_open" if record.get("circuit") else "cooldown"
-            what = "keeps failing" if reason == "circuit_open" else f"answered {kind}"
-            message = f"{label} is skipped until {iso(until)}: it {what} ({record.get('reason', '')})".rstrip(" ()")
+            what = "keeps failing" if reason == "circuit_open" else _WHAT.get(kind, f"failed ({kind})")
+            said = record.get("reason")
+            message = f"{label} is skipped until {iso(until)}: it {what}" + (f": {said}" if said else "")
             return Skip(reason, kind, float(until), message), True
         if record.get("circuit") and not await self.store.try_lease(f"{PREFIX}probe:{provider}", self._owner, 30.0):
             message = f"{label} is skipped: another search is probing it after its circuit opened"
@@ -132,7 +136,9 @@ class Health:
         now = wall_seconds(self.clock)
         streak = int(record.get("streak", 0)) if record.get("kind") == _kind(error) else 0
         hint = getattr(error, "retry_after", None)
-        message = str(getattr(error, "message", "") or error)[:200]
+        message = str(getattr(error, "message", "") or error)
+        if len(message) > _REASON_CHARS:  # a record stays small; the cut is marked
+            message = message[: _REASON_CHARS - 1] + "…"
         if isinstance(error, RateLimited):
             wait = hint if hint else min(_RATE[0] * 2**streak, _RATE[1])
             record = {"kind": error.kind, "until": now + wait, "streak": streak + 1, "reason": message}
