@@ -346,6 +346,7 @@ def _search(args: argparse.Namespace) -> int:
 
     from ._params import DEFAULT_TEXT_CHARS
     from ._rendering import cached_note, render
+    from ._spinner import Spinner
 
     query = " ".join(args.query)
     if not query.strip():
@@ -356,7 +357,7 @@ def _search(args: argparse.Namespace) -> int:
     client = _client(args.timeout)
 
     async def run() -> Any:
-        async with client:
+        async with client, Spinner(sys.stderr, "searching"):
             return await client.asearch(
                 query,
                 provider=args.provider,
