@@ -605,6 +605,32 @@ def test_pacing_rates_are_checked(config_dir: Path, benv: dict[str, str]) -> Non
 # -- deadline and hedging --------------------------------------------------------------------
 
 
+async def test_a_busy_shared_store_holds_no_search_past_its_deadline(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    # A burst of 500 on SQLite's one writer thread (and on Redis's pooled connections) held
+    # searches given 1 s for up to 1.4 s (3.2 s on Redis): each store call waited its turn.
+    from websearch._clock import SystemClock
+    from websearch._state import SqliteStore
+
+    clock = SystemClock()
+    store = SqliteStore(tmp_path / "state.db", clock)
+    async with make_client(env=benv, clock=clock, engine=True, store=store) as ws:
+        await ws.asearch("opens the store")
+        busy = asyncio.ensure_future(store._run(lambda db: time.sleep(1.2)))  # the writer, taken
+        await asyncio.sleep(0.05)
+        started = time.monotonic()
+        response = await ws.asearch("a busy store", deadline=0.6)
+        took = time.monotonic() - started
+        assert not busy.done()  # the answer's cache write is still queued behind it
+    assert response.ok and not response.notices  # busy is not down: no "store unavailable"
+    assert took < 0.6 + 0.1
+    async with make_client(env=benv, clock=clock, engine=True, store=SqliteStore(tmp_path / "state.db", clock)) as ws:
+        again = await ws.asearch("a busy store")
+    assert again.cached  # written after the search returned; closing the client waited for it
+    assert len(brave.requests) == 2
+
+
 async def test_the_deadline_holds_under_a_hung_provider(
     benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
 ) -> None:

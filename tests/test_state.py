@@ -34,6 +34,7 @@ from websearch._state import (
     open_store,
 )
 from websearch._state import Unavailable as UnavailableStore
+from websearch._state._store import DEADLINE, StoreDeadline
 from websearch._state.redis import RedisStore
 from websearch._state.sqlite import BUSY_TIMEOUT
 
@@ -447,6 +448,70 @@ async def test_redis_queues_a_burst_for_its_connections_instead_of_failing(redis
     await store.aclose()
     assert sorted(counts) == list(range(1, 4001))
     assert took > TIMEOUT  # the last of them waited longer than a command may wait for an answer
+
+
+@contextmanager
+def search_deadline(seconds: float) -> Iterator[None]:
+    """Store calls made here belong to a search with `seconds` left (as the engine sets it)."""
+    clock = SystemClock()
+    bound = DEADLINE.set((clock, clock.monotonic() + seconds))
+    try:
+        yield
+    finally:
+        DEADLINE.reset(bound)
+
+
+async def test_a_busy_sqlite_store_waits_no_longer_than_the_searchs_deadline(clock: FakeClock, tmp_path: Path) -> None:
+    # A burst of 500 queued its writes on the one worker thread, and searches given 1 s took 1.7 s.
+    store = SqliteStore(tmp_path / "state.db", clock)
+    await store.set("cache:warm", b"x", 60)
+    busy = asyncio.ensure_future(store._run(lambda db: time.sleep(0.6)))  # the writer, taken
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    with search_deadline(0.3), pytest.raises(StoreDeadline):  # it may wait half of that
+        await store.set("cache:late", b"y", 60)
+    took = time.monotonic() - started
+    with search_deadline(0.15):
+        assert await store.get("cache:warm") == b"x"  # a read in place never queues
+    await store.set("cache:after", b"z", 60)  # no search's deadline: it waits its turn
+    await busy
+    assert 0.05 < took < 0.4
+    assert await store.get("cache:after") == b"z"
+    assert await store.get("cache:late") is None  # dropped before it began: it did not run late
+    await store.aclose()
+
+
+async def test_a_busy_redis_pool_waits_no_longer_than_the_searchs_deadline(redis_server: str) -> None:
+    store = RedisStore(redis_server, prefix=f"test-{uuid.uuid4().hex[:8]}:", max_connections=1)
+    await store.ping()
+    held = asyncio.ensure_future(store._call(lambda c: c.redis.blpop(["nothing"], timeout=0.4)))  # the one connection
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    with search_deadline(0.2), pytest.raises(StoreDeadline):  # it may wait half of that
+        await store.incr("stats:late", 60)
+    took = time.monotonic() - started
+    with search_deadline(10.0):  # far enough: not bounded, it waits for the connection
+        assert await store.incr("stats:waited", 60) == 1
+    await held
+    await store.clear("")
+    await store.aclose()
+    assert 0.05 < took < 0.35
+
+
+async def test_a_call_cut_by_its_deadline_uses_memory_and_leaves_the_store_in_use(clock: FakeClock) -> None:
+    class Busy(UnavailableStore):
+        """A shared store every call of which came too late for its search."""
+
+        async def get(self, key: str) -> bytes | None:
+            raise StoreDeadline
+
+        async def incr(self, key: str, ttl: float, amount: int = 1) -> int:
+            raise StoreDeadline
+
+    store = ResilientStore(Busy("sqlite", "unused"), clock)
+    assert await store.get("cache:a") is None
+    assert await store.incr("stats:n", 60) == 1  # counted in memory for this call
+    assert store.degraded is None  # busy is not down: no notice, the next call tries it again
 
 
 async def test_redis_stopped_is_unavailable_quickly_and_resumes_when_restarted() -> None:

@@ -33,6 +33,7 @@ from ._fanout import Fanout, run_fanout
 from ._health import PATIENCE, Health, Skip
 from ._notices import partial
 from ._pacing import Pacer, rates_from
+from ._state._store import DEADLINE, unbounded
 
 if TYPE_CHECKING:
     from ._clock import Clock
@@ -101,6 +102,8 @@ class Engine:
     _behind: dict[str, tuple[MemoryStore, SearchResponse, float, SearchParams]] = field(
         default_factory=dict, repr=False
     )
+    #: Flights' cache writes and lease releases still under way after their searches returned.
+    _tails: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
 
     @functools.cached_property
     def ttl(self) -> float:
@@ -183,7 +186,17 @@ class Engine:
         """One search through the cache, single-flight, guards and deadline; a `fanout` asks
         its providers at once instead of walking the chain. The observer, if any, hears of it."""
         route = _Route(provider, preferred, excluded, fanout)
-        response = await self._search(params, ctx, lineup, route, cache, deadline, hedge)
+        ends = self.clock.monotonic() + self.deadline_for(params, deadline)
+        if hedge is None:
+            hedge = self._hedge
+        if not self.enabled:
+            response = await _run(params, ctx, lineup, Walk(None, ends, hedge), route)
+        else:
+            bound = DEADLINE.set((self.clock, ends))  # the store's calls for this search wait no longer
+            try:
+                response = await self._search(params, ctx, lineup, route, cache, ends, hedge)
+            finally:
+                DEADLINE.reset(bound)
         if self.observer is not None:
             self.observer.searched(response, joined=id(response) in self._joined)
             self._joined.discard(id(response))
@@ -196,15 +209,9 @@ class Engine:
         lineup: Lineup,
         route: _Route,
         cache: CacheMode,
-        deadline: float | None,
+        ends: float,
         hedge: float | None,
     ) -> SearchResponse:
-        seconds = self.deadline_for(params, deadline)
-        ends = self.clock.monotonic() + seconds
-        if hedge is None:
-            hedge = self._hedge
-        if not self.enabled:
-            return await _run(params, ctx, lineup, Walk(None, ends, hedge), route)
         caching = cache != "off" and self.ttl > 0
         key = cache_key(
             params,
@@ -354,14 +361,53 @@ class Engine:
         if shared:
             over = asyncio.Event()
             keeper = (asyncio.get_running_loop().create_task(self._keep(store, lease, over)), over)
+        response: SearchResponse | None = None
         try:
             response = await _run(params, ctx, lineup, walk, route)
-            if caching and _cacheable(route, response):
-                entry = encode(key, response, wall_seconds(self.clock))
-                await store.set(key, entry, entry_ttl(params, self.ttl), tag=response.provider)
             return response
         finally:
-            if keeper is not None:
+            entry: tuple[bytes, float, str | None] | None = None
+            if response is not None and caching and _cacheable(route, response):
+                value = encode(key, response, wall_seconds(self.clock))
+                entry = (value, entry_ttl(params, self.ttl), response.provider)
+            if entry is not None or keeper is not None:
+                await self._settle(store, key, entry, lease if keeper is not None else None, keeper, ends)
+
+    async def _settle(
+        self,
+        store: ResilientStore,
+        key: str,
+        entry: tuple[bytes, float, str | None] | None,
+        lease: str | None,
+        keeper: tuple[asyncio.Task[None], asyncio.Event] | None,
+        ends: float,
+    ) -> None:
+        """Cache a flight's answer, then let its lease go (in that order: a process that finds
+        the lease free finds the answer too). Not bounded by the search's deadline, which the
+        answer is already within: what is not done by then carries on after the search returns
+        (a burst queues it behind other writes), and `aclose` waits for it."""
+        loop = asyncio.get_running_loop()
+        tail = loop.create_task(self._cache_and_release(store, key, entry, lease, keeper), context=unbounded())
+        self._tails.add(tail)  # held until done, whatever becomes of this search
+        tail.add_done_callback(self._tails.discard)
+        done, _ = await asyncio.wait([tail], timeout=max(0.0, ends - self.clock.monotonic()))
+        if done:
+            tail.result()
+
+    async def _cache_and_release(
+        self,
+        store: ResilientStore,
+        key: str,
+        entry: tuple[bytes, float, str | None] | None,
+        lease: str | None,
+        keeper: tuple[asyncio.Task[None], asyncio.Event] | None,
+    ) -> None:
+        try:
+            if entry is not None:
+                value, ttl, tag = entry
+                await store.set(key, value, ttl, tag=tag)
+        finally:
+            if keeper is not None and lease is not None:
                 renewing, over = keeper
                 over.set()
                 renewing.cancel()
@@ -414,7 +460,8 @@ class Engine:
 
     def _count_now(self, loop: asyncio.AbstractEventLoop) -> None:
         self._count_due = None
-        self._counting = loop.create_task(self._write_counts())
+        # Not under the deadline of the search whose context the timer captured.
+        self._counting = loop.create_task(self._write_counts(), context=unbounded())
 
     async def _write_counts(self) -> None:
         while self._tally:
@@ -450,9 +497,17 @@ class Engine:
             response.notices = (*response.notices, partial(message))
         return response
 
+    async def _tails_done(self) -> None:
+        """Every flight's cache write and lease release still under way on this loop, done."""
+        loop = asyncio.get_running_loop()
+        tails = [tail for tail in self._tails if tail.get_loop() is loop]
+        if tails:
+            await asyncio.wait(tails)
+
     async def aclose(self) -> None:
         """Close the state store, if this engine opened it."""
         if self._resilient is not None:
+            await self._tails_done()
             self._all_written()
             await self._counted()
             await self._resilient.aclose()
@@ -461,6 +516,7 @@ class Engine:
     async def stats(self) -> dict[str, Any]:
         """Entries, bytes, hits, misses and the hit rate of the cache (`websearch cache stats`)."""
         store = self.state()
+        await self._tails_done()
         self._all_written()
         await self._counted()
         entries, size = await store.usage(PREFIX)
@@ -478,6 +534,7 @@ class Engine:
 
     async def clear(self, provider: str | None = None) -> int:
         """Drop cached answers (only those served by `provider`, when given); the count."""
+        await self._tails_done()
         self._all_written()
         removed: int = await self.state().clear(PREFIX, tag=provider)
         return removed

@@ -21,7 +21,7 @@ from typing import Final, TypeVar
 from .._clock import Clock
 from .._settings import Settings
 from ..errors import ConfigError
-from ._store import Store, StoreUnavailable
+from ._store import Store, StoreDeadline, StoreUnavailable
 from .memory import MemoryStore
 from .sqlite import SqliteStore, default_path
 
@@ -119,7 +119,8 @@ class ResilientStore:
     """`primary`, or process memory while it is unavailable; never raises StoreUnavailable.
 
     State written during an outage stays in memory and is not copied back: a cache entry or a
-    counter lost at the switch costs one extra request, never a wrong answer.
+    counter lost at the switch costs one extra request, never a wrong answer. A call cut by its
+    search's deadline (`StoreDeadline`) uses memory for that call alone.
     """
 
     def __init__(self, primary: Store, clock: Clock, *, retry_after: float = RETRY_AFTER) -> None:
@@ -152,6 +153,8 @@ class ResilientStore:
         if self._degraded is None:  # the common case, every cache lookup: no closure, no detour
             try:
                 return await self.primary.get(key)
+            except StoreDeadline:
+                return await self.fallback.get(key)
             except StoreUnavailable as exc:
                 self._fail(exc)
         return await self._do(lambda s: s.get(key))
@@ -202,6 +205,8 @@ class ResilientStore:
         local = [await op(self.fallback)] if both else []
         try:
             result = await op(self.primary)
+        except StoreDeadline:  # busy, not down: this call alone goes without
+            return local[0] if local else await op(self.fallback)
         except StoreUnavailable as exc:
             self._fail(exc)
             return local[0] if local else await op(self.fallback)

@@ -7,13 +7,45 @@ Keys are plain strings (the engine namespaces them: `cache:`, `flight:`, `health
 `StoreUnavailable` (unreachable, locked, full, corrupt, read-only: whatever its cause), so the
 engine can fall back to in-process state and say so, never failing a search. No secret is ever
 written here: the engine stores rendered responses and fingerprints, never keys.
+
+A search's deadline bounds its store calls too (`DEADLINE`, set by the engine for the search): a
+shared store that is busy rather than down (a burst queued on SQLite's writer thread or on Redis's
+pooled connections) held searches given 1 s for up to 1.2-1.4 s (SQLite) and 2.4-3.2 s (Redis) in a
+burst of 500 in one process. A call that would wait longer than half of what is left of the
+deadline raises `StoreDeadline` instead: that call uses in-process state, the store is not taken
+for down, and the providers still have time to answer. Work that is to outlive the search (writing
+its answer to the cache, the hit counts) runs in `unbounded()` context.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import contextvars
+from typing import TYPE_CHECKING, Final, Protocol
 
-__all__ = ["Store", "StoreUnavailable"]
+if TYPE_CHECKING:
+    from .._clock import Clock
+
+__all__ = ["DEADLINE", "SHARE", "Store", "StoreDeadline", "StoreUnavailable", "allowed_wait", "unbounded"]
+
+SHARE: Final = 0.5  # of what is left of a search's deadline, the most one store call may wait
+#: The (clock, monotonic end) of the search whose store calls run in this context, if any.
+DEADLINE: Final[contextvars.ContextVar[tuple[Clock, float] | None]] = contextvars.ContextVar(
+    "websearch_store_deadline", default=None
+)
+
+
+def allowed_wait() -> float | None:
+    """Seconds a store call may wait for its search (None: it is no search's): half of what is left
+    of the deadline, so that a busy store leaves the providers the other half to answer in."""
+    bound = DEADLINE.get()
+    return None if bound is None else max(0.0, bound[1] - bound[0].monotonic()) * SHARE
+
+
+def unbounded() -> contextvars.Context:
+    """A copy of this context without a search's deadline, for a task that is to outlive it."""
+    context = contextvars.copy_context()
+    context.run(DEADLINE.set, None)
+    return context
 
 
 class StoreUnavailable(Exception):
@@ -22,6 +54,14 @@ class StoreUnavailable(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class StoreDeadline(StoreUnavailable):
+    """The call would have waited past its search's deadline: the store is busy, perhaps, not
+    down. The call falls back to in-process state; the store stays in use for the next."""
+
+    def __init__(self) -> None:
+        super().__init__("the search's deadline came first")
 
 
 class Store(Protocol):

@@ -8,10 +8,11 @@ Values written by `set` are hashes (`v` the value, `t` the tag), so `clear` can 
 exactly while it SCANs the prefix; counters and leases are plain strings, buckets hashes
 without `v`.
 
-Timeouts are short (0.5 s to connect, to answer, to get a pooled connection) and a refused
-connection is retried once at once (a pooled connection from before a restart is stale), so a
-dead Redis costs a search at most a second before StoreUnavailable says why. A client is made
-per event loop: redis-py's connections belong to the loop that opened them.
+Timeouts are short (0.5 s to connect and to answer; a burst may wait up to POOL_WAIT for a pooled
+connection, never past its search's deadline) and a refused connection is retried once at once
+(a pooled connection from before a restart is stale), so a dead Redis costs a search at most a
+second before StoreUnavailable says why. A client is made per event loop: redis-py's
+connections belong to the loop that opened them.
 
 Cache entries (keys under `cache:`) are also copied in process while Redis's invalidations keep
 the copy true (`redis_front`): a hit is then a dict lookup instead of a round trip.
@@ -32,7 +33,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
 
-from ._store import StoreUnavailable
+from ._store import StoreDeadline, StoreUnavailable, allowed_wait
 from .memory import check_bucket, check_ttl
 from .redis_front import Front, seconds
 
@@ -46,6 +47,7 @@ TIMEOUT: Final = 0.5  # seconds to connect, and for an answer
 #: waited past 0.5 s and put the store in its degraded mode), while a Redis that stops answering
 #: fails the commands holding the connections within TIMEOUT, which frees them.
 POOL_WAIT: Final = 5.0
+_LONGEST: Final = POOL_WAIT + 2 * TIMEOUT  # about a command's longest: a pool wait, an answer, one retry
 FRONT_PREFIX: Final = "cache:"  # the keys copied in process (the search cache's entries)
 _SCAN_COUNT: Final = 500
 
@@ -316,6 +318,19 @@ class RedisStore:
         return front if front is not None and front.up else None
 
     async def _call(self, op: Callable[[_Client], Awaitable[T]]) -> T:
+        """Run `op` on this loop's client, waiting no longer than its search's deadline allows
+        (`allowed_wait`) when that is shorter than a command can take (a burst queues for the
+        pooled connections up to POOL_WAIT): StoreDeadline then."""
+        left = allowed_wait()
+        if left is None or left > _LONGEST:
+            return await self._call_now(op)
+        try:
+            async with asyncio.timeout(left):
+                return await self._call_now(op)
+        except TimeoutError:  # the bound's own: `_call_now` turns every other failure into StoreUnavailable
+            raise StoreDeadline from None
+
+    async def _call_now(self, op: Callable[[_Client], Awaitable[T]]) -> T:
         """Run `op` on this loop's client; any failure of Redis or of the way to it is
         StoreUnavailable with a few words of reason."""
         client = self._loop_client()

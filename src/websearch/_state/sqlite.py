@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from .._clock import Clock, wall_seconds
-from ._store import StoreUnavailable
+from ._store import StoreDeadline, StoreUnavailable, allowed_wait
 from .memory import BUCKET, COUNTER, LEASE, VALUE, bucket_step, check_bucket, check_ttl
 
 __all__ = ["BUSY_TIMEOUT", "SqliteStore", "default_path"]
@@ -307,9 +307,19 @@ class SqliteStore:
                 reader.close()
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn` on the worker thread, waited for no longer than the search's deadline allows
+        (`allowed_wait`: half of what is left): a burst queues its writes there, and a search
+        must not wait its time away."""
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="websearch-state")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, self._call, fn, args)
+        done = asyncio.get_running_loop().run_in_executor(self._executor, self._call, fn, args)
+        left = allowed_wait()
+        if left is None:
+            return await done
+        try:
+            return await asyncio.wait_for(done, left)  # a call not yet begun is dropped
+        except TimeoutError:
+            raise StoreDeadline from None
 
     def _call(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         """Run `fn(db, *args)` on the worker thread; a corrupt file is set aside and rebuilt
