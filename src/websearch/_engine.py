@@ -191,8 +191,10 @@ class Engine:
             hedge = self._hedge
         if not self.enabled:
             response = await _run(params, ctx, lineup, Walk(None, ends, hedge), route)
+        elif self._resilient is not None and self._resilient.direct is not None:
+            response = await self._search(params, ctx, lineup, route, cache, ends, hedge)  # in process: no waits
         else:
-            bound = DEADLINE.set((self.clock, ends))  # the store's calls for this search wait no longer
+            bound = DEADLINE.set((self.clock, ends))  # a shared store's calls for this search wait no longer
             try:
                 response = await self._search(params, ctx, lineup, route, cache, ends, hedge)
             finally:
