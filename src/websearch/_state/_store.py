@@ -11,10 +11,10 @@ written here: the engine stores rendered responses and fingerprints, never keys.
 A search's deadline bounds its store calls too (`DEADLINE`, set by the engine for the search): a
 shared store that is busy rather than down (a burst queued on SQLite's writer thread or on Redis's
 pooled connections) held searches given 1 s for up to 1.2-1.4 s (SQLite) and 2.4-3.2 s (Redis) in a
-burst of 500 in one process. A call that would wait longer than half of what is left of the
-deadline raises `StoreDeadline` instead: that call uses in-process state, the store is not taken
-for down, and the providers still have time to answer. Work that is to outlive the search (writing
-its answer to the cache, the hit counts) runs in `unbounded()` context.
+burst of 500 in one process. A read that would wait longer than what is left of the deadline, or a
+write longer than half of it, raises `StoreDeadline` instead: that call uses in-process state, the
+store is not taken for down, and the providers still have time to answer. Work that is to outlive
+the search (writing its answer to the cache, the hit counts) runs in `unbounded()` context.
 """
 
 from __future__ import annotations
@@ -25,20 +25,33 @@ from typing import TYPE_CHECKING, Final, Protocol
 if TYPE_CHECKING:
     from .._clock import Clock
 
-__all__ = ["DEADLINE", "SHARE", "Store", "StoreDeadline", "StoreUnavailable", "allowed_wait", "unbounded"]
+__all__ = [
+    "DEADLINE",
+    "READ_SHARE",
+    "WRITE_SHARE",
+    "Store",
+    "StoreDeadline",
+    "StoreUnavailable",
+    "allowed_wait",
+    "unbounded",
+]
 
-SHARE: Final = 0.5  # of what is left of a search's deadline, the most one store call may wait
+#: Of what is left of a search's deadline, the most one store call may wait: a read all of it (a
+#: cache hit answers the search: a cold process's first connections took longer than half of
+#: 50 ms), a write half (a lease, a health record, a pacing slot: the providers need the rest).
+READ_SHARE: Final = 1.0
+WRITE_SHARE: Final = 0.5
 #: The (clock, monotonic end) of the search whose store calls run in this context, if any.
 DEADLINE: Final[contextvars.ContextVar[tuple[Clock, float] | None]] = contextvars.ContextVar(
     "websearch_store_deadline", default=None
 )
 
 
-def allowed_wait() -> float | None:
-    """Seconds a store call may wait for its search (None: it is no search's): half of what is left
-    of the deadline, so that a busy store leaves the providers the other half to answer in."""
+def allowed_wait(share: float) -> float | None:
+    """Seconds a store call may wait for its search (None: it is no search's): its `share` of what
+    is left of the deadline (READ_SHARE, WRITE_SHARE)."""
     bound = DEADLINE.get()
-    return None if bound is None else max(0.0, bound[1] - bound[0].monotonic()) * SHARE
+    return None if bound is None else max(0.0, bound[1] - bound[0].monotonic()) * share
 
 
 def unbounded() -> contextvars.Context:

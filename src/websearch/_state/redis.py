@@ -33,7 +33,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
 
-from ._store import StoreDeadline, StoreUnavailable, allowed_wait
+from ._store import READ_SHARE, WRITE_SHARE, StoreDeadline, StoreUnavailable, allowed_wait
 from .memory import check_bucket, check_ttl
 from .redis_front import Front, seconds
 
@@ -194,7 +194,7 @@ class RedisStore:
         full = self._key(key)
         front = self._front(key)
         if front is None:
-            value = await self._call(lambda c: _run(c.get, [full], []))
+            value = await self._call(lambda c: _run(c.get, [full], []), READ_SHARE)
             return None if value is None else bytes(value)
         copied = front.get(full)
         if copied is not None:
@@ -202,7 +202,7 @@ class RedisStore:
         token = front.begin(full)
         found: Any = None
         try:
-            found = await self._call(lambda c: _run(c.get_with_ttl, [full], []))
+            found = await self._call(lambda c: _run(c.get_with_ttl, [full], []), READ_SHARE)
         finally:
             value = None if not found else bytes(found[0])
             front.end(full, token, value, seconds(found[1]) if found else None)
@@ -317,11 +317,11 @@ class RedisStore:
         front = self._loop_client().front
         return front if front is not None and front.up else None
 
-    async def _call(self, op: Callable[[_Client], Awaitable[T]]) -> T:
+    async def _call(self, op: Callable[[_Client], Awaitable[T]], share: float = WRITE_SHARE) -> T:
         """Run `op` on this loop's client, waiting no longer than its search's deadline allows
         (`allowed_wait`) when that is shorter than a command can take (a burst queues for the
         pooled connections up to POOL_WAIT): StoreDeadline then."""
-        left = allowed_wait()
+        left = allowed_wait(share)
         if left is None or left > _LONGEST:
             return await self._call_now(op)
         try:

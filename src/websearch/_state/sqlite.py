@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from .._clock import Clock, wall_seconds
-from ._store import StoreDeadline, StoreUnavailable, allowed_wait
+from ._store import READ_SHARE, WRITE_SHARE, StoreDeadline, StoreUnavailable, allowed_wait
 from .memory import BUCKET, COUNTER, LEASE, VALUE, bucket_step, check_bucket, check_ttl
 
 __all__ = ["BUSY_TIMEOUT", "SqliteStore", "default_path"]
@@ -130,7 +130,7 @@ class SqliteStore:
         args = (key, self._now(), BUCKET)
         row = self._read_in_place(_GET, args)
         if row is _LATER:
-            row = await self._run(_read, _GET, args)
+            row = await self._run(_read, _GET, args, share=READ_SHARE)
         return None if row is None else bytes(row[0])
 
     async def set(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
@@ -306,14 +306,13 @@ class SqliteStore:
             with suppress(sqlite3.Error):
                 reader.close()
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _run(self, fn: Callable[..., T], *args: Any, share: float = WRITE_SHARE) -> T:
         """`fn` on the worker thread, waited for no longer than the search's deadline allows
-        (`allowed_wait`: half of what is left): a burst queues its writes there, and a search
-        must not wait its time away."""
+        (`allowed_wait`): a burst queues its writes there, and a search must not wait its time away."""
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="websearch-state")
         done = asyncio.get_running_loop().run_in_executor(self._executor, self._call, fn, args)
-        left = allowed_wait()
+        left = allowed_wait(share)
         if left is None:
             return await done
         try:
