@@ -23,6 +23,7 @@ import functools
 import hashlib
 import json
 import uuid
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
@@ -373,23 +374,13 @@ class Engine:
                 value = encode(key, response, wall_seconds(self.clock))
                 entry = (value, entry_ttl(params, self.ttl), response.provider)
             if entry is not None or keeper is not None:
-                await self._settle(store, key, entry, lease if keeper is not None else None, keeper, ends)
+                await self._settle(self._cache_and_release(store, key, entry, lease, keeper), ends)
 
-    async def _settle(
-        self,
-        store: ResilientStore,
-        key: str,
-        entry: tuple[bytes, float, str | None] | None,
-        lease: str | None,
-        keeper: tuple[asyncio.Task[None], asyncio.Event] | None,
-        ends: float,
-    ) -> None:
-        """Cache a flight's answer, then let its lease go (in that order: a process that finds
-        the lease free finds the answer too). Not bounded by the search's deadline, which the
-        answer is already within: what is not done by then carries on after the search returns
-        (a burst queues it behind other writes), and `aclose` waits for it."""
-        loop = asyncio.get_running_loop()
-        tail = loop.create_task(self._cache_and_release(store, key, entry, lease, keeper), context=unbounded())
+    async def _settle(self, work: Coroutine[Any, Any, None], ends: float) -> None:
+        """Run a flight's `work` (`_cache_and_release`), not bounded by the search's deadline,
+        which the answer is already within: what is not done by then carries on after the search
+        returns (a burst queues it behind other writes), and `aclose` waits for it."""
+        tail = asyncio.get_running_loop().create_task(work, context=unbounded())
         self._tails.add(tail)  # held until done, whatever becomes of this search
         tail.add_done_callback(self._tails.discard)
         done, _ = await asyncio.wait([tail], timeout=max(0.0, ends - self.clock.monotonic()))
@@ -401,15 +392,17 @@ class Engine:
         store: ResilientStore,
         key: str,
         entry: tuple[bytes, float, str | None] | None,
-        lease: str | None,
+        lease: str,
         keeper: tuple[asyncio.Task[None], asyncio.Event] | None,
     ) -> None:
+        """Cache a flight's answer, then let its lease go (in that order: a process that finds
+        the lease free finds the answer too)."""
         try:
             if entry is not None:
                 value, ttl, tag = entry
                 await store.set(key, value, ttl, tag=tag)
         finally:
-            if keeper is not None and lease is not None:
+            if keeper is not None:
                 renewing, over = keeper
                 over.set()
                 renewing.cancel()
