@@ -631,6 +631,24 @@ async def test_a_busy_shared_store_holds_no_search_past_its_deadline(
     assert len(brave.requests) == 2
 
 
+async def test_the_hit_counts_are_written_outside_the_deadline_of_the_search_that_started_their_timer(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    # The timer that writes the counts captures the context of the search that set it: under
+    # that search's long-past deadline every write would have gone to memory, never the file.
+    from websearch._clock import SystemClock
+    from websearch._state import SqliteStore
+
+    clock = SystemClock()
+    async with make_client(env=benv, clock=clock, engine=True, store=SqliteStore(tmp_path / "state.db", clock)) as ws:
+        await ws.asearch("counted", deadline=0.3)
+        await asyncio.sleep(1.5)  # the counts are written once a second, off the search's path
+        other = SqliteStore(tmp_path / "state.db", clock)
+        misses = await other.get("stats:misses")
+        await other.aclose()
+    assert misses == b"1"
+
+
 async def test_the_deadline_holds_under_a_hung_provider(
     benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
 ) -> None:
