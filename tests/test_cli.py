@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import stat
@@ -194,6 +195,27 @@ def test_ctrl_c_exits_130_quickly_without_traceback(ddg: FakeDuckDuckGo, env: di
     assert proc.returncode == 130
     assert "Traceback" not in err
     assert err == "websearch: interrupted\n"
+
+
+@pytest.mark.parametrize("args", [["search", "q", "--format", "blocks"], ["providers"]])
+def test_a_reader_gone_ends_quietly_with_141(ddg: FakeDuckDuckGo, env: dict[str, str], args: list[str]) -> None:
+    """`websearch search q | head -1`: the pipe's reader is gone before the answer is written."""
+    ddg.results = [DdgResult("T", "https://t.example/", "s")]
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write to the other end now fails with EPIPE
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(TESTS / "guarded_cli.py"), *args],
+            env=cli_env(env),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.stderr == ""
+    assert proc.returncode == 141
 
 
 def _free_port() -> int:

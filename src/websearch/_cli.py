@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["build_parser", "main", "usage_block"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_READER_GONE: Final = 141  # 128 + SIGPIPE, what a shell shows for a tool its pipe's reader left
 FORMATS: Final = ("summary", "blocks", "json")
 SCHEMA_FORMATS: Final = ("mcp", "openai", "openai-responses", "anthropic")  # as websearch._tool.SCHEMA_FORMATS
 STRICT_FORMATS: Final = ("openai", "openai-responses")
@@ -314,25 +315,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     _utf8_stdio()
     _plain_warnings()
     try:
-        if args.command == "search":
-            return _search(args)
-        if args.command == "providers":
-            return _providers(args)
-        if args.command == "cache":
-            return _cache(args)
-        if args.command == "mcp":
-            return _mcp(args)
-        if args.command == "schema":
-            return _schema(args)
-        if args.command == "serve":
-            return _serve(args)
-        return _auth(args)
+        status = _command(args)
+        sys.stdout.flush()  # a reader gone shows here, not as a traceback at exit
+        return status
+    except BrokenPipeError:
+        return _reader_gone()
     except KeyboardInterrupt:
         print("websearch: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except (InvalidSearchParams, ConfigError) as exc:
         print(f"websearch: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _command(args: argparse.Namespace) -> int:
+    if args.command == "search":
+        return _search(args)
+    if args.command == "providers":
+        return _providers(args)
+    if args.command == "cache":
+        return _cache(args)
+    if args.command == "mcp":
+        return _mcp(args)
+    if args.command == "schema":
+        return _schema(args)
+    if args.command == "serve":
+        return _serve(args)
+    return _auth(args)
+
+
+def _reader_gone() -> int:
+    """The output's reader went away (`websearch search q | head -1`): stop quietly, as a tool
+    the shell's SIGPIPE ends. What is still buffered goes to /dev/null, or Python's own flush at
+    exit would fail again, with a message of its own."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):
+            os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # a stream with no file behind it (embedded, tests)
+        pass
+    return EXIT_READER_GONE
 
 
 def _client(timeout: float | None = None) -> WebSearch:
