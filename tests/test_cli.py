@@ -82,6 +82,10 @@ def test_json_failure_goes_to_stdout(ddg: FakeDuckDuckGo, env: dict[str, str]) -
         (["search", "q", "--temperature", "5"], "--temperature: must be a number from 0 to 2; got 5"),
         (["search", "q", "--recency-days", "soon"], "--recency-days: must be a number; got 'soon'"),
         (["search", "q", "--providers", "altavista"], "--providers: must be provider ids separated by commas"),
+        (
+            ["search", "q", "--fanout", "brave,nope"],
+            "--fanout: must be provider ids separated by commas, and 'nope' is",
+        ),
         (["search", "q", "--timeout", "0"], "--timeout: must be a number of seconds greater than 0; got 0"),
         (["search", "q", "--timeout", "nan"], "--timeout: must be a number of seconds greater than 0; got nan"),
         (["search"], "the following arguments are required: query"),

@@ -86,8 +86,10 @@ def _provider_list(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in names if name not in PROVIDERS]
     if unknown or not names:
+        which = f", and {' and '.join(map(repr, unknown))} {'is not one' if len(unknown) == 1 else 'are not'}"
         raise argparse.ArgumentTypeError(
-            f"must be provider ids separated by commas ({', '.join(SEARCH_PROVIDER_ORDER)}); got {text!r}"
+            f"must be provider ids separated by commas{which if unknown else ''} "
+            f"({', '.join(SEARCH_PROVIDER_ORDER)}); got {text!r}"
         )
     return names
 
