@@ -4,6 +4,7 @@ real Redis (many machines); and the store going away never fails a search."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
@@ -225,3 +226,22 @@ async def test_redis_stopped_mid_run_fails_no_search_and_state_resumes(
         assert response.attempts[0].skipped == "cooldown"  # the 429 recorded after the restart is shared
     finally:
         server.stop()
+
+
+async def test_the_blocking_search_closes_its_store_at_exit_quietly(
+    shared: dict[str, str], config_dir: Path, ddg: FakeDuckDuckGo
+) -> None:
+    """`websearch.search` in a plain script: its client is closed by `atexit`, after Python has
+    shut every thread pool down, and its last hit and miss counts still reach the store."""
+    script = (
+        "import netguard; netguard.install()\n"
+        "import websearch\n"
+        "print([websearch.search('closing time').cached for _ in range(2)])\n"
+    )
+    env = worker_env(config_dir, ddg, **shared)
+    command = [sys.executable, "-c", script]
+    done = await asyncio.to_thread(subprocess.run, command, env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "[False, True]\n")
+    async with make_client(env=env, engine=True) as client:
+        stats = await client.engine.stats()
+    assert (stats["hits"], stats["misses"], stats["entries"]) == (1, 1, 1)

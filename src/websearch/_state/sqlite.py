@@ -180,7 +180,10 @@ class SqliteStore:
             self._close_reader()
         executor, self._executor = self._executor, None
         if executor is not None:
-            await asyncio.get_running_loop().run_in_executor(executor, self._close)
+            try:
+                await asyncio.get_running_loop().run_in_executor(executor, self._close)
+            except RuntimeError:  # at exit, as in `_run`
+                self._close()
             executor.shutdown(wait=False)
 
     # -- the transactions (on the worker thread) -------------------------------------------------
@@ -311,7 +314,14 @@ class SqliteStore:
         (`allowed_wait`): a burst queues its writes there, and a search must not wait its time away."""
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="websearch-state")
-        done = asyncio.get_running_loop().run_in_executor(self._executor, self._call, fn, args)
+        try:
+            done = asyncio.get_running_loop().run_in_executor(self._executor, self._call, fn, args)
+        except RuntimeError:
+            # The pool takes no more work: the interpreter is exiting. Python shuts every thread
+            # pool down before it runs the `atexit` handlers, so a client closed there
+            # (`websearch.search`'s own) writes its last counts in this thread; the worker has
+            # drained its work and stopped, so the connection is this thread's alone.
+            return self._call(fn, args)
         left = allowed_wait(share)
         if left is None:
             return await done
