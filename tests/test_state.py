@@ -14,7 +14,7 @@ import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -761,6 +761,108 @@ async def test_redis_copy_is_left_unused_while_its_connection_is_down(monkeypatc
 async def _up(store: RedisStore) -> bool:
     front = store._loop_client().front
     return front is not None and front.up
+
+
+async def test_redis_copy_stops_being_used_when_redis_stops_answering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Redis that goes quiet without closing the connection (a frozen server, a partition):
+    the tracking connection's ping goes unanswered, and the copy, which would miss every
+    invalidation meanwhile, is taken out of use."""
+    from websearch._state import redis_front
+
+    monkeypatch.setattr(redis_front, "PING_EVERY", 0.2)
+    server = RedisServer()
+    server.start()
+    store = RedisStore(server.url)
+    process = server._process
+    assert process is not None
+    try:
+        await store.set("cache:a", b"one", 60)
+        await copied(store, "cache:a", b"one")
+        front = store._loop_client().front
+        assert front is not None
+        process.send_signal(signal.SIGSTOP)
+        try:
+            for _ in range(300):  # the ping after 0.2 s of quiet, unanswered within the 0.5 s timeout
+                if not front.up:
+                    break
+                await asyncio.sleep(0.01)
+            assert not front.up and front.get(store._key("cache:a")) is None
+        finally:
+            process.send_signal(signal.SIGCONT)
+    finally:
+        await store.aclose()
+        server.stop()
+
+
+class _LosesACancel:
+    """A tracking connection whose writes lose a cancellation that comes while they run, as
+    redis-py's do on Python 3.11 (it writes under `asyncio.wait_for`), and whose timed reads
+    answer None, as redis-py's do when their timeout passes."""
+
+    def __init__(self) -> None:
+        self._parser = self
+        self.writing = asyncio.Event()
+        self.written: list[tuple[str, ...]] = []
+        self.gate = asyncio.Event()
+
+    def set_invalidation_push_handler(self, handler: object) -> None:
+        pass
+
+    async def connect(self) -> None:
+        pass
+
+    async def send_command(self, *command: str) -> None:
+        self.written.append(command)
+        self.writing.set()
+        with suppress(asyncio.CancelledError):  # lost
+            await self.gate.wait()
+
+    async def read_response(self, push_request: bool = False, **options: object) -> object:
+        timeout = options.get("timeout")
+        if isinstance(timeout, float):
+            await asyncio.sleep(timeout)
+            return None
+        return b"OK"
+
+    async def disconnect(self, nowait: bool = False) -> None:
+        pass
+
+
+async def _never(key: str) -> bytes | None:
+    return None
+
+
+async def test_redis_copys_task_ends_on_a_cancellation_its_write_lost() -> None:
+    """`asyncio.run` cancels what is left once at its end and waits: a cancellation lost in a
+    write must not leave the tracking task listening forever."""
+    from websearch._state.redis_front import Front
+
+    connection = _LosesACancel()
+    front = Front(lambda: connection, "p:cache:", _never)
+    task = front._task
+    assert task is not None
+    await connection.writing.wait()  # in the handshake's first write
+    task.cancel()
+    connection.gate.set()
+    done, _ = await asyncio.wait([task], timeout=2)
+    assert done and task.cancelled()
+    assert len(connection.written) <= 2  # the handshake's writes, then nothing more
+    await front.aclose()
+
+
+async def test_redis_copy_pings_a_quiet_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    from websearch._state import redis_front
+
+    monkeypatch.setattr(redis_front, "PING_EVERY", 0.05)
+    connection = _LosesACancel()
+    connection.gate.set()  # writes go through
+    front = redis_front.Front(lambda: connection, "p:cache:", _never)
+    for _ in range(200):
+        if ("PING",) in connection.written:
+            break
+        await asyncio.sleep(0.01)
+    assert ("PING",) in connection.written
+    await asyncio.wait_for(front.aclose(), 2)
 
 
 async def test_redis_copy_can_be_turned_off(redis_server: str, tmp_path: Path, clock: FakeClock) -> None:

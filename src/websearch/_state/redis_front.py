@@ -34,6 +34,8 @@ RETRY_EVERY: Final = 5.0  # seconds before the connections are made again after 
 NAME: Final = "websearch-local-copy"  # the tracking connection, as `CLIENT LIST` shows it
 MAX_ENTRIES: Final = 4096
 MAX_BYTES: Final = 32 * 1024 * 1024
+_CANCELS: Final = 40  # tries at ending the background tasks on close...
+_CANCEL_WAIT: Final = 0.05  # ...seconds apart: two seconds at most, then they are left to the loop
 
 
 class Front:
@@ -55,6 +57,7 @@ class Front:
         self._changes: dict[str, int] = {}  # invalidations per key with an operation on its way
         self._busy: dict[str, int] = {}  # keys with an operation on their way, and how many
         self._checks: set[asyncio.Task[None]] = set()
+        self._closing = False
         self._task: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(self._keep())
 
     @property
@@ -106,18 +109,25 @@ class Front:
         self._clear()
 
     async def aclose(self) -> None:
+        """Stop the tracking connection and the re-checks. A cancellation can be lost in a
+        redis-py write (`_ending`), so each task is cancelled again until it ends; the flag
+        ends the tracking loop at its next turn anyway."""
+        self._closing = True
         task, self._task = self._task, None
-        for running in (task, *self._checks):
-            if running is not None:
-                running.cancel()
-                with suppress(asyncio.CancelledError, Exception):
-                    await running
+        running = [t for t in (task, *self._checks) if t is not None]
+        for _ in range(_CANCELS):
+            if not running:
+                break
+            for t in running:
+                t.cancel()
+            _, pending = await asyncio.wait(running, timeout=_CANCEL_WAIT)
+            running = list(pending)
         self._clear()
 
     # -- the connections ---------------------------------------------------------------------
 
     async def _keep(self) -> None:
-        while True:
+        while not self._closing:
             connection = None
             try:
                 connection = self._make()
@@ -145,21 +155,37 @@ class Front:
                 if connection is not None:
                     with suppress(Exception):
                         await connection.disconnect(nowait=True)
-            await asyncio.sleep(RETRY_EVERY)
+            if not self._closing:
+                await asyncio.sleep(RETRY_EVERY)
 
     async def _listen(self, connection: Any) -> None:
         """Take invalidations as they come; ping when none came for a second (a connection
-        that died quietly must not leave the copy in use)."""
+        that died quietly must not leave the copy in use: the ping's answer, not coming within
+        the store's timeout, fails the connection). redis-py answers a read that timed out
+        with None, where a push comes back as `_pushed`'s True."""
         while True:
+            if self._ending():
+                raise asyncio.CancelledError
             try:
-                await connection.read_response(push_request=True, timeout=PING_EVERY, disconnect_on_error=False)
-            except rx.TimeoutError:
+                news = await connection.read_response(push_request=True, timeout=PING_EVERY, disconnect_on_error=False)
+            except rx.TimeoutError:  # how a redis-py that raises on its read timeout says the same
+                news = None
+            if news is None:
                 await connection.send_command("PING")
                 await connection.read_response()
 
-    async def _pushed(self, message: Any) -> None:
+    def _ending(self) -> bool:
+        """Closing, or cancelled. redis-py writes a command under `asyncio.wait_for`, which on
+        Python 3.11 drops a cancellation that comes as the write ends (seen: `asyncio.run`'s
+        cancel at its end, lost in the `CLIENT TRACKING` handshake, left this task listening
+        and `asyncio.run` waiting for it forever); the request still counts in `cancelling()`."""
+        task = asyncio.current_task()
+        return self._closing or (task is not None and task.cancelling() > 0)
+
+    async def _pushed(self, message: Any) -> bool:
         if isinstance(message, list) and len(message) == 2:
             self._invalidated(message[1])
+        return True  # news, for `_listen`
 
     def _invalidated(self, keys: Any) -> None:
         if keys is None:  # a flush: everything
