@@ -228,18 +228,25 @@ async def test_redis_stopped_mid_run_fails_no_search_and_state_resumes(
         server.stop()
 
 
-async def test_the_blocking_search_closes_its_store_at_exit_quietly(
-    shared: dict[str, str], config_dir: Path, ddg: FakeDuckDuckGo
+SCRIPTS = {
+    "websearch.search": "print([websearch.search('closing time').cached for _ in range(2)])",
+    "a client never closed": "ws = websearch.WebSearch()\nprint([ws.search('closing time').cached for _ in range(2)])",
+    "a client on two asyncio.run": (
+        "ws = websearch.WebSearch()\nprint([asyncio.run(ws.asearch('closing time')).cached for _ in range(2)])"
+    ),
+}
+
+
+@pytest.mark.parametrize("script", SCRIPTS.values(), ids=SCRIPTS.keys())
+async def test_a_client_left_open_is_closed_at_exit_quietly(
+    shared: dict[str, str], config_dir: Path, ddg: FakeDuckDuckGo, script: str
 ) -> None:
-    """`websearch.search` in a plain script: its client is closed by `atexit`, after Python has
-    shut every thread pool down, and its last hit and miss counts still reach the store."""
-    script = (
-        "import netguard; netguard.install()\n"
-        "import websearch\n"
-        "print([websearch.search('closing time').cached for _ in range(2)])\n"
-    )
+    """A script that never closes its client (or uses `websearch.search`, whose client is the
+    module's): at exit the client is closed, after Python has shut every thread pool down, with
+    no "Unclosed client session" lines, and its last hit and miss counts still reach the store."""
+    prelude = "import netguard; netguard.install()\nimport asyncio, websearch\n"
     env = worker_env(config_dir, ddg, **shared)
-    command = [sys.executable, "-c", script]
+    command = [sys.executable, "-c", prelude + script]
     done = await asyncio.to_thread(subprocess.run, command, env=env, capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stderr, done.stdout) == (0, "", "[False, True]\n")
     async with make_client(env=env, engine=True) as client:

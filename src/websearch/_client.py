@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import json
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Final, Self
 
 from ._clock import Clock, SystemClock
 from ._context import ProviderContext, SendsRequests
@@ -114,6 +116,7 @@ class WebSearch:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._loop_lock = threading.Lock()
+        self._armed = False  # in `_UNCLOSED`, to be closed at exit unless closed before
 
     def __repr__(self) -> str:
         return f"WebSearch(config={self.settings.path}, timeout={self.timeout:g})"
@@ -126,6 +129,8 @@ class WebSearch:
             transport = self._transport = self._new_transport()
         elif type(transport) is DeferredTransport and transport.real is not None:
             transport = self._transport = transport.real  # loaded: straight to it from now on
+        if with_transport and not self._armed:
+            _close_at_exit(self)
         return ProviderContext(self.env, self.settings, self.credentials, transport, self.clock, self._api_keys)
 
     def _new_transport(self) -> SendsRequests:
@@ -287,6 +292,8 @@ class WebSearch:
             if private is not None and private is not asyncio.get_running_loop() and private.is_running():
                 await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._transport.aclose(), private))
         await self.engine.aclose()
+        _UNCLOSED.discard(self)
+        self._armed = False
 
     # -- the engine's state ----------------------------------------------------------------------
 
@@ -440,6 +447,32 @@ async def asearch(query: str, **params: Any) -> SearchResponse:
         return await client.asearch(query, **params)
 
 
+#: Clients that have searched and are not closed yet: closed at exit, so a script that never
+#: calls `close` (`ws = WebSearch(); ws.search(...)`) ends without aiohttp's "Unclosed client
+#: session" lines and with its hit and miss counts written. Weak: a dropped client is not kept.
+_UNCLOSED: Final[weakref.WeakSet[WebSearch]] = weakref.WeakSet()
+_unclosed_lock = threading.Lock()
+
+
+_hooked = False
+
+
+def _close_at_exit(client: WebSearch) -> None:
+    global _hooked
+    with _unclosed_lock:
+        if not _hooked:
+            atexit.register(_close_unclosed)
+            _hooked = True
+        _UNCLOSED.add(client)
+        client._armed = True
+
+
+def _close_unclosed() -> None:
+    for client in list(_UNCLOSED):
+        with contextlib.suppress(Exception):  # at exit: one client's failure must not keep the rest open
+            client.close()
+
+
 _default: WebSearch | None = None
 _default_lock = threading.Lock()
 
@@ -449,6 +482,5 @@ def search(query: str, **params: Any) -> SearchResponse:
     global _default
     with _default_lock:
         if _default is None:
-            _default = WebSearch()
-            atexit.register(_default.close)
+            _default = WebSearch()  # closed at exit, as every client left open is
     return _default.search(query, **params)
