@@ -173,6 +173,21 @@ def test_auth_set_list_remove(env: dict[str, str], config_dir: Path) -> None:
     assert run_cli(["auth", "list"], env).stdout.startswith("no stored credentials")
 
 
+@pytest.mark.parametrize("provider", ["duckduckgo", "searxng"])
+def test_auth_set_refuses_a_provider_that_takes_no_key(env: dict[str, str], config_dir: Path, provider: str) -> None:
+    """A keyless engine (or SearXNG, which takes an endpoint) reads no stored key: storing one
+    would look like it did something. The library says the same."""
+    proc = run_cli(["auth", "set", provider], env, stdin="some-key-0123456\n")
+    assert proc.returncode == 2 and f"invalid choice: '{provider}'" in proc.stderr
+    assert "'brave'" in proc.stderr  # the ids that do take one are listed
+    assert not (config_dir / "agent.db").exists()
+    from websearch import ConfigError, WebSearch
+
+    with pytest.raises(ConfigError, match="takes no key: nothing would read one stored for it"):
+        WebSearch(config_dir=config_dir, env={}).store_credential(provider, "some-key-0123456")
+    assert not (config_dir / "agent.db").exists()
+
+
 def test_python_dash_m_and_version(env: dict[str, str]) -> None:
     proc = subprocess.run([sys.executable, "-m", "websearch", "--version"], capture_output=True, text=True)
     assert proc.stdout.startswith("websearch ")

@@ -255,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="store a key for a provider, read from stdin (or prompted); a JSON object with access_token, "
         "refresh_token, expires_at, account_id, project_id is stored as an OAuth login",
     )
-    auth_set.add_argument("provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID")
+    keyed = tuple(row.id for row in PROVIDERS.values() if row.credential_ids)  # a keyless engine stores nothing
+    auth_set.add_argument("provider", choices=keyed, metavar="ID")
     importable = tuple(row.id for row in PROVIDERS.values() if row.login_import)
     auth_import = auth.add_parser(
         "import",

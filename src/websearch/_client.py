@@ -335,6 +335,9 @@ class WebSearch:
         """Store a key for `provider` in agent.db; a JSON object (access_token, refresh_token,
         expires_at, account_id, project_id) is stored as an OAuth login."""
         self._storable(provider)
+        row = self.lineup.info(provider) if provider in self.lineup else PROVIDERS[provider]
+        if not row.credential_ids:
+            raise ConfigError(f"{row.label} takes no key: nothing would read one stored for it")
         secret = secret.strip()
         if not secret:
             raise ConfigError("no secret given")
