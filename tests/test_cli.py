@@ -243,6 +243,27 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def test_the_store_commands_say_when_the_shared_store_is_out(env: dict[str, str]) -> None:
+    """`cache stats`, `cache clear` and `providers --reset` act on the shared store: with it out,
+    each says so and exits 1, rather than reporting in-process zeros or a reset that did not
+    happen; `providers` still lists, and warns that the cooldowns are not known."""
+    down = {**env, "WEBSEARCH_ENGINE": "on", "WEBSEARCH_REDIS_URL": f"redis://127.0.0.1:{_free_port()}/0"}
+    unavailable = "websearch: error: the shared state store is unavailable (connection refused); "
+    for args, outcome in [
+        (["cache", "stats"], "no cache statistics"),
+        (["cache", "clear"], "nothing was cleared in it"),
+        (["providers", "--reset", "duckduckgo"], "its health record was not reset"),
+    ]:
+        proc = run_cli(args, down)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", unavailable + outcome + "\n"), args
+    listed = run_cli(["providers"], down)
+    assert listed.returncode == 0 and "duckduckgo" in listed.stdout
+    assert listed.stderr == (
+        "websearch: warning: the shared state store is unavailable (connection refused); "
+        "which providers are cooling down is not known\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("reply", "message"),
     [

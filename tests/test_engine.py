@@ -908,3 +908,22 @@ def _brave_body(query: str) -> Any:
     from websearch.testing.brave import brave_results_body
 
     return brave_results_body(query, 5)
+
+
+async def test_the_store_operations_raise_when_the_shared_store_is_out(config_dir: Path, ddg: FakeDuckDuckGo) -> None:
+    """A search goes on without the shared store; `cache_stats`, `clear_cache` and
+    `reset_health`, which are about that store, say it is out instead of answering for memory."""
+    import socket
+
+    from websearch import StateStoreUnavailable
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens there once the probe is closed
+    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), "WEBSEARCH_REDIS_URL": f"redis://127.0.0.1:{port}/0", **ddg.env}
+    async with make_client(env=env, engine=True) as client:
+        response = await client.asearch("still answered")
+        assert response.ok and "the shared state store is unavailable" in response.notices[-1].message
+        for call in (client.cache_stats(), client.clear_cache(), client.reset_health("duckduckgo")):
+            with pytest.raises(StateStoreUnavailable, match=r"unavailable \(connection refused\); "):
+                await call

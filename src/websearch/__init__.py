@@ -48,6 +48,7 @@ from .errors import (
     RequestRejected,
     SearchFailedError,
     SearchProviderError,
+    StateStoreUnavailable,
     UpstreamUnavailable,
     WebSearchError,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "SearchUsage",
     "SendsRequests",
     "SqliteStore",
+    "StateStoreUnavailable",
     "Store",
     "StoreUnavailable",
     "SystemClock",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from . import __version__
 from ._params import PARAMS, Param, check
 from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER
-from .errors import ConfigError, InvalidSearchParams
+from .errors import ConfigError, InvalidSearchParams, StateStoreUnavailable
 
 if TYPE_CHECKING:
     from ._client import WebSearch
@@ -329,6 +329,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InvalidSearchParams, ConfigError) as exc:
         print(f"websearch: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except StateStoreUnavailable as exc:
+        print(f"websearch: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 def _command(args: argparse.Namespace) -> int:
@@ -418,7 +421,15 @@ def _providers(args: argparse.Namespace) -> int:
         async with client:
             if args.reset:
                 await client.reset_health(args.reset)
-            return await client.provider_health()
+            states = await client.provider_health()
+            degraded = client.engine.state().degraded
+            if degraded:
+                print(
+                    f"websearch: warning: the shared state store is unavailable ({degraded}); "
+                    "which providers are cooling down is not known",
+                    file=sys.stderr,
+                )
+            return states
 
     rows, states = client.provider_status(), asyncio.run(read_health())
     if args.reset:

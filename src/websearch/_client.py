@@ -36,7 +36,7 @@ from ._registry import PROVIDERS, load_provider
 from ._settings import Settings
 from ._settings import config_dir as default_config_dir
 from ._types import SearchParams, SearchResponse
-from .errors import ConfigError, InvalidSearchParams
+from .errors import ConfigError, InvalidSearchParams, StateStoreUnavailable
 
 if TYPE_CHECKING:
     from ._providers._base import Provider
@@ -298,12 +298,18 @@ class WebSearch:
     # -- the engine's state ----------------------------------------------------------------------
 
     async def cache_stats(self) -> dict[str, Any]:
-        """The cache's entries, bytes, hits, misses and hit rate (`websearch cache stats`)."""
-        return await self.engine.stats()
+        """The cache's entries, bytes, hits, misses and hit rate (`websearch cache stats`);
+        StateStoreUnavailable when the shared store cannot be reached."""
+        stats = await self.engine.stats()
+        self._reached("no cache statistics")
+        return stats
 
     async def clear_cache(self, provider: str | None = None) -> int:
-        """Drop cached answers (those `provider` served, when given); how many."""
-        return await self.engine.clear(self._known(provider) if provider else None)
+        """Drop cached answers (those `provider` served, when given); how many.
+        StateStoreUnavailable when the shared store cannot be reached."""
+        removed = await self.engine.clear(self._known(provider) if provider else None)
+        self._reached("nothing was cleared in it")
+        return removed
 
     async def provider_health(self) -> dict[str, str]:
         """Each provider that is cooling down or whose circuit is open, with what and until when."""
@@ -316,8 +322,16 @@ class WebSearch:
         return states
 
     async def reset_health(self, provider: str) -> None:
-        """Forget a provider's cooldown or open circuit (`websearch providers --reset ID`)."""
+        """Forget a provider's cooldown or open circuit (`websearch providers --reset ID`);
+        StateStoreUnavailable when the shared store, which holds it, cannot be reached."""
         await self.engine.health().reset(self._known(provider))
+        self._reached("its health record was not reset")
+
+    def _reached(self, otherwise: str) -> None:
+        """Raise when the last operation on the state store ran on in-process state instead."""
+        degraded = self.engine.state().degraded
+        if degraded:
+            raise StateStoreUnavailable(f"the shared state store is unavailable ({degraded}); {otherwise}")
 
     async def __aenter__(self) -> Self:
         return self
