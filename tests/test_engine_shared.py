@@ -252,3 +252,31 @@ async def test_a_client_left_open_is_closed_at_exit_quietly(
     async with make_client(env=env, engine=True) as client:
         stats = await client.engine.stats()
     assert (stats["hits"], stats["misses"], stats["entries"]) == (1, 1, 1)
+
+
+FORKED = """\
+import netguard; netguard.install()
+import os, sys, websearch
+print(websearch.search("before the fork").provider, flush=True)
+pid = os.fork()
+if pid == 0:
+    print(websearch.search("in the child").provider, flush=True)
+    sys.exit(0)  # the child's exit closes what it opened, and only that
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status), websearch.search("in the child").cached, flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+async def test_a_child_made_by_fork_searches_with_state_of_its_own(
+    shared: dict[str, str], config_dir: Path, brave: FakeBrave
+) -> None:
+    """A process that searched, then forked (multiprocessing's default on Linux): the child's
+    search once waited forever on the parent's private loop, whose thread is not in the child.
+    It now opens its own loop, session and store connection; the parent's go on working, and
+    the child's answer reaches the parent through the shared store."""
+    env = worker_env(config_dir, brave, **shared)
+    command = [sys.executable, "-c", FORKED]
+    done = await asyncio.to_thread(subprocess.run, command, env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "brave\nbrave\n0 True\n")
+    assert len(brave.requests) == 2

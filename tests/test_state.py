@@ -874,3 +874,28 @@ async def test_redis_copy_can_be_turned_off(redis_server: str, tmp_path: Path, c
     settings = Settings({"state.url": redis_server, "state.redis_local_copy": False})
     configured = open_store(settings, {}, clock)
     assert isinstance(configured, RedisStore) and not configured._local_copy
+
+
+STORE_FORKED = """\
+import asyncio, os, sys
+from websearch._clock import SystemClock
+from websearch._state import SqliteStore
+store = SqliteStore(sys.argv[1], SystemClock())
+asyncio.run(store.set("k", b"parent", 60))
+pid = os.fork()
+if pid == 0:
+    asyncio.run(store.set("k", b"child", 60))
+    print(asyncio.run(store.get("k")), flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)
+print(asyncio.run(store.get("k")), flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_sqlite_store_used_across_a_fork_opens_its_own_connection_in_the_child(tmp_path: Path) -> None:
+    """The child has no worker thread and must not use the parent's SQLite connection: it once
+    waited forever on the worker; it now opens its own, and both see one file."""
+    command = [sys.executable, "-c", STORE_FORKED, str(tmp_path / "state.db")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "b'child'\nb'child'\n")

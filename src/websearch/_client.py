@@ -15,6 +15,7 @@ import asyncio
 import atexit
 import contextlib
 import json
+import os
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -416,6 +417,23 @@ class WebSearch:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _after_fork(self) -> None:
+        """In a child made by `fork`: what the parent's threads ran is not here (the private
+        loop's thread, the store's worker), and the sessions' sockets and the loops' selectors
+        are shared with the parent, so closing them would act on the parent's. They are left
+        as they are, kept from being collected, and made afresh on first use."""
+        transport = self._transport if self._owns_transport else None
+        real = getattr(transport, "real", transport)  # a DeferredTransport's loaded one
+        if real is not None and hasattr(real, "abandon"):
+            real.abandon()
+        _INHERITED.append((self._loop, self._thread, transport, self.engine))
+        self._loop = self._thread = None
+        self._loop_lock = threading.Lock()
+        if self._owns_transport:
+            self._transport = None
+        old = self.engine
+        self.engine = Engine(self.settings, self.env, self.clock, old.store, old.enabled, observer=old.observer)
+
     def _private_loop(self) -> asyncio.AbstractEventLoop:
         with self._loop_lock:  # several threads may make their first search at once
             if self._loop is None:
@@ -488,6 +506,21 @@ def _close_unclosed() -> None:
     for client in list(_UNCLOSED):
         with contextlib.suppress(Exception):  # at exit: one client's failure must not keep the rest open
             client.close()
+
+
+#: What a child made by `fork` inherited and must neither use nor close (`_after_fork`).
+_INHERITED: list[object] = []
+
+
+def _forked() -> None:
+    global _unclosed_lock
+    _unclosed_lock = threading.Lock()  # another thread may have held it at the fork
+    for client in list(_UNCLOSED):
+        client._after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 _default: WebSearch | None = None

@@ -175,6 +175,17 @@ class Transport:
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
+    def abandon(self) -> None:
+        """Let go of every session without closing one: in a child made by `fork`, their
+        sockets and their loops' selectors are the parent's, and closing would act on those.
+        Marked closed (aiohttp's own flag), they are not reported unclosed when collected."""
+        sessions = list(self._others.values()) + ([self._current[1]] if self._current is not None else [])
+        self._current, self._others = None, {}
+        self._switching = threading.Lock()  # another thread may have held it at the fork
+        for session in sessions:
+            if session.connector is not None:
+                session.connector._closed = True
+
     async def aclose(self) -> None:
         """Close the pooled session of the running loop, and those of loops already closed (a
         running loop's closes on that loop); the transport can be used again afterwards."""

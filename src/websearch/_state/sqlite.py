@@ -27,6 +27,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
@@ -101,6 +102,21 @@ def default_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(platformdirs.user_cache_dir("websearch", appauthor=False)) / "state.db"
 
 
+#: Every store of this process, for a child made by `fork` (`_after_fork`), and what such a
+#: child inherited and must neither use nor close.
+_STORES: Final[weakref.WeakSet[SqliteStore]] = weakref.WeakSet()
+_INHERITED: Final[list[object]] = []
+
+
+def _forked() -> None:
+    for store in list(_STORES):
+        store._after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 class _Corrupt(Exception):
     """The file is a database, but not this store's."""
 
@@ -120,6 +136,15 @@ class SqliteStore:
         self._reader_lock = threading.Lock()
         self._opened = 0  # times the worker opened the file: a reader of an older opening is stale
         self._reader_opened = 0
+        _STORES.add(self)
+
+    def _after_fork(self) -> None:
+        """In a child made by `fork`: the worker thread is not here, and SQLite's connections
+        must not be used (nor closed) across a fork. They are left to the parent, kept from
+        being collected, and the child opens its own."""
+        _INHERITED.append((self._db, self._reader, self._executor))
+        self._db = self._reader = self._executor = None
+        self._reader_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
