@@ -402,6 +402,11 @@ class WebSearch:
         opened = (self._owns_transport and self._transport is not None) or self.engine.opened
         if self._loop is None and not opened:
             return
+        if self._loop is None and not _loop_running():
+            # No private loop: close on a loop of this thread's own, starting no thread (which
+            # Python 3.12 refuses at exit, where the clients left open are closed).
+            asyncio.run(self.aclose())
+            return
         loop = self._private_loop()
         thread = self._thread
         assert thread is not None
@@ -456,6 +461,14 @@ class WebSearch:
         if name in self.lineup or name in PROVIDERS:
             return name
         return self._known(name)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _check_engine_args(cache: object, deadline: object, hedge: object) -> None:
