@@ -526,8 +526,8 @@ _INHERITED: list[object] = []
 
 
 def _forked() -> None:
-    global _unclosed_lock
-    _unclosed_lock = threading.Lock()  # another thread may have held it at the fork
+    global _unclosed_lock, _default_lock
+    _unclosed_lock, _default_lock = threading.Lock(), threading.Lock()  # another thread may have held one
     for client in list(_UNCLOSED):
         client._after_fork()
 
