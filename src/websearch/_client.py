@@ -397,8 +397,8 @@ class WebSearch:
     def close(self) -> None:
         """Close the sessions and the state store, and stop the private loop. A client used
         only from loops now closed (`asyncio.run` after `asyncio.run`) still holds the last one's
-        session, its store and its unwritten counts: they are closed on the private loop, started
-        for it."""
+        session, its store and its unwritten counts: they are closed on a loop of the calling
+        thread's own (on the private loop, started for it, when a loop runs in this thread)."""
         opened = (self._owns_transport and self._transport is not None) or self.engine.opened
         if self._loop is None and not opened:
             return
