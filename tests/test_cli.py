@@ -237,6 +237,21 @@ def test_a_reader_gone_ends_quietly_with_141(ddg: FakeDuckDuckGo, env: dict[str,
     assert proc.returncode == 141
 
 
+def test_a_closed_stdout_is_no_error(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    """`websearch search q >&-`: Python starts with no stdout; the search runs, prints nothing."""
+    ddg.results = [DdgResult("T", "https://t.example/", "s")]
+    proc = subprocess.run(
+        [sys.executable, str(TESTS / "guarded_cli.py"), "search", "q"],
+        env=cli_env(env),
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=30,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert len(ddg.requests) == 1
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -319,7 +319,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _plain_warnings()
     try:
         status = _command(args)
-        sys.stdout.flush()  # a reader gone shows here, not as a traceback at exit
+        if sys.stdout is not None:  # None: started with stdout closed (`>&-`), printing nothing
+            sys.stdout.flush()  # a reader gone shows here, not as a traceback at exit
         return status
     except BrokenPipeError:
         return _reader_gone()
