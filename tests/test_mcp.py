@@ -468,6 +468,35 @@ def server_env(env: dict[str, str]) -> dict[str, str]:
     return cli_env(env)
 
 
+def test_a_stdio_client_gone_ends_the_server_quietly(env: dict[str, str]) -> None:
+    """The client stopped reading (it went away): the server's next answer meets a broken pipe,
+    and the server ends with 141 and no traceback, as `websearch search q | head -1` does."""
+    proc = subprocess.Popen(
+        [sys.executable, str(TESTS / "guarded_cli.py"), "mcp"],
+        env=server_env(env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        proc.stdin.flush()
+
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    send({"id": 1, "method": "initialize", "params": hello})
+    assert json.loads(proc.stdout.readline())["id"] == 1  # up and answering
+    send({"method": "notifications/initialized"})
+    proc.stdout.close()  # gone: the next answer fails
+    send({"id": 2, "method": "tools/list"})
+    time.sleep(1.0)  # the answer is written within milliseconds of the request
+    proc.stdin.close()
+    proc.wait(timeout=20)
+    assert (proc.returncode, proc.stderr.read().decode()) == (141, "")
+
+
 async def test_stdio_subprocess_lists_searches_falls_back_and_rejects_bad_arguments(
     ddg: FakeDuckDuckGo, brave: FakeBrave, firecrawl: FakeFirecrawl, keyed_env: dict[str, str], tmp_path: Path
 ) -> None:

@@ -493,8 +493,14 @@ def _mcp(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.http:
         asyncio.run(mcp_server.serve_http(args.host, args.port))
-    else:
+        return EXIT_OK
+    try:
         asyncio.run(mcp_server.serve_stdio())
+    except BaseExceptionGroup as group:  # the server's task group: a client gone is a broken pipe in it
+        _, rest = group.split(BrokenPipeError)
+        if rest is not None:
+            raise
+        return _reader_gone()
     return EXIT_OK
 
 
