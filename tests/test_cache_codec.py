@@ -4,6 +4,9 @@ anything else read as a miss, and hits that never share a mutable object with ea
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from typing import Any, get_type_hints
 
 import orjson
@@ -188,3 +191,29 @@ def test_the_bounded_lru_drops_the_least_recently_used_by_count_and_by_bytes() -
     assert lru.pop("f") == b"z" * 9 and lru.pop("f") is None
     lru.clear()
     assert len(lru) == 0
+
+
+MEMO_FORKED = """\
+import os, threading
+from websearch import _cache
+held, done = threading.Event(), threading.Event()
+def hold():
+    with _cache._MEMO._lock:  # another thread inside the memo as the process forks
+        held.set()
+        done.wait()
+threading.Thread(target=hold, daemon=True).start()
+held.wait()
+pid = os.fork()
+if pid == 0:
+    print(_cache._MEMO.get("k"), flush=True)  # once waited forever for the parent's thread
+    os._exit(0)
+os.waitpid(pid, 0)
+done.set()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_the_memo_is_usable_in_a_child_forked_while_another_thread_held_it() -> None:
+    command = [sys.executable, "-W", "ignore::DeprecationWarning", "-c", MEMO_FORKED]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "None\n", "")

@@ -30,6 +30,11 @@ class BoundedLRU(Generic[K, V]):
         self._bytes = 0
         self._lock = threading.Lock()
 
+    def after_fork(self) -> None:
+        """In a child made by `fork`: a lock of its own (another thread may have held this
+        one at the fork, and would never release it here)."""
+        self._lock = threading.Lock()
+
     def __len__(self) -> int:
         return len(self._items)
 
