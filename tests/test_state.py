@@ -850,6 +850,31 @@ async def test_redis_copys_task_ends_on_a_cancellation_its_write_lost() -> None:
     await front.aclose()
 
 
+class _DownLosingACancel(_LosesACancel):
+    """A Redis that is down, whose connect loses a cancellation that comes while it runs."""
+
+    async def connect(self) -> None:
+        self.writing.set()
+        with suppress(asyncio.CancelledError):  # lost
+            await self.gate.wait()
+        raise OSError("connection refused")
+
+
+async def test_redis_copys_task_ends_on_a_lost_cancellation_while_redis_is_down() -> None:
+    from websearch._state.redis_front import Front
+
+    connection = _DownLosingACancel()
+    front = Front(lambda: connection, "p:cache:", _never)
+    task = front._task
+    assert task is not None
+    await connection.writing.wait()
+    task.cancel()
+    connection.gate.set()
+    done, _ = await asyncio.wait([task], timeout=2)  # not after the 5 s wait before the next try
+    assert done and task.cancelled()
+    await front.aclose()
+
+
 async def test_redis_copy_pings_a_quiet_connection(monkeypatch: pytest.MonkeyPatch) -> None:
     from websearch._state import redis_front
 

@@ -127,7 +127,9 @@ class Front:
     # -- the connections ---------------------------------------------------------------------
 
     async def _keep(self) -> None:
-        while not self._closing:
+        while True:
+            if self._ending():  # before each connection and each wait for the next one
+                raise asyncio.CancelledError
             connection = None
             try:
                 connection = self._make()
@@ -155,7 +157,7 @@ class Front:
                 if connection is not None:
                     with suppress(Exception):
                         await connection.disconnect(nowait=True)
-            if not self._closing:
+            if not self._ending():
                 await asyncio.sleep(RETRY_EVERY)
 
     async def _listen(self, connection: Any) -> None:
