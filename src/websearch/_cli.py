@@ -336,19 +336,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _command(args: argparse.Namespace) -> int:
-    if args.command == "search":
-        return _search(args)
-    if args.command == "providers":
-        return _providers(args)
-    if args.command == "cache":
-        return _cache(args)
-    if args.command == "mcp":
-        return _mcp(args)
-    if args.command == "schema":
-        return _schema(args)
-    if args.command == "serve":
-        return _serve(args)
-    return _auth(args)
+    commands: dict[str, Callable[[argparse.Namespace], int]] = {
+        "search": _search,
+        "providers": _providers,
+        "cache": _cache,
+        "mcp": _mcp,
+        "schema": _schema,
+        "serve": _serve,
+        "auth": _auth,
+    }
+    return commands[args.command](args)
 
 
 def _reader_gone() -> int:
