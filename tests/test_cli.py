@@ -274,8 +274,7 @@ def test_the_store_commands_say_when_the_shared_store_is_out(env: dict[str, str]
     listed = run_cli(["providers"], down)
     assert listed.returncode == 0 and "duckduckgo" in listed.stdout
     assert listed.stderr == (
-        "websearch: warning: the shared state store is unavailable (connection refused); "
-        "which providers are cooling down is not known\n"
+        "websearch: warning: the shared state store is unavailable (connection refused); cooldowns are not known\n"
     )
 
 

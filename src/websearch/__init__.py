@@ -48,7 +48,6 @@ from .errors import (
     RequestRejected,
     SearchFailedError,
     SearchProviderError,
-    StateStoreUnavailable,
     UpstreamUnavailable,
     WebSearchError,
 )
@@ -113,7 +112,6 @@ __all__ = [
     "SearchUsage",
     "SendsRequests",
     "SqliteStore",
-    "StateStoreUnavailable",
     "Store",
     "StoreUnavailable",
     "SystemClock",

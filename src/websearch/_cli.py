@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any, Final
 from . import __version__
 from ._params import PARAMS, Param, check
 from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER
-from .errors import ConfigError, InvalidSearchParams, StateStoreUnavailable
+from .errors import ConfigError, InvalidSearchParams
 
 if TYPE_CHECKING:
     from ._client import WebSearch
+    from ._state import StoreUnavailable
 
 __all__ = ["build_parser", "main", "usage_block"]
 
@@ -330,9 +331,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InvalidSearchParams, ConfigError) as exc:
         print(f"websearch: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except StateStoreUnavailable as exc:
-        print(f"websearch: error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
 
 
 def _command(args: argparse.Namespace) -> int:
@@ -422,14 +420,15 @@ def _providers(args: argparse.Namespace) -> int:
             states = await client.provider_health()
             degraded = client.engine.state().degraded
             if degraded:
-                print(
-                    f"websearch: warning: the shared state store is unavailable ({degraded}); "
-                    "which providers are cooling down is not known",
-                    file=sys.stderr,
-                )
+                print(f"websearch: warning: {_UNAVAILABLE.format(degraded)}; cooldowns are not known", file=sys.stderr)
             return states
 
-    rows, states = client.provider_status(), asyncio.run(read_health())
+    from ._state import StoreUnavailable
+
+    try:
+        rows, states = client.provider_status(), asyncio.run(read_health())
+    except StoreUnavailable as exc:
+        return _store_out(exc, "its health record was not reset")
     if args.reset:
         print(f"forgot the health record of {args.reset}", file=sys.stderr)
     if args.format == "json":
@@ -459,7 +458,12 @@ def _cache(args: argparse.Namespace) -> int:
                 return await client.clear_cache(args.provider)
             return await client.cache_stats()
 
-    result = asyncio.run(run())
+    from ._state import StoreUnavailable
+
+    try:
+        result = asyncio.run(run())
+    except StoreUnavailable as exc:
+        return _store_out(exc, "nothing was cleared in it" if args.cache_command == "clear" else "no cache statistics")
     if args.cache_command == "clear":
         which = f" served by {args.provider}" if args.provider else ""
         print(f"removed {_counted(result, 'cached answer')}{which}")
@@ -471,6 +475,15 @@ def _cache(args: argparse.Namespace) -> int:
         looks = f"{_counted(result['hits'], 'hit')}, {_counted(result['misses'], 'miss', 'misses')}"
         print(f"{size} in the {result['store']} store; {looks} (hit rate {rate})")
     return EXIT_OK
+
+
+_UNAVAILABLE: Final = "the shared state store is unavailable ({})"
+
+
+def _store_out(exc: StoreUnavailable, outcome: str) -> int:
+    """A command about the shared store, which could not serve it: why, and what did not happen."""
+    print(f"websearch: error: {_UNAVAILABLE.format(exc.reason)}; {outcome}", file=sys.stderr)
+    return EXIT_FAILED
 
 
 def _counted(n: int, one: str, many: str | None = None) -> str:

@@ -37,7 +37,7 @@ from ._registry import PROVIDERS, load_provider
 from ._settings import Settings
 from ._settings import config_dir as default_config_dir
 from ._types import SearchParams, SearchResponse
-from .errors import ConfigError, InvalidSearchParams, StateStoreUnavailable
+from .errors import ConfigError, InvalidSearchParams
 
 if TYPE_CHECKING:
     from ._providers._base import Provider
@@ -300,16 +300,16 @@ class WebSearch:
 
     async def cache_stats(self) -> dict[str, Any]:
         """The cache's entries, bytes, hits, misses and hit rate (`websearch cache stats`);
-        StateStoreUnavailable when the shared store cannot be reached."""
+        StoreUnavailable when the shared store could not serve them."""
         stats = await self.engine.stats()
-        self._reached("no cache statistics")
+        self._reached()
         return stats
 
     async def clear_cache(self, provider: str | None = None) -> int:
         """Drop cached answers (those `provider` served, when given); how many.
-        StateStoreUnavailable when the shared store cannot be reached."""
+        StoreUnavailable when the shared store could not be cleared."""
         removed = await self.engine.clear(self._known(provider) if provider else None)
-        self._reached("nothing was cleared in it")
+        self._reached()
         return removed
 
     async def provider_health(self) -> dict[str, str]:
@@ -324,15 +324,17 @@ class WebSearch:
 
     async def reset_health(self, provider: str) -> None:
         """Forget a provider's cooldown or open circuit (`websearch providers --reset ID`);
-        StateStoreUnavailable when the shared store, which holds it, cannot be reached."""
+        StoreUnavailable when the shared store, which holds it, could not be reached."""
         await self.engine.health().reset(self._known(provider))
-        self._reached("its health record was not reset")
+        self._reached()
 
-    def _reached(self, otherwise: str) -> None:
-        """Raise when the last operation on the state store ran on in-process state instead."""
+    def _reached(self) -> None:
+        """StoreUnavailable when the last call on the state store ran on in-process state."""
         degraded = self.engine.state().degraded
         if degraded:
-            raise StateStoreUnavailable(f"the shared state store is unavailable ({degraded}); {otherwise}")
+            from ._state import StoreUnavailable
+
+            raise StoreUnavailable(degraded)
 
     async def __aenter__(self) -> Self:
         return self

@@ -5,7 +5,7 @@ WebSearchError
  ├── InvalidSearchParams (also ValueError)  a parameter the caller passed is not acceptable
  ├── ConfigError                            settings.toml or a credential is malformed
  ├── SearchFailedError                      raised by SearchResponse.raise_for_error()
- ├── StateStoreUnavailable                  the shared state store is out for an operation on it
+ ├── StoreUnavailable                       the state store cannot serve a call; `reason` says why
  └── SearchProviderError                    one provider failed: provider, message, status  kind
       ├── MissingCredentialError            no key/token for that provider                  missing_credential
       ├── AuthenticationFailed              the key or login was refused (401, 403, ...)    auth
@@ -48,7 +48,6 @@ __all__ = [
     "RequestRejected",
     "SearchFailedError",
     "SearchProviderError",
-    "StateStoreUnavailable",
     "UpstreamUnavailable",
     "WebSearchError",
 ]
@@ -88,12 +87,6 @@ class SearchFailedError(WebSearchError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.message, self.provider))
-
-
-class StateStoreUnavailable(WebSearchError):
-    """The shared state store (SQLite, Redis) could not be reached for an operation on the store
-    itself: `cache_stats`, `clear_cache`, `reset_health`. A search never raises it: it runs on
-    in-process state and says so in a notice."""
 
 
 class SearchProviderError(WebSearchError):
