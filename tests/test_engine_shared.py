@@ -281,3 +281,31 @@ async def test_a_child_made_by_fork_searches_with_state_of_its_own(
     done = await asyncio.to_thread(subprocess.run, command, env=env, capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stderr, done.stdout) == (0, "", "brave\nbrave\n0 True\n")
     assert len(brave.requests) == 2
+
+
+STUCK_AT_EXIT = """\
+import netguard; netguard.install()
+import asyncio, websearch
+from websearch._clock import SystemClock
+from websearch._state import MemoryStore
+
+class Stuck(MemoryStore):
+    async def aclose(self) -> None:
+        await asyncio.Event().wait()  # never done closing
+
+ws = websearch.WebSearch(store=Stuck(SystemClock()))
+print(ws.search("stuck").provider, flush=True)
+"""
+
+
+async def test_a_client_that_cannot_finish_closing_does_not_hold_the_exit_up(
+    config_dir: Path, ddg: FakeDuckDuckGo
+) -> None:
+    """The clients left open are closed at exit, each given a few seconds: one whose store never
+    finishes closing lets the process end (it once waited forever). Python reports the close
+    left undone, as a task destroyed while pending."""
+    env = worker_env(config_dir, ddg)
+    command = [sys.executable, "-c", STUCK_AT_EXIT]
+    done = await asyncio.to_thread(subprocess.run, command, env=env, capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout) == (0, "duckduckgo\n")
+    assert "Traceback" not in done.stderr and "WebSearch.aclose()" in done.stderr

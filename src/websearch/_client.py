@@ -401,18 +401,23 @@ class WebSearch:
         only from loops now closed (`asyncio.run` after `asyncio.run`) still holds the last one's
         session, its store and its unwritten counts: they are closed on a loop of the calling
         thread's own (on the private loop, started for it, when a loop runs in this thread)."""
+        self._close(None)
+
+    def _close(self, within: float | None) -> None:
+        """`close`, given up after `within` seconds (TimeoutError): at exit, a store or a peer
+        that does not answer must not hold the process up."""
         opened = (self._owns_transport and self._transport is not None) or self.engine.opened
         if self._loop is None and not opened:
             return
         if self._loop is None and not _loop_running():
             # No private loop: close on a loop of this thread's own, starting no thread (which
             # Python 3.12 refuses at exit, where the clients left open are closed).
-            asyncio.run(self.aclose())
+            asyncio.run(asyncio.wait_for(self.aclose(), within))
             return
         loop = self._private_loop()
         thread = self._thread
         assert thread is not None
-        asyncio.run_coroutine_threadsafe(self.aclose(), loop).result()
+        asyncio.run_coroutine_threadsafe(self.aclose(), loop).result(within)
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
         loop.close()
@@ -520,7 +525,10 @@ def _close_at_exit(client: WebSearch) -> None:
 def _close_unclosed() -> None:
     for client in list(_UNCLOSED):
         with contextlib.suppress(Exception):  # at exit: one client's failure must not keep the rest open
-            client.close()
+            client._close(_EXIT_WITHIN)
+
+
+_EXIT_WITHIN: Final = 5.0  # seconds each client left open may take to close at exit
 
 
 #: What a child made by `fork` inherited and must neither use nor close (`_after_fork`).
