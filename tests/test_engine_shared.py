@@ -58,6 +58,7 @@ def worker_env(config_dir: Path, *fakes: Any, **extra: str) -> dict[str, str]:
     }
     for fake in fakes:
         env.update(fake.env)
+    env.update(extra)  # a state store the test names wins over the fakes' own
     return env
 
 

@@ -2,7 +2,10 @@
 
 Fakes run on one background event loop thread shared by all of them, so they serve sync code,
 async tests and CLI subprocesses alike. Point the library at one with `fake.env`
-(`WEBSEARCH_<ID>_BASE_URL=http://127.0.0.1:<port>`).
+(`WEBSEARCH_<ID>_BASE_URL=http://127.0.0.1:<port>`). It also names a state directory of the
+fake's own (`WEBSEARCH_CACHE_DIR`, removed when the fake stops): a test's cached answers,
+cooldowns and pacing never reach the machine's real store, and a test run again never finds
+the last run's answer in the cache. Set `WEBSEARCH_CACHE_DIR` after it to share one on purpose.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import asyncio
 import json
 import logging
 import re
+import shutil
+import tempfile
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -162,6 +167,7 @@ class FakeServer:
         self._queue: deque[Reply] = deque()
         self._runner: web.AppRunner | None = None
         self._released: asyncio.Event | None = None
+        self._state_dir: str | None = None
         self.port = 0
 
     # -- scripting -----------------------------------------------------------------------------
@@ -181,7 +187,9 @@ class FakeServer:
 
     @property
     def env(self) -> dict[str, str]:
-        return {f"WEBSEARCH_{self.provider_id.upper()}_BASE_URL": self.base_url}
+        """What points websearch at this fake, and its state at a directory of the fake's own."""
+        assert self._state_dir is not None, "start the fake first"
+        return {f"WEBSEARCH_{self.provider_id.upper()}_BASE_URL": self.base_url, "WEBSEARCH_CACHE_DIR": self._state_dir}
 
     @property
     def last(self) -> RecordedRequest:
@@ -193,6 +201,7 @@ class FakeServer:
         """Bind to 127.0.0.1 on a free port and serve (once; starting again is a no-op)."""
         if self._runner is None:
             asyncio.run_coroutine_threadsafe(self._start(), _LoopThread.get()).result(10)
+            self._state_dir = tempfile.mkdtemp(prefix=f"websearch-fake-{self.provider_id}-")
             _RUNNING[id(self)] = self
         return self
 
@@ -200,6 +209,9 @@ class FakeServer:
         _RUNNING.pop(id(self), None)
         if self._runner is not None:
             asyncio.run_coroutine_threadsafe(self._stop(), _LoopThread.get()).result(10)
+        state, self._state_dir = self._state_dir, None
+        if state is not None:
+            shutil.rmtree(state, ignore_errors=True)
 
     def __enter__(self) -> Self:
         return self.start()
