@@ -97,3 +97,21 @@ def test_a_fakes_env_keeps_the_tests_state_to_itself(config_dir: Path) -> None:
             assert (states[-1] / "state.db").exists()
         assert not states[-1].exists()
     assert states[0] != states[1]
+
+
+def test_a_client_on_a_mock_transport_keeps_its_state_in_memory(config_dir: Path) -> None:
+    """A mock reaches no real provider: its client's cache and cooldowns stay in memory (they
+    once went to the machine's SQLite store, and the next run was served this one's answer)."""
+    from websearch._state import MemoryStore
+
+    def answer(provider: str, request: HttpRequest) -> HttpResponse:
+        body = {"results": [{"title": "T", "url": "https://t.example/", "content": "s"}]}
+        return HttpResponse(200, {"content-type": "application/json"}, json.dumps(body).encode())
+
+    for _ in range(2):  # the same test, run twice
+        mock = MockTransport(answer)
+        env = {"TAVILY_API_KEY": "tvly-test", "WEBSEARCH_CONFIG_DIR": str(config_dir)}
+        with WebSearch(transport=mock, env=env, providers=["tavily"], engine=True) as ws:
+            assert ws.search("the same question").cached is False
+            assert isinstance(ws.engine.state().primary, MemoryStore)
+        assert len(mock.calls) == 1

@@ -111,6 +111,10 @@ class WebSearch:
         self.lineup = Lineup(chosen)
         self._api_keys = dict(api_keys or {})
         enabled = engine if engine is not None else self.env.get("WEBSEARCH_ENGINE", "on").strip().lower() != "off"
+        if store is None and getattr(transport, "in_process", False):
+            from ._state import MemoryStore
+
+            store = MemoryStore(self.clock)  # a transport that reaches nothing real shares no real state
         self.engine = Engine(self.settings, self.env, self.clock, store, enabled)
         self._transport = transport
         self._owns_transport = transport is None

@@ -34,6 +34,8 @@ class SendsRequests(Protocol):
     connection when the block is left. Both honour `request.timeout` (else their own default)
     and raise only `SearchProviderError`s (timeouts and broken connections included); `provider`
     is the id the request is for, for error messages. `aclose` releases pooled connections.
+    A transport whose `in_process` attribute is true reaches no real provider: a client on it
+    with no store of its own keeps its state (cache, cooldowns, pacing) in memory.
     """
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse: ...

@@ -33,7 +33,11 @@ Handler = Callable[[str, HttpRequest], HttpResponse | Awaitable[HttpResponse]]
 
 
 class MockTransport:
-    """A transport (the `SendsRequests` seam) whose answers come from `handler`."""
+    """A transport (the `SendsRequests` seam) whose answers come from `handler`. It reaches no
+    real provider, so a client on it keeps its state in memory (`in_process`): a test's cached
+    answers and cooldowns never reach the machine's real store, nor the next run."""
+
+    in_process = True
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
