@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import FakeClock
 from websearch import HttpRequest, HttpResponse, ProviderTimeoutError, WebSearch
 from websearch.testing import MockTransport
@@ -97,6 +99,8 @@ def test_a_fakes_env_keeps_the_tests_state_to_itself(config_dir: Path) -> None:
             assert (states[-1] / "state.db").exists()
         assert not states[-1].exists()
     assert states[0] != states[1]
+    with pytest.raises(RuntimeError, match="FakeDuckDuckGo is not started"):
+        FakeDuckDuckGo().env  # noqa: B018 (the property is what is tested)
 
 
 def test_a_client_on_a_mock_transport_keeps_its_state_in_memory(config_dir: Path) -> None:

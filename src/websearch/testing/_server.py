@@ -188,7 +188,8 @@ class FakeServer:
     @property
     def env(self) -> dict[str, str]:
         """What points websearch at this fake, and its state at a directory of the fake's own."""
-        assert self._state_dir is not None, "start the fake first"
+        if self._state_dir is None:
+            raise RuntimeError(f"{type(self).__name__} is not started: its env names its port and state directory")
         return {f"WEBSEARCH_{self.provider_id.upper()}_BASE_URL": self.base_url, "WEBSEARCH_CACHE_DIR": self._state_dir}
 
     @property
