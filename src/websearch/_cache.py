@@ -11,13 +11,13 @@ answers for (`recency_hours=1` is not served an hour later). Only successes are 
 from __future__ import annotations
 
 import hashlib
-import os
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from operator import attrgetter
 from typing import Any, Final, TypeVar
 
+from ._fork import in_child
 from ._lru import BoundedLRU
 from ._notices import Notice
 from ._types import (
@@ -166,8 +166,7 @@ def decode(key: str, data: bytes, now: float) -> SearchResponse | None:
 _MEMO: Final[BoundedLRU[str, tuple[bytes, float, SearchResponse]]] = BoundedLRU(
     1024, 16 * 1024 * 1024, lambda _, entry: len(entry[0])
 )
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_MEMO.after_fork)
+in_child(_MEMO.after_fork)
 
 
 def _copied(template: SearchResponse, *, cached: bool, age: float | None) -> SearchResponse:

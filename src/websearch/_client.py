@@ -30,6 +30,7 @@ from ._credentials import Credential, CredentialStore
 from ._deferred import DeferredTransport, loaded
 from ._engine import CacheMode, Engine
 from ._fanout import DEFAULT_SOFT_DEADLINE, PUBLIC, Fanout
+from ._fork import INHERITED, in_child
 from ._health import describe
 from ._lineup import Lineup
 from ._notices import Notice, clamped, dropped
@@ -94,7 +95,6 @@ class WebSearch:
         store: Store | None = None,
         engine: bool | None = None,
     ) -> None:
-        import os
 
         from ._environ import Environ
 
@@ -442,7 +442,7 @@ class WebSearch:
         real = getattr(transport, "real", transport)  # a DeferredTransport's loaded one
         if real is not None and hasattr(real, "abandon"):
             real.abandon()
-        _INHERITED.append((self._loop, self._thread, transport, self.engine))
+        INHERITED.append((self._loop, self._thread, transport, self.engine))
         self._loop = self._thread = None
         self._loop_lock = threading.Lock()
         if self._owns_transport:
@@ -510,20 +510,11 @@ async def asearch(query: str, **params: Any) -> SearchResponse:
 #: calls `close` (`ws = WebSearch(); ws.search(...)`) ends without aiohttp's "Unclosed client
 #: session" lines and with its hit and miss counts written. Weak: a dropped client is not kept.
 _UNCLOSED: Final[weakref.WeakSet[WebSearch]] = weakref.WeakSet()
-_unclosed_lock = threading.Lock()
-
-
-_hooked = False
 
 
 def _close_at_exit(client: WebSearch) -> None:
-    global _hooked
-    with _unclosed_lock:
-        if not _hooked:
-            atexit.register(_close_unclosed)
-            _hooked = True
-        _UNCLOSED.add(client)
-        client._armed = True
+    _UNCLOSED.add(client)
+    client._armed = True  # a flag, not a look in the set: a search checks it (the set makes a weakref)
 
 
 def _close_unclosed() -> None:
@@ -533,21 +524,17 @@ def _close_unclosed() -> None:
 
 
 _EXIT_WITHIN: Final = 5.0  # seconds each client left open may take to close at exit
-
-
-#: What a child made by `fork` inherited and must neither use nor close (`_after_fork`).
-_INHERITED: list[object] = []
+atexit.register(_close_unclosed)
 
 
 def _forked() -> None:
-    global _unclosed_lock, _default_lock
-    _unclosed_lock, _default_lock = threading.Lock(), threading.Lock()  # another thread may have held one
+    global _default_lock
+    _default_lock = threading.Lock()  # another thread may have held it at the fork
     for client in list(_UNCLOSED):
         client._after_fork()
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forked)
+in_child(_forked)
 
 
 _default: WebSearch | None = None

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from .._clock import Clock, wall_seconds
+from .._fork import INHERITED, in_child
 from ._store import READ_SHARE, WRITE_SHARE, StoreDeadline, StoreUnavailable, allowed_wait
 from .memory import BUCKET, COUNTER, LEASE, VALUE, bucket_step, check_bucket, check_ttl
 
@@ -102,10 +103,8 @@ def default_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(platformdirs.user_cache_dir("websearch", appauthor=False)) / "state.db"
 
 
-#: Every store of this process, for a child made by `fork` (`_after_fork`), and what such a
-#: child inherited and must neither use nor close.
+#: Every store of this process, for a child made by `fork` (`_after_fork`).
 _STORES: Final[weakref.WeakSet[SqliteStore]] = weakref.WeakSet()
-_INHERITED: Final[list[object]] = []
 
 
 def _forked() -> None:
@@ -113,8 +112,7 @@ def _forked() -> None:
         store._after_fork()
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forked)
+in_child(_forked)
 
 
 class _Corrupt(Exception):
@@ -142,7 +140,7 @@ class SqliteStore:
         """In a child made by `fork`: the worker thread is not here, and SQLite's connections
         must not be used (nor closed) across a fork. They are left to the parent, kept from
         being collected, and the child opens its own."""
-        _INHERITED.append((self._db, self._reader, self._executor))
+        INHERITED.append((self._db, self._reader, self._executor))
         self._db = self._reader = self._executor = None
         self._reader_lock = threading.Lock()
 
