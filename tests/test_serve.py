@@ -132,6 +132,7 @@ def test_unknown_fields_bad_bodies_and_bad_query_parameters(one_result: FakeDuck
     assert unknown.json()["error"].startswith("page must be left out (the fields are: query, recency, num_results,")
     assert unknown.json()["error"].endswith(", exclude, providers, cache, hedge); got 2")
     assert (not_json.status_code, not_json.json()["param"]) == (400, "body")
+    assert not_json.json()["error"].startswith("the body must be a JSON object of search parameters; it is not JSON (")
     assert (a_list.status_code, a_list.json()["error"]) == (
         400,
         'the body must be a JSON object of search parameters; got ["q"]',
@@ -139,6 +140,16 @@ def test_unknown_fields_bad_bodies_and_bad_query_parameters(one_result: FakeDuck
     assert fmt.json() == {"error": 'format must be one of: json, blocks, summary; got "xml"', "param": "format"}
     assert (strict.status_code, strict.json()["param"]) == (422, "strict")
     assert one_result.requests == []
+
+
+def test_an_unknown_route_or_method_is_a_json_error_naming_what_there_is(env: dict[str, str]) -> None:
+    with serving(env) as server, http(server.url) as client:
+        missing = client.get("/v2/search")
+        wrong_method = client.get("/v1/search")
+    assert missing.status_code == 404 and missing.headers["content-type"] == "application/json"
+    assert missing.json()["error"].startswith("there is no route /v2/search (the routes are: /, /healthz, /readyz,")
+    assert (wrong_method.status_code, wrong_method.headers["allow"]) == (405, "POST")
+    assert wrong_method.json() == {"error": "GET is not allowed on /v1/search (allowed: POST)"}
 
 
 def test_every_provider_failing_is_an_answer_unless_strict(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:

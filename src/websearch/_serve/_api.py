@@ -110,8 +110,9 @@ class SearchApi:
             return error_response(422, f"strict must be true or false; got {got(strict_text)}", "strict")
         try:
             data = orjson.loads(await request.body())
-        except orjson.JSONDecodeError:
-            return error_response(400, "the body must be a JSON object of search parameters", "body")
+        except orjson.JSONDecodeError as exc:
+            why = f"the body must be a JSON object of search parameters; it is not JSON ({exc})"
+            return error_response(400, why, "body")
         if not isinstance(data, dict):
             return error_response(400, f"the body must be a JSON object of search parameters; got {got(data)}", "body")
         try:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio.to_thread
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
@@ -193,10 +194,33 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
             )
         )
     middleware.append(Middleware(Gate, config=config, store=client.engine.state))
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    paths = tuple(dict.fromkeys(getattr(route, "path", "") for route in routes if getattr(route, "path", "")))
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: _routing_error(paths)},
+    )
     app.state.lifecycle = lifecycle
     app.state.metrics = metrics
     return app
+
+
+def _routing_error(paths: tuple[str, ...]) -> Callable[[Request, Exception], Response]:
+    """Starlette's 404 and 405 as the JSON error every other answer of the server is (a client
+    reads `error` whatever went wrong), naming the routes or the methods there are."""
+
+    def answer(request: Request, exc: Exception) -> Response:
+        http = exc if isinstance(exc, HTTPException) else HTTPException(500)
+        headers, path = dict(http.headers or {}), request.url.path
+        message = http.detail
+        if http.status_code == 404:
+            message = f"there is no route {path} (the routes are: {', '.join(paths)})"
+        elif http.status_code == 405:
+            message = f"{request.method} is not allowed on {path} (allowed: {headers.get('Allow', '')})"
+        return json_response(http.status_code, {"error": message}, headers)
+
+    return answer
 
 
 def _watch_signals(lifecycle: Lifecycle) -> Callable[[], None]:
