@@ -97,8 +97,9 @@ class Attempt:
 
     `status` is the HTTP status (or an HTTP-like code, or None), `error` the message (None on
     success), `error_kind` the error class's kind (`auth`, `quota`, `rate_limited`, ...; see
-    `websearch.errors`), `retry_after_s` the upstream's hint when it gave one, and `notices`
-    what this provider's plan changed or left out (kept also when the attempt failed).
+    `websearch.errors`; `cancelled` when another provider answered first), `retry_after_s` the
+    upstream's hint when it gave one, and `notices` what this provider's plan changed or left
+    out (kept also when the attempt failed).
     `skipped` says why a provider was not asked at all ("cooldown", "circuit_open", "paced",
     "deadline"; None when it was asked), with `until` (ISO 8601 UTC) when that ends.
     """

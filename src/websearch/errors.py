@@ -21,9 +21,11 @@ WebSearchError
 ```
 
 Every class has a `kind` (the last column), which `--format json` shows as an attempt's
-`error_kind`. Fallback between providers is decided by type (any `SearchProviderError` advances
-the chain), and cooldowns by class, never by matching text in a message. `retry_variant` marks an
-error after which the same provider may try its next request shape (another model, another
+`error_kind`; one more kind, `cancelled`, marks an attempt stopped because another answered first
+(a hedged provider, a fan-out straggler), which is no failure of that provider. Fallback
+between providers is decided by type (any `SearchProviderError` advances the chain), and
+cooldowns by class, never by matching text in a message. `retry_variant` marks an error after
+which the same provider may try its next request shape (another model, another
 argument spelling); it is set where the error is built, from the upstream's code. Messages never
 contain a secret: the transport and the error mapping redact every credential a request carried.
 """
