@@ -248,6 +248,31 @@ def test_a_bad_setting_exits_2_with_one_line(tmp_path: Path) -> None:
     )
 
 
+def test_a_key_no_setting_has_gets_one_warning_naming_the_closest(tmp_path: Path) -> None:
+    from websearch.errors import ConfigWarning
+
+    (tmp_path / "settings.toml").write_text('[cache]\ntll = 60\n[telemetry]\nendpoint = "x"\n[pacing]\nwiki = "2/s"\n')
+    with pytest.warns(ConfigWarning) as caught:
+        settings = Settings.load(tmp_path, {})
+    assert [str(w.message) for w in caught] == [
+        f"{tmp_path / 'settings.toml'}: cache.tll (did you mean cache.ttl?), telemetry.endpoint are not"
+        " settings websearch knows; ignored"
+    ]
+    assert settings.get("cache.tll") == 60  # left alone otherwise; a provider of one's own may be paced
+
+
+def test_the_cli_says_an_unknown_setting_in_one_line_and_goes_on(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    (tmp_path / "settings.toml").write_text("[search]\ndeadlin = 5\n")
+    proc = run_cli(["providers"], {"WEBSEARCH_CONFIG_DIR": str(tmp_path), "WEBSEARCH_CACHE_DIR": str(tmp_path)})
+    assert proc.returncode == 0
+    assert proc.stderr == (
+        f"websearch: warning: {tmp_path / 'settings.toml'}: search.deadlin (did you mean search.deadline?)"
+        " is not a setting websearch knows; ignored\n"
+    )
+
+
 def test_the_env_twin_of_the_provider_list_is_checked_too(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"providers\.list names unknown providers: altavista"):
         Settings.load(tmp_path, {"WEBSEARCH_PROVIDERS": "brave,altavista"})

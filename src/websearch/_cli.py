@@ -601,10 +601,10 @@ def _plain_warnings() -> None:
     """websearch's own warnings as one `websearch: warning: ...` line on stderr."""
     import warnings
 
-    from .errors import InsecureConfigWarning
+    from .errors import ConfigWarning
 
     def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-        if issubclass(category, InsecureConfigWarning):
+        if issubclass(category, ConfigWarning):
             print(f"websearch: warning: {message}", file=sys.stderr)
         else:
             default(message, category, *args, **kwargs)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ._registry import SEARCH_PROVIDER_ORDER
-from .errors import ConfigError
+from .errors import ConfigError, ConfigWarning
 
 __all__ = ["DEFAULT_TIMEOUT", "ENV_TWINS", "MAX_DELAY_MS", "Settings", "config_dir"]
 
@@ -171,14 +171,34 @@ class Settings:
     def _validate(self) -> None:
         """Check every known setting's type and range now, so a bad value fails when the file
         is read (exit 2 from the command line), not in the middle of a search."""
+        unknown = []
         for key, value in self._values.items():
             check = _CHECKS.get(key) or (_pacing_rate if key.startswith("pacing.") else None)
             if check is not None:
                 check(key, value)
+            else:
+                unknown.append(key)
+        if unknown:
+            _warn_unknown(self.path, unknown)
         for key, twin in ENV_TWINS.items():
             value = self._env.get(twin)
             if value and key == "providers.list":
                 self.provider_list  # noqa: B018 - parsed (and checked) once, here
+
+
+def _warn_unknown(path: Path | None, keys: list[str]) -> None:
+    """One ConfigWarning naming the keys no setting has (a typo, or a setting of a newer version),
+    with the known key each is closest to: left alone, they would do nothing and say nothing."""
+    import difflib
+    import warnings
+
+    named = []
+    for key in keys:
+        close = difflib.get_close_matches(key, _CHECKS, n=1, cutoff=0.75)
+        named.append(f"{key} (did you mean {close[0]}?)" if close else key)
+    where = path if path is not None else "the settings"
+    noun = "is not a setting" if len(keys) == 1 else "are not settings"
+    warnings.warn(ConfigWarning(f"{where}: {', '.join(named)} {noun} websearch knows; ignored"), stacklevel=4)
 
 
 def _string(key: str, value: Any) -> None:
@@ -254,7 +274,8 @@ def _shown(value: Any) -> str:
 
 #: Longest Exa pacing delay accepted: an hour (1e12 ms would stall every search for ever).
 MAX_DELAY_MS: Final = 3_600_000
-#: Every known setting and its check; unknown keys are left alone (newer settings files).
+#: Every known setting and its check; any other key (but a `pacing.` one, which may name a
+#: provider of the caller's own) gets a ConfigWarning and is otherwise left alone.
 _CHECKS: Final[Mapping[str, Any]] = {
     "providers.webSearch": _provider,
     "providers.webSearchExclude": _providers,

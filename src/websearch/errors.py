@@ -38,6 +38,7 @@ __all__ = [
     "AuthenticationFailed",
     "Blocked",
     "ConfigError",
+    "ConfigWarning",
     "InsecureConfigWarning",
     "InvalidResponse",
     "InvalidSearchParams",
@@ -59,7 +60,12 @@ class WebSearchError(Exception):
     """Base class of every error websearch raises on purpose."""
 
 
-class InsecureConfigWarning(UserWarning):
+class ConfigWarning(UserWarning):
+    """Something in the settings works otherwise than written (a key websearch does not know is
+    ignored), or the files holding them are not private; a warning, not an error."""
+
+
+class InsecureConfigWarning(ConfigWarning):
     """The config directory holding agent.db can be read by other users (a warning, not an error)."""
 
 
