@@ -235,6 +235,11 @@ SCRIPTS = {
     "a client on two asyncio.run": (
         "ws = websearch.WebSearch()\nprint([asyncio.run(ws.asearch('closing time')).cached for _ in range(2)])"
     ),
+    "close() in the loop that searched": (  # the running loop's session is closed on that loop
+        "async def main():\n    with websearch.WebSearch() as ws:\n"
+        "        print([ws.search('closing time').cached, (await ws.asearch('closing time')).cached])\n"
+        "asyncio.run(main())"
+    ),
 }
 
 

@@ -404,7 +404,8 @@ class WebSearch:
         """Close the sessions and the state store, and stop the private loop. A client used
         only from loops now closed (`asyncio.run` after `asyncio.run`) still holds the last one's
         session, its store and its unwritten counts: they are closed on a loop of the calling
-        thread's own (on the private loop, started for it, when a loop runs in this thread)."""
+        thread's own (on the private loop, started for it, when a loop runs in this thread; the
+        running loop's own session is then closed on that loop, without waiting)."""
         self._close(None)
 
     def _close(self, within: float | None) -> None:
@@ -422,6 +423,9 @@ class WebSearch:
         thread = self._thread
         assert thread is not None
         asyncio.run_coroutine_threadsafe(self.aclose(), loop).result(within)
+        close_soon = getattr(self._transport, "close_soon", None) if self._owns_transport else None
+        if close_soon is not None and _loop_running():  # the session of the loop running this
+            close_soon()
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
         loop.close()

@@ -126,6 +126,11 @@ class DeferredTransport:
         if self.real is not None:
             await self.real.aclose()
 
+    def close_soon(self) -> None:
+        """The real transport's `close_soon`, when it was made."""
+        if self.real is not None:
+            self.real.close_soon()
+
     @property
     def _session(self) -> aiohttp.ClientSession | None:
         """The real transport's session of the loop used last (for tests)."""

@@ -175,6 +175,18 @@ class Transport:
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
+    def close_soon(self) -> None:
+        """Close the running loop's session without awaiting it, for a sync `close()` called in
+        code that loop runs: its connections are closed at the task's first step, which comes
+        before the loop can stop (an `asyncio.run` whose main returns after it included)."""
+        loop = asyncio.get_running_loop()
+        with self._switching:
+            session = self._others.pop(loop, None)
+            if self._current is not None and self._current[0] is loop:
+                session, self._current = self._current[1], None
+        if session is not None and not session.closed:
+            self._close_later(loop, session)
+
     def abandon(self) -> None:
         """Let go of every session without closing one: in a child made by `fork`, their
         sockets and their loops' selectors are the parent's, and closing would act on those.

@@ -183,7 +183,11 @@ class RedisStore:
         self._prefix = prefix
         self._max_connections = max_connections
         self._local_copy = local_copy  # cache entries copied in process (`redis_front`)
-        self._client: _Client | None = None
+        self._client: _Client | None = None  # the loop used last's, looked up first
+        #: Every loop's client: one dropped while its loop lives would leave the tasks of its
+        #: in-process copy unreferenced, and Python destroys them pending.
+        self._clients: dict[asyncio.AbstractEventLoop, _Client] = {}
+        self._closing: set[asyncio.Task[None]] = set()
 
     def __repr__(self) -> str:
         return f"RedisStore(prefix={self._prefix!r})"  # never the URL: it may carry a password
@@ -288,9 +292,23 @@ class RedisStore:
         await self._call(lambda c: c.redis.ping())
 
     async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None and client.loop is asyncio.get_running_loop():
-            await client.aclose()
+        """Close this loop's client; those of other loops still open are closed on their own
+        loop, at its next turn (a loop blocked in a sync `close()` goes on once that returns);
+        those of closed loops are let go (their loop's end cancelled their tasks)."""
+        loop = asyncio.get_running_loop()
+        clients, self._clients, self._client = self._clients, {}, None
+        for owner, client in clients.items():
+            if owner is not loop and not owner.is_closed():
+                with suppress(RuntimeError):  # closed meanwhile
+                    owner.call_soon_threadsafe(self._close_on_its_loop, client)
+        mine = clients.get(loop)
+        if mine is not None:
+            await mine.aclose()
+
+    def _close_on_its_loop(self, client: _Client) -> None:
+        task = client.loop.create_task(client.aclose())
+        self._closing.add(task)  # referenced until done, and `client` with it
+        task.add_done_callback(self._closing.discard)
 
     # -- plumbing --------------------------------------------------------------------------------
 
@@ -304,10 +322,15 @@ class RedisStore:
 
     def _loop_client(self) -> _Client:
         """This event loop's client (made on first use in each loop)."""
-        client = self._client
-        if client is None or client.loop is not asyncio.get_running_loop():
-            front = self._prefix + FRONT_PREFIX if self._local_copy else None
-            client = self._client = _Client(self._url, self._max_connections, front)
+        client, loop = self._client, asyncio.get_running_loop()
+        if client is None or client.loop is not loop:
+            client = self._clients.get(loop)
+            if client is None:
+                for gone in [owner for owner in list(self._clients) if owner.is_closed()]:
+                    del self._clients[gone]
+                front = self._prefix + FRONT_PREFIX if self._local_copy else None
+                client = self._clients[loop] = _Client(self._url, self._max_connections, front)
+            self._client = client
         return client
 
     def _front(self, key: str) -> Front | None:
