@@ -5,6 +5,7 @@ names another). The cross-process behaviour is in test_engine_shared.py."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from conftest import FIRECRAWL_KEY, FakeClock, eventually, key_env, make_client, run_cli
 from websearch import SearchParams, WebSearch, render
 from websearch._cache import cache_key, entry_ttl, normalised
+from websearch._engine import credential_fingerprint
 from websearch._state import MemoryStore
 from websearch.testing import FakeBrave, FakeDuckDuckGo, FakeFirecrawl, FakeTavily, Reply
 from websearch.testing.brave import quota_limited_reply, rate_limited_reply
@@ -413,9 +415,78 @@ async def test_a_refused_key_is_skipped_until_the_key_changes(config_dir: Path, 
             assert (skipped.skipped, skipped.error_kind, skipped.until) == ("cooldown", "auth", None)
         async with engine_client({**env, "BRAVE_API_KEY": "good-key"}, clock, store=store) as ws:
             assert (await ws.asearch("k3", cache="off")).provider == "brave"
+            assert await ws.provider_health() == {}  # this client's key was not refused
         assert len(brave.requests) == 2
-    raw = await store.get("health:brave")
-    assert raw is None  # the success cleared the record
+        # Another process still on the refused key (the store is shared): the good key's success
+        # said nothing about it, so it is not asked again.
+        async with engine_client(env, clock, store=store) as ws:
+            again = (await ws.asearch("k4", cache="off")).attempts[0]
+            assert (again.skipped, again.error_kind) == ("cooldown", "auth")
+            assert await ws.provider_health() == {"brave": "skipped until its key changes (the credential was refused)"}
+        assert len(brave.requests) == 2
+
+
+async def test_a_key_refused_in_one_process_keeps_the_rate_limit_another_met(
+    config_dir: Path, ddg: FakeDuckDuckGo
+) -> None:
+    """Refusals are per credential, beside the provider's own state: a 429 recorded after
+    a refusal keeps the refusal, and the refused key's next search keeps the 429's cooldown."""
+    clock = FakeClock()
+    store = MemoryStore(clock)
+    with FakeBrave(valid_keys={"good-key"}) as brave:
+        bad = {**key_env("brave", config_dir, "bad-key"), **brave.env, **ddg.env}
+        good = {**bad, "BRAVE_API_KEY": "good-key"}
+        async with engine_client(bad, clock, store=store) as ws:
+            assert (await ws.asearch("q1", cache="off")).attempts[0].error_kind == "auth"
+        brave.enqueue(rate_limited_reply(reset="600, 1419704"))
+        async with engine_client(good, clock, store=store) as ws:
+            assert (await ws.asearch("q2", cache="off")).attempts[0].error_kind == "rate_limited"
+            cooled = (await ws.asearch("q3", cache="off")).attempts[0]
+            assert (cooled.skipped, cooled.error_kind) == ("cooldown", "rate_limited")
+            assert (await ws.provider_health())["brave"] == "cooling down until 2026-11-30T12:10:00Z (rate_limited)"
+        async with engine_client(bad, clock, store=store) as ws:
+            refused = (await ws.asearch("q4", cache="off")).attempts[0]
+            assert (refused.skipped, refused.error_kind) == ("cooldown", "auth")
+            shown = (await ws.provider_health())["brave"]
+            assert shown == "cooling down until 2026-11-30T12:10:00Z (rate_limited); its key was refused"
+        await clock.sleep(601)
+        async with engine_client(good, clock, store=store) as ws:
+            assert (await ws.asearch("q5", cache="off")).provider == "brave"  # the cooldown is over
+        async with engine_client(bad, clock, store=store) as ws:
+            assert (await ws.asearch("q6", cache="off")).attempts[0].skipped == "cooldown"  # still refused
+        assert len(brave.requests) == 3  # q1 (401), q2 (429), q5
+        await clock.sleep(86_400)  # a refusal is remembered for a day
+        async with engine_client(bad, clock, store=store) as ws:
+            assert (await ws.asearch("q7", cache="off")).attempts[0].error_kind == "auth"
+        assert len(brave.requests) == 4
+
+
+async def test_providers_reset_forgets_the_refused_keys_too(benv: dict[str, str], brave: FakeBrave) -> None:
+    brave.valid_keys = {"another-key"}
+    clock = FakeClock()
+    async with engine_client(benv, clock) as ws:
+        assert (await ws.asearch("r1", cache="off")).attempts[0].error_kind == "auth"
+        assert "brave" in await ws.provider_health()
+        await ws.reset_health("brave")
+        assert await ws.provider_health() == {}
+        assert (await ws.asearch("r2", cache="off")).attempts[0].skipped is None
+    assert len(brave.requests) == 2
+
+
+async def test_a_refusal_recorded_by_an_earlier_version_is_still_honoured(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    """A record of the earlier shape (one refused credential as `fp`) lives a day in a store."""
+    clock = FakeClock()
+    store = MemoryStore(clock)
+    async with engine_client(benv, clock, store=store) as ws:
+        assert (await ws.asearch("e1", cache="off")).provider == "brave"
+        fingerprint = credential_fingerprint(ws.lineup.info("brave"), ws._context(with_transport=False))
+    earlier = {"kind": "auth", "until": None, "fp": fingerprint, "reason": "refused"}
+    await store.set("health:brave", json.dumps(earlier).encode(), 3600)
+    async with engine_client(benv, clock, store=store) as ws:
+        assert (await ws.asearch("e2", cache="off")).attempts[0].skipped == "cooldown"
+    assert len(brave.requests) == 1
 
 
 async def test_repeated_outages_open_the_circuit_then_one_probe(

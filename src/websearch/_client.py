@@ -28,7 +28,7 @@ from ._clock import Clock, SystemClock
 from ._context import ProviderContext, SendsRequests
 from ._credentials import Credential, CredentialStore
 from ._deferred import DeferredTransport, loaded
-from ._engine import CacheMode, Engine
+from ._engine import CacheMode, Engine, credential_fingerprint
 from ._fanout import DEFAULT_SOFT_DEADLINE, PUBLIC, Fanout
 from ._fork import INHERITED, in_child
 from ._health import describe
@@ -317,13 +317,16 @@ class WebSearch:
         return removed
 
     async def provider_health(self) -> dict[str, str]:
-        """Each provider that is cooling down or whose circuit is open, with what and until when."""
+        """Each provider that is cooling down, whose circuit is open or whose key (this client's)
+        was refused, with what and until when."""
         health = self.engine.health()
+        ctx = self._context(with_transport=False)
         states: dict[str, str] = {}
         for info in self.lineup.infos():
             record = await health.record(info.id)
-            if record:
-                states[info.id] = describe(record)
+            state = describe(record, credential_fingerprint(info, ctx)) if record else None
+            if state is not None:
+                states[info.id] = state
         return states
 
     async def reset_health(self, provider: str) -> None:

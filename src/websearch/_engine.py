@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ._state._store import Store
     from ._types import SearchParams, SearchResponse
 
-__all__ = ["CacheMode", "Engine", "Observer"]
+__all__ = ["CacheMode", "Engine", "Observer", "credential_fingerprint"]
 
 T = TypeVar("T")
 CacheMode = Literal["use", "refresh", "off"]
@@ -544,7 +544,8 @@ class _Guards:
     recorded: set[str] = field(default_factory=set)
 
     async def before(self, info: ProviderInfo, ctx: ProviderContext) -> Skip | None:
-        skip, recorded = await self.engine.health().check(info.id, info.label, lambda: _fingerprint(info, ctx))
+        health = self.engine.health()
+        skip, recorded = await health.check(info.id, info.label, lambda: credential_fingerprint(info, ctx))
         if recorded:
             self.recorded.add(info.id)
         if skip is not None:
@@ -564,7 +565,7 @@ class _Guards:
             if info.id in self.recorded:
                 await health.succeeded(info.id)
         else:
-            await health.failed(info.id, error, lambda: _fingerprint(info, ctx), patience=PATIENCE[info.tier])
+            await health.failed(info.id, error, lambda: credential_fingerprint(info, ctx), patience=PATIENCE[info.tier])
 
 
 @dataclass(slots=True)
@@ -607,7 +608,7 @@ def _seconds(value: Any, default: T) -> float | T:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
 
 
-def _fingerprint(info: ProviderInfo, ctx: ProviderContext) -> str:
+def credential_fingerprint(info: ProviderInfo, ctx: ProviderContext) -> str:
     """What identifies the provider's credential without holding it: a hash of the key sources."""
     try:
         stored = ctx.credentials.stamp() if info.credential_ids else None

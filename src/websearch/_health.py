@@ -7,7 +7,9 @@ view of which providers are down:
   backoff of 60 s doubling up to 15 min;
 - `QuotaExhausted`: skipped for an hour, or until the reset the provider names;
 - `AuthenticationFailed`: skipped until the credential changes (a fingerprint of it is kept,
-  never the key);
+  never the key). Refusals are kept per credential, beside the provider's own state: processes
+  sharing a store with other keys neither clear a refused key's record by succeeding, nor lose
+  a rate limit of the provider's when a key of theirs is refused;
 - `Blocked` (a challenge page): a backoff from 5 min doubling up to an hour;
 - `UpstreamUnavailable`, timeouts and broken connections: after 5 in a row the circuit opens
   for 60 s, then one search (one process, through a short lease) probes it. A timeout counts
@@ -15,8 +17,9 @@ view of which providers are down:
   engine): a search whose own deadline cut it shorter (an agent allowing 0.5 s) tells nothing
   about the provider, and must not open its circuit for every agent sharing the store.
 
-Any success clears the record. Other failures (a rejected request, no results, a bad body)
-say nothing about the provider's health and leave it alone.
+A success clears the provider's state (the refusals of other credentials stay). Other failures
+(a rejected request, no results, a bad body) say nothing about the provider's health and leave
+it alone.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ _AUTH_MEMORY: Final = 86400.0  # how long a refused credential is remembered
 _KEEP: Final = 3600.0  # a record outlives its cooldown this long, to keep its backoff streak
 _FLAKY: Final = (UpstreamUnavailable, ProviderTimeoutError, ProviderConnectionError)
 _REASON_CHARS: Final = 300  # of the error's message kept in a record, to be shown with the skip
+_REFUSALS: Final = 8  # refused credentials remembered per provider (the latest)
 #: What a cooled-down provider did, by error kind, as a skipped attempt says it.
 _WHAT: Final = {"rate_limited": "was rate limited", "quota": "ran out of quota", "blocked": "was blocked"}
 
@@ -102,17 +106,18 @@ class Health:
         return record if isinstance(record, dict) else None
 
     async def check(self, provider: str, label: str, fingerprint: Callable[[], str]) -> tuple[Skip | None, bool]:
-        """(why to skip the provider now or None, whether a record exists to clear on success)."""
+        """(why to skip the provider now or None, whether state exists that a success clears)."""
         record = await self.record(provider)
         if record is None:
             return None, False
         now = wall_seconds(self.clock)
-        kind, until = str(record.get("kind")), record.get("until")
-        if kind == "auth":
-            if record.get("fp") == fingerprint():
-                message = f"{label} is skipped: its credential was refused; it is asked again once the key changes"
-                return Skip("cooldown", kind, None, message), True
-            return None, True
+        refused = _refusals(record, now)
+        if refused and fingerprint() in refused:
+            message = f"{label} is skipped: its credential was refused; it is asked again once the key changes"
+            return Skip("cooldown", "auth", None, message), True
+        kind, until = record.get("kind"), record.get("until")
+        if kind is None or kind == "auth":  # only other credentials' refusals: nothing to clear
+            return None, False
         if isinstance(until, (int, float)) and now < until:
             reason = "circuit_open" if record.get("circuit") else "cooldown"
             what = "keeps failing" if reason == "circuit_open" else _WHAT.get(kind, f"failed ({kind})")
@@ -134,6 +139,7 @@ class Health:
             return
         record = await self.record(provider) or {}
         now = wall_seconds(self.clock)
+        refused = _refusals(record, now)
         streak = int(record.get("streak", 0)) if record.get("kind") == _kind(error) else 0
         hint = getattr(error, "retry_after", None)
         message = str(getattr(error, "message", "") or error)
@@ -147,10 +153,9 @@ class Health:
         elif isinstance(error, Blocked):
             wait = hint if hint else min(_BLOCKED[0] * 2**streak, _BLOCKED[1])
             record = {"kind": error.kind, "until": now + wait, "streak": streak + 1, "reason": message}
-        elif isinstance(error, AuthenticationFailed):
-            record = {"kind": error.kind, "until": None, "fp": fingerprint(), "reason": message}
-            await self.store.set(PREFIX + provider, json.dumps(record).encode(), _AUTH_MEMORY)
-            return
+        elif isinstance(error, AuthenticationFailed):  # the provider's own state stays as it was
+            refused = {**refused, fingerprint(): [now, message]}
+            record = {k: v for k, v in record.items() if k not in ("refused", "fp") and record.get("kind") != "auth"}
         elif isinstance(error, _FLAKY):
             fails = int(record.get("fails", 0)) + 1  # a failed probe reopens the circuit at once
             record = {"kind": getattr(error, "kind", "error"), "fails": fails, "reason": message}
@@ -159,32 +164,68 @@ class Health:
         else:
             return
         until = record.get("until")
-        ttl = (until - now if isinstance(until, (int, float)) else 0.0) + _KEEP
+        ttl = (until - now if isinstance(until, (int, float)) else 0.0) + _KEEP if record else 0.0
+        if refused:
+            kept = sorted(refused.items(), key=lambda item: item[1][0])[-_REFUSALS:]
+            record["refused"] = dict(kept)
+            ttl = max(ttl, kept[-1][1][0] + _AUTH_MEMORY - now)
         await self.store.set(PREFIX + provider, json.dumps(record).encode(), max(ttl, 1.0))
         if record.get("circuit"):
             await self.store.release(f"{PREFIX}probe:{provider}", self._owner)
 
     async def succeeded(self, provider: str) -> None:
-        """A success clears the record (called only when `check` said one exists)."""
-        await self.store.delete(PREFIX + provider)
+        """A success clears the provider's state (called only when `check` said some exists);
+        other credentials' refusals stay: this credential's success says nothing of theirs."""
+        record = await self.record(provider)
+        now = wall_seconds(self.clock)
+        refused = _refusals(record, now) if record is not None else {}
+        if refused:
+            latest = max(at for at, _ in refused.values())
+            body = json.dumps({"refused": refused}).encode()
+            await self.store.set(PREFIX + provider, body, max(latest + _AUTH_MEMORY - now, 1.0))
+        else:
+            await self.store.delete(PREFIX + provider)
         await self.store.release(f"{PREFIX}probe:{provider}", self._owner)
 
     async def reset(self, provider: str) -> None:
-        """Forget a provider's record (`websearch providers --reset ID`)."""
-        await self.succeeded(provider)
+        """Forget everything about a provider (`websearch providers --reset ID`), refused
+        credentials included."""
+        await self.store.delete(PREFIX + provider)
+        await self.store.release(f"{PREFIX}probe:{provider}", self._owner)
 
 
-def describe(record: dict[str, Any]) -> str:
-    """A record as `websearch providers` shows it."""
-    kind = record.get("kind", "error")
-    if kind == "auth":
-        return "skipped until its key changes (the credential was refused)"
+def describe(record: dict[str, Any], fingerprint: str | None = None) -> str | None:
+    """A record as `websearch providers` shows it, for the credential `fingerprint` names;
+    None when nothing in it concerns that credential (only other keys were refused)."""
+    kind = record.get("kind")
+    refused = fingerprint is not None and fingerprint in _refusals(record, None)
+    if kind is None or kind == "auth":
+        return "skipped until its key changes (the credential was refused)" if refused else None
     if record.get("circuit"):
-        return f"circuit open until {iso(record.get('until'))}"
-    until = record.get("until")
-    if isinstance(until, (int, float)):
-        return f"cooling down until {iso(until)} ({kind})"
-    return f"{record.get('fails', 0)} failures in a row ({kind})"
+        state = f"circuit open until {iso(record.get('until'))}"
+    elif isinstance(until := record.get("until"), (int, float)):
+        state = f"cooling down until {iso(until)} ({kind})"
+    else:
+        state = f"{record.get('fails', 0)} failures in a row ({kind})"
+    return state + ("; its key was refused" if refused else "")
+
+
+def _refusals(record: dict[str, Any], now: float | None) -> dict[str, list[Any]]:
+    """The credentials a record says were refused (fingerprint: [when, why]), those older than
+    a day dropped when `now` is given. A record of an earlier version holds one, as `fp`."""
+    refused = record.get("refused")
+    if not isinstance(refused, dict):
+        refused = {}
+    if record.get("kind") == "auth" and isinstance(record.get("fp"), str):
+        refused = {**refused, record["fp"]: [now or 0.0, str(record.get("reason", ""))]}
+    return {
+        fp: seen
+        for fp, seen in refused.items()
+        if isinstance(seen, list)
+        and len(seen) == 2
+        and isinstance(seen[0], (int, float))
+        and (now is None or now - seen[0] < _AUTH_MEMORY)
+    }
 
 
 def _kind(error: BaseException) -> str:
