@@ -90,6 +90,18 @@ def test_json_failure_goes_to_stdout(ddg: FakeDuckDuckGo, env: dict[str, str]) -
         (["search", "q", "--timeout", "nan"], "--timeout: must be a number of seconds greater than 0; got nan"),
         (["search"], "the following arguments are required: query"),
         ([], "the following arguments are required: COMMAND"),
+        # An option no command takes is told with that command's usage and the option meant.
+        (
+            ["search", "q", "--json"],
+            "websearch search: error: unrecognized arguments: --json (--json is --format json)",
+        ),
+        (
+            ["search", "q", "--limt=3"],
+            "websearch search: error: unrecognized arguments: --limt=3 (did you mean --limit?)",
+        ),
+        (["cache", "clear", "--provder", "brave"], "usage: websearch cache clear [-h] [--provider ID]"),
+        (["providers", "--rest", "brave"], "unrecognized arguments: --rest brave (did you mean --reset?)"),
+        (["search", "q", "--frobnicate"], "websearch search: error: unrecognized arguments: --frobnicate\n"),
     ],
 )
 def test_usage_errors_exit_2_without_traceback(env: dict[str, str], args: list[str], message: str) -> None:

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from . import __version__
 from ._params import PARAMS, Param, check
@@ -312,10 +312,48 @@ def usage_block() -> str:
     return "\n".join([*lines, *rest])
 
 
+def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> NoReturn:
+    """Exit 2 on arguments no option takes, with the usage of the command they were given to
+    (argparse shows the top level's) and the option meant, when one is close: `--json` is
+    `--format json`."""
+    import difflib
+
+    command = parser
+    while True:  # down to the innermost command given (`websearch cache clear`)
+        chosen = next(
+            (
+                sub.choices[value]
+                for sub in command._actions
+                if isinstance(sub, argparse._SubParsersAction)
+                and isinstance(value := getattr(args, str(sub.dest), None), str)
+                and value in sub.choices
+            ),
+            None,
+        )
+        if chosen is None:
+            break
+        command = chosen
+    options = [flag for action in command._actions for flag in action.option_strings]
+    formats = next((a.choices for a in command._actions if "--format" in a.option_strings), None) or ()
+    hints = []
+    for word in extra:
+        flag = word.split("=", 1)[0]
+        if not flag.startswith("--"):
+            continue
+        if flag[2:] in formats:
+            hints.append(f"{flag} is --format {flag[2:]}")
+        elif close := difflib.get_close_matches(flag, options, n=1, cutoff=0.7):
+            hints.append(f"did you mean {close[0]}?")
+    hint = f" ({'; '.join(hints)})" if hints else ""
+    command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (the console script's entry point)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _unrecognized(parser, args, extra)
     _utf8_stdio()
     _plain_warnings()
     try:
