@@ -228,6 +228,9 @@ def test_context_repr_shows_no_environment(tmp_path: Path) -> None:
         ("mcp.format = 'json'", "setting mcp.format is 'json'; use one of: blocks, summary"),
         ("http.max_event_kb = 'big'", "setting http.max_event_kb must be a positive number; got 'big'"),
         ("providers.list = ['brave', 'altavista']", "setting providers.list names unknown providers: altavista"),
+        ("searxng.endpoint = 'localhost:8888'", "setting searxng.endpoint must be an http:// or https:// URL"),
+        ("searxng.endpoint = 'http://host:port'", "setting searxng.endpoint must be an http:// or https:// URL"),
+        ("searxng.endpoint = 'ftp://searx.example'", "setting searxng.endpoint must be an http:// or https:// URL"),
     ],
 )
 def test_every_setting_is_checked_when_the_file_is_read(tmp_path: Path, toml: str, message: str) -> None:
@@ -273,9 +276,25 @@ def test_the_cli_says_an_unknown_setting_in_one_line_and_goes_on(tmp_path: Path)
     )
 
 
-def test_the_env_twin_of_the_provider_list_is_checked_too(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"providers\.list names unknown providers: altavista"):
+def test_the_env_twins_are_checked_too_and_named_in_the_error(tmp_path: Path) -> None:
+    """The variable is what the user set, so the error names it, not the setting it stands for."""
+    with pytest.raises(ConfigError, match=r"^WEBSEARCH_PROVIDERS names unknown providers: altavista$"):
         Settings.load(tmp_path, {"WEBSEARCH_PROVIDERS": "brave,altavista"})
+    with pytest.raises(ConfigError, match=r"^SEARXNG_ENDPOINT must be an http:// or https:// URL with a host"):
+        Settings.load(tmp_path, {"SEARXNG_ENDPOINT": "searx.local"})
+    Settings.load(tmp_path, {"SEARXNG_ENDPOINT": "https://searx.example/base/"})  # a path is fine
+
+
+def test_a_redis_url_that_is_not_one_names_where_it_came_from(tmp_path: Path) -> None:
+    from websearch._clock import SystemClock
+    from websearch._state import open_store
+
+    env = {"WEBSEARCH_REDIS_URL": "http://127.0.0.1:6379"}
+    with pytest.raises(ConfigError, match=r"^WEBSEARCH_REDIS_URL is not a Redis URL: .*redis://"):
+        open_store(Settings.load(tmp_path, env), env, SystemClock())
+    (tmp_path / "settings.toml").write_text('state.url = "http://127.0.0.1:6379"\n')
+    with pytest.raises(ConfigError, match=r"^setting state\.url is not a Redis URL"):
+        open_store(Settings.load(tmp_path, {}), {}, SystemClock())
 
 
 def test_stream_limits_are_settings(tmp_path: Path) -> None:

@@ -99,6 +99,12 @@ class Settings:
                 return value
         return self._values.get(key, default)
 
+    def source(self, key: str) -> str:
+        """Where `key`'s value comes from, as an error names it: its environment variable when
+        that is set (it wins), else `setting <key>`."""
+        twin = ENV_TWINS.get(key)
+        return twin if twin is not None and self._env.get(twin) is not None else f"setting {key}"
+
     def items(self, prefix: str) -> dict[str, Any]:
         """Every setting of the file whose key starts with `prefix` (a table such as `pacing.`)."""
         return {key: value for key, value in self._values.items() if key.startswith(prefix)}
@@ -149,10 +155,10 @@ class Settings:
             return ()
         names = [v.strip() for v in value.split(",")] if isinstance(value, str) else value
         if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
-            raise ConfigError("setting providers.list must be a list of provider ids")
+            raise ConfigError(f"{self.source('providers.list')} must be a list of provider ids")
         unknown = [x for x in names if x and x not in SEARCH_PROVIDER_ORDER]
         if unknown:
-            raise ConfigError(f"setting providers.list names unknown providers: {', '.join(unknown)}")
+            raise ConfigError(f"{self.source('providers.list')} names unknown providers: {', '.join(unknown)}")
         return tuple(dict.fromkeys(x for x in names if x))
 
     @property
@@ -184,6 +190,8 @@ class Settings:
             value = self._env.get(twin)
             if value and key == "providers.list":
                 self.provider_list  # noqa: B018 - parsed (and checked) once, here
+            elif value and key == "searxng.endpoint":
+                _http_url(twin, value)
 
 
 def _warn_unknown(path: Path | None, keys: list[str]) -> None:
@@ -204,6 +212,25 @@ def _warn_unknown(path: Path | None, keys: list[str]) -> None:
 def _string(key: str, value: Any) -> None:
     if not isinstance(value, str):
         raise ConfigError(f"setting {key} must be a string; got {_shown(value)}")
+
+
+def _endpoint(key: str, value: Any) -> None:
+    _string(key, value)
+    _http_url(f"setting {key}", value)
+
+
+def _http_url(name: str, value: str) -> None:
+    """An http(s) URL with a host: anything else fails at every search, in aiohttp's words."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        fine = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 - a port that is no number raises here
+    except ValueError:
+        fine = False
+    if not fine:
+        raise ConfigError(f"{name} must be an http:// or https:// URL with a host; got {_shown(value)}")
 
 
 def _boolean(key: str, value: Any) -> None:
@@ -282,7 +309,7 @@ _CHECKS: Final[Mapping[str, Any]] = {
     "providers.webSearchFallback": _providers,
     "providers.list": _providers,
     "providers.webSearchGeminiModel": _string,
-    "searxng.endpoint": _string,
+    "searxng.endpoint": _endpoint,
     "searxng.categories": _string,
     "searxng.language": _string,
     "searxng.basicUsername": _string,

@@ -55,12 +55,12 @@ def open_store(settings: Settings, env: Mapping[str, str], clock: Clock) -> Stor
     if backend == "redis" or (backend is None and url):
         if not url:
             raise ConfigError("setting state.backend is redis, but no state.url (or WEBSEARCH_REDIS_URL) is set")
-        return _redis(url, settings.get_bool("state.redis_local_copy", True))
+        return _redis(url, settings.get_bool("state.redis_local_copy", True), settings.source("state.url"))
     path = settings.get_str("state.path")
     return SqliteStore(Path(path).expanduser() if path else default_path(env), clock, max_bytes)
 
 
-def _redis(url: str, local_copy: bool) -> Store:
+def _redis(url: str, local_copy: bool, source: str) -> Store:
     try:
         from .redis import RedisStore
     except ImportError:
@@ -68,7 +68,7 @@ def _redis(url: str, local_copy: bool) -> Store:
     try:
         return RedisStore(url, local_copy=local_copy)
     except ValueError as exc:  # redis-py's words never repeat the URL (it may hold a password)
-        raise ConfigError(f"setting state.url is not a Redis URL: {exc}") from None
+        raise ConfigError(f"{source} is not a Redis URL: {exc}") from None
 
 
 class Unavailable:
