@@ -141,6 +141,20 @@ async def test_search_base_url_names_a_gateway_with_bearer(fake: FakeAnthropic, 
     assert response.ok and response.auth_mode == "api_key"
 
 
+async def test_a_base_url_that_is_no_url_fails_the_attempt_as_config_naming_the_variable(
+    fake: FakeAnthropic, env: dict[str, str]
+) -> None:
+    """Sent, it failed in aiohttp's words (`InvalidUrlClientError: api.anthropic.com/v1/messages`)."""
+    response = await run({**env, "ANTHROPIC_SEARCH_API_KEY": KEY, "ANTHROPIC_SEARCH_BASE_URL": "api.anthropic.com"})
+    (attempt,) = response.attempts
+    assert attempt.error_kind == "config"
+    assert (
+        attempt.error
+        == "ANTHROPIC_SEARCH_BASE_URL must be an http:// or https:// URL with a host; got 'api.anthropic.com'"
+    )
+    assert fake.requests == []
+
+
 async def test_anthropic_base_url_is_a_gateway_too_but_search_base_url_wins(
     fake: FakeAnthropic, env: dict[str, str]
 ) -> None:

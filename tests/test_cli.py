@@ -37,6 +37,25 @@ def test_json_lists_results_with_redirects_unwrapped(ddg: FakeDuckDuckGo, env: d
     assert payload["text"].startswith("[1] First & one\n    https://example.com/a?b=1&c=2\n    Snip pet")
 
 
+def test_a_base_url_override_that_is_no_url_fails_its_provider_naming_the_variable(
+    ddg: FakeDuckDuckGo, env: dict[str, str]
+) -> None:
+    """The attempt is a config failure in words that name the variable (it was aiohttp's
+    `InvalidUrlClientError: notaurl/res/v1/web/search`), and the chain goes on."""
+    ddg.results = [DdgResult("T", "https://t.example/", "s")]
+    bad = {
+        **env,
+        "BRAVE_API_KEY": "k" * 20,
+        "WEBSEARCH_BRAVE_BASE_URL": "notaurl",
+        "WEBSEARCH_PROVIDERS": "brave,duckduckgo",
+    }
+    proc = run_cli(["search", "q", "--format", "json"], bad)
+    assert proc.returncode == 0, proc.stderr
+    brave, served = json.loads(proc.stdout)["response"]["attempts"]
+    assert (brave["error_kind"], served["provider"]) == ("config", "duckduckgo")
+    assert brave["error"] == "WEBSEARCH_BRAVE_BASE_URL must be an http:// or https:// URL with a host; got 'notaurl'"
+
+
 def test_summary_output_and_notices_on_stderr(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
     ddg.results = [DdgResult("T", "https://t.example/", "s")]
     proc = run_cli(["search", "two", "words", "--provider", "duckduckgo", "--max-tokens", "9"], env)

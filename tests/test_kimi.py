@@ -14,7 +14,7 @@ from websearch import HttpRequest, HttpResponse, ProviderContext, SearchParams, 
 from websearch._credentials import CredentialStore
 from websearch._providers.kimi import PROVIDER
 from websearch._transport import Transport
-from websearch.errors import MissingCredentialError, RateLimited
+from websearch.errors import ConfigError, MissingCredentialError, RateLimited
 from websearch.testing import Reply
 from websearch.testing.kimi import FakeKimi, kimi_error
 
@@ -142,6 +142,12 @@ def test_search_url_env_is_the_full_url(config_dir: Path) -> None:
     request = PROVIDER.plan(params, ctx).request
     assert request is not None and request.url == "https://gw.example.test/v9/search?x=1"
     assert request.secrets == (KEY,)
+
+
+def test_a_search_url_env_that_is_no_url_is_a_config_error_naming_it(config_dir: Path) -> None:
+    ctx = context(config_dir, {"KIMI_API_KEY": KEY, "MOONSHOT_SEARCH_BASE_URL": "api.moonshot.cn/v1/search"})
+    with pytest.raises(ConfigError, match=r"^MOONSHOT_SEARCH_BASE_URL must be an http:// or https:// URL"):
+        PROVIDER.plan(SearchParams(QUERY), ctx)
 
 
 # -- availability and credentials ---------------------------------------------------------------

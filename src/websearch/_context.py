@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ._clock import Clock
 from ._credentials import CredentialStore
-from ._settings import Settings
+from ._settings import Settings, check_http_url
 from ._types import SearchParams
 from ._wire import HttpRequest, HttpResponse
 from .errors import ProviderTimeoutError
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ._filters import Filters
     from ._notices import Notice
 
-__all__ = ["DeadlineReached", "ProviderContext", "SendsRequests", "base_url_env", "too_late"]
+__all__ = ["DeadlineReached", "ProviderContext", "SendsRequests", "base_url_env", "env_url", "too_late"]
 
 
 class SendsRequests(Protocol):
@@ -53,9 +53,22 @@ def base_url_env(provider_id: str) -> str:
     return f"WEBSEARCH_{provider_id.upper()}_BASE_URL"
 
 
+def env_url(env: Mapping[str, str], names: tuple[str, ...]) -> str | None:
+    """The first of the variables `names` set to more than blanks, trimmed; ConfigError naming it
+    when it is no http(s) URL with a host."""
+    for name in names:
+        value = (env.get(name) or "").strip()
+        if value:
+            check_http_url(name, value)
+            return value
+    return None
+
+
 @functools.lru_cache(maxsize=256)
-def _redirect(base_url: str, url: str) -> str:
-    """`url` moved onto `base_url` (pure and asked on every search, so cached)."""
+def _redirect(base_url: str, url: str, name: str) -> str:
+    """`url` moved onto `base_url`, set in the variable `name` (pure and asked on every search,
+    so cached: the URL is checked once)."""
+    check_http_url(name, base_url)
     base = urlsplit(base_url)
     real = urlsplit(url)
     return urlunsplit((base.scheme, base.netloc, base.path + real.path, real.query, real.fragment))
@@ -101,8 +114,9 @@ class ProviderContext:
 
         The real path is kept; a path in the override is put in front of it (for gateways).
         """
-        override = self.env.get(base_url_env(provider_id))
-        return _redirect(override.rstrip("/"), url) if override else url
+        name = base_url_env(provider_id)
+        override = self.env.get(name)
+        return _redirect(override.strip().rstrip("/"), url, name) if override else url
 
     def secret(
         self, provider_id: str, env_keys: tuple[str, ...] = (), credential_ids: tuple[str, ...] = ()

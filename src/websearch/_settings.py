@@ -19,7 +19,7 @@ from typing import Any, Final
 from ._registry import SEARCH_PROVIDER_ORDER
 from .errors import ConfigError, ConfigWarning
 
-__all__ = ["DEFAULT_TIMEOUT", "ENV_TWINS", "MAX_DELAY_MS", "Settings", "config_dir"]
+__all__ = ["DEFAULT_TIMEOUT", "ENV_TWINS", "MAX_DELAY_MS", "Settings", "check_http_url", "config_dir"]
 
 DEFAULT_TIMEOUT: Final = 60.0  # seconds per HTTP request, as upstream
 DEFAULT_STREAM_MB: Final = 32.0  # a streamed answer larger than this is refused
@@ -191,7 +191,7 @@ class Settings:
             if value and key == "providers.list":
                 self.provider_list  # noqa: B018 - parsed (and checked) once, here
             elif value and key == "searxng.endpoint":
-                _http_url(twin, value)
+                check_http_url(twin, value)
 
 
 def _warn_unknown(path: Path | None, keys: list[str]) -> None:
@@ -216,11 +216,12 @@ def _string(key: str, value: Any) -> None:
 
 def _endpoint(key: str, value: Any) -> None:
     _string(key, value)
-    _http_url(f"setting {key}", value)
+    check_http_url(f"setting {key}", value)
 
 
-def _http_url(name: str, value: str) -> None:
-    """An http(s) URL with a host: anything else fails at every search, in aiohttp's words."""
+def check_http_url(name: str, value: str) -> None:
+    """ConfigError unless `value` is an http(s) URL with a host (`name` says where it was set):
+    anything else fails at every search, in aiohttp's words."""
     from urllib.parse import urlsplit
 
     try:

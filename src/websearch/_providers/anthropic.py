@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit
 
-from .._context import base_url_env
+from .._context import base_url_env, env_url
 from .._notices import dropped, partial
 from .._oauth import OAuthToken, oauth_token
 from .._prompts import SYSTEM_PROMPT
@@ -377,7 +377,7 @@ def _base_url(ctx: ProviderContext) -> tuple[str, bool]:
     """(base URL, is a gateway). WEBSEARCH_ANTHROPIC_BASE_URL redirects the official request."""
     if ctx.env.get(base_url_env("anthropic")):
         return OFFICIAL_BASE, False
-    base = next((v.strip().rstrip("/") for n in BASE_URL_ENV_KEYS if (v := ctx.env.get(n, "")).strip()), OFFICIAL_BASE)
+    base = (env_url(ctx.env, BASE_URL_ENV_KEYS) or OFFICIAL_BASE).rstrip("/")
     return base, urlsplit(base).hostname != urlsplit(OFFICIAL_BASE).hostname
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from .._context import env_url
 from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
@@ -100,11 +101,7 @@ class Kimi(HttpProvider):
 
 def search_url(ctx: ProviderContext) -> str:
     """The full search URL: MOONSHOT_SEARCH_BASE_URL, else KIMI_SEARCH_BASE_URL, else the default."""
-    for name in URL_ENV_KEYS:
-        value = (ctx.env.get(name) or "").strip()
-        if value:
-            return value
-    return URL
+    return env_url(ctx.env, URL_ENV_KEYS) or URL
 
 
 def _source(result: object, now: datetime) -> SearchSource | None:
