@@ -508,6 +508,24 @@ async def test_repeated_outages_open_the_circuit_then_one_probe(
     assert len(brave.requests) == 6
 
 
+async def test_an_offline_machine_opens_no_circuit(config_dir: Path, ddg: FakeDuckDuckGo) -> None:
+    """Five searches from a machine whose lookups fail opened the circuit of every provider it
+    tried, for every machine sharing the store; a refused connection still counts."""
+    env = {**key_env("brave", config_dir, "k" * 20), **ddg.env}
+    store = MemoryStore(FakeClock())
+    offline = {**env, "WEBSEARCH_BRAVE_BASE_URL": "http://[::1%25nosuchif]:9"}
+    async with engine_client(offline, FakeClock(), store=store, providers=["brave", "duckduckgo"]) as ws:
+        for i in range(6):
+            attempt = (await ws.asearch(f"offline {i}", cache="off")).attempts[0]
+            assert (attempt.error_kind, attempt.skipped) == ("connection", None)  # asked every time
+        assert await ws.provider_health() == {}
+    refused = {**env, "WEBSEARCH_BRAVE_BASE_URL": "http://127.0.0.1:1"}
+    async with engine_client(refused, FakeClock(), store=store, providers=["brave", "duckduckgo"]) as ws:
+        for i in range(5):
+            await ws.asearch(f"refused {i}", cache="off")
+        assert (await ws.asearch("refused 5", cache="off")).attempts[0].skipped == "circuit_open"
+
+
 async def test_a_deadline_too_short_for_the_provider_leaves_its_health_alone(
     benv: dict[str, str], brave: FakeBrave
 ) -> None:

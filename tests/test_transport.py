@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
-from websearch import HttpRequest, ProviderConnectionError, ProviderContext
+from websearch import HttpRequest, NetworkUnreachable, ProviderConnectionError, ProviderContext
 from websearch._transport import Transport, redact
 from websearch.testing import FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
 
@@ -79,6 +79,22 @@ async def test_secrets_are_redacted_from_wire_errors() -> None:
     assert "sk-SECRET-999" not in str(caught.value) + repr(caught.value)
     assert "Brave request failed: could not connect to 127.0.0.1:1" in str(caught.value)
     assert redact("token abcd and abcdef", ("abcdef", "ab")) == "token abcd and [redacted]"
+
+
+async def test_a_name_that_does_not_resolve_is_network_unreachable_and_a_refusal_is_not() -> None:
+    """This machine's network (no name lookup, no route) is a class of its own: it opens no
+    circuit. `::1` with a zone no interface has fails in getaddrinfo, without a lookup leaving."""
+    transport = Transport(timeout=2, labels={"brave": "Brave"})
+    try:
+        with pytest.raises(NetworkUnreachable) as unresolved:
+            await transport.send("brave", HttpRequest("GET", "http://[::1%25nosuchif]:9/search"))
+        with pytest.raises(ProviderConnectionError) as refused:
+            await transport.send("brave", HttpRequest("GET", "http://127.0.0.1:1/search"))
+    finally:
+        await transport.aclose()
+    assert unresolved.value.kind == "connection"
+    assert str(unresolved.value).startswith("Brave request failed: could not connect to ::1%25nosuchif:9 (")
+    assert type(refused.value) is ProviderConnectionError
 
 
 async def test_one_pooled_session_is_reused(tmp_path: Path) -> None:

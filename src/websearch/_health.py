@@ -12,7 +12,9 @@ view of which providers are down:
   a rate limit of the provider's when a key of theirs is refused;
 - `Blocked` (a challenge page): a backoff from 5 min doubling up to an hour;
 - `UpstreamUnavailable`, timeouts and broken connections: after 5 in a row the circuit opens
-  for 60 s, then one search (one process, through a short lease) probes it. A timeout counts
+  for 60 s, then one search (one process, through a short lease) probes it. `NetworkUnreachable`
+  (a name that does not resolve, no route) is this machine's network, not the provider: it
+  counts for nothing, or one offline machine would open every circuit for all sharing the store. A timeout counts
   only when the attempt had a fair time to answer in (`PATIENCE`: 5 s, 30 s for an answer
   engine): a search whose own deadline cut it shorter (an agent allowing 0.5 s) tells nothing
   about the provider, and must not open its circuit for every agent sharing the store.
@@ -36,6 +38,7 @@ from ._context import DeadlineReached
 from .errors import (
     AuthenticationFailed,
     Blocked,
+    NetworkUnreachable,
     ProviderConnectionError,
     ProviderTimeoutError,
     QuotaExhausted,
@@ -134,7 +137,9 @@ class Health:
     ) -> None:
         """Record a failure; only the classes the module docstring names change anything, and
         a timeout only when the search's deadline gave the attempt `patience` seconds or more."""
-        if isinstance(error, DeadlineReached) and error.given is not None and error.given < patience:
+        if isinstance(error, NetworkUnreachable) or (
+            isinstance(error, DeadlineReached) and error.given is not None and error.given < patience
+        ):
             await self.store.release(f"{PREFIX}probe:{provider}", self._owner)  # a probe cut short: another may probe
             return
         record = await self.record(provider) or {}

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import errno
 import json
 import os
 import re
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -25,7 +27,13 @@ from yarl import URL
 
 from ._settings import DEFAULT_TIMEOUT
 from ._wire import HttpRequest, HttpResponse
-from .errors import InvalidResponse, ProviderConnectionError, ProviderTimeoutError, SearchProviderError
+from .errors import (
+    InvalidResponse,
+    NetworkUnreachable,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+    SearchProviderError,
+)
 
 __all__ = ["MAX_BODY_BYTES", "Transport", "redact"]
 
@@ -393,6 +401,8 @@ class Transport:
         if isinstance(exc, aiohttp.ClientConnectorError):
             reason = exc.os_error.strerror or type(exc.os_error).__name__
             what = f"could not connect to {exc.host}:{exc.port} ({reason})"
+            if isinstance(exc.os_error, socket.gaierror) or exc.os_error.errno == errno.ENETUNREACH:
+                return NetworkUnreachable(provider, redact(f"{label} request failed: {what}", request.secrets))
         elif isinstance(exc, aiohttp.ServerDisconnectedError):
             what = "the server closed the connection without a complete response"
         elif isinstance(exc, aiohttp.ClientPayloadError):

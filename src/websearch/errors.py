@@ -17,7 +17,8 @@ WebSearchError
       ├── InvalidResponse                   a body that is not what the API promises        invalid_response
       ├── RequestRejected                   the upstream refused the request (400, 404...)  rejected
       ├── ProviderTimeoutError              the upstream did not answer in time             timeout
-      └── ProviderConnectionError           refused, reset, DNS failure, broken body        connection
+      └── ProviderConnectionError           refused, reset, broken body                     connection
+           └── NetworkUnreachable           no name lookup, no route: this machine's network connection
 ```
 
 Every class has a `kind` (the last column), which `--format json` shows as an attempt's
@@ -43,6 +44,7 @@ __all__ = [
     "InvalidResponse",
     "InvalidSearchParams",
     "MissingCredentialError",
+    "NetworkUnreachable",
     "NoResults",
     "ProviderConnectionError",
     "ProviderTimeoutError",
@@ -199,6 +201,13 @@ class ProviderConnectionError(SearchProviderError):
     """The connection could not be made or broke before the response was complete."""
 
     kind = "connection"
+
+
+class NetworkUnreachable(ProviderConnectionError):
+    """This machine could not reach the provider at all: its name did not resolve, or there is no
+    route to its network. That tells of this machine's network (offline, DNS down), not of the
+    provider, so it opens no circuit: one offline machine must not mark every provider down for
+    all the others sharing a store."""
 
 
 def _rebuild(
