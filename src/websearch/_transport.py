@@ -48,6 +48,11 @@ _LINE_END: Final = re.compile(rb"\r\n|\r|\n")
 MAX_REDIRECTS: Final = 5
 _REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
 _SECRET_HEADERS: Final = frozenset({"authorization", "cookie", "proxy-authorization"})
+#: A failed name lookup, whatever the resolver (aiodns's is an OSError, not a gaierror); aiohttp
+#: before 3.10 has no class for it, and its lookups fail with a gaierror.
+_DNS_ERRORS: Final[tuple[type[Exception], ...]] = tuple(
+    cls for cls in (getattr(aiohttp, "ClientConnectorDNSError", None),) if cls is not None
+)
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:
@@ -401,7 +406,11 @@ class Transport:
         if isinstance(exc, aiohttp.ClientConnectorError):
             reason = exc.os_error.strerror or type(exc.os_error).__name__
             what = f"could not connect to {exc.host}:{exc.port} ({reason})"
-            if isinstance(exc.os_error, socket.gaierror) or exc.os_error.errno == errno.ENETUNREACH:
+            if (
+                isinstance(exc, _DNS_ERRORS)
+                or isinstance(exc.os_error, socket.gaierror)
+                or exc.os_error.errno == errno.ENETUNREACH
+            ):
                 return NetworkUnreachable(provider, redact(f"{label} request failed: {what}", request.secrets))
         elif isinstance(exc, aiohttp.ServerDisconnectedError):
             what = "the server closed the connection without a complete response"
