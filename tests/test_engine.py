@@ -461,6 +461,18 @@ async def test_a_key_refused_in_one_process_keeps_the_rate_limit_another_met(
         assert len(brave.requests) == 4
 
 
+def test_a_refusal_older_than_a_day_is_not_shown_beside_a_long_cooldown() -> None:
+    """A quota record can live a month (Brave's monthly reset); a refusal it carries lasts a day."""
+    from websearch._health import describe, iso
+
+    now = 1_800_000_000.0
+    record = {"kind": "quota", "until": now + 30 * 86400, "refused": {"fp": [now - 90_000, "refused"]}}
+    assert describe(record, "fp", now) == f"cooling down until {iso(now + 30 * 86400)} (quota)"
+    record["refused"] = {"fp": [now - 60, "refused"]}
+    assert describe(record, "fp", now) == f"cooling down until {iso(now + 30 * 86400)} (quota); its key was refused"
+    assert describe({"refused": {"fp": [now - 60, "refused"]}}, "other", now) is None
+
+
 async def test_providers_reset_forgets_the_refused_keys_too(benv: dict[str, str], brave: FakeBrave) -> None:
     brave.valid_keys = {"another-key"}
     clock = FakeClock()

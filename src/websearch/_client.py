@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Self
 
-from ._clock import Clock, SystemClock
+from ._clock import Clock, SystemClock, wall_seconds
 from ._context import ProviderContext, SendsRequests
 from ._credentials import Credential, CredentialStore
 from ._deferred import DeferredTransport, loaded
@@ -324,7 +324,7 @@ class WebSearch:
         states: dict[str, str] = {}
         for info in self.lineup.infos():
             record = await health.record(info.id)
-            state = describe(record, credential_fingerprint(info, ctx)) if record else None
+            state = describe(record, credential_fingerprint(info, ctx), wall_seconds(self.clock)) if record else None
             if state is not None:
                 states[info.id] = state
         return states

@@ -199,11 +199,12 @@ class Health:
         await self.store.release(f"{PREFIX}probe:{provider}", self._owner)
 
 
-def describe(record: dict[str, Any], fingerprint: str | None = None) -> str | None:
-    """A record as `websearch providers` shows it, for the credential `fingerprint` names;
-    None when nothing in it concerns that credential (only other keys were refused)."""
+def describe(record: dict[str, Any], fingerprint: str | None = None, now: float | None = None) -> str | None:
+    """A record as `websearch providers` shows it at wall time `now`, for the credential
+    `fingerprint` names; None when nothing in it concerns that credential (only other keys
+    were refused)."""
     kind = record.get("kind")
-    refused = fingerprint is not None and fingerprint in _refusals(record, None)
+    refused = fingerprint is not None and fingerprint in _refusals(record, now)
     if kind is None or kind == "auth":
         return "skipped until its key changes (the credential was refused)" if refused else None
     if record.get("circuit"):
