@@ -264,6 +264,19 @@ def test_a_key_no_setting_has_gets_one_warning_naming_the_closest(tmp_path: Path
     assert settings.get("cache.tll") == 60  # left alone otherwise; a provider of one's own may be paced
 
 
+def test_the_settings_the_original_tool_keeps_for_other_tools_are_known_and_quiet(tmp_path: Path) -> None:
+    import warnings
+
+    text = "[exa]\nenableResearcher = true\nenableWebsets = false\n[providers]\nantigravityEndpoint = 'sandbox'\n"
+    (tmp_path / "settings.toml").write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Settings.load(tmp_path, {})
+    (tmp_path / "settings.toml").write_text("[exa]\nenableWebsets = 'yes'\n")
+    with pytest.raises(ConfigError, match=r"setting exa\.enableWebsets must be true or false"):
+        Settings.load(tmp_path, {})
+
+
 def test_the_cli_says_an_unknown_setting_in_one_line_and_goes_on(tmp_path: Path) -> None:
     from conftest import run_cli
 

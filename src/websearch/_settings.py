@@ -319,6 +319,11 @@ _CHECKS: Final[Mapping[str, Any]] = {
     "exa.enabled": _boolean,
     "exa.enableSearch": _boolean,
     "exa.searchDelayMs": _delay_ms,
+    # Settings the original tool reads for other tools than web_search: a settings file written
+    # for it may hold them, and they do nothing here, as there.
+    "exa.enableResearcher": _boolean,
+    "exa.enableWebsets": _boolean,
+    "providers.antigravityEndpoint": _string,
     "http.timeout": _positive,
     "http.max_stream_mb": _positive,
     "http.max_event_kb": _positive,
