@@ -298,6 +298,15 @@ def test_the_env_twins_are_checked_too_and_named_in_the_error(tmp_path: Path) ->
     Settings.load(tmp_path, {"SEARXNG_ENDPOINT": "https://searx.example/base/"})  # a path is fine
 
 
+def test_web_search_provider_names_the_preferred_provider_as_the_mcp_tool_spec_has_it(tmp_path: Path) -> None:
+    (tmp_path / "settings.toml").write_text('providers.webSearch = "brave"\n')
+    assert Settings.load(tmp_path, {}).preferred_provider == "brave"
+    assert Settings.load(tmp_path, {"WEB_SEARCH_PROVIDER": "tavily"}).preferred_provider == "tavily"  # it wins
+    assert Settings.load(tmp_path, {"WEB_SEARCH_PROVIDER": " "}).preferred_provider == "brave"  # blank: unset
+    with pytest.raises(ConfigError, match=r"^WEB_SEARCH_PROVIDER is 'altavista'; use auto, public or one of: "):
+        Settings.load(tmp_path, {"WEB_SEARCH_PROVIDER": "altavista"})
+
+
 def test_a_redis_url_that_is_not_one_names_where_it_came_from(tmp_path: Path) -> None:
     from websearch._clock import SystemClock
     from websearch._state import open_store

@@ -27,6 +27,7 @@ DEFAULT_EVENT_KB: Final = 4096.0  # so is one event of it larger than this
 
 #: Settings whose environment variable, when set, wins over the file.
 ENV_TWINS: Final[Mapping[str, str]] = {
+    "providers.webSearch": "WEB_SEARCH_PROVIDER",  # the MCP tool's (mcp-web_search-tool.md)
     "searxng.endpoint": "SEARXNG_ENDPOINT",
     "searxng.basicUsername": "SEARXNG_BASIC_USERNAME",
     "searxng.basicPassword": "SEARXNG_BASIC_PASSWORD",
@@ -136,8 +137,13 @@ class Settings:
 
     @cached_property
     def preferred_provider(self) -> str:
-        """`providers.webSearch`: `auto` or a provider id tried first."""
-        return self.get_str("providers.webSearch") or "auto"
+        """`providers.webSearch` (env `WEB_SEARCH_PROVIDER`, unless blank): `auto` or a provider
+        id tried first."""
+        twin = self._env.get(ENV_TWINS["providers.webSearch"], "").strip()
+        if twin:
+            return twin
+        value = self._values.get("providers.webSearch")
+        return value if isinstance(value, str) and value else "auto"
 
     @cached_property
     def excluded_providers(self) -> frozenset[str]:
@@ -192,6 +198,8 @@ class Settings:
                 self.provider_list  # noqa: B018 - parsed (and checked) once, here
             elif value and key == "searxng.endpoint":
                 check_http_url(twin, value)
+            elif value and value.strip() and key == "providers.webSearch":
+                _provider_named(twin, value.strip())
 
 
 def _warn_unknown(path: Path | None, keys: list[str]) -> None:
@@ -262,9 +270,13 @@ def _delay_ms(key: str, value: Any) -> None:
 
 
 def _provider(key: str, value: Any) -> None:
+    _provider_named(f"setting {key}", value)
+
+
+def _provider_named(name: str, value: Any) -> None:
     if value not in ("auto", "public") and value not in SEARCH_PROVIDER_ORDER:
         names = ", ".join(SEARCH_PROVIDER_ORDER)
-        raise ConfigError(f"setting {key} is {_shown(value)}; use auto, public or one of: {names}")
+        raise ConfigError(f"{name} is {_shown(value)}; use auto, public or one of: {names}")
 
 
 def _providers(key: str, value: Any) -> None:
