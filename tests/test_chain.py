@@ -358,6 +358,16 @@ def test_unknown_provider_and_bad_params_raise(script: Stage) -> None:
                 ws.search("q", **bad)
         with pytest.raises(InvalidSearchParams, match="query must be a non-empty string"):
             ws.search("   ")
+        with pytest.raises(InvalidSearchParams) as unknown:
+            ws.search("q", num_result=3)
+        assert unknown.value.param == "num_result"
+        assert str(unknown.value).startswith("num_result is not a search parameter (did you mean num_results?); ")
+        with pytest.raises(InvalidSearchParams, match=r"^recency_day is not .*\(did you mean recency_days\?\)"):
+            ws.search("q", recency_day=3)
+        with pytest.raises(
+            InvalidSearchParams, match=r"^colour is not a search parameter; the parameters are: cache, "
+        ):
+            ws.search("q", colour="blue")
 
 
 async def test_failed_explicit_provider_is_followed_by_the_fallback_tier(script: Stage) -> None:

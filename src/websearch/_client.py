@@ -227,7 +227,7 @@ class WebSearch:
         try:
             search_params = SearchParams(query, **params)
         except TypeError as exc:  # an unknown keyword
-            raise InvalidSearchParams("params", f"unknown search parameter: {exc}") from None
+            raise _unknown_params(params, exc) from None
         lineup = self.lineup if providers is None else self.lineup.narrowed(_names(providers))
         excluded = self.settings.excluded_providers
         if exclude:
@@ -479,6 +479,26 @@ class WebSearch:
         if name in self.lineup or name in PROVIDERS:
             return name
         return self._known(name)
+
+
+def _unknown_params(params: Mapping[str, Any], exc: TypeError) -> InvalidSearchParams:
+    """The error for keywords `asearch` does not take, naming the first and the one meant."""
+    import difflib
+    import inspect
+    from dataclasses import fields
+
+    known = [f.name for f in fields(SearchParams) if f.init and f.name != "query" and not f.name.startswith("_")]
+    own = inspect.signature(WebSearch.asearch).parameters
+    known += [name for name in own if name not in ("self", "query", "params")] + ["num_results"]
+    unknown = sorted(set(params) - set(known))
+    if not unknown:
+        return InvalidSearchParams("params", f"unknown search parameter: {exc}")
+    name = unknown[0]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+    meant = f" (did you mean {close[0]}?)" if close else ""
+    return InvalidSearchParams(
+        name, f"{name} is not a search parameter{meant}; the parameters are: {', '.join(sorted(known))}"
+    )
 
 
 def _loop_running() -> bool:
