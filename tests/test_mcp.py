@@ -402,6 +402,13 @@ BAD_ARGUMENTS = [
         "colour",
         "colour must be left out (web_search's arguments are: " + ", ".join(PARAMETERS) + '); got "red"',
     ),
+    (
+        {"query": "q", "recency_day": 3},
+        "recency_day",
+        "recency_day must be left out (did you mean recency_days?) (web_search's arguments are: "
+        + ", ".join(PARAMETERS)
+        + "); got 3",
+    ),
 ]
 ALIAS_PAIRS = [args for args, _, _ in BAD_ARGUMENTS if "num_results" in args and "limit" in args]
 

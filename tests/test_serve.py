@@ -124,6 +124,7 @@ def test_invalid_parameters_are_422_naming_the_parameter(one_result: FakeDuckDuc
 def test_unknown_fields_bad_bodies_and_bad_query_parameters(one_result: FakeDuckDuckGo, env: dict[str, str]) -> None:
     with serving(env) as server, http(server.url) as client:
         unknown = client.post("/v1/search", json={"query": "q", "page": 2})
+        typo = client.post("/v1/search", json={"query": "q", "num_result": 2})
         not_json = client.post("/v1/search", content=b"q=1", headers={"content-type": "application/json"})
         a_list = client.post("/v1/search", json=["q"])
         fmt = client.post("/v1/search?format=xml", json={"query": "q"})
@@ -131,6 +132,7 @@ def test_unknown_fields_bad_bodies_and_bad_query_parameters(one_result: FakeDuck
     assert unknown.status_code == 422 and unknown.json()["param"] == "page"
     assert unknown.json()["error"].startswith("page must be left out (the fields are: query, recency, num_results,")
     assert unknown.json()["error"].endswith(", exclude, providers, cache, hedge); got 2")
+    assert typo.json()["error"].startswith("num_result must be left out (did you mean num_results?) (the fields are: ")
     assert (not_json.status_code, not_json.json()["param"]) == (400, "body")
     assert not_json.json()["error"].startswith("the body must be a JSON object of search parameters; it is not JSON (")
     assert (a_list.status_code, a_list.json()["error"]) == (

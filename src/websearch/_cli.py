@@ -316,7 +316,7 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, ext
     """Exit 2 on arguments no option takes, with the usage of the command they were given to
     (argparse shows the top level's) and the option meant, when one is close: `--json` is
     `--format json`."""
-    import difflib
+    from ._closest import meant
 
     command = parser
     while True:  # down to the innermost command given (`websearch cache clear`)
@@ -342,8 +342,8 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, ext
             continue
         if flag[2:] in formats:
             hints.append(f"{flag} is --format {flag[2:]}")
-        elif close := difflib.get_close_matches(flag, options, n=1, cutoff=0.7):
-            hints.append(f"did you mean {close[0]}?")
+        elif hint := meant(flag, options):
+            hints.append(hint.strip(" ()"))
     hint = f" ({'; '.join(hints)})" if hints else ""
     command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
 

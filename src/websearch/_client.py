@@ -483,9 +483,10 @@ class WebSearch:
 
 def _unknown_params(params: Mapping[str, Any], exc: TypeError) -> InvalidSearchParams:
     """The error for keywords `asearch` does not take, naming the first and the one meant."""
-    import difflib
     import inspect
     from dataclasses import fields
+
+    from ._closest import meant
 
     known = [f.name for f in fields(SearchParams) if f.init and f.name != "query" and not f.name.startswith("_")]
     own = inspect.signature(WebSearch.asearch).parameters
@@ -494,10 +495,8 @@ def _unknown_params(params: Mapping[str, Any], exc: TypeError) -> InvalidSearchP
     if not unknown:
         return InvalidSearchParams("params", f"unknown search parameter: {exc}")
     name = unknown[0]
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
-    meant = f" (did you mean {close[0]}?)" if close else ""
     return InvalidSearchParams(
-        name, f"{name} is not a search parameter{meant}; the parameters are: {', '.join(sorted(known))}"
+        name, f"{name} is not a search parameter{meant(name, known)}; the parameters are: {', '.join(sorted(known))}"
     )
 
 

@@ -205,13 +205,11 @@ class Settings:
 def _warn_unknown(path: Path | None, keys: list[str]) -> None:
     """One ConfigWarning naming the keys no setting has (a typo, or a setting of a newer version),
     with the known key each is closest to: left alone, they would do nothing and say nothing."""
-    import difflib
     import warnings
 
-    named = []
-    for key in keys:
-        close = difflib.get_close_matches(key, _CHECKS, n=1, cutoff=0.75)
-        named.append(f"{key} (did you mean {close[0]}?)" if close else key)
+    from ._closest import meant
+
+    named = [key + meant(key, _CHECKS, cutoff=0.75) for key in keys]
     where = path if path is not None else "the settings"
     noun = "is not a setting" if len(keys) == 1 else "are not settings"
     warnings.warn(ConfigWarning(f"{where}: {', '.join(named)} {noun} websearch knows; ignored"), stacklevel=4)

@@ -241,10 +241,14 @@ def parse_arguments(
     given = {name: value for name, value in arguments.items() if value is not None}
     unknown = sorted(set(given) - set(_BY_NAME))
     if unknown:
+        from ._closest import meant
+
         name = unknown[0]
         known = ", ".join(_BY_NAME)
         raise InvalidSearchParams(
-            name, f"{name} must be left out ({TOOL_NAME}'s arguments are: {known}); got {got(given[name])}"
+            name,
+            f"{name} must be left out{meant(name, _BY_NAME)} ({TOOL_NAME}'s arguments are: {known}); "
+            f"got {got(given[name])}",
         )
     if "query" not in given:
         raise InvalidSearchParams("query", f"query must be {_QUERY.requirement()}; got nothing")

@@ -133,9 +133,12 @@ class SearchApi:
         naming the field otherwise."""
         unknown = sorted(set(data) - set(_FIELDS))
         if unknown:
+            from .._closest import meant
+
             name = unknown[0]
+            fields = ", ".join(_FIELDS)
             raise InvalidSearchParams(
-                name, f"{name} must be left out (the fields are: {', '.join(_FIELDS)}); got {got(data[name])}"
+                name, f"{name} must be left out{meant(name, _FIELDS)} (the fields are: {fields}); got {got(data[name])}"
             )
         call = parse_arguments({k: v for k, v in data.items() if k not in _EXTRA}, self.providers, self.unavailable)
         kwargs = dict(call.params)
