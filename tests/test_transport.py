@@ -55,6 +55,36 @@ async def test_http_proxy_is_honoured_and_no_proxy_bypasses_it(tmp_path: Path) -
         assert len(proxy.requests) == 1
 
 
+@pytest.mark.parametrize(
+    ("proxy", "shown"),
+    [("http://user:secret@127.0.0.1:1", "127.0.0.1:1"), ("http://[::1%25nosuchif]:3128", "::1%25nosuchif:3128")],
+)
+async def test_a_proxy_that_cannot_be_reached_is_named_and_is_this_machines_network(
+    tmp_path: Path, proxy: str, shown: str
+) -> None:
+    """Refused, or its name not resolving: the message names the proxy (it named only a host and
+    port, which read as the provider's), and no provider's circuit counts it."""
+    env = {
+        "WEBSEARCH_CONFIG_DIR": str(tmp_path),
+        "HTTP_PROXY": proxy,
+        "WEBSEARCH_DUCKDUCKGO_BASE_URL": "http://ddg.invalid",
+    }
+    async with make_client(env=env, providers=["duckduckgo"]) as ws:
+        response = await ws.asearch("q")
+    (attempt,) = response.attempts
+    assert attempt.error_kind == "connection"
+    assert attempt.error is not None and attempt.error.startswith(
+        f"DuckDuckGo request failed: could not connect to the proxy {shown} ("
+    )
+    assert "secret" not in attempt.error
+    transport = Transport(timeout=2, env={"HTTP_PROXY": proxy}, labels={"duckduckgo": "DuckDuckGo"})
+    try:
+        with pytest.raises(NetworkUnreachable):
+            await transport.send("duckduckgo", HttpRequest("GET", "http://ddg.invalid/html/"))
+    finally:
+        await transport.aclose()
+
+
 async def test_proxy_credentials_become_proxy_authorization(tmp_path: Path) -> None:
     with FakeProxy() as proxy:
         url = proxy.base_url.replace("http://", "http://user:p%40ss@")

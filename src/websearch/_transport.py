@@ -405,9 +405,14 @@ class Transport:
         label = self._label(provider)
         if isinstance(exc, aiohttp.ClientConnectorError):
             reason = exc.os_error.strerror or type(exc.os_error).__name__
-            what = f"could not connect to {exc.host}:{exc.port} ({reason})"
+            via = self._proxies.for_url(URL(request.url))[0]  # a proxy's failed lookup is no proxy error
+            proxy = isinstance(exc, aiohttp.ClientProxyConnectionError) or (
+                via is not None and URL(via).host == exc.host
+            )
+            what = f"could not connect to {'the proxy ' if proxy else ''}{exc.host}:{exc.port} ({reason})"
             if (
-                isinstance(exc, _DNS_ERRORS)
+                proxy  # this machine's way out, not the provider
+                or isinstance(exc, _DNS_ERRORS)
                 or isinstance(exc.os_error, socket.gaierror)
                 or exc.os_error.errno == errno.ENETUNREACH
             ):
