@@ -18,7 +18,7 @@ WebSearchError
       ├── RequestRejected                   the upstream refused the request (400, 404...)  rejected
       ├── ProviderTimeoutError              the upstream did not answer in time             timeout
       └── ProviderConnectionError           refused, reset, broken body                     connection
-           └── NetworkUnreachable           no name lookup, no route: this machine's network connection
+           └── NetworkUnreachable           this machine: no lookup, no route, no proxy   connection
 ```
 
 Every class has a `kind` (the last column), which `--format json` shows as an attempt's
@@ -204,10 +204,10 @@ class ProviderConnectionError(SearchProviderError):
 
 
 class NetworkUnreachable(ProviderConnectionError):
-    """This machine could not reach the provider at all: its name did not resolve, or there is no
-    route to its network. That tells of this machine's network (offline, DNS down), not of the
-    provider, so it opens no circuit: one offline machine must not mark every provider down for
-    all the others sharing a store."""
+    """This machine could not reach the provider at all: its name did not resolve, there is no
+    route to its network, or the proxy could not be reached. That tells of this machine's network
+    (offline, DNS down), not of the provider, so it opens no circuit: one offline machine must not
+    mark every provider down for all the others sharing a store."""
 
 
 def _rebuild(
