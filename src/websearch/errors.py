@@ -18,7 +18,7 @@ WebSearchError
       ├── RequestRejected                   the upstream refused the request (400, 404...)  rejected
       ├── ProviderTimeoutError              the upstream did not answer in time             timeout
       └── ProviderConnectionError           refused, reset, broken body                     connection
-           └── NetworkUnreachable           this machine: no lookup, no route, no proxy   connection
+           └── NetworkUnreachable           this machine: no lookup, no route, no proxy     connection
 ```
 
 Every class has a `kind` (the last column), which `--format json` shows as an attempt's
