@@ -185,15 +185,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser(
         "providers", help="list the providers in chain order, whether each is available, and its health"
     )
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output layout (default: text)")
     p.add_argument(
-        "--reset", metavar="ID", choices=SEARCH_PROVIDER_ORDER, help="forget a provider's cooldown or open circuit"
+        "--reset",
+        metavar="ID",
+        choices=SEARCH_PROVIDER_ORDER,
+        help="forget a provider's cooldown, open circuit and refused keys",
     )
 
     c = commands.add_parser("cache", help="the search cache: its size and hit rate, or clear it")
     cache = c.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
     stats = cache.add_parser("stats", help="entries, bytes and the hit rate")
-    stats.add_argument("--format", choices=("text", "json"), default="text")
+    stats.add_argument("--format", choices=("text", "json"), default="text", help="output layout (default: text)")
     clear = cache.add_parser("clear", help="drop cached answers")
     clear.add_argument(
         "--provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID", help="only those this provider served"
