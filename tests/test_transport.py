@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,10 @@ async def test_http_proxy_is_honoured_and_no_proxy_bypasses_it(tmp_path: Path) -
 
 @pytest.mark.parametrize(
     ("proxy", "shown"),
-    [("http://user:secret@127.0.0.1:1", "127.0.0.1:1"), ("http://[::1%25nosuchif]:3128", "::1%25nosuchif:3128")],
+    [
+        ("http://user:secret@127.0.0.1:1", r"127\.0\.0\.1:1"),
+        ("http://[::1%25nosuchif]:3128", r"::1%(25)?nosuchif:3128"),
+    ],
 )
 async def test_a_proxy_that_cannot_be_reached_is_named_and_is_this_machines_network(
     tmp_path: Path, proxy: str, shown: str
@@ -73,9 +77,8 @@ async def test_a_proxy_that_cannot_be_reached_is_named_and_is_this_machines_netw
         response = await ws.asearch("q")
     (attempt,) = response.attempts
     assert attempt.error_kind == "connection"
-    assert attempt.error is not None and attempt.error.startswith(
-        f"DuckDuckGo request failed: could not connect to the proxy {shown} ("
-    )
+    assert attempt.error is not None
+    assert re.match(rf"DuckDuckGo request failed: could not connect to the proxy {shown} \(", attempt.error)
     assert "secret" not in attempt.error
     transport = Transport(timeout=2, env={"HTTP_PROXY": proxy}, labels={"duckduckgo": "DuckDuckGo"})
     try:
@@ -123,7 +126,7 @@ async def test_a_name_that_does_not_resolve_is_network_unreachable_and_a_refusal
     finally:
         await transport.aclose()
     assert unresolved.value.kind == "connection"
-    assert str(unresolved.value).startswith("Brave request failed: could not connect to ::1%25nosuchif:9 (")
+    assert re.match(r"Brave request failed: could not connect to ::1%(25)?nosuchif:9 \(", str(unresolved.value))
     assert type(refused.value) is ProviderConnectionError
 
 
