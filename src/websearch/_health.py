@@ -12,12 +12,13 @@ view of which providers are down:
   a rate limit of the provider's when a key of theirs is refused;
 - `Blocked` (a challenge page): a backoff from 5 min doubling up to an hour;
 - `UpstreamUnavailable`, timeouts and broken connections: after 5 in a row the circuit opens
-  for 60 s, then one search (one process, through a short lease) probes it. `NetworkUnreachable`
-  (a name that does not resolve, no route) is this machine's network, not the provider: it
-  counts for nothing, or one offline machine would open every circuit for all sharing the store. A timeout counts
+  for 60 s, then one search (one process, through a short lease) probes it. A timeout counts
   only when the attempt had a fair time to answer in (`PATIENCE`: 5 s, 30 s for an answer
   engine): a search whose own deadline cut it shorter (an agent allowing 0.5 s) tells nothing
   about the provider, and must not open its circuit for every agent sharing the store.
+  `NetworkUnreachable` (a name that does not resolve, no route, a proxy out of reach) is this
+  machine's network, not the provider: it counts for nothing, or one offline machine would open
+  every circuit for all the machines sharing the store.
 
 A success clears the provider's state (the refusals of other credentials stay). Other failures
 (a rejected request, no results, a bad body) say nothing about the provider's health and leave
@@ -160,7 +161,8 @@ class Health:
             record = {"kind": error.kind, "until": now + wait, "streak": streak + 1, "reason": message}
         elif isinstance(error, AuthenticationFailed):  # the provider's own state stays as it was
             refused = {**refused, fingerprint(): [now, message]}
-            record = {k: v for k, v in record.items() if k not in ("refused", "fp") and record.get("kind") != "auth"}
+            own = {} if record.get("kind") == "auth" else record  # an earlier version's: the refusal alone
+            record = {k: v for k, v in own.items() if k not in ("refused", "fp")}
         elif isinstance(error, _FLAKY):
             fails = int(record.get("fails", 0)) + 1  # a failed probe reopens the circuit at once
             record = {"kind": getattr(error, "kind", "error"), "fails": fails, "reason": message}
