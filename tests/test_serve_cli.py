@@ -167,6 +167,7 @@ def test_sigterm_drains_searches_in_flight_and_refuses_new_ones(ddg: FakeDuckDuc
 
 def test_workers_share_one_port_and_one_metrics_view(ddg: FakeDuckDuckGo, config_dir: Path) -> None:
     ddg.results = [DdgResult("T", "https://t.example/", "s")]
+    (config_dir / "settings.toml").write_text("[cache]\ntll = 60\n")  # warned of once, by the parent
     with ServeProcess(serve_env(config_dir, ddg), "--workers", "2") as server, http(server.url) as client:
         answers = [client.post("/v1/search", json={"query": f"q{i}"}) for i in range(6)]
         scrapes = [client.get("/metrics").text for _ in range(4)]  # whichever worker answers: the sums
@@ -175,6 +176,8 @@ def test_workers_share_one_port_and_one_metrics_view(ddg: FakeDuckDuckGo, config
     for text in scrapes:
         assert 'websearch_searches_total{outcome="ok"} 6.0' in text
     assert code == 0
-    assert stderr.splitlines()[0] == (
+    assert stderr.splitlines()[1] == (
         f"websearch serve on http://127.0.0.1:{server.port} (/v1/search, /search, /mcp; 1 token, 2 workers)"
     )
+    # Each worker read the settings again and said it in Python's own words, two lines each.
+    assert stderr.count("cache.tll") == 1 and stderr.startswith("websearch: warning: ")

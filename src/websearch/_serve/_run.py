@@ -115,9 +115,9 @@ def worker_app() -> Starlette:
     from ._logging import configure
 
     flags = json.loads(os.environ[FLAGS_ENV])
-    client = WebSearch()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the parent warned already
+        warnings.simplefilter("ignore")  # the parent warned already (an unknown setting, a token file)
+        client = WebSearch()
         config = ServeConfig.load(client.settings, client.env, **flags)
     configure()
     return create_app(client, config, close_client=True)
