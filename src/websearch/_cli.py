@@ -319,7 +319,7 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, ext
     """Exit 2 on arguments no option takes, with the usage of the command they were given to
     (argparse shows the top level's) and the option meant, when one is close: `--json` is
     `--format json`."""
-    from ._closest import meant
+    from ._closest import closest
 
     command = parser
     while True:  # down to the innermost command given (`websearch cache clear`)
@@ -345,8 +345,8 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, ext
             continue
         if flag[2:] in formats:
             hints.append(f"{flag} is --format {flag[2:]}")
-        elif hint := meant(flag, options):
-            hints.append(hint.strip(" ()"))
+        elif found := closest(flag, options):
+            hints.append(f"did you mean {found}?")
     hint = f" ({'; '.join(hints)})" if hints else ""
     command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
 

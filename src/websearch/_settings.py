@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
@@ -192,14 +192,13 @@ class Settings:
                 unknown.append(key)
         if unknown:
             _warn_unknown(self.path, unknown)
-        for key, twin in ENV_TWINS.items():
-            value = self._env.get(twin)
-            if value and key == "providers.list":
-                self.provider_list  # noqa: B018 - parsed (and checked) once, here
-            elif value and key == "searxng.endpoint":
-                check_http_url(twin, value)
-            elif value and value.strip() and key == "providers.webSearch":
-                _provider_named(twin, value.strip())
+        if self._env.get(ENV_TWINS["providers.list"]):
+            self.provider_list  # noqa: B018 - parsed (and checked) once, here
+        for key, check in _ENV_CHECKS.items():
+            twin = ENV_TWINS[key]
+            value = (self._env.get(twin) or "").strip()
+            if value:
+                check(twin, value)
 
 
 def _warn_unknown(path: Path | None, keys: list[str]) -> None:
@@ -310,6 +309,12 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
+#: The environment variables checked when the settings are read, by the setting they stand for;
+#: each check names the variable, which is what the user set.
+_ENV_CHECKS: Final[Mapping[str, Callable[[str, str], None]]] = {
+    "searxng.endpoint": check_http_url,
+    "providers.webSearch": _provider_named,
+}
 #: Longest Exa pacing delay accepted: an hour (1e12 ms would stall every search for ever).
 MAX_DELAY_MS: Final = 3_600_000
 #: Every known setting and its check; any other key (but a `pacing.` one, which may name a
