@@ -1,7 +1,8 @@
 """Replay: real upstream answers, recorded by other projects, served on loopback and read by websearch.
 
 Each `<provider>/<name>.json` under RECORDINGS (../shared/realworld/recordings beside the checkout,
-never copied here: some licences differ from ours) is one case, found when the tests are collected,
+or the folder `$WEBSEARCH_RECORDINGS` names, for a clone elsewhere; never copied here: some
+licences differ from ours) is one case, found when the tests are collected,
 so a recording dropped there is picked up without code changes. `Replay` serves its responses in
 order, whatever path the provider asks for; one real search with that provider chosen explicitly
 runs against it, and what websearch returns is checked against ground truth read out of the
@@ -13,6 +14,7 @@ the extractor or the check says so. Without the folder (a user's clone) one skip
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,7 +29,7 @@ import pytest
 from conftest import key_env, search_once
 from websearch.testing import FakeServer, RecordedRequest, Reply
 
-RECORDINGS = Path(__file__).parents[2] / "shared/realworld/recordings"
+RECORDINGS = Path(os.environ.get("WEBSEARCH_RECORDINGS") or Path(__file__).parents[2] / "shared/realworld/recordings")
 
 
 # -- the recordings ----------------------------------------------------------------------------
@@ -88,7 +90,10 @@ def _continuation(path: Path, source: dict[str, Any]) -> list[Recorded]:
 def _cases() -> list[Any]:
     paths = sorted(RECORDINGS.glob("*/*.json")) if RECORDINGS.is_dir() else []
     if not paths:
-        reason = f"no recordings at {RECORDINGS} (../shared/realworld/recordings beside the checkout)"
+        reason = (
+            f"no recordings at {RECORDINGS} (../shared/realworld/recordings beside the checkout,"
+            " or set WEBSEARCH_RECORDINGS to the folder)"
+        )
         return [pytest.param(None, id="no-recordings", marks=pytest.mark.skip(reason=reason))]
     return [pytest.param(path, id=f"{path.parent.name}/{path.stem}") for path in paths]
 
