@@ -240,6 +240,34 @@ def test_every_setting_is_checked_when_the_file_is_read(tmp_path: Path, toml: st
     assert str(caught.value).startswith(message)
 
 
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://alice:s3cretPW99@[bad", "'http://***@[bad'"),
+        ("https://s3cretPW99@host:99999/x", "'https://***@host:99999/x'"),
+        ("  http://gw:s3cretPW99@@host:port", "'  http://***@host:port'"),
+    ],
+)
+def test_a_url_refused_is_quoted_without_its_credentials(tmp_path: Path, url: str, shown: str) -> None:
+    """A gateway's URL may carry a password: the error names the URL without it."""
+    from websearch import WebSearch, render
+
+    (tmp_path / "settings.toml").write_text(f"searxng.endpoint = {url.strip()!r}\n")
+    with pytest.raises(ConfigError) as caught:
+        Settings.load(tmp_path, {})
+    assert "s3cretPW99" not in str(caught.value)
+    assert str(caught.value).endswith("got " + shown.replace("  ", "", 1))
+    with pytest.raises(ConfigError) as caught:
+        Settings.load(tmp_path / "none", {"SEARXNG_ENDPOINT": url})
+    assert "s3cretPW99" not in str(caught.value)
+    env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path / "none"), "WEBSEARCH_CACHE_DIR": str(tmp_path / "cache")}
+    env |= {"BRAVE_API_KEY": "k", "WEBSEARCH_BRAVE_BASE_URL": url}
+    with WebSearch(env=env, providers=["brave"]) as ws:
+        response = ws.search("q", cache="off")
+    assert response.error is not None and "***@" in response.error
+    assert "s3cretPW99" not in repr(response) + render(response, "json")
+
+
 def test_a_bad_setting_exits_2_with_one_line(tmp_path: Path) -> None:
     from conftest import run_cli
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from functools import cached_property
@@ -236,7 +237,19 @@ def check_http_url(name: str, value: str) -> None:
     except ValueError:
         fine = False
     if not fine:
-        raise ConfigError(f"{name} must be an http:// or https:// URL with a host; got {_shown(value)}")
+        raise ConfigError(
+            f"{name} must be an http:// or https:// URL with a host; got {_shown(without_userinfo(value))}"
+        )
+
+
+def without_userinfo(url: str) -> str:
+    """`url` with any `user:password@` before its host shown as `***@`: a gateway's or a proxy's
+    URL may carry credentials, and a message quoting the URL must not carry them on. Textual,
+    so a URL too broken to parse is covered too."""
+    return _USERINFO.sub(r"\1***@", url)
+
+
+_USERINFO: Final = re.compile(r"^(\s*[A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
 
 
 def _boolean(key: str, value: Any) -> None:
