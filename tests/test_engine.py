@@ -552,6 +552,21 @@ async def test_a_deadline_too_short_for_the_provider_leaves_its_health_alone(
     assert len(brave.requests) == 6
 
 
+async def test_a_request_timeout_too_short_for_the_provider_leaves_its_health_alone(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    # The same agent, impatient through its request timeout (`--timeout 1`, `[http] timeout`)
+    # instead of its deadline, opened Brave's circuit after five searches.
+    brave.enqueue(*[Reply(200, _brave_body("impatient"), delay=1.0)] * 6)
+    async with engine_client(benv, FakeClock(), timeout=0.2) as ws:
+        for i in range(6):
+            (attempt,) = (await ws.asearch(f"impatient {i}", cache="off")).attempts
+            assert (attempt.error_kind, attempt.skipped) == ("timeout", None)
+            assert attempt.error == "Brave did not answer within 0.2 s"
+        assert await ws.provider_health() == {}
+    assert len(brave.requests) == 6
+
+
 async def test_timeouts_count_against_a_provider_given_its_patience_or_its_own_timeout() -> None:
     from websearch._context import DeadlineReached
     from websearch._health import PATIENCE, Health
@@ -565,11 +580,18 @@ async def test_timeouts_count_against_a_provider_given_its_patience_or_its_own_t
         reached.given = given
         return reached
 
+    def timed_out(provider: str, given: float) -> ProviderTimeoutError:
+        error = ProviderTimeoutError(provider, f"did not answer within {given:g} s")
+        error.given = given
+        return error
+
     clock = FakeClock()
     for error, counted in (
         (cut("brave", PATIENCE["search"]), True),  # a fair time to answer in
-        (ProviderTimeoutError("brave", "its own timeout"), True),
+        (ProviderTimeoutError("brave", "its own timeout"), True),  # the time it had unknown
+        (timed_out("brave", PATIENCE["search"]), True),
         (cut("brave", PATIENCE["search"] - 0.1), False),
+        (timed_out("brave", 1.0), False),  # a request timeout the caller set short
     ):
         health = Health(MemoryStore(clock), clock)
         for _ in range(5):

@@ -169,11 +169,7 @@ class ProviderContext:
 
 class DeadlineReached(ProviderTimeoutError):
     """An attempt (or one of its requests) cut to what remained of the search's deadline ran
-    out of it."""
-
-    #: The seconds the attempt had, when known: the provider's health counts the timeout only
-    #: when that was a fair time to answer in.
-    given: float | None = None
+    out of it (`given`: the seconds the attempt had, when known)."""
 
 
 def too_late(label: str) -> str:

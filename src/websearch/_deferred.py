@@ -111,7 +111,9 @@ class DeferredTransport:
     def _too_slow(self, provider: str, seconds: float | None) -> ProviderTimeoutError:
         """The built-in transport's timeout error, naming the timeout as the caller gave it."""
         label = (self._options.get("labels") or {}).get(provider, provider)
-        return ProviderTimeoutError(provider, f"{label} did not answer within {seconds:g} s")
+        error = ProviderTimeoutError(provider, f"{label} did not answer within {seconds:g} s")
+        error.given = seconds
+        return error
 
     @asynccontextmanager
     async def stream(

@@ -14,8 +14,9 @@ view of which providers are down:
 - `UpstreamUnavailable`, timeouts and broken connections: after 5 in a row the circuit opens
   for 60 s, then one search (one process, through a short lease) probes it. A timeout counts
   only when the attempt had a fair time to answer in (`PATIENCE`: 5 s, 30 s for an answer
-  engine): a search whose own deadline cut it shorter (an agent allowing 0.5 s) tells nothing
-  about the provider, and must not open its circuit for every agent sharing the store.
+  engine): a search whose own deadline or request timeout cut it shorter (an agent allowing
+  0.5 s) tells nothing about the provider, and must not open its circuit for every agent
+  sharing the store.
   `NetworkUnreachable` (a name that does not resolve, no route, a proxy out of reach) is this
   machine's network, not the provider: it counts for nothing, or one offline machine would open
   every circuit for all the machines sharing the store.
@@ -35,7 +36,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ._clock import wall_seconds
-from ._context import DeadlineReached
 from .errors import (
     AuthenticationFailed,
     Blocked,
@@ -137,9 +137,10 @@ class Health:
         self, provider: str, error: BaseException, fingerprint: Callable[[], str], *, patience: float = 5.0
     ) -> None:
         """Record a failure; only the classes the module docstring names change anything, and
-        a timeout only when the search's deadline gave the attempt `patience` seconds or more."""
+        a timeout only when the attempt had `patience` seconds or more (a search's deadline, or
+        a request timeout the caller set, may have given it less)."""
         if isinstance(error, NetworkUnreachable) or (
-            isinstance(error, DeadlineReached) and error.given is not None and error.given < patience
+            isinstance(error, ProviderTimeoutError) and error.given is not None and error.given < patience
         ):
             await self.store.release(f"{PREFIX}probe:{provider}", self._owner)  # a probe cut short: another may probe
             return

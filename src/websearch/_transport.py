@@ -385,7 +385,9 @@ class Transport:
         label = self._label(provider)
         if isinstance(exc, TimeoutError):
             timeout = request.timeout if request.timeout is not None else self.timeout
-            return ProviderTimeoutError(provider, f"{label} did not answer within {timeout:g} s")
+            error = ProviderTimeoutError(provider, f"{label} did not answer within {timeout:g} s")
+            error.given = timeout
+            return error
         if isinstance(exc, aiohttp.ClientError):
             return self._wire_error(provider, request, exc)
         msg = redact(str(exc), request.secrets)  # ValueError: e.g. a malformed base-URL override

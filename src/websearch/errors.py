@@ -195,6 +195,9 @@ class ProviderTimeoutError(SearchProviderError):
     """The upstream did not answer within the request timeout."""
 
     kind = "timeout"
+    #: The seconds the request (or the attempt) had, when known: provider health counts a
+    #: timeout only when that was a fair time to answer in.
+    given: float | None = None
 
 
 class ProviderConnectionError(SearchProviderError):
