@@ -97,6 +97,12 @@ def test_json_failure_goes_to_stdout(ddg: FakeDuckDuckGo, env: dict[str, str]) -
         (["search", "q", "--exclude", "altavista"], "invalid choice: 'altavista'"),
         (["search", "q", "--limit", "0"], "--limit/--num-results: must be a whole number of at least 1; got 0"),
         (["search", "q", "--limit", "many"], "must be a whole number of at least 1; got 'many'"),
+        # Past JSON's exact integers, a number failed the search in the cache key's encoder.
+        (
+            ["search", "q", "--limit", "1" + "0" * 30],
+            "must be a whole number from 1 to 9007199254740991; got 1" + "0" * 30,
+        ),
+        (["search", "q", "--recency-days", "1" + "0" * 23], "--recency-days: must be a number from -9007199254740991"),
         (["search", "q", "--recency", "decade"], "invalid choice: 'decade'"),
         (["search", "q", "--temperature", "5"], "--temperature: must be a number from 0 to 2; got 5"),
         (["search", "q", "--recency-days", "soon"], "--recency-days: must be a number; got 'soon'"),

@@ -102,6 +102,11 @@ INVALID = [
     ({"query": ""}, "query", 'query must be a non-empty string; got ""'),
     ({"recency": "day"}, "query", "query must be a non-empty string; got nothing"),
     ({"query": "q", "limit": 0}, "limit", "limit must be a whole number of at least 1; got 0"),
+    (  # JSON's parser makes 10**30 a float: refused as the number it became, not rounded to an int
+        {"query": "q", "max_tokens": 10**30},
+        "max_tokens",
+        f"max_tokens must be a whole number from 1 to {2**53 - 1}; got 1e+30",
+    ),
     ({"query": "q", "recency": "decade"}, "recency", 'recency must be one of: day, week, month, year; got "decade"'),
     ({"query": "q", "provider": "nope"}, "provider", 'provider must be one of: auto, duckduckgo, public; got "nope"'),
     ({"query": "q", "temperature": 3}, "temperature", "temperature must be a number from 0 to 2; got 3"),

@@ -35,19 +35,26 @@ _SERVE_PACKAGES: Final = ("mcp", "mcp_types", "starlette", "uvicorn", "prometheu
 
 
 def _typed(param: Param) -> Callable[[str], Any]:
-    """The argparse `type` of a numeric parameter: parse the text, then the table's check."""
+    """The argparse `type` of a numeric parameter: parse the text (a whole number exactly, as
+    typed), then the table's check, whose words it says."""
 
     def parse(text: str) -> Any:
         try:
-            value: Any = int(text) if param.kind == "integer" else float(text)
+            value: Any = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {param.requirement()}; got {text!r}") from None
-        if param.kind == "lenient_number":
-            return int(value) if value.is_integer() else value
+            try:
+                value = None if param.kind == "integer" else float(text)
+            except ValueError:
+                value = None
+            if value is None:
+                raise argparse.ArgumentTypeError(f"must be {param.requirement()}; got {text!r}") from None
+            if param.kind == "lenient_number" and value.is_integer():
+                value = int(value)
         try:
             return check(param, value)
-        except InvalidSearchParams:
-            raise argparse.ArgumentTypeError(f"must be {param.requirement()}; got {text}") from None
+        except InvalidSearchParams as exc:
+            said = str(exc).removeprefix(f"{param.name} ").rsplit("; got ", 1)[0]
+            raise argparse.ArgumentTypeError(f"{said}; got {text}") from None
 
     parse.__name__ = param.kind  # what argparse names in "invalid <type> value"
     return parse

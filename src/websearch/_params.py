@@ -41,6 +41,9 @@ MODE_VALUES: Final[tuple[str, ...]] = get_args(Mode)
 #: Older Exa search types, accepted and searched as `auto` (with a notice).
 LEGACY_MODES: Final = {"neural": "auto", "keyword": "auto"}
 TEXT_CHARS_RANGE: Final = (200, 8000)
+#: The largest whole number a parameter takes (JSON's exact integers, 2**53 - 1): a larger one
+#: (`10**30`) reached the cache key's encoder and failed the search with its TypeError.
+MAX_INTEGER: Final = 2**53 - 1
 DEFAULT_TEXT_CHARS: Final = 1200
 
 ParamKind = Literal[
@@ -300,6 +303,11 @@ def check(param: Param, value: Any, name: str | None = None) -> Any:
     otherwise. `name` is the name the caller used (an alias such as `num_results`)."""
     shown = name or param.name
     kind = param.kind
+    # Past JSON's exact integers (a lenient number's too: no encoder takes such an int).
+    if (type(value) is int or (kind == "integer" and type(value) is float)) and abs(value) > MAX_INTEGER:
+        least = f"{param.minimum:g}" if kind == "integer" and param.minimum is not None else f"-{MAX_INTEGER}"
+        what = "a whole number" if kind == "integer" else "a number"
+        raise InvalidSearchParams(shown, f"{shown} must be {what} from {least} to {MAX_INTEGER}; got {got(value)}")
     if kind in ("lenient_number", "lenient_date"):
         return value
     if kind == "enum":

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
-from ._params import PARAMS, TEXT_CHARS_RANGE, Param, check, got
+from ._params import MAX_INTEGER, PARAMS, TEXT_CHARS_RANGE, Param, check, got
 from ._registry import SEARCH_PROVIDER_ORDER
 from .errors import InvalidSearchParams
 
@@ -275,7 +275,7 @@ def parse_arguments(
     for name, value in given.items():
         arg = _BY_NAME[name]
         param = arg.param
-        if param.kind == "integer" and isinstance(value, float) and value.is_integer():
+        if param.kind == "integer" and isinstance(value, float) and value.is_integer() and abs(value) <= MAX_INTEGER:
             value = int(value)  # JSON has one number type: 3.0 is 3
         value = check(param, value, name)
         if param.name in params and params[param.name] != value:
