@@ -390,9 +390,14 @@ def test_mcp_tool_calls_cost_a_token_each_and_nothing_else_does(
         first = asyncio.run(call_tool(server.url, {"query": "q"}))  # initialize, then one call
         listed = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         refused = client.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+        # JSON the MCP transport reads and orjson does not (NaN): it ran free of the limit.
+        body = '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"_meta": {"x": NaN}, "name": '
+        body += '"web_search", "arguments": {"query": "q"}}}'
+        sneaked = client.post("/mcp", content=body, headers={"Content-Type": "application/json"})
     assert not first.is_error and first.content[0].text == BLOCKS
     assert listed.status_code == 200 and listed.json()["result"]["tools"][0]["name"] == "web_search"
     assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 60
+    assert sneaked.status_code == 429
     assert len(one_result.requests) == 1
 
 
