@@ -159,6 +159,20 @@ def test_an_unknown_route_or_method_is_a_json_error_naming_what_there_is(env: di
     assert wrong_method.json() == {"error": "GET is not allowed on /v1/search (allowed: POST)"}
 
 
+def test_get_on_mcp_is_405_at_once_not_a_silent_stream(env: dict[str, str]) -> None:
+    # The SDK's GET stream stayed open and silent on a stateless server, and held the drain for
+    # its whole grace period; the MCP spec's answer for a server with nothing to push is a 405.
+    headers = {"Accept": "text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    with serving(env) as server, http(server.url, headers=headers) as client:
+        stream = client.get("/mcp", timeout=5)
+    assert (stream.status_code, stream.headers["allow"], stream.headers["content-type"]) == (
+        405,
+        "POST",
+        "application/json",
+    )
+    assert stream.json()["error"].startswith("GET is not allowed on /mcp")
+
+
 def test_every_provider_failing_is_an_answer_unless_strict(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
     ddg.enqueue(Reply(503, "down"), Reply(503, "down"), Reply(503, "down"))
     with serving(env) as server, http(server.url) as client:

@@ -13,7 +13,8 @@ other faces: it is given the client behind a thin guard.
 
 Draining: on SIGTERM (or Ctrl-C) the server keeps listening but answers new requests 503 and
 `/readyz` 503, waits until the requests in flight are done (at most `[serve] grace_period`
-seconds), then lets uvicorn stop. A second signal stops it at once.
+seconds; those still running then are cancelled and answer 503 too), then lets uvicorn stop. A
+second signal stops it at once.
 """
 
 from __future__ import annotations
@@ -65,17 +66,36 @@ class Lifecycle:
     draining: bool = False
     _idle: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
+    #: The tasks of the requests in flight, and those the end of the grace period cut.
+    _running: set[asyncio.Task[Any]] = field(default_factory=set, repr=False)
+    _cut: set[asyncio.Task[Any]] = field(default_factory=set, repr=False)
 
-    def entered(self) -> None:
-        """A request came in."""
+    def entered(self, task: asyncio.Task[Any] | None = None) -> None:
+        """A request came in (on `task`, which the end of the grace period may cut)."""
         self.inflight += 1
         self._idle.clear()
+        if task is not None:
+            self._running.add(task)
 
-    def left(self) -> None:
+    def left(self, task: asyncio.Task[Any] | None = None) -> None:
         """A request is done."""
         self.inflight -= 1
+        self._running.discard(task)
         if self.inflight <= 0:
             self._idle.set()
+
+    def was_cut(self, task: asyncio.Task[Any] | None) -> bool:
+        """Whether `task`'s request was cancelled by `cut` (not by its client or the server)."""
+        return task in self._cut
+
+    async def cut(self, within: float = 2.0) -> None:
+        """Cancel the requests still in flight when the grace period is over: each answers 503
+        (the front door's drain answer), not the 500 and traceback of uvicorn cancelling them."""
+        self._cut = set(self._running)
+        for task in self._cut:
+            task.cancel()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), within)
 
     def drain(self) -> None:
         """Stop taking new requests (they get 503); the ones in flight go on."""
@@ -151,6 +171,12 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
     async def openapi_page(request: Request) -> Response:
         return json_response(200, openapi)
 
+    async def mcp_stream(request: Request) -> Response:
+        # Stateless and answering in JSON, the server never has anything to send on its own: the
+        # SDK's GET stream stayed open and silent, and held every drain for the grace period.
+        message = "GET is not allowed on /mcp: this server sends nothing unasked (POST each message)"
+        return json_response(405, {"error": message}, {"Allow": "POST"})
+
     routes: list[BaseRoute] = [
         Route("/", searx.index, methods=["GET", "POST"]),
         Route("/healthz", healthz, methods=["GET"]),
@@ -159,6 +185,7 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
         Route("/openapi.json", openapi_page, methods=["GET"]),
         Route("/v1/search", api.search, methods=["POST"]),
         Route("/search", searx.search, methods=["GET", "POST"]),
+        Route("/mcp", mcp_stream, methods=["GET"]),  # before the MCP app's route, which takes every method
         *mcp_app.routes,
     ]
 
@@ -234,7 +261,8 @@ def _watch_signals(lifecycle: Lifecycle) -> Callable[[], None]:
     watched = {sig: handler for sig, handler in previous.items() if callable(handler)}
 
     async def finish(signum: int, handler: Callable[[int, Any], Any]) -> None:
-        await lifecycle.drained()
+        if not await lifecycle.drained():
+            await lifecycle.cut()
         handler(signum, None)
 
     def on_signal(signum: int, frame: Any) -> None:
