@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import httpx2
@@ -163,6 +164,41 @@ def test_sigterm_drains_searches_in_flight_and_refuses_new_ones(ddg: FakeDuckDuc
     assert all(a.json()["response"]["sources"][0]["url"] == "https://s.example/" for a in answers)
     assert code == 0 and "Traceback" not in stderr
     assert len(ddg.requests) == 3
+
+
+def test_a_search_still_running_at_the_end_of_the_grace_period_answers_503(
+    ddg: FakeDuckDuckGo, config_dir: Path
+) -> None:
+    # It got uvicorn's 500 and a traceback in the log; a load balancer retries a 503 elsewhere.
+    slow = results_page("slow", [DdgResult("S", "https://s.example/", "s")])
+    ddg.enqueue(*[Reply(200, slow, content_type="text/html", delay=30.0) for _ in range(2)])
+    env = serve_env(config_dir, ddg)
+    (config_dir / "settings.toml").write_text("[serve]\ngrace_period = 1\n", encoding="utf-8")
+    with ServeProcess(env) as server:
+        answers: list[httpx2.Response] = []
+
+        def search(i: int) -> None:
+            with http(server.url) as client:
+                answers.append(client.post("/v1/search", json={"query": f"slow {i}"}))
+
+        workers = [threading.Thread(target=search, args=(i,)) for i in range(2)]
+        for worker in workers:
+            worker.start()
+        import asyncio
+
+        from conftest import eventually
+
+        asyncio.run(eventually(lambda: len(ddg.requests) == 2, within=10))
+        started = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        for worker in workers:
+            worker.join(20)
+        waited = time.monotonic() - started
+        code, stderr = server.stop()
+    assert [(a.status_code, a.headers["retry-after"]) for a in answers] == [(503, "1"), (503, "1")]
+    assert all(a.json() == {"error": "the server is shutting down; retry on another"} for a in answers)
+    assert waited < 10  # the grace period (1 s) and the cut, not the upstream's 30 s
+    assert code == 0 and "Traceback" not in stderr, stderr
 
 
 def test_workers_share_one_port_and_one_metrics_view(ddg: FakeDuckDuckGo, config_dir: Path) -> None:

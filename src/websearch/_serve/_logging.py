@@ -13,6 +13,7 @@ reach zero) and answers 503 to new requests once the drain has begun.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 import time
@@ -37,6 +38,7 @@ _log = logging.getLogger(ACCESS_LOGGER)
 #: Where a request's handler leaves what the access log should say about it.
 _INFO: Final = "websearch.info"
 _PROBES: Final = frozenset({"/healthz", "/readyz"})
+_SHUTTING_DOWN: Final = "the server is shutting down; retry on another"
 
 
 class JsonFormatter(logging.Formatter):
@@ -88,31 +90,38 @@ class FrontDoor:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        status, size = 500, 0
+        status, size, answering = 500, 0, False
 
         async def sending(message: Message) -> None:
-            nonlocal status, size
+            nonlocal status, size, answering
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, answering = message["status"], True
             elif message["type"] == "http.response.body":
                 size += len(message.get("body", b""))
             await send(message)
 
         path = scope["path"]
         lifecycle = self.lifecycle
-        lifecycle.entered()
+        task = asyncio.current_task()
+        lifecycle.entered(task)
         self.metrics.in_flight.inc()
+        headers = {"retry-after": "1", "connection": "close"}
         try:
             if lifecycle.draining and path != "/healthz":
-                headers = {"retry-after": "1", "connection": "close"}
                 if path == "/readyz":
                     await reply(sending, 503, {"status": "draining"}, headers)
                 else:
-                    await reply(sending, 503, {"error": "the server is shutting down; retry on another"}, headers)
+                    await reply(sending, 503, {"error": _SHUTTING_DOWN}, headers)
             else:
                 await self.app(scope, receive, sending)
+        except asyncio.CancelledError:
+            if not lifecycle.was_cut(task) or task is None:
+                raise
+            task.uncancel()  # the grace period's end, not the server's: answered, not re-raised
+            if not answering:  # else the client sees its answer cut short
+                await reply(sending, 503, {"error": _SHUTTING_DOWN}, headers)
         finally:
-            lifecycle.left()
+            lifecycle.left(task)
             self.metrics.in_flight.dec()
             seconds = time.perf_counter() - started
             self.metrics.request(path, scope["method"], status, seconds)
