@@ -842,6 +842,28 @@ async def test_the_deadline_holds_with_the_engine_off(benv: dict[str, str], brav
     assert response.error is not None
 
 
+@pytest.mark.parametrize(
+    ("toml", "plain", "deep"),
+    [
+        ("", 30.0, 120.0),
+        # The README's own sample: a deadline for plain searches cut Exa's deep modes to 30 s.
+        ("[search]\ndeadline = 30\n", 30.0, 120.0),
+        ("[search]\ndeadline = 10\n", 10.0, 120.0),
+        ("[search]\ndeadline = 200\n", 200.0, 200.0),  # longer than 120: the deep modes get it too
+        ("[search]\ndeadline = 10\ndeep_deadline = 45\n", 10.0, 45.0),
+    ],
+)
+def test_the_deep_modes_keep_their_own_deadline(tmp_path: Path, toml: str, plain: float, deep: float) -> None:
+    from websearch._engine import Engine
+    from websearch._settings import Settings
+
+    settings(tmp_path, toml)
+    engine = Engine(Settings.load(tmp_path, {}), {}, FakeClock())
+    assert engine.deadline_for(SearchParams("q"), None) == plain
+    assert engine.deadline_for(SearchParams("q", mode="deep"), None) == deep
+    assert engine.deadline_for(SearchParams("q", mode="deep"), 5.0) == 5.0  # the caller's wins
+
+
 async def test_hedging_starts_the_next_provider_beside_a_slow_one(
     benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
 ) -> None:

@@ -175,7 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--deadline",
         type=_positive_float,
         metavar="SECONDS",
-        help="the most the whole search may take (default: setting search.deadline, else 30; deep modes 120)",
+        help=(
+            "the most the whole search may take (default: setting search.deadline, else 30;"
+            " deep modes: search.deep_deadline, else 120)"
+        ),
     )
     s.add_argument(
         "--hedge",

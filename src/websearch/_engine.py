@@ -117,11 +117,12 @@ class Engine:
 
     @functools.cached_property
     def _deadlines(self) -> tuple[float, float]:
-        """`search.deadline` for a plain search and for a deep one."""
-        return (
-            _seconds(self.settings.get("search.deadline", DEFAULT_DEADLINE), DEFAULT_DEADLINE),
-            _seconds(self.settings.get("search.deadline", DEEP_DEADLINE), DEEP_DEADLINE),
-        )
+        """The deadline of a plain search (`search.deadline`, else 30 s) and of a deep one
+        (`search.deep_deadline`, else 120 s or `search.deadline` if longer): a `deadline = 30`
+        written for plain searches cut Exa's deep modes, which take longer, to 30 s too."""
+        plain = _seconds(self.settings.get("search.deadline", DEFAULT_DEADLINE), DEFAULT_DEADLINE)
+        deep = _seconds(self.settings.get("search.deep_deadline"), None)
+        return plain, deep if deep is not None else max(plain, DEEP_DEADLINE)
 
     def _fallback_ids(self, ctx: ProviderContext) -> tuple[str, ...]:
         """The fallback tier's ids, part of every cache key: read from the settings once (the

@@ -366,6 +366,7 @@ _CHECKS: Final[Mapping[str, Any]] = {
     "fanout.max_providers": _positive,
     "fanout.soft_deadline": _positive,
     "search.deadline": _positive,
+    "search.deep_deadline": _positive,
     "search.hedge": _positive,
     **{
         f"serve.{name}": _serve_setting

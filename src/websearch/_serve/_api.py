@@ -162,7 +162,7 @@ class SearchApi:
 
 def prepared(client: WebSearch, limits: Limits, query: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     """`kwargs` checked against the server's limits, with a deadline of `max_deadline` when the
-    search's own default (30 s, 120 s for the deep modes, or `search.deadline`) would be longer,
+    search's own default (`search.deadline`, 30 s; `search.deep_deadline`, 120 s) would be longer,
     so no search holds the server past the limit."""
     limits.check(query, kwargs)
     if kwargs.get("deadline") is None:
