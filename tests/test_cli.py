@@ -178,6 +178,9 @@ def test_providers_lists_every_provider_in_order(env: dict[str, str], config_dir
     assert [r["id"] for r in rows] == [*SEARCH_PROVIDER_ORDER, "public"]  # then the keyless fan-out
     by_id = {r["id"]: r for r in rows}
     assert by_id["duckduckgo"]["available"] is True
+    assert by_id["duckduckgo"]["reason"] is None  # it read "not configured"
+    assert by_id["brave"]["reason"] == "set BRAVE_API_KEY or run `websearch auth set brave`"
+    assert by_id["public"]["reason"].startswith("all keyless engines at once: duckduckgo")
     assert by_id["searxng"]["available"] is True
     assert by_id["searxng"]["excluded"] is True
     text = run_cli(["providers"], env).stdout.splitlines()

@@ -483,7 +483,14 @@ def _providers(args: argparse.Namespace) -> int:
     if args.reset:
         print(f"forgot the health record of {args.reset}", file=sys.stderr)
     if args.format == "json":
-        print(json.dumps([{**row.to_dict(), "health": states.get(row.id)} for row in rows], indent=2))
+        # `reason` says what would make a provider available: null for one that is (it read
+        # "not configured" for the keyless engines), but public's, which says what it is.
+        listed = [
+            {**row.to_dict(), "reason": row.reason if not row.available or row.id == "public" else None}
+            | {"health": states.get(row.id)}
+            for row in rows
+        ]
+        print(json.dumps(listed, indent=2))
         return EXIT_OK
     width = max(len(r.id) for r in rows)
     for i, row in enumerate(rows, 1):
