@@ -349,7 +349,9 @@ async def test_date_ladder(
             (
                 'recency_days=7 dropped: category="company" does not allow it',
                 'end_published_date="2026-11-29" dropped: category="company" does not allow it',
-                'exclude_domains=["x.com"] dropped: category="company" does not allow it',
+                # Not dropped: the results are filtered instead (a domain filter is a promise).
+                'exclude_domains=["x.com"] applied as a filter on the results: Exa takes no excludeDomains with '
+                'category="company"',
             ),
         ),
         (

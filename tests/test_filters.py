@@ -93,13 +93,11 @@ def test_category_migrations(given: str, category: str | None, notice: str | Non
 
 
 @pytest.mark.parametrize("category", ["company", "people"])
-def test_entity_categories_drop_dates_and_excluded_domains(category: str) -> None:
+def test_entity_categories_keep_dates_and_excluded_domains_until_exa_serves(category: str) -> None:
+    # That they take neither is Exa's rule (its plan applies it): a fallback lost both.
     f, notices = resolve(category=category, recency_days=7, exclude_domains=["x.com"], include_domains=["linkedin.com"])
-    assert (f.start, f.exclude_domains, f.include_domains) == (None, (), ("linkedin.com",))
-    assert notices == [
-        f'recency_days=7 dropped: category="{category}" does not allow it',
-        f'exclude_domains=["x.com"] dropped: category="{category}" does not allow it',
-    ]
+    assert (f.start is not None, f.exclude_domains, f.include_domains) == (True, ("x.com",), ("linkedin.com",))
+    assert notices == []
 
 
 def test_domain_lists_are_capped_at_twenty() -> None:

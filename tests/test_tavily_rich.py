@@ -230,18 +230,16 @@ async def test_news_results_carry_dates(tavily: FakeTavily, tenv: dict[str, str]
 
 
 @pytest.mark.parametrize("category", ["company", "people"])
-async def test_entity_categories_drop_dates_and_exclusions(
+async def test_entity_categories_keep_dates_and_exclusions(
     tavily: FakeTavily, tenv: dict[str, str], clock: FakeClock, category: str
 ) -> None:
     response = await search(
         tenv, clock, category=category, recency_days=7, exclude_domains=["x.com"], include_domains=["y.com"]
     )
-    assert tavily.last.json() == body(include_domains=["y.com"])
-    assert messages(response) == (
-        f'recency_days=7 dropped: category="{category}" does not allow it',
-        f'exclude_domains=["x.com"] dropped: category="{category}" does not allow it',
-        f'category="{category}" {NOT_A_TOPIC}',
-    )
+    # Exa's rule (no dates, no excludeDomains with company or people) cost Tavily both.
+    assert tavily.last.json() == body(include_domains=["y.com"], exclude_domains=["x.com"], start_date="2026-11-23")
+    assert messages(response)[-1] == f'category="{category}" {NOT_A_TOPIC}'
+    assert not [m for m in messages(response) if "dropped" in m]
 
 
 # -- domains, and what Tavily does not support -------------------------------------------------

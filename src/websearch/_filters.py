@@ -10,8 +10,9 @@ not depend on the provider and says, in notices, everything it changed or droppe
   with a notice, never an error; a rung below the one used is reported as overridden; an end
   before the start is dropped;
 - category: `research paper` is renamed `publication`, `tweet` is dropped (the search is
-  unscoped), `pdf` / `github` pass through as deprecated; `company` / `people` drop the date
-  filters and `exclude_domains`;
+  unscoped), `pdf` / `github` pass through as deprecated (that `company` / `people` take no
+  date filter and no `exclude_domains` is Exa's rule, applied by Exa's plan: another provider
+  serving the search keeps them);
 - domain lists: at most 20 entries each.
 """
 
@@ -35,8 +36,7 @@ MAX_DOMAINS: Final = 20
 _RENAMED: Final = {"research paper": "publication"}
 _DROPPED: Final = frozenset({"tweet"})
 _DEPRECATED: Final = frozenset({"pdf", "github"})
-_ENTITY: Final = frozenset({"company", "people"})
-_KNOWN: Final = _ENTITY | _DEPRECATED | {"news", "publication", "financial report", "personal site"}
+_KNOWN: Final = _DEPRECATED | {"company", "people", "news", "publication", "financial report", "personal site"}
 _RECENCY_DAYS: Final = {"day": 1, "week": 7, "month": 30, "year": 365}
 
 _HOST_RE: Final = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}")
@@ -112,14 +112,6 @@ def resolve_filters(params: SearchParams, now: datetime) -> tuple[Filters, list[
 
     category = _category(params.category, notices)
     exclude = _capped("exclude_domains", params.exclude_domains or (), notices)
-    if category in _ENTITY:
-        lost = [name for name, used in ((start_source, start), ("end_published_date", end)) if used and name]
-        lost += ["exclude_domains"] if exclude else []
-        notices.extend(dropped(n, getattr(params, n), f'category="{category}" does not allow it') for n in lost)
-        if lost:
-            start = end = None
-            start_source, start_has_time, end_has_time = None, False, False
-            exclude = ()
     return (
         Filters(
             mode=mode,

@@ -24,7 +24,7 @@ import itertools
 import json
 import re
 import reprlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -146,6 +146,8 @@ class Exa(HttpProvider):
             body, timeout = search_body(params.query, plan.limit), None
             plan.state = ExaState(keyed=True)
         else:
+            plan.notices += _entity_rules(plan)
+            f = plan.filters
             dates, notices = _dates(plan)
             plan.notices += notices
             if f.include_domains and f.exclude_domains:  # the chain drops the excluded results
@@ -227,7 +229,7 @@ def rich_body(query: str, num_results: int, filters: Filters, dates: dict[str, s
         body["category"] = filters.category
     if filters.include_domains:
         body["includeDomains"] = list(filters.include_domains)
-    elif filters.exclude_domains:
+    elif filters.exclude_domains and filters.category not in _ENTITY_CATEGORIES:
         body["excludeDomains"] = list(filters.exclude_domains)
     body.update(dates)
     if mode in DEEP_TIMEOUTS:
@@ -242,6 +244,25 @@ def deep_timeout(mode: str | None, ctx: ProviderContext) -> float | None:
     if budget is None or isinstance(client, bool) or not isinstance(client, (int, float)):
         return budget
     return max(budget, float(client))
+
+
+def _entity_rules(plan: Plan) -> list[Notice]:
+    """Exa's company and people categories take no date filter and no excludeDomains: the dates
+    are dropped (`plan.filters` loses them), the exclusion is made on the results instead. Exa's
+    rule alone: another provider serving the same search keeps both."""
+    f, params = plan.filters, plan.params
+    if f.category not in _ENTITY_CATEGORIES:
+        return []
+    why = f'category="{f.category}" does not allow it'
+    dated = ((f.start_source, f.start), ("end_published_date", f.end))
+    notices = [dropped(name, getattr(params, name), why) for name, used in dated if used is not None and name]
+    if f.start is not None or f.end is not None:
+        plan.filters = replace(f, start=None, end=None, start_source=None, start_has_time=False, end_has_time=False)
+    if f.exclude_domains and not f.include_domains:
+        how = "a filter on the results"
+        exa_why = f'Exa takes no excludeDomains with category="{f.category}"'
+        notices.append(approximated("exclude_domains", params.exclude_domains, how, exa_why))
+    return notices
 
 
 def _dates(plan: Plan) -> tuple[dict[str, str], list[Notice]]:
