@@ -343,7 +343,9 @@ def test_unknown_provider_and_bad_params_raise(script: Stage) -> None:
 
     script("duckduckgo", answer("duckduckgo"))
     with script.client() as ws:
-        with pytest.raises(InvalidSearchParams, match='provider must be auto or one of: duckduckgo; got "altavista"'):
+        with pytest.raises(
+            InvalidSearchParams, match='provider must be one of: auto, public, duckduckgo; got "altavista"'
+        ):
             ws.search("q", provider="altavista")
         with pytest.raises(InvalidSearchParams, match='got "yahoo"'):
             ws.search("q", exclude=["yahoo"])

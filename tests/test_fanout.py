@@ -163,8 +163,12 @@ async def test_a_fanout_argument_is_checked(fenv: dict[str, str]) -> None:
     async with make_client(env=fenv) as ws:
         with pytest.raises(InvalidSearchParams, match="fanout must be left out when a provider is chosen"):
             await ws.asearch("x", provider="brave", fanout=["tavily"])
-        with pytest.raises(InvalidSearchParams, match="provider must be auto or one of"):
+        with pytest.raises(InvalidSearchParams) as caught:  # it named `provider`, and offered auto
             await ws.asearch("x", fanout=["brave", "nonesuch"])
+        assert (caught.value.param, caught.value.message) == (
+            "fanout",
+            'fanout must be one of: tavily, brave, duckduckgo; got "nonesuch"',
+        )
 
 
 async def test_the_setting_makes_every_search_a_fanout(fenv: dict[str, str], config_dir: Path) -> None:
@@ -197,6 +201,23 @@ async def test_a_fanout_is_cached_only_at_its_quorum(
         again = await ws.asearch("thin", fanout=["brave", "tavily", "duckduckgo"])
         assert not again.cached
         assert (await ws.asearch("whole", fanout=["tavily", "brave"])).cached is False  # another order, another key
+
+
+async def test_fused_answers_are_cleared_by_the_name_that_served_them(
+    fenv: dict[str, str], brave: FakeBrave, tavily: FakeTavily, ddg: FakeDuckDuckGo
+) -> None:
+    # `cache clear --provider` took provider ids only: a fused answer could be cleared only with
+    # everything else.
+    async with engine_client(fenv) as ws:
+        await ws.asearch("fused", fanout=["brave", "tavily"])
+        await ws.asearch("fused", provider="public")
+        await ws.asearch("single", provider="brave")
+        assert await ws.clear_cache("brave") == 1  # what brave served alone
+        assert await ws.clear_cache("fanout") == 1
+        assert await ws.clear_cache("public") == 1
+        with pytest.raises(InvalidSearchParams) as caught:
+            await ws.clear_cache("altavista")
+        assert caught.value.message.startswith("provider must be one of: public, fanout, tavily, brave,")
 
 
 async def test_public_fans_out_over_the_available_keyless_engines(fenv: dict[str, str], ddg: FakeDuckDuckGo) -> None:

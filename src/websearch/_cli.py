@@ -209,7 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--format", choices=("text", "json"), default="text", help="output layout (default: text)")
     clear = cache.add_parser("clear", help="drop cached answers")
     clear.add_argument(
-        "--provider", choices=SEARCH_PROVIDER_ORDER, metavar="ID", help="only those this provider served"
+        "--provider",
+        choices=(*SEARCH_PROVIDER_ORDER, "public", "fanout"),
+        metavar="ID",
+        help="only those this provider served (public, fanout: the fused answers)",
     )
 
     m = commands.add_parser(

@@ -29,7 +29,7 @@ from ._context import ProviderContext, SendsRequests
 from ._credentials import Credential, CredentialStore
 from ._deferred import DeferredTransport, loaded
 from ._engine import CacheMode, Engine, credential_fingerprint
-from ._fanout import DEFAULT_SOFT_DEADLINE, PUBLIC, Fanout
+from ._fanout import DEFAULT_SOFT_DEADLINE, FUSED, PUBLIC, Fanout
 from ._fork import INHERITED, in_child
 from ._health import describe
 from ._lineup import Lineup
@@ -231,9 +231,9 @@ class WebSearch:
         lineup = self.lineup if providers is None else self.lineup.narrowed(_names(providers))
         excluded = self.settings.excluded_providers
         if exclude:
-            excluded = excluded | frozenset(self._known(name) for name in _names(exclude))
+            excluded = excluded | frozenset(self._known(name, param="exclude") for name in _names(exclude))
         if provider is not None and provider not in ("auto", PUBLIC):
-            self._known(provider, lineup)
+            self._known(provider, lineup, said=("auto", PUBLIC))
         ctx = self._context()
         plan = self._fanout(provider, fanout, lineup, excluded, ctx)
         return await self.engine.search(
@@ -274,7 +274,9 @@ class WebSearch:
         if public:
             keyless = [i for i in lineup.ids if lineup.info(i).tier == "keyless" and i not in excluded]
             return Fanout(tuple(i for i in keyless if i in available), PUBLIC, soft)
-        names = [self._known(name, lineup) for name in (_names(fanout) if fanout is not None else setting)]
+        names = [
+            self._known(name, lineup, param="fanout") for name in (_names(fanout) if fanout is not None else setting)
+        ]
         ids = tuple(dict.fromkeys(names))
         notices: list[Notice] = []
         missing = [i for i in ids if not lineup.may_run(i, ctx)]
@@ -310,9 +312,11 @@ class WebSearch:
         return stats
 
     async def clear_cache(self, provider: str | None = None) -> int:
-        """Drop cached answers (those `provider` served, when given); how many.
-        StoreUnavailable when the shared store could not be cleared."""
-        removed = await self.engine.clear(self._known(provider) if provider else None)
+        """Drop cached answers (those `provider` served, when given: a provider id, or `public`
+        or `fanout` for the fused answers); how many. StoreUnavailable when the shared store
+        could not be cleared."""
+        tag = None if not provider else provider if provider in FUSED else self._known(provider, said=FUSED)
+        removed = await self.engine.clear(tag)
         self._reached()
         return removed
 
@@ -466,12 +470,16 @@ class WebSearch:
                 self._loop, self._thread = loop, thread
             return self._loop
 
-    def _known(self, name: str, lineup: Lineup | None = None) -> str:
+    def _known(
+        self, name: str, lineup: Lineup | None = None, *, param: str = "provider", said: tuple[str, ...] = ()
+    ) -> str:
+        """`name` if `lineup` (this client's) has it; else InvalidSearchParams naming `param`, the
+        argument it came in, and what it may be: the lineup's ids after `said`, the other names
+        the caller checked for already."""
         lineup = lineup or self.lineup
         if name not in lineup:
-            raise InvalidSearchParams(
-                "provider", f"provider must be auto or one of: {', '.join(lineup.ids)}; got {json.dumps(name)}"
-            )
+            names = ", ".join((*said, *lineup.ids))
+            raise InvalidSearchParams(param, f"{param} must be one of: {names}; got {json.dumps(name)}")
         return name
 
     def _storable(self, name: str) -> str:

@@ -27,9 +27,12 @@ if TYPE_CHECKING:
     from ._lineup import Lineup
     from ._types import SearchParams
 
-__all__ = ["DEFAULT_LIMIT", "DEFAULT_SOFT_DEADLINE", "PUBLIC", "Fanout", "run_fanout"]
+__all__ = ["DEFAULT_LIMIT", "DEFAULT_SOFT_DEADLINE", "FUSED", "PUBLIC", "Fanout", "run_fanout"]
 
 PUBLIC: Final = "public"
+#: What serves a fused answer (its `provider`, and the tag of its cache entry): `public`, or
+#: `fanout` for a fan-out over providers the caller named.
+FUSED: Final = (PUBLIC, "fanout")
 DEFAULT_SOFT_DEADLINE: Final = 5.0
 DEFAULT_LIMIT: Final = 10  # fused results when the caller gives no `limit`
 
@@ -41,7 +44,7 @@ class Fanout:
     decision (providers left out, the list cut to `fanout.max_providers`)."""
 
     ids: tuple[str, ...]
-    name: str = "fanout"
+    name: str = FUSED[1]
     soft_deadline: float = DEFAULT_SOFT_DEADLINE
     notices: tuple[Notice, ...] = ()
 
