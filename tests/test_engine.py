@@ -473,6 +473,13 @@ def test_a_refusal_older_than_a_day_is_not_shown_beside_a_long_cooldown() -> Non
     assert describe({"refused": {"fp": [now - 60, "refused"]}}, "other", now) is None
 
 
+def test_a_failure_streak_is_counted_in_words_that_agree() -> None:
+    from websearch._health import describe
+
+    assert describe({"kind": "timeout", "fails": 1}, "fp", 0.0) == "1 failure in a row (timeout)"  # not "1 failures"
+    assert describe({"kind": "timeout", "fails": 3}, "fp", 0.0) == "3 failures in a row (timeout)"
+
+
 async def test_providers_reset_forgets_the_refused_keys_too(benv: dict[str, str], brave: FakeBrave) -> None:
     brave.valid_keys = {"another-key"}
     clock = FakeClock()

@@ -215,7 +215,8 @@ def describe(record: dict[str, Any], fingerprint: str | None = None, now: float 
     elif isinstance(until := record.get("until"), (int, float)):
         state = f"cooling down until {iso(until)} ({kind})"
     else:
-        state = f"{record.get('fails', 0)} failures in a row ({kind})"
+        fails = record.get("fails", 0)
+        state = f"{fails} failure{'s' * (fails != 1)} in a row ({kind})"
     return state + ("; its key was refused" if refused else "")
 
 
