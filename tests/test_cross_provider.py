@@ -213,3 +213,26 @@ def test_brave_with_a_stored_key_renders_the_summary_layout(config_dir: Path) ->
         "    Async version of std.\n"
         "    Stable since 2019.\n"
     )
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"end_published_date": "garbage"},  # dropped: not a date
+        {"start_published_date": "2026-01-01", "end_published_date": "2025-01-01"},  # the end, before the start
+        {"recency_days": 0},  # dropped: no window
+        {"mode": "neural"},  # searched as auto, the default
+    ],
+)
+async def test_a_parameter_dropped_or_defaulted_is_not_also_said_not_to_apply(
+    env: dict[str, str], ddg: FakeDuckDuckGo, given: dict[str, object]
+) -> None:
+    # Each got two notices that contradicted each other: "dropped: it is not an ISO date", then
+    # "not applied: DuckDuckGo does not support it".
+    async with make_client(env=env) as ws:
+        response = await ws.asearch("q", provider="duckduckgo", **given)
+    said = {(n.param, n.kind) for n in response.notices}
+    assert len(said) == len(response.notices)  # one notice per parameter and kind
+    for name in given:
+        kinds = {kind for param, kind in said if param == name}
+        assert "not_applied" not in kinds or len(kinds) == 1, response.notices

@@ -241,7 +241,7 @@ async def _attempt(
     try:
         impl = lineup.load(info.id)
         plan = impl.plan(params, ctx)
-        notices = [*plan.notices, *_unsupported(info.label, impl.supports, params)]
+        notices = [*plan.notices, *_unsupported(info.label, impl.supports, params, plan, ctx)]
         result = await _within(impl, plan, ctx, info, remaining)
         notices += result.notices
         if plan.filters.include_domains or plan.filters.exclude_domains:
@@ -344,14 +344,33 @@ def _store_notice(error: str, left_out: tuple[str, ...]) -> Notice:
     return partial(f"stored credentials could not be read, so {which}: {error}")
 
 
-def _unsupported(label: str, supports: Mapping[str, str], params: SearchParams) -> list[Notice]:
+def _unsupported(
+    label: str, supports: Mapping[str, str], params: SearchParams, plan: Plan, ctx: ProviderContext
+) -> list[Notice]:
     if not params.has_given:
         return []
+    settled = _settled(params, plan, ctx) if params.rich else frozenset()
     return [
         not_supported(name, value, label)
         for name, value in params.given().items()
-        if name not in supports and name not in RENDER_SIDE
+        if name not in supports and name not in RENDER_SIDE and name not in settled
     ]
+
+
+def _settled(params: SearchParams, plan: Plan, ctx: ProviderContext) -> frozenset[str]:
+    """The parameters normalising already dropped (a date that is none, an end before the start)
+    or turned into their default (a legacy mode, searched as auto): their notice said so, and a
+    provider's "not applied" after it contradicted it."""
+    from ._params import PARAMS_BY_NAME
+
+    dropped = {n.param for n in ctx.filter_notices(params) if n.kind == "dropped" and n.param is not None}
+    defaulted = {
+        name for name in params.given() if getattr(plan.filters, name, _ABSENT) == PARAMS_BY_NAME[name].default
+    }
+    return frozenset(dropped | defaulted)
+
+
+_ABSENT: Final = object()
 
 
 def _message(info: ProviderInfo, exc: BaseException) -> str:
