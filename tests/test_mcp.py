@@ -382,7 +382,12 @@ BAD_ARGUMENTS = [
     (
         {"query": "q", "include_domains": ["a.com", 3]},
         "include_domains",
-        'include_domains must be a list of domain names (strings); got ["a.com", 3]',
+        'include_domains must be a list of domain names (non-blank strings); got ["a.com", 3]',
+    ),
+    (  # it was left out without a word
+        {"query": "q", "exclude_domains": ["a.com", " "]},
+        "exclude_domains",
+        'exclude_domains must be a list of domain names (non-blank strings); got ["a.com", " "]',
     ),
     ({"query": "q", "summary": "yes"}, "summary", 'summary must be true or false; got "yes"'),
     ({"query": "q", "temperature": 3}, "temperature", "temperature must be a number from 0 to 2; got 3"),

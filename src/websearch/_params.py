@@ -102,7 +102,7 @@ class Param:
         if self.kind == "boolean":
             return "true or false"
         if self.kind == "domains":
-            return "a list of domain names (strings)"
+            return "a list of domain names (non-blank strings)"
         if self.kind == "ids":
             return "a list of provider ids (strings)"
         if self.kind == "string":
@@ -321,7 +321,9 @@ def check(param: Param, value: Any, name: str | None = None) -> Any:
             return value
     elif kind in ("domains", "ids"):
         names = [value] if isinstance(value, str) else value
-        if isinstance(names, (list, tuple)) and all(isinstance(d, str) for d in names):
+        # A blank domain was left out without a word (`--include-domain ''`): it is refused.
+        strings = isinstance(names, (list, tuple)) and all(isinstance(d, str) for d in names)
+        if strings and (kind == "ids" or all(d.strip() for d in names)):
             return tuple(d.strip() for d in names if d.strip())
     elif not isinstance(value, bool) and isinstance(value, (int, float)):
         if kind == "integer" and isinstance(value, int) and (param.minimum is None or value >= param.minimum):

@@ -122,7 +122,7 @@ def _property(arg: Argument, providers: Sequence[str], strict: bool) -> dict[str
     nullable = strict and arg.name != "query"  # strict: every property is sent, null when not set
     prop: dict[str, Any] = {"type": [param.json_type, "null"] if nullable else param.json_type}
     if param.kind == "domains":
-        prop["items"] = {"type": "string"}
+        prop["items"] = {"type": "string", "pattern": r"\S"}  # a blank name is refused
     if param.kind == "ids":
         prop["items"] = {"type": "string", "enum": [p for p in providers if p != "public"]}
     enum: Sequence[Any] = ("auto", *providers) if arg.name == "provider" else param.choices
