@@ -100,6 +100,19 @@ def test_entity_categories_keep_dates_and_excluded_domains_until_exa_serves(cate
     assert notices == []
 
 
+def test_a_domain_given_as_a_url_is_its_host() -> None:
+    # Sent as given, it reached Exa as a domain no page is on and Brave as `site:https://...`.
+    f, notices = resolve(include_domains=["https://docs.python.org/3/library/", "example.org/blog"])
+    assert f.include_domains == ("docs.python.org", "example.org/blog")  # no scheme: left as it is
+    assert notices == [
+        'include_domains=["https://docs.python.org/3/library/", "example.org/blog"] searched as '
+        'include_domains=["docs.python.org", "example.org/blog"]: a domain filter takes host names'
+    ]
+    f, notices = resolve(exclude_domains=["http://user:pw@spam.example:8080/x?y"])
+    assert (f.exclude_domains, len(notices)) == (("spam.example:8080",), 1)
+    assert resolve(include_domains=["a.org"])[1] == []
+
+
 def test_domain_lists_are_capped_at_twenty() -> None:
     many = [f"d{i}.example" for i in range(25)]
     f, notices = resolve(include_domains=many, exclude_domains=many[:3])

@@ -18,6 +18,7 @@ not depend on the provider and says, in notices, everything it changed or droppe
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -111,7 +112,8 @@ def resolve_filters(params: SearchParams, now: datetime) -> tuple[Filters, list[
         end, end_has_time = None, False
 
     category = _category(params.category, notices)
-    exclude = _capped("exclude_domains", params.exclude_domains or (), notices)
+    exclude = _capped("exclude_domains", _hosts("exclude_domains", params.exclude_domains, notices), notices)
+    include = _capped("include_domains", _hosts("include_domains", params.include_domains, notices), notices)
     return (
         Filters(
             mode=mode,
@@ -122,7 +124,7 @@ def resolve_filters(params: SearchParams, now: datetime) -> tuple[Filters, list[
             start_has_time=start_has_time,
             end_has_time=end_has_time,
             category=category,
-            include_domains=_capped("include_domains", params.include_domains or (), notices),
+            include_domains=include,
             exclude_domains=exclude,
             summary=bool(params.summary),
             sort_by_date=bool(params.sort_by_date),
@@ -211,6 +213,28 @@ def _category(category: str | None, notices: list[Notice]) -> str | None:
     if key in _DEPRECATED:
         notices.append(approximated("category", category, "given", "it is deprecated and may stop working"))
     return key if key in _KNOWN else category.strip()
+
+
+def _hosts(name: str, domains: tuple[str, ...] | None, notices: list[Notice]) -> tuple[str, ...]:
+    """The host names of a domain list: a URL given for one (`https://example.org/docs`) is its
+    host, said once; a name without a scheme is left as it is (`example.org/docs` may be meant).
+    Sent as it was, a URL reached Exa and Tavily as a domain no page is on, and Brave and
+    Firecrawl as a `site:https://...` operator: no results, or the wrong ones."""
+    if not domains:
+        return ()
+    hosts = tuple(_host_of(d) for d in domains)
+    if hosts != domains:
+        notices.append(replaced(name, domains, f"{name}={json.dumps(hosts)}", "a domain filter takes host names"))
+    return hosts
+
+
+def _host_of(domain: str) -> str:
+    url = _URL.match(domain)
+    return url.group(1) if url is not None and url.group(1) else domain
+
+
+#: A domain written as a URL: its scheme (and any user), its host (group 1), then anything.
+_URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#]*)")
 
 
 def _capped(name: str, domains: tuple[str, ...], notices: list[Notice]) -> tuple[str, ...]:
