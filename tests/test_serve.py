@@ -252,8 +252,7 @@ def test_each_limit_is_a_clear_4xx_on_every_face(
     for reply, tool, (_, param, message) in zip(rest, tools, LIMITED, strict=True):
         assert (reply.status_code, reply.json()) == (422, {"error": message, "param": param})
         assert tool.is_error
-        tool_param = "limit" if param == "num_results" else param  # the tool hands on num_results as limit
-        assert tool.content[0].text == f"Invalid argument `{tool_param}`: {message.replace(param, tool_param, 1)}"
+        assert tool.content[0].text == f"Invalid argument `{param}`: {message}"  # num_results named as given
     assert one_result.requests == [] and searx.requests == []
 
 
@@ -451,6 +450,9 @@ async def test_mcp_serves_the_web_search_tool(one_result: FakeDuckDuckGo, env: d
             (tool,) = (await client.list_tools()).tools
             result = await client.call_tool("web_search", {"query": "q"})
             bad = await client.call_tool("web_search", {"query": "q", "num_results": 0})
+            # The server's own limit named `limit`, the parameter, not the argument given.
+            over = await client.call_tool("web_search", {"query": "q", "num_results": 51})
+            over_limit = await client.call_tool("web_search", {"query": "q", "limit": 51})
     assert tool.name == "web_search"
     assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "duckduckgo", "public"]
     assert (result.is_error, result.content[0].text) == (False, BLOCKS)
@@ -458,6 +460,10 @@ async def test_mcp_serves_the_web_search_tool(one_result: FakeDuckDuckGo, env: d
     assert bad.is_error and bad.content[0].text == (
         "Invalid argument `num_results`: num_results must be a whole number of at least 1; got 0"
     )
+    assert over.is_error and over.content[0].text == (
+        "Invalid argument `num_results`: num_results must be at most 50 on this server; got 51"
+    )
+    assert over_limit.content[0].text == "Invalid argument `limit`: limit must be at most 50 on this server; got 51"
 
 
 # -- metrics -------------------------------------------------------------------------------------

@@ -161,9 +161,13 @@ class WebSearchTool:
         """Run one search; provider failures are text, bad arguments an error result."""
         try:
             call = parse_arguments(arguments, self.providers, self.unavailable)
-            response = await self.client.asearch(call.query, provider=call.provider, **call.params)
         except InvalidSearchParams as exc:
             return _error(f"Invalid argument `{exc.param}`: {exc.message}")
+        try:
+            response = await self.client.asearch(call.query, provider=call.provider, **call.params)
+        except InvalidSearchParams as exc:
+            said = call.as_called(exc)
+            return _error(f"Invalid argument `{said.param}`: {said.message}")
         except WebSearchError as exc:  # a configuration problem: settings.toml, a stored credential
             return _error(f"web_search could not run: {exc}")
         text = tool_text(response, self.format, text_chars=call.text_chars)

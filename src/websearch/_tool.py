@@ -16,7 +16,7 @@ required and nullable (null is "not given", here as everywhere), no `default`, n
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from ._params import MAX_INTEGER, PARAMS, TEXT_CHARS_RANGE, Param, check, got
@@ -227,6 +227,16 @@ class ToolCall:
     provider: str | None
     params: dict[str, Any]
     text_chars: int
+    #: The argument name that set each parameter, where it is not the parameter's (num_results).
+    names: dict[str, str] = field(default_factory=dict)
+
+    def as_called(self, exc: InvalidSearchParams) -> InvalidSearchParams:
+        """`exc` (a refusal past the checks here: a server's limits) naming the argument the
+        caller used: `num_results must be at most 50`, not `limit must be ...`."""
+        used = self.names.get(exc.param)
+        if used is None or not exc.message.startswith(f"{exc.param} "):
+            return exc
+        return InvalidSearchParams(used, used + exc.message.removeprefix(exc.param))
 
 
 def parse_arguments(
@@ -290,7 +300,8 @@ def parse_arguments(
     params.setdefault("limit", DEFAULT_NUM_RESULTS)
     text_chars = params.setdefault("text_chars", _BY_NAME["text_chars"].default)
     low, high = TEXT_CHARS_RANGE
-    return ToolCall(query, provider, params, min(high, max(low, text_chars)))
+    names = {param: name for param, name in named.items() if name != param}
+    return ToolCall(query, provider, params, min(high, max(low, text_chars)), names)
 
 
 def failure_text(query: str, attempts: Sequence[tuple[str, str | None]], error: str) -> str:
