@@ -171,6 +171,21 @@ async def test_a_fanout_argument_is_checked(fenv: dict[str, str]) -> None:
         )
 
 
+async def test_an_excluded_provider_is_left_out_of_a_fanout_and_said(fenv: dict[str, str], config_dir: Path) -> None:
+    # It was asked anyway, without a word, though `providers=` and public honour the setting.
+    settings(config_dir, '[providers]\nwebSearchExclude = ["duckduckgo"]\n')
+    async with make_client(env=fenv) as ws:
+        response = await ws.asearch("excluded", fanout=["duckduckgo", "brave"])
+        by_call = await ws.asearch("excluded too", fanout=["tavily", "brave"], exclude=["tavily"])
+    assert [a.provider for a in response.attempts] == ["brave"]
+    assert [a.provider for a in by_call.attempts] == ["brave"]
+    (said,) = [n.message for n in response.notices if n.param == "fanout"]
+    assert said == (
+        'fanout=["duckduckgo", "brave"] dropped: duckduckgo excluded (by the setting providers.webSearchExclude or '
+        "exclude=)"
+    )
+
+
 async def test_the_setting_makes_every_search_a_fanout(fenv: dict[str, str], config_dir: Path) -> None:
     settings(config_dir, '[providers]\nwebSearchFanout = ["brave", "duckduckgo"]\n')
     async with make_client(env=fenv) as ws:

@@ -279,6 +279,11 @@ class WebSearch:
         ]
         ids = tuple(dict.fromkeys(names))
         notices: list[Notice] = []
+        out = [i for i in ids if i in excluded]  # as `providers=` and public honour it: it was asked
+        if out:
+            why = f"{', '.join(out)} excluded (by the setting providers.webSearchExclude or exclude=)"
+            notices.append(dropped("fanout", list(ids), why))
+            ids = tuple(i for i in ids if i not in out)
         missing = [i for i in ids if not lineup.may_run(i, ctx)]
         if missing:
             why = "; ".join(f"{i}: {lineup.reason(i, ctx)}" for i in missing)
