@@ -67,6 +67,22 @@ def test_a_bad_serve_setting_exits_2_in_one_line_never_showing_a_token(
     assert "short" not in proc.stderr.replace("too short", "") and "has spaces" not in proc.stderr
 
 
+def test_a_port_in_use_is_one_line_before_any_banner(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    # It printed "websearch serve on ...", then uvicorn's own error, and exited 3.
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = run_cli(["serve", "--port", str(port)], env)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1,
+        "",
+        f"websearch: error: serve cannot listen on 127.0.0.1:{port}: address already in use\n",
+    )
+
+
 def test_without_the_serve_extra_it_says_what_to_install(tmp_path: Path) -> None:
     code = "import sys\nsys.modules['starlette'] = None\nfrom websearch._cli import main\nraise SystemExit(main(['serve']))\n"
     proc = subprocess.run(

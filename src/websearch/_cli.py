@@ -552,6 +552,16 @@ def _counted(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
+def _can_listen(command: str, host: str, port: int) -> bool:
+    """Whether `host`:`port` can be listened on; else the one line saying why."""
+    from ._serve import cannot_listen
+
+    why = cannot_listen(host, port)
+    if why is not None:
+        print(f"websearch: error: {command} cannot listen on {host}:{port}: {why.lower()}", file=sys.stderr)
+    return why is None
+
+
 def _mcp(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -563,6 +573,8 @@ def _mcp(args: argparse.Namespace) -> int:
         print("websearch: error: the MCP server needs the mcp extra: pip install 'websearch[mcp]'", file=sys.stderr)
         return EXIT_USAGE
     if args.http:
+        if not _can_listen("mcp --http", args.host, args.port):
+            return EXIT_FAILED
         asyncio.run(mcp_server.serve_http(args.host, args.port))
         return EXIT_OK
     try:
@@ -598,6 +610,8 @@ def _serve(args: argparse.Namespace) -> int:
             raise
         print("websearch: error: serve needs the serve extra: pip install 'websearch[serve]'", file=sys.stderr)
         return EXIT_USAGE
+    if not _can_listen("serve", config.host, config.port):
+        return EXIT_FAILED
     if args.no_auth:
         ignored = " (the configured tokens are ignored)" if config.tokens else ""
         print(

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from .._client import WebSearch
 
-__all__ = ["Limits", "RateLimit", "ServeConfig", "check_installed", "create_app", "run"]
+__all__ = ["Limits", "RateLimit", "ServeConfig", "cannot_listen", "check_installed", "create_app", "run"]
 
 
 def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = False) -> Starlette:
@@ -34,6 +34,23 @@ def run(config: ServeConfig) -> None:
     from ._run import run as serve
 
     serve(config)
+
+
+def cannot_listen(host: str, port: int) -> str | None:
+    """Why a server (this one, or `websearch mcp --http`) could not listen on `host`:`port` (in
+    use, not this machine's address), or None. Asked before the banner: the server said it was
+    serving, then stopped with uvicorn's own error and exit status."""
+    import socket
+
+    host = host.strip("[]")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind((host, port))
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def check_installed() -> None:
