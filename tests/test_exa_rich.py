@@ -431,6 +431,8 @@ async def test_include_wins_and_exclude_is_applied_to_the_results(
     assert exa.last.json() == body(includeDomains=["python.org"])
     assert [s.url for s in response.sources] == [urls[0], urls[2], urls[4]]
     assert messages(response) == (
+        'exclude_domains=["https://www.mail.python.org/"] searched as exclude_domains=["www.mail.python.org"]: '
+        "a domain filter takes host names",
         'exclude_domains=["https://www.mail.python.org/"] applied as a filter on the results: '
         "Exa does not accept include_domains and exclude_domains together",
         'exclude_domains=["https://www.mail.python.org/"] enforced: 2 results on these hosts removed',
