@@ -147,26 +147,33 @@ def test_no_auth_off_loopback_warns_and_serves(ddg: FakeDuckDuckGo, config_dir: 
     ]
 
 
+def searches_in_flight(url: str, ddg: FakeDuckDuckGo, n: int) -> tuple[list[httpx2.Response], list[threading.Thread]]:
+    """`n` searches ("slow 0", ...) posted to the server at `url` from threads, returned once
+    each has reached the fake: their answers (filled in as they come) and the threads."""
+    import asyncio
+
+    from conftest import eventually
+
+    answers: list[httpx2.Response] = []
+
+    def search(i: int) -> None:
+        with http(url) as client:
+            answers.append(client.post("/v1/search", json={"query": f"slow {i}"}))
+
+    workers = [threading.Thread(target=search, args=(i,)) for i in range(n)]
+    for worker in workers:
+        worker.start()
+    asyncio.run(eventually(lambda: len(ddg.requests) == n, within=10))
+    return answers, workers
+
+
 def test_sigterm_drains_searches_in_flight_and_refuses_new_ones(ddg: FakeDuckDuckGo, config_dir: Path) -> None:
     slow = results_page("slow", [DdgResult("S", "https://s.example/", "s")])
     ddg.enqueue(*[Reply(200, slow, content_type="text/html", delay=1.0) for _ in range(3)])
     env = serve_env(config_dir, ddg, WEBSEARCH_ENGINE="on", WEBSEARCH_CACHE_DIR=str(config_dir / "cache"))
     (config_dir / "settings.toml").write_text('[pacing]\nduckduckgo = "off"\n', encoding="utf-8")
     with ServeProcess(env) as server:
-        answers: list[httpx2.Response] = []
-
-        def search(i: int) -> None:
-            with http(server.url) as client:
-                answers.append(client.post("/v1/search", json={"query": f"slow {i}"}))
-
-        workers = [threading.Thread(target=search, args=(i,)) for i in range(3)]
-        for worker in workers:
-            worker.start()
-        import asyncio
-
-        from conftest import eventually
-
-        asyncio.run(eventually(lambda: len(ddg.requests) == 3, within=10))
+        answers, workers = searches_in_flight(server.url, ddg, 3)
         server.process.send_signal(signal.SIGTERM)
         with http(server.url) as client:
             refused = client.post("/v1/search", json={"query": "new"})
@@ -191,20 +198,7 @@ def test_a_search_still_running_at_the_end_of_the_grace_period_answers_503(
     env = serve_env(config_dir, ddg)
     (config_dir / "settings.toml").write_text("[serve]\ngrace_period = 1\n", encoding="utf-8")
     with ServeProcess(env) as server:
-        answers: list[httpx2.Response] = []
-
-        def search(i: int) -> None:
-            with http(server.url) as client:
-                answers.append(client.post("/v1/search", json={"query": f"slow {i}"}))
-
-        workers = [threading.Thread(target=search, args=(i,)) for i in range(2)]
-        for worker in workers:
-            worker.start()
-        import asyncio
-
-        from conftest import eventually
-
-        asyncio.run(eventually(lambda: len(ddg.requests) == 2, within=10))
+        answers, workers = searches_in_flight(server.url, ddg, 2)
         started = time.monotonic()
         server.process.send_signal(signal.SIGTERM)
         for worker in workers:
