@@ -208,8 +208,8 @@ class WebSearch:
         `providers` narrows the chain to exactly these ids, in this order, for this search.
         `cache` is "use" (serve a fresh cached answer), "refresh" (search anew, then cache) or
         "off"; `deadline` bounds the whole search in seconds (default `search.deadline`, else 30;
-        for the deep modes `search.deep_deadline`, else 120); `hedge` starts the next provider beside one that has not
-        answered within that many seconds. `fanout` asks these providers at once and fuses their
+        for the deep modes `search.deep_deadline`, else 120); `hedge` starts the next provider
+        beside one that has not answered within that many seconds. `fanout` asks these providers at once and fuses their
         results (`provider="public"`: every available keyless engine); the setting
         `providers.webSearchFanout` makes it the default. `params` are the fields of
         `SearchParams`; `num_results` is accepted for `limit`.

@@ -13,7 +13,7 @@ not depend on the provider and says, in notices, everything it changed or droppe
   unscoped), `pdf` / `github` pass through as deprecated (that `company` / `people` take no
   date filter and no `exclude_domains` is Exa's rule, applied by Exa's plan: another provider
   serving the search keeps them);
-- domain lists: at most 20 entries each.
+- domain lists: a URL given for a domain is its host; at most 20 entries each.
 """
 
 from __future__ import annotations
