@@ -353,6 +353,26 @@ async def test_a_whole_json_completion_is_accepted(
     assert response.citations == (SearchCitation("https://a.example", "A"),)
 
 
+async def test_chunks_carrying_the_text_so_far_beside_the_delta_are_read_once(
+    pplx: FakePerplexity, keyed: dict[str, str], clock: FakeClock
+) -> None:
+    # Live Sonar chunks carry `message` (the text so far) beside `delta`; reading both gave
+    # "TheThe answerThe answer is...".
+    words, so_far, events = ["The", " answer", " is", " 42."], "", []
+    for i, word in enumerate(words):
+        so_far += word
+        choice = {
+            "index": 0,
+            "delta": {"role": "assistant", "content": word},
+            "message": {"role": "assistant", "content": so_far},
+            "finish_reason": "stop" if i == len(words) - 1 else None,
+        }
+        events.append({"id": "live", "model": "sonar", "choices": [choice], "citations": ["https://a.example"]})
+    pplx.enqueue(Reply(200, chunks=sse(*events, "[DONE]")))
+    response = await search(keyed, clock)
+    assert response.answer == "The answer is 42."
+
+
 @pytest.mark.parametrize(
     "chunks",
     [

@@ -1,6 +1,7 @@
 """Perplexity's API-key mode: its streamed chat completions (Sonar, or through OpenRouter), parsed.
 
-`ChatStream` joins the answer deltas and keeps the last non-empty id, model, citations,
+`ChatStream` joins the answer deltas (a chunk's `message`, the text so far, is the answer only
+when no delta came: a whole JSON completion) and keeps the last non-empty id, model, citations,
 search_results, related_questions and usage of any event (`_collect`). Its errors, as an HTTP body
 or as an event inside a 200 stream, are the OpenAI-like `{"error": {"message", "type", "code"}}`:
 `type` is the code (`insufficient_quota` is a quota error whatever the status) and, in a stream,
@@ -23,7 +24,7 @@ from .._sse import SseEvent
 from .._types import ProviderResult, SearchCitation, SearchSource, SearchUsage
 from .._wire import HttpRequest, HttpResponse, loads, loads_or_none
 from ..errors import InvalidResponse, QuotaExhausted, SearchProviderError
-from ._base import Plan, age_seconds, as_list, as_str
+from ._base import Plan, age_seconds, as_dict, as_list, as_str
 from ._errors import ErrorEnvelope, http_error
 
 if TYPE_CHECKING:
@@ -109,7 +110,8 @@ class ChatStream(EventStream):
 
     def __init__(self, auth: Auth, request: HttpRequest, plan: Plan) -> None:
         super().__init__(auth, request, plan)
-        self.parts: list[str] = []
+        self.parts: list[str] = []  # the deltas: the answer
+        self.whole: str | None = None  # the last `message`: the answer only when no delta came
         self.meta: dict[str, Any] = {"model": (request.json or {}).get("model")}
         self.usage: Mapping[str, Any] = {}
 
@@ -127,10 +129,15 @@ class ChatStream(EventStream):
             raise self.event_error(value)
         _collect(self.meta, value)
         for choice in as_list(value.get("choices")):
-            for part in (choice.get("delta"), choice.get("message")) if isinstance(choice, dict) else ():
-                if isinstance(part, dict) and isinstance(part.get("content"), str):
-                    self.parts.append(part["content"])
-            self.done = self.done or bool(isinstance(choice, dict) and choice.get("finish_reason"))
+            if not isinstance(choice, dict):
+                continue
+            # Live chunks carry `message` (the text so far) beside `delta`: both read doubled it.
+            delta, message = as_dict(choice.get("delta")), as_dict(choice.get("message"))
+            if isinstance(delta.get("content"), str):
+                self.parts.append(delta["content"])
+            if isinstance(message.get("content"), str):
+                self.whole = message["content"]
+            self.done = self.done or bool(choice.get("finish_reason"))
         if isinstance(value.get("usage"), dict):
             self.usage = value["usage"]
 
@@ -155,7 +162,7 @@ class ChatStream(EventStream):
         related = (q for q in as_list(self.meta.get("related_questions")) if isinstance(q, str) and q.strip())
         tokens = [int_or_none(self.usage.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")]
         return ProviderResult(
-            answer="".join(self.parts) or None,
+            answer="".join(self.parts) or self.whole or None,
             sources=tuple(sources[: self.plan.limit]),
             citations=tuple(citations),
             related_questions=tuple(related),
