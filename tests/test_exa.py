@@ -556,6 +556,20 @@ async def test_mcp_plain_text_listing_is_parsed(exa: FakeExa, keyless: dict[str,
     assert response.answer is None and response.request_id is None
 
 
+async def test_mcp_notifications_before_the_answer_are_passed_over(
+    exa: FakeExa, keyless: dict[str, str], clock: FakeClock
+) -> None:
+    # MCP lets a server notify (a log line, progress) before it answers; the first event was
+    # taken for the answer, and the search failed on its shape.
+    listing = "Title: Bun 1.3\nURL: https://bun.com/blog/bun-v1.3\nText: Bun 1.3 is out."
+    answer = mcp_reply(1, mcp_result(listing))
+    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "searching"}}
+    assert isinstance(answer.body, str)
+    exa.enqueue(dataclasses.replace(answer, body=f"event: message\ndata: {json.dumps(note)}\n\n" + answer.body))
+    response = await search(keyless, clock)
+    assert response.error is None and [s.url for s in response.sources] == ["https://bun.com/blog/bun-v1.3"]
+
+
 async def test_mcp_json_shape_is_parsed_like_the_api(env: dict[str, str], clock: FakeClock) -> None:
     with FakeExa(mcp_shape="json") as fake:
         response = await search({**env, **fake.env}, clock, limit=2)

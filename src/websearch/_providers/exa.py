@@ -352,11 +352,13 @@ def _source(result: dict[str, Any], now: datetime) -> SearchSource:
 
 
 def _rpc_message(response: HttpResponse) -> dict[str, Any] | None:
-    """The JSON-RPC message: the first SSE `data:` line holding JSON, else the whole body (None
-    when it is neither)."""
+    """The JSON-RPC response: the first SSE `data:` line holding a JSON object that is no
+    notification (MCP lets a server send `notifications/...` before it; the first event was
+    taken, and the search failed on its shape), else the whole body (None when it is neither)."""
     text = response.text()
     events = (loads_or_none(line[5:]) for line in text.splitlines() if line.startswith("data:"))
-    payload = next((event for event in events if event), None) or loads_or_none(text)
+    answers = (e for e in events if e and not (isinstance(e, dict) and "method" in e and "id" not in e))
+    payload = next(answers, None) or loads_or_none(text)
     if payload is None:
         return None
     return payload if isinstance(payload, dict) else {}
