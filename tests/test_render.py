@@ -233,3 +233,37 @@ def test_summary_keeps_a_multi_line_snippet_under_its_entry() -> None:
         "    Cited one.\n"
         "    Cited two."
     )
+
+
+def test_blocks_show_the_passages_an_answer_engine_cited_from_each_result() -> None:
+    # Anthropic's and Gemini's results come without a snippet: the cited passages were shown in
+    # `summary` only, and the MCP tool's default `blocks` gave titles and URLs, no evidence.
+    response = SearchResponse(
+        "anthropic",
+        query="weather",
+        answer="Sunny later.",
+        sources=(SearchSource("Forecast", "https://w.example/today"), SearchSource("Other", "https://o.example/")),
+        citations=(
+            SearchCitation("https://w.example/today", "Forecast", "Clouds give way\n  to sun."),
+            SearchCitation("https://W.example/today?utm_source=x", "Forecast", "Highs near 20."),
+            SearchCitation("https://w.example/today", "Forecast", "Clouds give way to sun."),  # the same again
+        ),
+    )
+    blocks = {block.split("\n")[0]: block for block in render(response, "blocks").split("\n\n")}
+    assert blocks["## 1. Forecast"] == (
+        "## 1. Forecast\nURL: https://w.example/today\n- Clouds give way to sun.\n- Highs near 20."
+    )
+    assert blocks["## 2. Other"] == "## 2. Other\nURL: https://o.example/"
+
+
+def test_a_title_with_a_newline_stays_on_its_entry_line() -> None:
+    response = SearchResponse(
+        "exa",
+        query="q",
+        sources=(SearchSource("Release notes\n  v2.0", "https://r.example/"),),
+        citations=(SearchCitation("https://r.example/", "Cited\ttitle"),),
+    )
+    assert "## 1. Release notes v2.0\nURL: https://r.example/" in render(response, "blocks")
+    summary = render(response, "summary")
+    assert summary.startswith("[1] Release notes v2.0\n    https://r.example/")
+    assert "[1] Cited title\n    https://r.example/" in summary

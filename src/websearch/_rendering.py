@@ -4,7 +4,9 @@
   multi-line snippet or cited text is indented under its entry (the spec indents only the
   first, which breaks the list apart when Brave's extra snippets or a citation span lines).
 - `blocks`: one block per result with its own title, URL, highlights and text, plus a
-  `Sources:` trailer (the layout of mcp-web_search-tool.md).
+  `Sources:` trailer (the layout of mcp-web_search-tool.md). The passages an answer engine
+  cited from a result are among its highlights: Anthropic's and Gemini's results come with no
+  snippet, and the evidence was shown only in `summary`.
 - `json`: `{"text": <summary>, "response": {...}, "error": null | "..."}`.
 """
 
@@ -59,14 +61,14 @@ def render_summary(response: SearchResponse) -> str:
             parts.append(_plural("source", len(response.sources)))
     for i, src in enumerate(response.sources, 1):
         age = format_age(src.age_seconds) or src.published_date
-        parts.append(f"[{i}] {src.title}" + (f" ({age})" if age else "") + f"\n    {src.url}")
+        parts.append(f"[{i}] {_line(src.title)}" + (f" ({age})" if age else "") + f"\n    {src.url}")
         if src.snippet:
             parts.append(_indented(truncate(src.snippet, 240)))
     if response.citations:
         parts.append("\n## Citations")
         parts.append(_plural("citation", len(response.citations)))
         for i, cit in enumerate(response.citations, 1):
-            parts.append(f"[{i}] {cit.title or cit.url}\n    {cit.url}")
+            parts.append(f"[{i}] {_line(cit.title or cit.url)}\n    {cit.url}")
             if cit.cited_text:
                 parts.append(_indented(truncate(cit.cited_text, 240)))
     if response.related_questions:
@@ -77,6 +79,12 @@ def render_summary(response: SearchResponse) -> str:
         parts.append(f"Search queries: {len(response.search_queries)}")
         parts.extend("- " + truncate(q, 120) for q in response.search_queries[:3])
     return "\n".join(parts)
+
+
+def _line(text: str) -> str:
+    """`text` on one line, its runs of whitespace folded: a title with a newline in it broke its
+    entry's header (and the `summary` list) onto the left margin."""
+    return " ".join(text.split())
 
 
 def _indented(text: str) -> str:
@@ -142,6 +150,10 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
             lines.append("Grounding: " + "; ".join(grounding))
         for other in response.answers[1:]:  # a fan-out's other answer engines
             lines += ["", f"## Answer from {other.provider}", other.answer.strip()]
+    cited: dict[str, list[str]] = {}
+    for cit in response.citations:
+        if cit.cited_text and cit.cited_text.strip():
+            cited.setdefault(canonical_url(cit.url), []).append(truncate(_line(cit.cited_text), 240))
     seen: dict[str, int] = {}
     for i, src in enumerate(response.sources, 1):
         lines.append("")
@@ -150,13 +162,14 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
         if first != i:
             lines.append(f"## {i}. (duplicate of [{first}]: {src.url})")
             continue
-        lines.append(f"## {i}. {src.title}")
+        lines.append(f"## {i}. {_line(src.title)}")
         if src.engines:
             lines.append("[" + ", ".join(f"{e.provider} #{e.rank}" for e in src.engines) + "]")
         date = _date_label(src.published_date)
         lines.append(f"URL: {src.url}" + (f" · {date}" if date else ""))
         body = truncate(src.snippet.strip(), text_chars) if src.snippet else ""
-        fresh = [h.strip() for h in src.highlights if h.strip() and h.strip() not in body]
+        passages = (*src.highlights, *cited.get(key, ()))
+        fresh = list(dict.fromkeys(h.strip() for h in passages if h.strip() and h.strip() not in body))
         lines.extend(f"- {h}" for h in fresh[:_MAX_HIGHLIGHTS])
         if body:
             lines.append(body)
