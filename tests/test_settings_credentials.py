@@ -345,6 +345,11 @@ def test_a_redis_url_that_is_not_one_names_where_it_came_from(tmp_path: Path) ->
     (tmp_path / "settings.toml").write_text('state.url = "http://127.0.0.1:6379"\n')
     with pytest.raises(ConfigError, match=r"^setting state\.url is not a Redis URL"):
         open_store(Settings.load(tmp_path, {}), {}, SystemClock())
+    # A password with a `/` in it was read as the port, and redis-py's error quoted it.
+    env = {"WEBSEARCH_REDIS_URL": "redis://:Tr0ub4dor/3xyz@127.0.0.1/0"}
+    with pytest.raises(ConfigError) as caught:
+        open_store(Settings.load(tmp_path / "none", env), env, SystemClock())
+    assert "Tr0ub4dor" not in str(caught.value) and "%-encoded" in str(caught.value)
 
 
 def test_stream_limits_are_settings(tmp_path: Path) -> None:

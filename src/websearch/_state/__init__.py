@@ -67,8 +67,13 @@ def _redis(url: str, local_copy: bool, source: str) -> Store:
         return Unavailable("redis", "the redis package is not installed (pip install 'websearch[redis]')")
     try:
         return RedisStore(url, local_copy=local_copy)
-    except ValueError as exc:  # redis-py's words never repeat the URL (it may hold a password)
-        raise ConfigError(f"{source} is not a Redis URL: {exc}") from None
+    except ValueError:
+        # Not redis-py's words: they can quote part of the URL, a password with a `/` or `#` in
+        # it read as the port ("Port could not be cast to integer value as 'Tr0ub4dor'").
+        raise ConfigError(
+            f"{source} is not a Redis URL: it must read redis://[[user]:password@]host[:port][/db] (or rediss://,"
+            " unix://), with any / # ? @ in the password %-encoded"
+        ) from None
 
 
 class Unavailable:
