@@ -811,6 +811,33 @@ async def test_a_search_sharing_a_flight_with_a_longer_deadline_keeps_its_own(
     assert led.ok and again.cached and len(brave.requests) == 1  # the flight ran on, for its own caller
 
 
+async def test_a_search_sharing_a_flight_with_a_shorter_deadline_asks_again_with_its_own(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    # The follower took the leader's failure, the leader's deadline passing, for its own, though
+    # it had 20 s; across processes it led a walk of its own once the lease was free.
+    brave.enqueue(Reply(200, _brave_body("hurried"), delay=1.0), Reply(200, _brave_body("hurried")))
+    async with make_client(env=benv, engine=True, store=MemoryStore(FakeClock())) as ws:
+        leader = asyncio.create_task(ws.asearch("hurried", deadline=0.5))
+        await eventually(lambda: brave.requests)
+        patient = await ws.asearch("hurried", deadline=20)
+        led = await leader
+    assert led.error is not None and led.attempts[0].error_kind == "timeout"
+    assert patient.ok and not patient.cached and len(brave.requests) == 2
+
+
+async def test_a_flight_that_failed_for_its_own_reasons_is_not_asked_again_by_its_followers(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    brave.enqueue(Reply(503, "down", delay=0.5), Reply(200, _brave_body("down")))
+    async with make_client(env=benv, engine=True, store=MemoryStore(FakeClock())) as ws:
+        leader = asyncio.create_task(ws.asearch("down", deadline=5))
+        await eventually(lambda: brave.requests)
+        follower = await ws.asearch("down", deadline=20)
+        await leader
+    assert follower.error is not None and len(brave.requests) == 1  # the same failure, shared
+
+
 async def test_the_deadline_holds_over_every_request_of_a_search_made_of_requests(
     tenv: dict[str, str], tavily: FakeTavily
 ) -> None:

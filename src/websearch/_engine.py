@@ -87,6 +87,9 @@ class Engine:
     enabled: bool = True
     _resilient: ResilientStore | None = field(default=None, repr=False)
     _flights: dict[str, asyncio.Future[SearchResponse]] = field(default_factory=dict, repr=False)
+    #: Each flight's deadline (monotonic): a follower given longer does not take its leader's
+    #: failure for its own.
+    _flight_ends: dict[asyncio.Future[SearchResponse], float] = field(default_factory=dict, repr=False)
     _owner: str = field(default_factory=lambda: uuid.uuid4().hex, repr=False)
     _rates: dict[str, float] | None = field(default=None, repr=False)
     observer: Observer | None = field(default=None, repr=False)
@@ -245,6 +248,7 @@ class Engine:
                     return await self._too_late(params, ctx, lineup, route, ends, hedge)
                 break
             self._followed.add(leader)
+            leader_ends = self._flight_ends.get(leader, ends)  # read now: it goes with the flight
             try:
                 answer = await asyncio.wait_for(asyncio.shield(leader), max(0.0, ends - self.clock.monotonic()))
             except _LeaderCancelled:  # its caller's cancellation is not this search's: look again, or lead
@@ -252,6 +256,10 @@ class Engine:
                 continue
             except TimeoutError:  # this search's own deadline came first
                 return await self._too_late(params, ctx, lineup, route, ends, hedge)
+            if leader_ends < ends and _out_of_time(answer) and self.clock.monotonic() < ends:
+                # The leader ran out of its own, shorter deadline: this search has time to ask.
+                leader = self._flights.get(key)
+                continue
             follower = copy_of(answer)
             if self.observer is not None:
                 self.observer.joined()
@@ -259,7 +267,7 @@ class Engine:
             return self._noted(follower)
         walk = Walk(_Guards(self, lineup), ends, hedge)
         flight: asyncio.Future[SearchResponse] = loop.create_future()
-        self._flights[key] = flight
+        self._flights[key], self._flight_ends[flight] = flight, ends
         try:
             # Other processes see the lease only in a shared store; a memory store is one client's
             # own, and this process's searches already share `_flights`.
@@ -281,6 +289,7 @@ class Engine:
             raise
         finally:
             self._followed.discard(flight)
+            self._flight_ends.pop(flight, None)
             if self._flights.get(key) is flight:
                 del self._flights[key]
 
@@ -596,6 +605,11 @@ class _LeaderCancelled(Exception):
 def _settle(done: asyncio.Future[None]) -> None:
     if not done.done():
         done.set_result(None)
+
+
+def _out_of_time(response: SearchResponse) -> bool:
+    """A failure in which time ran out: an attempt timed out, or was not asked for the deadline."""
+    return not response.ok and any(a.error_kind == "timeout" or a.skipped == "deadline" for a in response.attempts)
 
 
 def _cacheable(route: _Route, response: SearchResponse) -> bool:
