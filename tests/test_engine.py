@@ -149,6 +149,9 @@ async def test_an_entry_never_outlives_the_window_it_answers_for(benv: dict[str,
     assert entry_ttl(params, 900) == 900
     assert entry_ttl(SearchParams("q", recency_days=0.005), 900) == pytest.approx(432)
     assert entry_ttl(SearchParams("q", recency_hours=0.05), 900) == pytest.approx(180)
+    # A window given as a string is honoured by the filters: the entry lived the full ttl.
+    assert entry_ttl(SearchParams("q", recency_hours="0.05"), 900) == pytest.approx(180)
+    assert entry_ttl(SearchParams("q", recency_days="soon"), 900) == 900  # no window: dropped
 
 
 async def test_failures_and_empty_answers_are_never_cached(

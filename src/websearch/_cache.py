@@ -17,6 +17,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any, Final, TypeVar
 
+from ._filters import positive_number
 from ._fork import in_child
 from ._lru import BoundedLRU
 from ._notices import Notice
@@ -108,9 +109,9 @@ def entry_ttl(params: SearchParams, ttl: float) -> float:
     """`ttl`, cut to the date window the search asks for (hours, days or recency), if shorter."""
     windows = [ttl]
     for name, seconds in (("recency_hours", 3600.0), ("recency_days", 86400.0)):
-        value = getattr(params, name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-            windows.append(float(value) * seconds)
+        value = positive_number(getattr(params, name))  # as the filters read it: "0.05" is 3 minutes
+        if value is not None:
+            windows.append(value * seconds)
     if params.recency in _WINDOWS:
         windows.append(_WINDOWS[params.recency])
     return min(windows)

@@ -31,7 +31,15 @@ from ._notices import Notice, approximated, clamped, dropped, overridden, replac
 from ._params import LEGACY_MODES, TEXT_CHARS_RANGE
 from ._types import SearchParams, SearchSource
 
-__all__ = ["MAX_DOMAINS", "Filters", "on_domains", "recency_start", "resolve_filters", "source_on_domains"]
+__all__ = [
+    "MAX_DOMAINS",
+    "Filters",
+    "on_domains",
+    "positive_number",
+    "recency_start",
+    "resolve_filters",
+    "source_on_domains",
+]
 
 MAX_DOMAINS: Final = 20
 _RENAMED: Final = {"research paper": "publication"}
@@ -133,7 +141,8 @@ def resolve_filters(params: SearchParams, now: datetime) -> tuple[Filters, list[
     )
 
 
-def _positive(value: object) -> float | None:
+def positive_number(value: object) -> float | None:
+    """A lenient number parameter as a positive float (`"7"` is 7), or None when it is none."""
     if isinstance(value, bool):
         return None
     if isinstance(value, str):
@@ -162,7 +171,7 @@ def _ladder(
         raw = getattr(params, name)
         if raw is None:
             continue
-        amount = _positive(raw)
+        amount = positive_number(raw)
         if amount is None:
             notices.append(dropped(name, raw, "it is not a positive number"))
         elif chosen is not None:
