@@ -764,6 +764,36 @@ async def test_a_busy_shared_store_holds_no_search_past_its_deadline(
     assert len(brave.requests) == 2
 
 
+async def test_a_store_held_locked_costs_a_search_half_its_deadline_not_its_answer(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    # Another process holding the file locked took every short search's whole deadline in the
+    # cache lookup: "Brave was not asked: the search's deadline had passed", and no notice.
+    import sqlite3
+
+    from websearch._clock import SystemClock
+    from websearch._state import SqliteStore
+
+    path = tmp_path / "state.db"
+    async with make_client(env=benv, engine=True, store=SqliteStore(path, SystemClock())) as ws:
+        await ws.asearch("warm the file", cache="off")  # lays the file out
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("UPDATE meta SET n = n")
+    async with make_client(env=benv, engine=True, store=SqliteStore(path, SystemClock())) as ws:
+        try:
+            started = time.monotonic()
+            response = await ws.asearch("held", deadline=1.0)
+            elapsed = time.monotonic() - started
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()  # before the client closes, which waits for the writes still queued
+    assert response.ok and response.attempts[0].provider == "brave", response.error
+    assert elapsed <= 1.1, elapsed
+    assert len(brave.requests) == 2
+
+
 async def test_the_hit_counts_are_written_outside_the_deadline_of_the_search_that_started_their_timer(
     benv: dict[str, str], brave: FakeBrave, tmp_path: Path
 ) -> None:

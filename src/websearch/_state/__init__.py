@@ -21,7 +21,7 @@ from typing import Final, TypeVar
 from .._clock import Clock
 from .._settings import Settings
 from ..errors import ConfigError
-from ._store import Store, StoreDeadline, StoreUnavailable
+from ._store import DEADLINE, Store, StoreDeadline, StoreUnavailable
 from .memory import MemoryStore
 from .sqlite import SqliteStore, default_path
 
@@ -125,7 +125,9 @@ class ResilientStore:
 
     State written during an outage stays in memory and is not copied back: a cache entry or a
     counter lost at the switch costs one extra request, never a wrong answer. A call cut by its
-    search's deadline (`StoreDeadline`) uses memory for that call alone.
+    search's deadline (`StoreDeadline`: the store busy, or hung) uses memory, and so does every
+    later call of the same search: a hung store cost each of them its share of what was left,
+    until no time remained to ask a provider.
     """
 
     def __init__(self, primary: Store, clock: Clock, *, retry_after: float = RETRY_AFTER) -> None:
@@ -136,6 +138,9 @@ class ResilientStore:
         self._retry_after = retry_after
         self._degraded: str | None = None
         self._retry_at = 0.0
+        #: The deadline (DEADLINE's value, one object per search) of the last search whose call
+        #: the store was too slow for: that search's other calls go without it.
+        self._late: object = None
         # An in-process primary never fails: its reads and writes go straight to it.
         self._direct = primary if isinstance(primary, MemoryStore) else None
 
@@ -155,10 +160,11 @@ class ResilientStore:
     async def get(self, key: str) -> bytes | None:
         if self._direct is not None:
             return await self._direct.get(key)
-        if self._degraded is None:  # the common case, every cache lookup: no closure, no detour
+        if self._degraded is None and (self._late is None or DEADLINE.get() is not self._late):  # the common case
             try:
                 return await self.primary.get(key)
             except StoreDeadline:
+                self._late = DEADLINE.get()
                 return await self.fallback.get(key)
             except StoreUnavailable as exc:
                 self._fail(exc)
@@ -207,10 +213,13 @@ class ResilientStore:
         delete, a clear or a release made after it (the primary's answer is the one returned)."""
         if self._degraded is not None and self._clock.monotonic() < self._retry_at:
             return await op(self.fallback)
+        if self._late is not None and DEADLINE.get() is self._late:  # this search found it too slow already
+            return await op(self.fallback)
         local = [await op(self.fallback)] if both else []
         try:
             result = await op(self.primary)
-        except StoreDeadline:  # busy, not down: this call alone goes without
+        except StoreDeadline:  # busy, not down: this search goes without it
+            self._late = DEADLINE.get()
             return local[0] if local else await op(self.fallback)
         except StoreUnavailable as exc:
             self._fail(exc)

@@ -38,10 +38,13 @@ __all__ = [
     "unbounded",
 ]
 
-#: Of what is left of a search's deadline, the most one store call may wait: a read all of it (a
-#: cache hit answers the search: a cold process's first connections took longer than half of
-#: 50 ms), a write half (a lease, a health record, a pacing slot: the providers need the rest).
-READ_SHARE: Final = 1.0
+#: Of what is left of a search's deadline, the most one store call may wait: half, a read's as a
+#: write's (a lease, a health record, a pacing slot), so the providers have the rest. A read had
+#: all of it (a cache hit answers the search, and a cold process's first Redis connections took
+#: longer than 25 of a 50 ms deadline): a store that hung, or a file another process held locked,
+#: then took every search's whole deadline, and no provider was asked. After one call cut, the
+#: rest of its search goes without the store (ResilientStore).
+READ_SHARE: Final = 0.5
 WRITE_SHARE: Final = 0.5
 #: The (clock, monotonic end) of the search whose store calls run in this context, if any.
 DEADLINE: Final[contextvars.ContextVar[tuple[Clock, float] | None]] = contextvars.ContextVar(
