@@ -530,6 +530,24 @@ async def test_repeated_outages_open_the_circuit_then_one_probe(
     assert len(brave.requests) == 6
 
 
+async def test_a_half_open_circuit_is_probed_by_one_search_of_the_process(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    # The probe's lease was the engine's: every search of the process held it, and eight at once
+    # sent eight requests to a provider just back from an outage.
+    clock = FakeClock()
+    brave.enqueue(*[Reply(503, "Service Unavailable")] * 5, Reply(200, _brave_body("probe"), delay=0.3))
+    async with engine_client({**benv, **ddg.env}, clock) as ws:
+        for i in range(5):
+            await ws.asearch(f"outage {i}", cache="off")
+        await clock.sleep(61)
+        responses = await asyncio.gather(*(ws.asearch(f"after {i}", cache="off") for i in range(8)))
+    assert len(brave.requests) == 6  # five outages, one probe
+    assert sorted(r.provider for r in responses) == ["brave"] + ["duckduckgo"] * 7
+    skipped = [r.attempts[0].skipped for r in responses if r.provider == "duckduckgo"]
+    assert skipped == ["circuit_open"] * 7
+
+
 async def test_an_offline_machine_opens_no_circuit(config_dir: Path, ddg: FakeDuckDuckGo) -> None:
     """Five searches from a machine whose lookups fail opened the circuit of every provider it
     tried, for every machine sharing the store; a refused connection still counts."""

@@ -21,7 +21,9 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import itertools
 import json
+import os
 import uuid
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -54,6 +56,8 @@ DEFAULT_TTL: Final = 900.0
 DEFAULT_DEADLINE: Final = 30.0
 DEEP_DEADLINE: Final = 120.0
 _DEEP: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
+_PROCESS: Final = uuid.uuid4().hex  # with the pid (a fork's child has the same) and a count: a search's name
+_SEARCHES: Final = itertools.count()
 _POLL: Final = 0.05  # seconds between looks at the cache while another process leads a flight
 _LEASE: Final = 2.0  # seconds a flight's lease lives unless its leader renews it (every quarter of it)
 _STATS_TTL: Final = 30 * 86400.0
@@ -552,10 +556,14 @@ class _Guards:
     engine: Engine
     lineup: Lineup
     recorded: set[str] = field(default_factory=set)
+    #: This search's name for the leases it takes (a half-open circuit's probe).
+    token: str = field(default_factory=lambda: f"{_PROCESS}:{os.getpid()}:{next(_SEARCHES)}")
 
     async def before(self, info: ProviderInfo, ctx: ProviderContext) -> Skip | None:
         health = self.engine.health()
-        skip, recorded = await health.check(info.id, info.label, lambda: credential_fingerprint(info, ctx))
+        skip, recorded = await health.check(
+            info.id, info.label, lambda: credential_fingerprint(info, ctx), owner=self.token
+        )
         if recorded:
             self.recorded.add(info.id)
         if skip is not None:
@@ -573,9 +581,10 @@ class _Guards:
         health = self.engine.health()
         if error is None:
             if info.id in self.recorded:
-                await health.succeeded(info.id)
+                await health.succeeded(info.id, owner=self.token)
         else:
-            await health.failed(info.id, error, lambda: credential_fingerprint(info, ctx), patience=PATIENCE[info.tier])
+            fingerprint = functools.partial(credential_fingerprint, info, ctx)
+            await health.failed(info.id, error, fingerprint, patience=PATIENCE[info.tier], owner=self.token)
 
 
 @dataclass(slots=True)

@@ -109,8 +109,13 @@ class Health:
             return None
         return record if isinstance(record, dict) else None
 
-    async def check(self, provider: str, label: str, fingerprint: Callable[[], str]) -> tuple[Skip | None, bool]:
-        """(why to skip the provider now or None, whether state exists that a success clears)."""
+    async def check(
+        self, provider: str, label: str, fingerprint: Callable[[], str], owner: str | None = None
+    ) -> tuple[Skip | None, bool]:
+        """(why to skip the provider now or None, whether state exists that a success clears).
+        `owner` is the search asking (default: this book's own): when the circuit half-opens,
+        the probe's lease is that search's, so one search probes, not every search of the
+        process that shares this book."""
         record = await self.record(provider)
         if record is None:
             return None, False
@@ -128,13 +133,20 @@ class Health:
             said = record.get("reason")
             message = f"{label} is skipped until {iso(until)}: it {what}" + (f": {said}" if said else "")
             return Skip(reason, kind, float(until), message), True
-        if record.get("circuit") and not await self.store.try_lease(f"{PREFIX}probe:{provider}", self._owner, 30.0):
+        probe, who = f"{PREFIX}probe:{provider}", owner or self._owner
+        if record.get("circuit") and not await self.store.try_lease(probe, who, 30.0):
             message = f"{label} is skipped: another search is probing it after its circuit opened"
             return Skip("circuit_open", kind, None, message), True
         return None, True
 
     async def failed(
-        self, provider: str, error: BaseException, fingerprint: Callable[[], str], *, patience: float = 5.0
+        self,
+        provider: str,
+        error: BaseException,
+        fingerprint: Callable[[], str],
+        *,
+        patience: float = 5.0,
+        owner: str | None = None,
     ) -> None:
         """Record a failure; only the classes the module docstring names change anything, and
         a timeout only when the attempt had `patience` seconds or more (a search's deadline, or
@@ -142,7 +154,7 @@ class Health:
         if isinstance(error, NetworkUnreachable) or (
             isinstance(error, ProviderTimeoutError) and error.given is not None and error.given < patience
         ):
-            await self.store.release(f"{PREFIX}probe:{provider}", self._owner)  # a probe cut short: another may probe
+            await self.store.release(f"{PREFIX}probe:{provider}", owner or self._owner)  # a probe cut short
             return
         record = await self.record(provider) or {}
         now = wall_seconds(self.clock)
@@ -179,9 +191,9 @@ class Health:
             ttl = max(ttl, kept[-1][1][0] + _AUTH_MEMORY - now)
         await self.store.set(PREFIX + provider, json.dumps(record).encode(), max(ttl, 1.0))
         if record.get("circuit"):
-            await self.store.release(f"{PREFIX}probe:{provider}", self._owner)
+            await self.store.release(f"{PREFIX}probe:{provider}", owner or self._owner)
 
-    async def succeeded(self, provider: str) -> None:
+    async def succeeded(self, provider: str, owner: str | None = None) -> None:
         """A success clears the provider's state (called only when `check` said some exists);
         other credentials' refusals stay: this credential's success says nothing of theirs."""
         record = await self.record(provider)
@@ -193,13 +205,13 @@ class Health:
             await self.store.set(PREFIX + provider, body, max(latest + _AUTH_MEMORY - now, 1.0))
         else:
             await self.store.delete(PREFIX + provider)
-        await self.store.release(f"{PREFIX}probe:{provider}", self._owner)
+        await self.store.release(f"{PREFIX}probe:{provider}", owner or self._owner)
 
     async def reset(self, provider: str) -> None:
         """Forget everything about a provider (`websearch providers --reset ID`), refused
         credentials included."""
         await self.store.delete(PREFIX + provider)
-        await self.store.release(f"{PREFIX}probe:{provider}", self._owner)
+        await self.store.delete(f"{PREFIX}probe:{provider}")  # whichever search held it
 
 
 def describe(record: dict[str, Any], fingerprint: str | None = None, now: float | None = None) -> str | None:
