@@ -186,6 +186,49 @@ def test_the_key_is_the_search_not_its_secrets() -> None:
     assert cache_key(SearchParams(nfc), **{**base, "fallback": ()}) != key  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("toml", "env"),
+    [
+        ('[searxng]\nlanguage = "de"\n', {}),  # SearXNG's language
+        ("", {"SEARXNG_ENDPOINT": "https://other.example"}),  # another instance
+        ("", {"GEMINI_SEARCH_MODEL": "gemini-2.5-pro"}),  # another model
+        ("", {"WEBSEARCH_BRAVE_BASE_URL": "https://gateway.example"}),  # another upstream
+        ("[fanout]\nmax_providers = 2\n", {}),
+    ],
+)
+def test_a_setting_that_changes_the_answer_changes_the_key(tmp_path: Path, toml: str, env: dict[str, str]) -> None:
+    # Clients configured apart on one store (the default: one SQLite file per user) were served
+    # each other's answers: a German SearXNG search answered an English one.
+    from websearch._settings import Settings
+
+    plain = Settings.load(tmp_path / "none", {}).answer_print()
+    settings(tmp_path, toml)
+    assert Settings.load(tmp_path, env).answer_print() != plain
+    key = {"provider": None, "preferred": "auto", "excluded": (), "fallback": (), "lineup": ("searxng",)}
+    apart = cache_key(SearchParams("q"), **key, config=Settings.load(tmp_path, env).answer_print())
+    assert apart != cache_key(SearchParams("q"), **key, config=plain)
+
+
+@pytest.mark.parametrize(
+    ("toml", "env"),
+    [
+        ("[cache]\nttl = 60\n", {}),
+        ('[pacing]\nbrave = "1/s"\n', {}),
+        ('[searxng]\nbasicPassword = "s3cret"\n', {}),  # a secret: never part of the key
+        ("", {"BRAVE_API_KEY": "another key"}),
+        ("", {"SEARXNG_TOKEN": "t0ken"}),
+    ],
+)
+def test_what_only_runs_the_search_or_is_secret_leaves_the_key_alone(
+    tmp_path: Path, toml: str, env: dict[str, str]
+) -> None:
+    from websearch._settings import Settings
+
+    plain = Settings.load(tmp_path / "none", {}).answer_print()
+    settings(tmp_path, toml)
+    assert Settings.load(tmp_path, env).answer_print() == plain
+
+
 def test_a_remembered_key_is_the_key_made_afresh_and_tells_apart_what_only_its_type_does() -> None:
     from websearch._cache import _made
 
@@ -196,7 +239,7 @@ def test_a_remembered_key_is_the_key_made_afresh_and_tells_apart_what_only_its_t
         "fallback": ("firecrawl",),
         "lineup": ("brave",),
     }
-    selection = ("brave", "", frozenset({"exa"}), ("firecrawl",), ("brave",))
+    selection = ("brave", "", frozenset({"exa"}), ("firecrawl",), ("brave",), "")
     searches = [
         SearchParams("rust async"),
         SearchParams("rust async", limit=3, include_domains=["docs.rs"]),

@@ -35,7 +35,7 @@ from ._types import (
 __all__ = ["PREFIX", "cache_key", "copy_of", "decode", "encode", "encode_copy", "entry_ttl"]
 
 PREFIX: Final = "cache:"
-_Selection = tuple[str, str, frozenset[str], tuple[str, ...], tuple[str, ...]]
+_Selection = tuple[str, str, frozenset[str], tuple[str, ...], tuple[str, ...], str]
 _WINDOWS: Final = {"day": 86400.0, "week": 7 * 86400.0, "month": 30 * 86400.0, "year": 365 * 86400.0}
 
 
@@ -52,15 +52,17 @@ def cache_key(
     excluded: Iterable[str],
     fallback: Iterable[str],
     lineup: Iterable[str],
+    config: str = "",
 ) -> str:
-    """The key of a search: same key, same answer. The given parameters come in their
-    declaration order, so the same search always writes the same bytes (tuples as arrays).
+    """The key of a search: same key, same answer (`config`: `Settings.answer_print`). The given
+    parameters come in their declaration order, so the same search always writes the same bytes
+    (tuples as arrays).
 
     Agents ask the same things again and again (that is what the cache is for), so the keys
     made last are remembered by what they were made from: a hit then costs a tuple's hash
     instead of normalising and hashing the search (a third of a hit)."""
     excluded = excluded if type(excluded) is frozenset else frozenset(excluded)
-    selection = (provider or "", preferred, excluded, tuple(fallback), tuple(lineup))
+    selection = (provider or "", preferred, excluded, tuple(fallback), tuple(lineup), config)
     given = _typed(params.given_items)
     if given is None:
         return _made(params, selection)
@@ -78,8 +80,8 @@ def _made(params: SearchParams, selection: _Selection) -> str:
     given parameters."""
     import orjson
 
-    provider, preferred, excluded, fallback, lineup = selection
-    ordered = (provider, preferred, sorted(excluded), fallback, lineup)
+    provider, preferred, excluded, fallback, lineup, config = selection
+    ordered = (provider, preferred, sorted(excluded), fallback, lineup, config)
     text = orjson.dumps((_VERSION, normalised(params.query), ordered, params.given()))
     return PREFIX + hashlib.sha256(text).hexdigest()
 

@@ -119,6 +119,11 @@ class Engine:
         return _seconds(self.settings.get("cache.ttl", DEFAULT_TTL), DEFAULT_TTL)
 
     @functools.cached_property
+    def _answer_print(self) -> str:
+        """What of the configuration can change an answer, hashed (read once, as the settings)."""
+        return self.settings.answer_print()
+
+    @functools.cached_property
     def _hedge(self) -> float | None:
         return _seconds(self.settings.get("search.hedge"), None)
 
@@ -231,6 +236,7 @@ class Engine:
             excluded=route.excluded,
             fallback=self._fallback_ids(ctx),
             lineup=lineup.ids,
+            config=self._answer_print,
         )
         if caching and cache == "use":
             hit = await self._cached(key)

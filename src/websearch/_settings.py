@@ -40,6 +40,17 @@ ENV_TWINS: Final[Mapping[str, str]] = {
 }
 
 
+#: Settings whose values are secrets, or say where state lives: never part of a cache key.
+_NOT_IN_ANSWERS: Final = frozenset(
+    {"searxng.basicUsername", "searxng.basicPassword", "searxng.token", "state.url", "serve.tokens"}
+)
+#: The tables of settings that run a search without changing what it answers.
+_RUN_ONLY: Final = ("cache.", "state.", "pacing.", "http.", "mcp.", "serve.", "search.", "fanout.soft")
+#: Environment variables, by how their names end, that move a provider or choose its model.
+_ANSWER_ENV: Final = ("_BASE_URL", "_MODEL", "_ENDPOINT")
+_TWIN_NAMES: Final = frozenset(ENV_TWINS.values())
+
+
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where settings.toml and agent.db live."""
     env = os.environ if env is None else env
@@ -106,6 +117,23 @@ class Settings:
         that is set (it wins), else `setting <key>`."""
         twin = ENV_TWINS.get(key)
         return twin if twin is not None and self._env.get(twin) is not None else f"setting {key}"
+
+    def answer_print(self) -> str:
+        """A hash of every setting and environment value that can change an answer (a SearXNG
+        instance or its language, a model, a base URL), for the cache key: clients configured
+        apart on one store were served each other's answers. No secret goes in (keys, tokens,
+        passwords, the Redis URL), nor what only runs the search (cache, state, pacing, http,
+        mcp, serve, search); a setting the file and its variable both give counts as it reads."""
+        import hashlib
+        import json
+
+        keys = sorted({*self._values, *ENV_TWINS} - _NOT_IN_ANSWERS)
+        chosen = {key: self.get(key) for key in keys if not key.startswith(_RUN_ONLY)}
+        env = {
+            name: value for name, value in self._env.items() if name.endswith(_ANSWER_ENV) and name not in _TWIN_NAMES
+        }
+        text = json.dumps([chosen, sorted(env.items())], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def items(self, prefix: str) -> dict[str, Any]:
         """Every setting of the file whose key starts with `prefix` (a table such as `pacing.`)."""
