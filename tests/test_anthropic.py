@@ -23,6 +23,7 @@ from websearch import (
     WebSearch,
 )
 from websearch._credentials import CredentialStore
+from websearch._notices import CutShort
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers.anthropic import PROVIDER, parse_message, parse_page_age
 from websearch.errors import MissingCredentialError, RateLimited
@@ -340,6 +341,19 @@ async def test_tool_error_after_results_is_a_notice(fake: FakeAnthropic, env: di
     response = await run(make_env(env, fake))
     assert len(response.sources) == 2
     assert messages(response) == ("Anthropic web search tool reported an error: max_uses_exceeded",)
+    assert not isinstance(response.notices[0], CutShort)  # the turn's own limit: asked again, the same
+
+
+async def test_a_passing_tool_error_after_results_cuts_the_answer_short(
+    fake: FakeAnthropic, env: dict[str, str]
+) -> None:
+    body = anthropic_message(QUERY, n=2)
+    error = {"type": "web_search_tool_result_error", "error_code": "too_many_requests"}
+    body["content"].insert(3, {"type": "web_search_tool_result", "tool_use_id": "s2", "content": error})
+    fake.enqueue(Reply(200, body))
+    response = await run(make_env(env, fake))
+    assert messages(response) == ("Anthropic web search tool reported an error: too_many_requests",)
+    assert isinstance(response.notices[0], CutShort)  # served, never cached: asked again, it may be whole
     assert [n.kind for n in response.notices] == ["partial"]
 
 
@@ -401,6 +415,7 @@ async def test_a_turn_still_paused_after_three_continuations_is_served_as_partia
         f"Anthropic paused the turn and it was still paused after 3 continuations: {INCOMPLETE}",
     )
     assert [n.kind for n in response.notices] == ["partial"]
+    assert isinstance(response.notices[0], CutShort)  # served, never cached
 
 
 def test_parsing_a_lone_paused_reply_says_it_may_be_incomplete(config_dir: Path) -> None:

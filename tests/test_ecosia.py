@@ -413,6 +413,27 @@ async def test_a_later_page_that_hangs_keeps_the_first(eco: FakeEcosia, eenv: di
     assert messages(response) == ("Ecosia page 2 did not answer in time, so the results stop at page 1",)
 
 
+async def test_an_answer_a_hung_later_page_cut_short_is_served_not_cached(
+    eco: FakeEcosia, eenv: dict[str, str]
+) -> None:
+    # It was cached: for the next 15 minutes the same search, given all the time it needed,
+    # got the 10 results of page 1 and the notice that page 2 had not answered.
+    from websearch._state import MemoryStore
+
+    clock = FakeClock()
+    first, second = sample_results("q", 20)[:10], sample_results("q", 20)[10:]
+    eco.enqueue(html_reply(results_page("q", first)), Reply(hang=True))
+    eco.enqueue(html_reply(results_page("q", first)), html_reply(results_page("q", second, 1)))
+    async with make_client(env=eenv, clock=clock, engine=True, store=MemoryStore(clock)) as ws:
+        cut = await ws.asearch("q", provider="ecosia", limit=20, deadline=6.6)
+        whole = await ws.asearch("q", provider="ecosia", limit=20, deadline=6.6)
+        again = await ws.asearch("q", provider="ecosia", limit=20, deadline=6.6)
+    assert cut.notices[0].kind == "partial" and len(cut.sources) == 10 and not cut.cached
+    assert not whole.cached and len(whole.sources) == 20 and not whole.notices
+    assert again.cached and len(again.sources) == 20  # a whole answer is kept as before
+    assert len(eco.requests) == 4
+
+
 @pytest.mark.parametrize(
     ("kwargs", "expected", "notice"),
     [

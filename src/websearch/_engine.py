@@ -34,7 +34,7 @@ from ._chain import Walk, fallback_tier_ids, run_search
 from ._clock import wall_seconds
 from ._fanout import Fanout, run_fanout
 from ._health import PATIENCE, Health, Skip
-from ._notices import partial
+from ._notices import CutShort, partial
 from ._pacing import Pacer, rates_from
 from ._state._store import DEADLINE, unbounded
 
@@ -628,7 +628,10 @@ def _out_of_time(response: SearchResponse) -> bool:
 
 
 def _cacheable(route: _Route, response: SearchResponse) -> bool:
-    """A success (a fan-out's: one that met its quorum)."""
+    """A success (a fan-out's: one that met its quorum) that nothing cut short (a later page
+    out of time, a turn paused at the deadline: a search with more time may be whole)."""
+    if any(isinstance(notice, CutShort) for notice in response.notices):
+        return False
     fanout = route.fanout
     return fanout.cacheable(response) if fanout is not None else response.ok
 

@@ -18,6 +18,12 @@ constructors below, so one situation always reads the same, and values are shown
 |                | `results_dropped` | `<p>=<v> enforced: <n> results <where> removed`       |
 | `fallback`     | `fallback`      | a provider other than the one asked for served          |
 | `partial`      | `partial`       | part of the answer is missing, or a step failed quietly |
+|                | `cut_short`     | the same, for a part that time or a passing failure cut |
+
+A `cut_short` notice is a `CutShort`, a `Notice` of kind `partial` like any other in every
+output; its class says that the answer it rides on could be whole if asked again (a later page
+that did not answer in time, a turn paused at the deadline), so the engine serves it and never
+caches it.
 """
 
 from __future__ import annotations
@@ -28,10 +34,12 @@ from typing import Any, Final, Literal, get_args
 
 __all__ = [
     "NOTICE_KINDS",
+    "CutShort",
     "Notice",
     "NoticeKind",
     "approximated",
     "clamped",
+    "cut_short",
     "dropped",
     "fallback",
     "json_value",
@@ -67,6 +75,12 @@ class Notice:
 
     def __str__(self) -> str:
         return self.message
+
+
+@dataclass(frozen=True, slots=True)
+class CutShort(Notice):
+    """A `partial` notice for a part of the answer that time or a passing failure cut: the
+    answer is served and never cached (asked again, it may be whole)."""
 
 
 def json_value(value: Any) -> Any:
@@ -143,3 +157,9 @@ def fallback(param: str | None, value: Any, message: str) -> Notice:
 def partial(message: str, param: str | None = None, value: Any = None) -> Notice:
     """Part of the answer is missing or a step failed without failing the search."""
     return Notice(param, json_value(value), "partial", message)
+
+
+def cut_short(message: str, param: str | None = None, value: Any = None) -> Notice:
+    """Part of the answer is missing for now: a later page timed out or failed, a turn was
+    paused at the deadline. Reads as `partial`; the answer is never cached."""
+    return CutShort(param, json_value(value), "partial", message)

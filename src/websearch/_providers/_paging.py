@@ -7,7 +7,8 @@ before it are kept. Between two pages it waits the registry row's polite gap (`p
 `1 / info.pace` seconds; the pacing spaces searches, this spaces one search's pages), and only
 when that fits before the search's deadline: a later page is asked only when the deadline leaves
 it `PAGE_MIN_S` after the gap and `MARGIN_S` for the chain, and is given up when that time runs
-out, so a slow later page never costs the pages before it (each a notice).
+out, so a slow later page never costs the pages before it (each a `cut_short` notice: the
+answer is served, and never cached, for a search with more time may read every page).
 
 An engine keeps what is its own: its requests (`plan.state`, every page's, page 1's first; or
 `next_request`, for a page built from the one before it) and `page`, which reads one answer (its
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Final, Generic, Protocol, TypeVar
 
-from .._notices import Notice, clamped, partial
+from .._notices import Notice, clamped, cut_short
 from .._types import ProviderResult, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
@@ -117,7 +118,7 @@ class PagedProvider(HttpProvider, Generic[P]):
                     budget = ctx.deadline - ctx.clock.monotonic() - gap - MARGIN_S
                     if budget < PAGE_MIN_S:
                         why = f"the search's deadline leaves it no time after waiting {gap:g} s between {label}'s pages"
-                        notices.append(partial(f"{label} page {n} was not asked, {stop}: {why}"))
+                        notices.append(cut_short(f"{label} page {n} was not asked, {stop}: {why}"))
                         break
                 if gap:
                     await ctx.clock.sleep(gap)
@@ -128,12 +129,12 @@ class PagedProvider(HttpProvider, Generic[P]):
             except TimeoutError:
                 if budget is None:
                     raise
-                notices.append(partial(f"{label} page {n} did not answer in time, {stop}"))
+                notices.append(cut_short(f"{label} page {n} did not answer in time, {stop}"))
                 break
             except SearchProviderError as exc:
                 if n == 1:
                     raise
-                notices.append(partial(f"{label} page {n} failed, {stop}: {exc.message}"))
+                notices.append(cut_short(f"{label} page {n} failed, {stop}: {exc.message}"))
                 break
             pages.append(page)
             fresh = [source for source in page.sources if source.url not in found]

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit
 
 from .._context import base_url_env, env_url
-from .._notices import dropped, partial
+from .._notices import cut_short, dropped, partial
 from .._oauth import OAuthToken, oauth_token
 from .._prompts import SYSTEM_PROMPT
 from .._registry import PROVIDERS
@@ -110,6 +110,16 @@ TOOL_ERRORS: Final[dict[str, tuple[type[SearchProviderError], int]]] = {
     "invalid_tool_input": (RequestRejected, 400),
     "query_too_long": (RequestRejected, 400),
 }
+
+
+def _passing(code: str) -> bool:
+    """Whether a tool error is of a passing kind (`too_many_requests`, `unavailable`): the
+    answer beside it may be whole if asked again. A code the table does not name (such as
+    `max_uses_exceeded`, the turn's own limit) is not."""
+    known = TOOL_ERRORS.get(code)
+    return known is not None and issubclass(known[0], (RateLimited, UpstreamUnavailable))
+
+
 _PAGE_AGE_RE: Final = re.compile(
     r"^(\d{1,9})\s*(s|sec|second|m|min|minute|h|hour|d|day|w|week|mo|month|y|year)s?\s*(ago)?$", re.I
 )  # at most 9 digits: int() refuses 4300 of them, and rendering a huge age as JSON fails
@@ -200,10 +210,13 @@ class Anthropic(HttpProvider):
         if codes and not turn.sources:
             cls, status = TOOL_ERRORS.get(turn.tool_errors[0], (UpstreamUnavailable, 502))
             raise cls(self.id, f"Anthropic web search failed: {codes[0]}", status)
-        notices = [partial(f"Anthropic web search tool reported an error: {c}") for c in codes]
+        notices = [
+            (cut_short if _passing(code) else partial)(f"Anthropic web search tool reported an error: {c}")
+            for code, c in zip(turn.tool_errors, codes, strict=True)
+        ]
         if last.paused:
             why = f" and {why}" if why else ""
-            notices.append(partial(f"Anthropic paused the turn{why}: {_INCOMPLETE}"))
+            notices.append(cut_short(f"Anthropic paused the turn{why}: {_INCOMPLETE}"))
         return ProviderResult(
             answer=parse_message(last.data).answer or None,
             sources=tuple(turn.sources[: plan.limit]),

@@ -41,7 +41,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit
 
-from .._notices import Notice, approximated, clamped, not_applied, partial
+from .._notices import Notice, approximated, clamped, cut_short, not_applied, partial
 from .._registry import PROVIDERS
 from .._types import ProviderResult, SearchParams, SearchSource
 from .._wire import HttpRequest, HttpResponse
@@ -163,7 +163,8 @@ class SearXNG(HttpProvider):
             except SearchProviderError as exc:
                 if n == 1:
                     raise
-                notices.append(partial(f"SearXNG page {n} failed, so the results stop at page {n - 1}: {exc.message}"))
+                stop = f"so the results stop at page {n - 1}"
+                notices.append(cut_short(f"SearXNG page {n} failed, {stop}: {exc.message}"))
                 break
             pages.append(page)
             fresh = {r["url"] for r in page.results} - seen
