@@ -450,6 +450,39 @@ async def test_a_spent_quota_is_skipped_for_the_reset_it_names(
     assert skipped.until == "2026-12-01T12:00:00Z"  # Brave's monthly reset header: 86400 s
 
 
+async def test_a_spent_quota_is_the_credentials_own(config_dir: Path, ddg: FakeDuckDuckGo) -> None:
+    # A quota is an account's: one agent's key out of credits kept every process sharing the
+    # store (other keys, or the same client given a key with credits) off Brave for the day.
+    clock = FakeClock()
+    store = MemoryStore(clock)
+    with FakeBrave() as brave:
+        spent = {**key_env("brave", config_dir, "spent-key"), **brave.env, **ddg.env}
+        other = {**spent, "BRAVE_API_KEY": "other-key"}
+        brave.enqueue(quota_limited_reply())
+        async with engine_client(spent, clock, store=store) as ws:
+            assert (await ws.asearch("q1", cache="off")).attempts[0].error_kind == "quota"
+            skipped = (await ws.asearch("q2", cache="off")).attempts[0]
+            assert (skipped.skipped, skipped.error_kind, skipped.until) == ("cooldown", "quota", "2026-12-01T12:00:00Z")
+            assert await ws.provider_health() == {"brave": "cooling down until 2026-12-01T12:00:00Z (quota)"}
+        async with engine_client(other, clock, store=store) as ws:
+            assert (await ws.asearch("q3", cache="off")).provider == "brave"  # asked at once
+            assert await ws.provider_health() == {}
+        async with engine_client(spent, clock, store=store) as ws:  # the success said nothing of this key
+            assert (await ws.asearch("q4", cache="off")).attempts[0].skipped == "cooldown"
+        assert len(brave.requests) == 2
+        brave.enqueue(rate_limited_reply(reset="600, 1419704"))
+        async with engine_client(other, clock, store=store) as ws:  # the provider's own state, beside it
+            await ws.asearch("q5", cache="off")
+        async with engine_client(spent, clock, store=store) as ws:
+            shown = (await ws.provider_health())["brave"]
+            assert shown.startswith("cooling down until 2026-11-30T12:10:")  # 600 s after q5
+            assert shown.endswith(" (rate_limited); its key ran out of quota until 2026-12-01T12:00:00Z")
+        await clock.sleep(86_401)  # Brave's reset has come
+        async with engine_client(spent, clock, store=store) as ws:
+            assert (await ws.asearch("q6", cache="off")).provider == "brave"
+        assert len(brave.requests) == 4
+
+
 async def test_a_refused_key_is_skipped_until_the_key_changes(config_dir: Path, ddg: FakeDuckDuckGo) -> None:
     clock = FakeClock()
     with FakeBrave(valid_keys={"good-key"}) as brave:

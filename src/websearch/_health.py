@@ -5,11 +5,14 @@ view of which providers are down:
 
 - `RateLimited`: skipped until its `Retry-After` (or the provider's reset header), else for a
   backoff of 60 s doubling up to 15 min;
-- `QuotaExhausted`: skipped for an hour, or until the reset the provider names;
+- `QuotaExhausted`: skipped for an hour, or until the reset the provider names, for the
+  credential that spent it (a quota is an account's: another key, or the key changed to one
+  with credits, is asked at once);
 - `AuthenticationFailed`: skipped until the credential changes (a fingerprint of it is kept,
-  never the key). Refusals are kept per credential, beside the provider's own state: processes
-  sharing a store with other keys neither clear a refused key's record by succeeding, nor lose
-  a rate limit of the provider's when a key of theirs is refused;
+  never the key). Refusals and spent quotas are kept per credential (`refused`, `spent`),
+  beside the provider's own state: processes sharing a store with other keys neither clear a
+  refused key's record by succeeding, nor lose a rate limit of the provider's when a key of
+  theirs is refused or spent;
 - `Blocked` (a challenge page): a backoff from 5 min doubling up to an hour;
 - `UpstreamUnavailable`, timeouts and broken connections: after 5 in a row the circuit opens
   for 60 s, then one search (one process, through a short lease) probes it. A timeout counts
@@ -21,7 +24,7 @@ view of which providers are down:
   machine's network, not the provider: it counts for nothing, or one offline machine would open
   every circuit for all the machines sharing the store.
 
-A success clears the provider's state (the refusals of other credentials stay). Other failures
+A success clears the provider's state (the refusals and spent quotas of other credentials stay). Other failures
 (a rejected request, no results, a bad body) say nothing about the provider's health and leave
 it alone.
 """
@@ -120,12 +123,17 @@ class Health:
         if record is None:
             return None, False
         now = wall_seconds(self.clock)
-        refused = _refusals(record, now)
-        if refused and fingerprint() in refused:
+        refused, spent = _refusals(record, now), _spent(record, now)
+        fp = fingerprint() if refused or spent else None
+        if fp in refused:
             message = f"{label} is skipped: its credential was refused; it is asked again once the key changes"
             return Skip("cooldown", "auth", None, message), True
+        if fp in spent:
+            until, said = spent[fp]
+            message = f"{label} is skipped until {iso(until)}: it {_WHAT['quota']}" + (f": {said}" if said else "")
+            return Skip("cooldown", "quota", float(until), message), True
         kind, until = record.get("kind"), record.get("until")
-        if kind is None or kind == "auth":  # only other credentials' refusals: nothing to clear
+        if kind is None or kind == "auth":  # only other credentials' refusals or quotas: nothing to clear
             return None, False
         if isinstance(until, (int, float)) and now < until:
             reason = "circuit_open" if record.get("circuit") else "cooldown"
@@ -158,7 +166,7 @@ class Health:
             return
         record = await self.record(provider) or {}
         now = wall_seconds(self.clock)
-        refused = _refusals(record, now)
+        refused, spent = _refusals(record, now), _spent(record, now)
         streak = int(record.get("streak", 0)) if record.get("kind") == _kind(error) else 0
         hint = getattr(error, "retry_after", None)
         message = str(getattr(error, "message", "") or error)
@@ -167,15 +175,16 @@ class Health:
         if isinstance(error, RateLimited):
             wait = hint if hint else min(_RATE[0] * 2**streak, _RATE[1])
             record = {"kind": error.kind, "until": now + wait, "streak": streak + 1, "reason": message}
-        elif isinstance(error, QuotaExhausted):
-            record = {"kind": error.kind, "until": now + (hint or _QUOTA), "streak": streak + 1, "reason": message}
+        elif isinstance(error, (QuotaExhausted, AuthenticationFailed)):  # the provider's own state stays
+            if isinstance(error, QuotaExhausted):
+                spent = {**spent, fingerprint(): [now + (hint or _QUOTA), message]}
+            else:
+                refused = {**refused, fingerprint(): [now, message]}
+            own = {} if record.get("kind") in ("auth", "quota") else record  # an earlier version's
+            record = {k: v for k, v in own.items() if k not in ("refused", "spent", "fp")}
         elif isinstance(error, Blocked):
             wait = hint if hint else min(_BLOCKED[0] * 2**streak, _BLOCKED[1])
             record = {"kind": error.kind, "until": now + wait, "streak": streak + 1, "reason": message}
-        elif isinstance(error, AuthenticationFailed):  # the provider's own state stays as it was
-            refused = {**refused, fingerprint(): [now, message]}
-            own = {} if record.get("kind") == "auth" else record  # an earlier version's: the refusal alone
-            record = {k: v for k, v in own.items() if k not in ("refused", "fp")}
         elif isinstance(error, _FLAKY):
             fails = int(record.get("fails", 0)) + 1  # a failed probe reopens the circuit at once
             record = {"kind": getattr(error, "kind", "error"), "fails": fails, "reason": message}
@@ -189,27 +198,33 @@ class Health:
             kept = sorted(refused.items(), key=lambda item: item[1][0])[-_REFUSALS:]
             record["refused"] = dict(kept)
             ttl = max(ttl, kept[-1][1][0] + _AUTH_MEMORY - now)
+        if spent:
+            kept = sorted(spent.items(), key=lambda item: item[1][0])[-_REFUSALS:]
+            record["spent"] = dict(kept)
+            ttl = max(ttl, kept[-1][1][0] - now)
         await self.store.set(PREFIX + provider, json.dumps(record).encode(), max(ttl, 1.0))
         if record.get("circuit"):
             await self.store.release(f"{PREFIX}probe:{provider}", owner or self._owner)
 
     async def succeeded(self, provider: str, owner: str | None = None) -> None:
         """A success clears the provider's state (called only when `check` said some exists);
-        other credentials' refusals stay: this credential's success says nothing of theirs."""
+        other credentials' refusals and spent quotas stay: this credential's success says
+        nothing of theirs."""
         record = await self.record(provider)
         now = wall_seconds(self.clock)
         refused = _refusals(record, now) if record is not None else {}
-        if refused:
-            latest = max(at for at, _ in refused.values())
-            body = json.dumps({"refused": refused}).encode()
-            await self.store.set(PREFIX + provider, body, max(latest + _AUTH_MEMORY - now, 1.0))
+        spent = _spent(record, now) if record is not None else {}
+        if refused or spent:
+            ends = [at + _AUTH_MEMORY for at, _ in refused.values()] + [until for until, _ in spent.values()]
+            kept = {name: held for name, held in (("refused", refused), ("spent", spent)) if held}
+            await self.store.set(PREFIX + provider, json.dumps(kept).encode(), max(max(ends) - now, 1.0))
         else:
             await self.store.delete(PREFIX + provider)
         await self.store.release(f"{PREFIX}probe:{provider}", owner or self._owner)
 
     async def reset(self, provider: str) -> None:
         """Forget everything about a provider (`websearch providers --reset ID`), refused
-        credentials included."""
+        credentials and spent quotas included."""
         await self.store.delete(PREFIX + provider)
         await self.store.delete(f"{PREFIX}probe:{provider}")  # whichever search held it
 
@@ -217,11 +232,17 @@ class Health:
 def describe(record: dict[str, Any], fingerprint: str | None = None, now: float | None = None) -> str | None:
     """A record as `websearch providers` shows it at wall time `now`, for the credential
     `fingerprint` names; None when nothing in it concerns that credential (only other keys
-    were refused)."""
+    were refused or ran out of quota)."""
     kind = record.get("kind")
     refused = fingerprint is not None and fingerprint in _refusals(record, now)
-    if kind is None or kind == "auth":
+    spent = _spent(record, now).get(fingerprint) if fingerprint is not None else None
+    notes = "; its key was refused" if refused else ""
+    if kind is None or kind == "auth":  # nothing of the provider's own: this credential's, if any
+        if spent is not None:
+            return f"cooling down until {iso(spent[0])} (quota)" + notes
         return "skipped until its key changes (the credential was refused)" if refused else None
+    if spent is not None:
+        notes += f"; its key ran out of quota until {iso(spent[0])}"
     if record.get("circuit"):
         state = f"circuit open until {iso(record.get('until'))}"
     elif isinstance(until := record.get("until"), (int, float)):
@@ -229,7 +250,7 @@ def describe(record: dict[str, Any], fingerprint: str | None = None, now: float 
     else:
         fails = record.get("fails", 0)
         state = f"{fails} failure{'s' * (fails != 1)} in a row ({kind})"
-    return state + ("; its key was refused" if refused else "")
+    return state + notes
 
 
 def _refusals(record: dict[str, Any], now: float | None) -> dict[str, list[Any]]:
@@ -247,6 +268,22 @@ def _refusals(record: dict[str, Any], now: float | None) -> dict[str, list[Any]]
         and len(seen) == 2
         and isinstance(seen[0], (int, float))
         and (now is None or now - seen[0] < _AUTH_MEMORY)
+    }
+
+
+def _spent(record: dict[str, Any], now: float | None) -> dict[str, list[Any]]:
+    """The credentials a record says ran out of quota (fingerprint: [until, why]), those whose
+    reset has come by `now` dropped (when it is given)."""
+    spent = record.get("spent")
+    if not isinstance(spent, dict):
+        return {}
+    return {
+        fp: held
+        for fp, held in spent.items()
+        if isinstance(held, list)
+        and len(held) == 2
+        and isinstance(held[0], (int, float))
+        and (now is None or now < held[0])
     }
 
 
