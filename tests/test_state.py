@@ -387,6 +387,32 @@ async def test_sqlite_reads_in_place_see_another_processs_writes_at_once(clock: 
     await theirs.aclose()
 
 
+async def test_a_sqlite_file_deleted_under_open_stores_is_shared_again_within_a_second(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    # `rm -rf ~/.cache/websearch` under running agents: each kept its connection to the deleted
+    # file, a process started afterwards made a new one, and they shared nothing from then on.
+    import shutil
+
+    from websearch._state.sqlite import RECHECK
+
+    directory = tmp_path / "cache"
+    ours, reader = SqliteStore(directory / "state.db", clock), SqliteStore(directory / "state.db", clock)
+    await ours.set("cache:a", b"before", 600)
+    assert await reader.get("cache:a") == b"before"  # read in place from here on
+    shutil.rmtree(directory)
+    newcomer = SqliteStore(directory / "state.db", clock)
+    await newcomer.set("cache:b", b"after", 600)
+    await asyncio.sleep(RECHECK + 0.05)
+    await ours.set("cache:c", b"ours", 600)
+    assert await newcomer.get("cache:c") == b"ours"  # the writer opened the path again
+    assert await reader.get("cache:b") == b"after"  # and so did the reader (in place, then the worker)
+    assert await reader.get("cache:a") is None  # what the deleted file held went with it
+    assert stat.S_IMODE((directory / "state.db").stat().st_mode) == 0o600
+    for store in (ours, reader, newcomer):
+        await store.aclose()
+
+
 async def test_a_sqlite_read_in_place_that_cannot_be_made_goes_to_the_worker(clock: FakeClock, tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "state.db", clock)
     assert await store.get("cache:a") is None  # before the worker opened the file: the worker reads

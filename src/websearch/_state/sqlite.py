@@ -18,6 +18,12 @@ A file that is not this store (not a database, another schema, truncated) is set
 `<name>.corrupt-<timestamp>` and rebuilt, once per call; a location that cannot be written
 raises StoreUnavailable. The file is created 0600 (SQLite gives its -wal and -shm the same
 mode), in a directory created 0700.
+
+A file deleted or replaced under the store (the cache directory cleaned, `rm -rf ~/.cache`)
+is opened again at its path within `RECHECK` seconds: an open connection keeps the deleted
+file alive, and processes that kept writing to theirs while new ones made a new file no
+longer shared anything, and nothing said so. A stat at most once a RECHECK per call path
+tells (about 2 us).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ T = TypeVar("T")
 BUSY_TIMEOUT: Final = 1.0
 _BUSY_PAUSE: Final = 0.005  # seconds between two tries of a busy file
 _BUSY_QUICK: Final = 0.05  # a busy answer sooner than this did not wait the busy timeout
+RECHECK: Final = 1.0  # seconds between two looks at whether the file at the path is still the one open
 OPEN_TIMEOUT: Final = 5.0  # seconds opening waits: processes starting together switch the file to WAL and lay it out
 _APP_ID: Final = 0x77656273  # "webs": this file is ours
 _VERSION: Final = 1
@@ -134,6 +141,9 @@ class SqliteStore:
         self._reader_lock = threading.Lock()
         self._opened = 0  # times the worker opened the file: a reader of an older opening is stale
         self._reader_opened = 0
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the file opened
+        self._looked = 0.0  # when (monotonic) the path was last compared with it
+        self._gone = False  # the file was found deleted or replaced: the worker opens the path again
         _STORES.add(self)
 
     def _after_fork(self) -> None:
@@ -310,7 +320,7 @@ class SqliteStore:
         """One row read on the calling thread, or `_LATER` when the worker must do it: the file
         not yet opened (and checked) by the worker, the reader in use on another thread, a read
         that would wait for a lock, or any error at all."""
-        if self._db is None or not self._reader_lock.acquire(blocking=False):
+        if self._db is None or self._gone or self._moved() or not self._reader_lock.acquire(blocking=False):
             return _LATER
         try:
             if self._reader is None or self._reader_opened != self._opened:
@@ -365,6 +375,8 @@ class SqliteStore:
         attempt = 1
         while True:
             started = time.monotonic()
+            if self._db is not None and (self._gone or self._moved()):
+                self._close()  # the path holds another file now, or none: open (or create) it
             try:
                 return fn(self._connection(), *args)
             except (sqlite3.Error, _Corrupt) as exc:
@@ -410,9 +422,29 @@ class SqliteStore:
         except BaseException:
             db.close()
             raise
-        self._db = db
+        with suppress(OSError):
+            opened = os.stat(self.path)
+            self._identity = (opened.st_dev, opened.st_ino)
+        self._db, self._gone, self._looked = db, False, time.monotonic()
         self._opened += 1
         return db
+
+    def _moved(self) -> bool:
+        """Whether the file at the path is no longer the one open (deleted, or replaced), looked
+        at once a RECHECK at most; True also sets `_gone` until the worker opens the path again."""
+        now = time.monotonic()
+        if now - self._looked < RECHECK or self._identity is None:
+            return False
+        self._looked = now
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._gone = True
+        except OSError:  # cannot tell (a permission changed): the open file serves on
+            return False
+        else:
+            self._gone = (st.st_dev, st.st_ino) != self._identity
+        return self._gone
 
     def _create(self, db: sqlite3.Connection) -> None:
         """Lay out an empty file, in one transaction (another process may be doing the same);
@@ -440,7 +472,7 @@ class SqliteStore:
                 os.replace(f"{self.path}{suffix}", f"{target}{suffix}")
 
     def _close(self) -> None:
-        db, self._db = self._db, None
+        db, self._db, self._identity = self._db, None, None
         if db is not None:
             with suppress(sqlite3.Error):
                 db.close()
