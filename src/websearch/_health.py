@@ -261,29 +261,23 @@ def _refusals(record: dict[str, Any], now: float | None) -> dict[str, list[Any]]
         refused = {}
     if record.get("kind") == "auth" and isinstance(record.get("fp"), str):
         refused = {**refused, record["fp"]: [now or 0.0, str(record.get("reason", ""))]}
-    return {
-        fp: seen
-        for fp, seen in refused.items()
-        if isinstance(seen, list)
-        and len(seen) == 2
-        and isinstance(seen[0], (int, float))
-        and (now is None or now - seen[0] < _AUTH_MEMORY)
-    }
+    return _by_credential(refused, lambda at: now is None or now - at < _AUTH_MEMORY)
 
 
 def _spent(record: dict[str, Any], now: float | None) -> dict[str, list[Any]]:
     """The credentials a record says ran out of quota (fingerprint: [until, why]), those whose
     reset has come by `now` dropped (when it is given)."""
-    spent = record.get("spent")
-    if not isinstance(spent, dict):
+    return _by_credential(record.get("spent"), lambda until: now is None or now < until)
+
+
+def _by_credential(entries: object, live: Callable[[float], bool]) -> dict[str, list[Any]]:
+    """The well-formed `[time, why]` entries of a per-credential map whose time `live` keeps."""
+    if not isinstance(entries, dict):
         return {}
     return {
-        fp: held
-        for fp, held in spent.items()
-        if isinstance(held, list)
-        and len(held) == 2
-        and isinstance(held[0], (int, float))
-        and (now is None or now < held[0])
+        fp: entry
+        for fp, entry in entries.items()
+        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], (int, float)) and live(entry[0])
     }
 
 
