@@ -464,8 +464,6 @@ async def test_redis_queues_a_burst_for_its_connections_instead_of_failing(redis
     # 500 searches at once on 64 connections waited past the half second a command had for a
     # free connection: the store called itself unavailable ("too many connections") and 274
     # searches lost the shared state. A busy pool is not a Redis that is down.
-    from websearch._state.redis import TIMEOUT
-
     store = RedisStore(redis_server, prefix=f"test-{uuid.uuid4().hex[:8]}:", max_connections=1)
     started = time.monotonic()
     tasks: list[asyncio.Task[int]] = []
@@ -478,7 +476,7 @@ async def test_redis_queues_a_burst_for_its_connections_instead_of_failing(redis
     await store.clear("")
     await store.aclose()
     assert sorted(counts) == list(range(1, 4001))
-    assert took > TIMEOUT  # the last of them waited longer than a command may wait for an answer
+    assert took > 0.5  # the last of them waited longer than the half second a command once had for a connection
 
 
 @contextmanager
@@ -566,7 +564,7 @@ async def test_redis_stopped_is_unavailable_quickly_and_resumes_when_restarted()
         server.stop()
 
 
-async def test_redis_that_never_answers_times_out_in_half_a_second() -> None:
+async def test_redis_that_never_answers_times_out_in_two_seconds() -> None:
     async def mute(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read()  # accepts, reads, never answers
         writer.close()
@@ -577,7 +575,7 @@ async def test_redis_that_never_answers_times_out_in_half_a_second() -> None:
     started = time.monotonic()
     with pytest.raises(StoreUnavailable, match="timeout"):
         await store.get("cache:a")
-    assert time.monotonic() - started < 1.5
+    assert 2.0 <= time.monotonic() - started < 3.0  # the answer's timeout (a held-up loop is not a mute Redis)
     await store.aclose()
     server.close()
     await server.wait_closed()
@@ -813,7 +811,7 @@ async def test_redis_copy_stops_being_used_when_redis_stops_answering(monkeypatc
         assert front is not None
         process.send_signal(signal.SIGSTOP)
         try:
-            for _ in range(300):  # the ping after 0.2 s of quiet, unanswered within the 0.5 s timeout
+            for _ in range(300):  # the ping after 0.2 s of quiet, unanswered within PING_ANSWER (0.5 s)
                 if not front.up:
                     break
                 await asyncio.sleep(0.01)

@@ -8,11 +8,15 @@ Values written by `set` are hashes (`v` the value, `t` the tag), so `clear` can 
 exactly while it SCANs the prefix; counters and leases are plain strings, buckets hashes
 without `v`.
 
-Timeouts are short (0.5 s to connect and to answer; a burst may wait up to POOL_WAIT for a pooled
-connection, never past its search's deadline) and a refused connection is retried once at once
-(a pooled connection from before a restart is stale), so a dead Redis costs a search at most a
-second before StoreUnavailable says why. A client is made per event loop: redis-py's
-connections belong to the loop that opened them.
+Timeouts are short (2 s to connect and for an answer; a burst may wait up to POOL_WAIT for a
+pooled connection; none of them past its search's deadline) and a refused connection is retried
+once at once (a pooled connection from before a restart is stale), so a Redis that is down
+costs a search next to nothing before StoreUnavailable says why, and a mute one two seconds.
+Each timeout is a timer on this process's event loop, and a loop held up (a collection of a
+large heap took 0.54 s, thousands of tasks woken at once) fires it with the answer already in
+the socket: at 0.5 s a burst of 4000 commands in a long-running process called a healthy Redis
+unavailable.
+A client is made per event loop: redis-py's connections belong to the loop that opened them.
 
 Cache entries (keys under `cache:`) are also copied in process while Redis's invalidations keep
 the copy true (`redis_front`): a hit is then a dict lookup instead of a round trip.
@@ -41,7 +45,7 @@ __all__ = ["RedisStore"]
 
 T = TypeVar("T")
 
-TIMEOUT: Final = 0.5  # seconds to connect, and for an answer
+TIMEOUT: Final = 2.0  # seconds to connect, and for an answer (see the module docstring)
 #: Seconds a command waits for a free pooled connection. Longer than TIMEOUT: a burst of searches
 #: queues for connections (the store is busy, not down: 500 searches at once on 64 connections
 #: waited past 0.5 s and put the store in its degraded mode), while a Redis that stops answering

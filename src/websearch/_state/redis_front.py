@@ -30,6 +30,10 @@ from .._lru import BoundedLRU
 __all__ = ["Front"]
 
 PING_EVERY: Final = 1.0  # seconds without news after which the tracking connection is pinged
+#: Seconds the ping's answer may take. Shorter than the store's answer timeout: a copy that
+#: misses invalidations must go out of use soon, and one taken out of use by a slow answer
+#: costs only round trips until the connection is made again.
+PING_ANSWER: Final = 0.5
 RETRY_EVERY: Final = 5.0  # seconds before the connections are made again after a failure
 NAME: Final = "websearch-local-copy"  # the tracking connection, as `CLIENT LIST` shows it
 MAX_ENTRIES: Final = 4096
@@ -174,7 +178,8 @@ class Front:
                 news = None
             if news is None:
                 await connection.send_command("PING")
-                await connection.read_response()
+                if await connection.read_response(timeout=PING_ANSWER) is None:  # its timeout passed
+                    raise rx.TimeoutError("no answer to a ping")
 
     def _ending(self) -> bool:
         """Closing, or cancelled. redis-py writes a command under `asyncio.wait_for`, which on
