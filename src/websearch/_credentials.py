@@ -205,8 +205,8 @@ class CredentialStore:
         connection = _Closing(db, self._damaged)
         with connection.guard():
             db.execute("PRAGMA busy_timeout = 10000")
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute(_SCHEMA)
+            _patiently(db, "PRAGMA journal_mode = WAL")
+            _patiently(db, _SCHEMA)
         return connection
 
     def _damaged(self, exc: BaseException) -> ConfigError:
@@ -256,6 +256,27 @@ class _Closing:
                 raise
             self.db.close()
             raise self.damaged(exc) from None
+
+
+#: Seconds a quick "database is locked" is tried again for (the busy timeout's own length).
+_BUSY_FOR: Final = 10.0
+
+
+def _patiently(db: Any, sql: str) -> None:
+    """Run `sql`, trying again while SQLite answers "locked" at once: switching a new file to
+    WAL while another process opens it is answered so without waiting the busy timeout (seen:
+    two processes storing keys at once, one of them told the store "cannot be read")."""
+    import sqlite3
+
+    until = time.monotonic() + _BUSY_FOR
+    while True:
+        try:
+            db.execute(sql)
+            return
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in (5, 6) or time.monotonic() >= until:
+                raise
+            time.sleep(0.01)
 
 
 def _is_damage(exc: BaseException) -> bool:
