@@ -260,6 +260,7 @@ class _Closing:
 
 #: Seconds a quick "database is locked" is tried again for (the busy timeout's own length).
 _BUSY_FOR: Final = 10.0
+_LOCKED: Final = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
 
 
 def _patiently(db: Any, sql: str) -> None:
@@ -274,7 +275,7 @@ def _patiently(db: Any, sql: str) -> None:
             db.execute(sql)
             return
         except sqlite3.OperationalError as exc:
-            if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in (5, 6) or time.monotonic() >= until:
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in _LOCKED or time.monotonic() >= until:
                 raise
             time.sleep(0.01)
 

@@ -24,9 +24,9 @@ view of which providers are down:
   machine's network, not the provider: it counts for nothing, or one offline machine would open
   every circuit for all the machines sharing the store.
 
-A success clears the provider's state (the refusals and spent quotas of other credentials stay). Other failures
-(a rejected request, no results, a bad body) say nothing about the provider's health and leave
-it alone.
+A success clears the provider's state (the refusals and spent quotas of other credentials
+stay). Other failures (a rejected request, no results, a bad body) say nothing about the
+provider's health and leave it alone.
 """
 
 from __future__ import annotations

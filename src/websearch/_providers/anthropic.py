@@ -110,16 +110,6 @@ TOOL_ERRORS: Final[dict[str, tuple[type[SearchProviderError], int]]] = {
     "invalid_tool_input": (RequestRejected, 400),
     "query_too_long": (RequestRejected, 400),
 }
-
-
-def _passing(code: str) -> bool:
-    """Whether a tool error is of a passing kind (`too_many_requests`, `unavailable`): the
-    answer beside it may be whole if asked again. A code the table does not name (such as
-    `max_uses_exceeded`, the turn's own limit) is not."""
-    known = TOOL_ERRORS.get(code)
-    return known is not None and issubclass(known[0], (RateLimited, UpstreamUnavailable))
-
-
 _PAGE_AGE_RE: Final = re.compile(
     r"^(\d{1,9})\s*(s|sec|second|m|min|minute|h|hour|d|day|w|week|mo|month|y|year)s?\s*(ago)?$", re.I
 )  # at most 9 digits: int() refuses 4300 of them, and rendering a huge age as JSON fails
@@ -337,6 +327,14 @@ def _budget(request: HttpRequest, ctx: ProviderContext) -> float:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
         return ctx.settings.http_timeout
     return float(timeout)
+
+
+def _passing(code: str) -> bool:
+    """Whether a tool error is of a passing kind (`too_many_requests`, `unavailable`): the
+    answer beside it may be whole if asked again. A code the table does not name (such as
+    `max_uses_exceeded`, the turn's own limit) is not."""
+    known = TOOL_ERRORS.get(code)
+    return known is not None and issubclass(known[0], (RateLimited, UpstreamUnavailable))
 
 
 def _usage(replies: list[Answer]) -> SearchUsage | None:
