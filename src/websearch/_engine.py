@@ -161,7 +161,7 @@ class Engine:
         """The health book on this engine's store (one per engine: its probe leases are its own)."""
         store = self.state()
         if self._health is None or self._health.store is not store:
-            self._health = Health(store, self.clock)
+            self._health = Health(store, self.clock, direct=store.direct)
         return self._health
 
     def rates(self) -> dict[str, float]:
@@ -239,7 +239,8 @@ class Engine:
             config=self._answer_print,
         )
         if caching and cache == "use":
-            hit = await self._cached(key)
+            direct = self._resilient.direct if self._resilient is not None else None
+            hit = self._read(direct, key) if direct is not None else await self._cached(key)
             if self.observer is not None:
                 self.observer.looked_up(hit is not None)
             self._count("stats:hits" if hit is not None else "stats:misses")
@@ -499,9 +500,18 @@ class Engine:
         await self._write_counts()
 
     async def _cached(self, key: str) -> SearchResponse | None:
+        store = self.state()
+        direct = store.direct
+        if direct is not None:
+            return self._read(direct, key)
+        raw = await store.get(key)
+        return None if raw is None else decode(key, raw, wall_seconds(self.clock))
+
+    def _read(self, store: MemoryStore, key: str) -> SearchResponse | None:
+        """The cached answer of `key` in an in-process store (read without awaiting)."""
         if key in self._behind:
             self._written(key)
-        raw = await self.state().get(key)
+        raw = store.read(key)
         return None if raw is None else decode(key, raw, wall_seconds(self.clock))
 
     def _noted(self, response: SearchResponse) -> SearchResponse:
@@ -562,18 +572,23 @@ class _Guards:
     engine: Engine
     lineup: Lineup
     recorded: set[str] = field(default_factory=set)
-    #: This search's name for the leases it takes (a half-open circuit's probe).
-    token: str = field(default_factory=lambda: f"{_PROCESS}:{os.getpid()}:{next(_SEARCHES)}")
+
+    @functools.cached_property
+    def token(self) -> str:
+        """This search's name for the leases it takes (a half-open circuit's probe); made when
+        first needed, as most searches take none."""
+        return f"{_PROCESS}:{os.getpid()}:{next(_SEARCHES)}"
 
     async def before(self, info: ProviderInfo, ctx: ProviderContext) -> Skip | None:
         health = self.engine.health()
-        skip, recorded = await health.check(
-            info.id, info.label, lambda: credential_fingerprint(info, ctx), owner=self.token
-        )
-        if recorded:
-            self.recorded.add(info.id)
-        if skip is not None:
-            return skip
+        if not health.unrecorded(info.id):
+            skip, recorded = await health.check(
+                info.id, info.label, lambda: credential_fingerprint(info, ctx), owner=self.token
+            )
+            if recorded:
+                self.recorded.add(info.id)
+            if skip is not None:
+                return skip
         pacer = self.engine.pacer()
         if info.id not in pacer.rates:
             return None

@@ -52,6 +52,7 @@ from .errors import (
 
 if TYPE_CHECKING:
     from ._clock import Clock
+    from ._state import MemoryStore
     from ._state._store import Store
 
 __all__ = ["CIRCUIT_AFTER", "PATIENCE", "Health", "Skip", "describe", "iso"]
@@ -96,10 +97,17 @@ def iso(when: float | None) -> str | None:
 class Health:
     """The health book of one client, on its state store and clock."""
 
-    def __init__(self, store: Store, clock: Clock) -> None:
+    def __init__(self, store: Store, clock: Clock, *, direct: MemoryStore | None = None) -> None:
         self.store = store
         self.clock = clock
+        #: `store` itself, or its primary, when it is in process: read there without awaiting.
+        self.direct = direct
         self._owner = uuid.uuid4().hex
+
+    def unrecorded(self, provider: str) -> bool:
+        """Whether the in-process store holds no record of `provider` (known without awaiting):
+        then `check` has nothing to say, and an attempt skips it. False when not known so."""
+        return self.direct is not None and self.direct.read(PREFIX + provider) is None
 
     async def record(self, provider: str) -> dict[str, Any] | None:
         """The stored record of a provider, or None (healthy)."""

@@ -81,6 +81,11 @@ class MemoryStore:
     # -- the Store methods -----------------------------------------------------------------------
 
     async def get(self, key: str) -> bytes | None:
+        return self.read(key)
+
+    def read(self, key: str) -> bytes | None:
+        """`get`, for a caller outside a coroutine (the engine's cache lookup, which would
+        otherwise pay for two coroutines to read a dict)."""
         with self._lock:
             entry = self._live(key, self._now())
             return None if entry is None or entry.kind == BUCKET else entry.value
