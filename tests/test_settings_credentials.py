@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 import stat
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from conftest import make_client
 from websearch import ConfigError, ProviderContext
-from websearch._credentials import Credential, CredentialStore
+from websearch._credentials import _BUSY_FOR, Credential, CredentialStore, _patiently
 from websearch._settings import Settings, config_dir
 
 
@@ -104,6 +107,41 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
         p.join(60)
         assert p.exitcode == 0
     assert len(CredentialStore(path).ids()) == 50
+
+
+def _locked_at_once(path: Path) -> tuple[sqlite3.Connection, sqlite3.Connection]:
+    """A connection holding a write lock on `path`, and one that SQLite answers "locked" at once
+    (no busy timeout), as it answers a process opening a new file another is switching to WAL."""
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN IMMEDIATE")
+    waiter = sqlite3.connect(path, isolation_level=None, timeout=0)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        waiter.execute("BEGIN IMMEDIATE")
+    return holder, waiter
+
+
+def test_a_store_answered_locked_at_once_is_tried_again_until_the_lock_goes(tmp_path: Path) -> None:
+    holder, waiter = _locked_at_once(tmp_path / "agent.db")
+    release = threading.Timer(0.2, holder.execute, ("COMMIT",))
+    release.start()
+    started = time.monotonic()
+    _patiently(waiter, "BEGIN IMMEDIATE")  # the lock went after 0.2 s: taken then, no error
+    assert 0.15 <= time.monotonic() - started < _BUSY_FOR
+    waiter.execute("COMMIT")
+    release.join()
+    holder.close(), waiter.close()
+
+
+def test_a_lock_held_past_the_busy_time_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("websearch._credentials._BUSY_FOR", 0.2)
+    holder, waiter = _locked_at_once(tmp_path / "agent.db")
+    started = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        _patiently(waiter, "BEGIN IMMEDIATE")
+    assert 0.2 <= time.monotonic() - started < 2.0
+    holder.execute("COMMIT")
+    holder.close(), waiter.close()
 
 
 def test_secret_resolution_order(tmp_path: Path) -> None:
