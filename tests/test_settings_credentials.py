@@ -130,7 +130,8 @@ def test_a_store_answered_locked_at_once_is_tried_again_until_the_lock_goes(tmp_
     assert 0.15 <= time.monotonic() - started < _BUSY_FOR
     waiter.execute("COMMIT")
     release.join()
-    holder.close(), waiter.close()
+    holder.close()
+    waiter.close()
 
 
 def test_a_lock_held_past_the_busy_time_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -141,7 +142,8 @@ def test_a_lock_held_past_the_busy_time_is_said(tmp_path: Path, monkeypatch: pyt
         _patiently(waiter, "BEGIN IMMEDIATE")
     assert 0.2 <= time.monotonic() - started < 2.0
     holder.execute("COMMIT")
-    holder.close(), waiter.close()
+    holder.close()
+    waiter.close()
 
 
 def test_secret_resolution_order(tmp_path: Path) -> None:
