@@ -956,3 +956,37 @@ def test_a_sqlite_store_used_across_a_fork_opens_its_own_connection_in_the_child
     command = [sys.executable, "-W", "ignore::DeprecationWarning", "-c", STORE_FORKED, str(tmp_path / "state.db")]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stderr, done.stdout) == (0, "", "b'child'\nb'child'\n")
+
+
+MEMORY_FORKED = """\
+import asyncio, os, signal, threading
+from websearch._clock import SystemClock
+from websearch._state import MemoryStore
+store = MemoryStore(SystemClock())  # a client's own, given as WebSearch(store=...)
+asyncio.run(store.set("k", b"parent", 60))
+held, done = threading.Event(), threading.Event()
+def hold():
+    with store._lock:  # another thread (the sync search's loop) inside the store as the process forks
+        held.set()
+        done.wait()
+threading.Thread(target=hold, daemon=True).start()
+held.wait()
+pid = os.fork()
+if pid == 0:
+    signal.alarm(10)  # a store that waits for the parent's thread never answers: end, and say so
+    asyncio.run(store.set("k", b"child", 60))
+    print(asyncio.run(store.get("k")), flush=True)
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+done.set()
+print(os.waitstatus_to_exitcode(status), asyncio.run(store.get("k")), flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_memory_store_is_usable_in_a_child_forked_while_another_thread_held_it() -> None:
+    """A store given to a client is the child's too (its values are the parent's, copied): its
+    lock, held by another of the parent's threads at the fork, once stayed held in the child."""
+    command = [sys.executable, "-W", "ignore::DeprecationWarning", "-c", MEMORY_FORKED]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "b'child'\n0 b'parent'\n")

@@ -14,10 +14,12 @@ from __future__ import annotations
 import heapq
 import math
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import Final
 
 from .._clock import Clock, wall_seconds
+from .._fork import in_child
 
 __all__ = ["MemoryStore", "bucket_step", "check_bucket", "check_ttl"]
 
@@ -63,7 +65,8 @@ class _Entry:
 
 
 class MemoryStore:
-    """Per-client state in memory (lost at exit, never shared)."""
+    """Per-client state in memory (lost at exit, never shared). A child made by `fork` keeps a
+    copy of the values, and a lock of its own (`_forked`)."""
 
     kind: str = "memory"
 
@@ -74,6 +77,7 @@ class MemoryStore:
         self._bytes = 0
         self._expiries: list[tuple[float, str]] = []  # (expires, key) for every write; stale ones are skipped
         self._lock = threading.Lock()
+        _STORES.add(self)
 
     def __repr__(self) -> str:
         return f"MemoryStore({len(self._entries)} entries)"
@@ -235,3 +239,17 @@ class MemoryStore:
                 if self._bytes <= target:
                     break
                 self._pop(key)
+
+
+#: Every store of this process, for a child made by `fork`: a store given to a client is the
+#: child's too, and its lock may have been held by another of the parent's threads (the sync
+#: `search`'s loop) at the fork, which would never release it there.
+_STORES: Final[weakref.WeakSet[MemoryStore]] = weakref.WeakSet()
+
+
+def _forked() -> None:
+    for store in list(_STORES):
+        store._lock = threading.Lock()
+
+
+in_child(_forked)
