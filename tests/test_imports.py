@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -139,3 +140,48 @@ def test_a_first_search_loads_the_http_stack_off_the_loop_and_keeps_a_short_dead
     assert seen["first"] == "Brave did not answer before the search's deadline"
     assert seen["gap"] < 0.1  # the loop went on while aiohttp loaded
     assert seen["second"] is True and not seen["blocked"]
+
+
+_FORK_WHILE_LOADING = """
+import os, signal, sys, threading, time
+from websearch import WebSearch, _deferred
+
+ws = WebSearch(engine=False, providers=["brave"])
+first = {}
+threading.Thread(target=lambda: first.setdefault("response", ws.search("before the fork")), daemon=True).start()
+for _ in range(5000):  # until the first search is importing the HTTP stack (about 0.2 s of it)
+    loading = _deferred._loading
+    if loading is not None:
+        break
+    time.sleep(0.001)
+print("loading at the fork:", not loading.done(), flush=True)
+pid = os.fork()
+if pid == 0:
+    signal.alarm(20)
+    child = WebSearch(engine=False, providers=["brave"])
+    response = child.search("in the child", deadline=5)
+    child.close()
+    print("child:", response.ok, response.error, flush=True)
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+while "response" not in first:
+    time.sleep(0.01)
+ws.close()
+print("parent:", first["response"].ok, "child exit", os.waitstatus_to_exitcode(status), flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_fork_while_the_first_search_loads_the_http_stack_gives_a_child_that_searches(tmp_path: Path) -> None:
+    # A child forked in the middle of the import inherited half-made modules that its thread,
+    # not copied into the child, never finished: every search of the child raised AttributeError
+    # (or waited out its deadline for an import nobody ran). The fork now waits for the import.
+    from conftest import key_env
+    from websearch.testing import FakeBrave
+
+    with FakeBrave() as brave:
+        env = {"PATH": "", "HOME": str(tmp_path), **key_env("brave", tmp_path, "BSA-fork-1"), **brave.env}
+        command = [sys.executable, "-W", "ignore::DeprecationWarning", "-c", _FORK_WHILE_LOADING]
+        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert (proc.returncode, proc.stderr[-2000:]) == (0, "")
+    assert proc.stdout.splitlines() == ["loading at the fork: True", "child: True None", "parent: True child exit 0"]

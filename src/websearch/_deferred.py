@@ -7,6 +7,10 @@ answer late (a 50 ms deadline answered after 190 ms). Here the first request wai
 import without blocking the loop, within its own timeout (so within the search's deadline),
 and the client uses the real transport directly once it is loaded. The servers load it at
 start-up the same way; a process that has imported it already never sees this class.
+
+A `fork` while the import runs waits for it to end (`FORK_WAIT` seconds at most): a child made
+in the middle of it inherits modules half made, which the importing thread, not copied into the
+child, never finishes, and every search of the child failed on them.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from contextlib import asynccontextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
 
+from ._fork import before_fork
 from .errors import ProviderTimeoutError
 
 if TYPE_CHECKING:
@@ -33,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["DeferredTransport", "loaded"]
 
 MODULE: Final = "websearch._transport"
+FORK_WAIT: Final = 10.0  # seconds a fork waits for the import under way (it takes about 0.2)
 _loading: Future[ModuleType] | None = None
 _lock = threading.Lock()
 
@@ -60,6 +66,17 @@ def _load() -> Future[ModuleType]:
             threading.Thread(target=run, name="websearch-import", daemon=True).start()
             _loading = future
         return _loading
+
+
+def _import_done() -> None:
+    """Before a fork: the import under way, if any, ended (or given up on after `FORK_WAIT`)."""
+    loading = _loading
+    if loading is not None and not loading.done():
+        with contextlib.suppress(Exception):  # failed or too slow: the fork goes on regardless
+            loading.result(FORK_WAIT)
+
+
+before_fork(_import_done)
 
 
 class DeferredTransport:

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import Final
 
-__all__ = ["INHERITED", "in_child"]
+__all__ = ["INHERITED", "before_fork", "in_child"]
 
 INHERITED: Final[list[object]] = []
 
@@ -20,3 +20,9 @@ def in_child(reset: Callable[[], None]) -> None:
     """Run `reset` in every child made by `fork` (on a platform that forks)."""
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=reset)
+
+
+def before_fork(prepare: Callable[[], None]) -> None:
+    """Run `prepare` in the parent before every `fork` (on a platform that forks)."""
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=prepare)
