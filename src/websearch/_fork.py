@@ -2,7 +2,9 @@
 is gone, a store whose worker is gone, locks another thread held. Each module that keeps such
 state resets it here, in the child, before anything uses it (`in_child`). What the child
 inherited and must neither use nor close (its sockets and selectors are the parent's) is kept
-in `INHERITED`, so it is not collected, and so not closed, while the child runs.
+in `INHERITED`, so it is not collected, and so not closed, while the child runs. What must not
+be copied half done (an import under way in another thread) is finished first, in the parent
+(`before_fork`).
 """
 
 from __future__ import annotations
