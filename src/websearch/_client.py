@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import json
 import os
+import sys
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -443,6 +444,22 @@ class WebSearch:
         loop.close()
         self._loop = self._thread = None
 
+    def __del__(self) -> None:
+        """A client dropped without `close` (`WebSearch().search(q)` on one line) releases what
+        it opened, as `close` does, within `_DROP_WITHIN` seconds: its private loop's thread and
+        its store's worker outlived it (two threads a client, for the life of the process), and
+        aiohttp said its sessions unclosed at exit. Dropped on its own loop's thread (in a cycle
+        the collector found there), it is closed on that loop without waiting for itself."""
+        if not getattr(self, "_armed", False) or sys.is_finalizing():
+            return  # nothing opened, or closed already; at exit, `_close_unclosed` closed it
+        with contextlib.suppress(Exception):  # a collection must not fail the code it interrupted
+            if self._thread is not None and self._thread is threading.current_thread():
+                loop = self._loop
+                assert loop is not None
+                loop.create_task(self.aclose()).add_done_callback(lambda _: loop.stop())
+            else:
+                self._close(_DROP_WITHIN)
+
     def __enter__(self) -> Self:
         return self
 
@@ -563,6 +580,7 @@ def _close_unclosed() -> None:
 
 
 _EXIT_WITHIN: Final = 5.0  # seconds each client left open may take to close at exit
+_DROP_WITHIN: Final = 5.0  # seconds a client dropped without `close` may take to close (`__del__`)
 atexit.register(_close_unclosed)
 
 
