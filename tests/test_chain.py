@@ -469,6 +469,36 @@ async def test_a_provider_list_fixes_the_chain_exactly(script: Stage) -> None:
     assert len(brave.calls) == 2
 
 
+async def test_a_search_narrowed_to_providers_not_here_says_which_and_why(script: Stage) -> None:
+    """`providers=` naming a provider with no key, or one excluded: it was left out without a
+    word, and a search left with none answered only "No web search provider configured."."""
+    brave = script("brave", answer("brave"))
+    ddg = script("duckduckgo", answer("duckduckgo"))
+    tavily = script("tavily", answer("tavily"))
+    env = {**script.env, "BRAVE_API_KEY": "x" * 12}
+    async with WebSearch(engine=False, env=env, clock=FakeClock(), providers=[ddg, brave, tavily]) as ws:
+        served = await ws.asearch("q", providers=["tavily", "brave"], exclude=["duckduckgo"])
+        assert served.provider == "brave"
+        assert messages(served) == (
+            'providers=["tavily", "brave"] dropped: not available here (tavily: set TAVILY_API_KEY or run '
+            "`websearch auth set tavily`)",
+        )
+        none = await ws.asearch("q", providers=["duckduckgo", "tavily"], exclude=["duckduckgo"])
+        assert none.error == "No web search provider configured." and not none.attempts
+        assert messages(none) == (
+            'providers=["duckduckgo", "tavily"] dropped: duckduckgo excluded (by the setting '
+            "providers.webSearchExclude or exclude=)",
+            'providers=["duckduckgo", "tavily"] dropped: not available here (tavily: set TAVILY_API_KEY or run '
+            "`websearch auth set tavily`)",
+        )
+        once = await ws.asearch("q", providers=iter(["tavily", "brave"]), exclude=["duckduckgo"])  # read once
+        assert once.provider == "brave" and messages(once) == messages(served)
+        whole = await ws.asearch("q", providers=["brave", "duckduckgo"])  # every one asked is here
+        assert whole.provider == "brave" and not whole.notices
+        chosen = await ws.asearch("q", provider="brave", providers=["brave", "tavily"])  # one chosen: the rest unasked
+        assert chosen.provider == "brave" and not chosen.notices
+
+
 def test_a_provider_list_names_known_providers_once() -> None:
     from websearch import InvalidSearchParams
 

@@ -19,12 +19,13 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Self
 
+from ._chain import resolve_chain
 from ._clock import Clock, SystemClock, wall_seconds
 from ._context import ProviderContext, SendsRequests
 from ._credentials import Credential, CredentialStore
@@ -229,7 +230,8 @@ class WebSearch:
             search_params = SearchParams(query, **params)
         except TypeError as exc:  # an unknown keyword
             raise _unknown_params(params, exc) from None
-        lineup = self.lineup if providers is None else self.lineup.narrowed(_names(providers))
+        asked = None if providers is None else _names(providers)  # once: it may be an iterator
+        lineup = self.lineup if asked is None else self.lineup.narrowed(asked)
         excluded = self.settings.excluded_providers
         if exclude:
             excluded = excluded | frozenset(self._known(name, param="exclude") for name in _names(exclude))
@@ -237,18 +239,26 @@ class WebSearch:
             self._known(provider, lineup, said=("auto", PUBLIC))
         ctx = self._context()
         plan = self._fanout(provider, fanout, lineup, excluded, ctx)
-        return await self.engine.search(
+        preferred = self.settings.preferred_provider
+        response = await self.engine.search(
             search_params,
             ctx,
             lineup,
             provider=provider,
-            preferred=self.settings.preferred_provider,
+            preferred=preferred,
             excluded=excluded,
             cache=cache,
             deadline=deadline,
             hedge=hedge,
             fanout=plan,
         )
+        if asked is not None and plan is None and provider in (None, "auto"):
+            # Said on every search, not cached: what is available changes under a cached answer.
+            chain = resolve_chain(ctx, lineup, "auto" if provider == "auto" else preferred, excluded)
+            _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
+            if left:
+                response.notices = (*left, *response.notices)
+        return response
 
     def _fanout(
         self,
@@ -278,18 +288,8 @@ class WebSearch:
         names = [
             self._known(name, lineup, param="fanout") for name in (_names(fanout) if fanout is not None else setting)
         ]
-        ids = tuple(dict.fromkeys(names))
-        notices: list[Notice] = []
-        out = [i for i in ids if i in excluded]  # as `providers=` and public honour it: it was asked
-        if out:
-            why = f"{', '.join(out)} excluded (by the setting providers.webSearchExclude or exclude=)"
-            notices.append(dropped("fanout", list(ids), why))
-            ids = tuple(i for i in ids if i not in out)
-        missing = [i for i in ids if not lineup.may_run(i, ctx)]
-        if missing:
-            why = "; ".join(f"{i}: {lineup.reason(i, ctx)}" for i in missing)
-            notices.append(dropped("fanout", list(ids), f"not available here ({why})"))
-            ids = tuple(i for i in ids if i not in missing)
+        # The excluded are left out as `providers=` and public leave them out: they were asked.
+        ids, notices = _left_out("fanout", names, excluded, lambda i: lineup.may_run(i, ctx), lineup, ctx)
         cap = int(self.settings.get_number("fanout.max_providers", DEFAULT_MAX_PROVIDERS))
         if len(ids) > cap:
             notices.append(clamped("fanout", list(ids), f"the first {cap}", "the setting fanout.max_providers"))
@@ -554,6 +554,30 @@ def _check_engine_args(cache: object, deadline: object, hedge: object) -> None:
 
 def _names(value: Iterable[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
+
+
+def _left_out(
+    param: str,
+    given: list[str],
+    excluded: frozenset[str],
+    usable: Callable[[str], bool],
+    lineup: Lineup,
+    ctx: ProviderContext,
+) -> tuple[tuple[str, ...], list[Notice]]:
+    """The providers `param` names (`given`, as given: `fanout=`, `providers=`) less the excluded
+    and those not usable here, and a notice for each of the two, saying which and why."""
+    ids, notices = tuple(dict.fromkeys(given)), list[Notice]()
+    out = [i for i in ids if i in excluded]
+    if out:
+        why = f"{', '.join(out)} excluded (by the setting providers.webSearchExclude or exclude=)"
+        notices.append(dropped(param, given, why))
+        ids = tuple(i for i in ids if i not in out)
+    missing = [i for i in ids if not usable(i)]
+    if missing:
+        why = "; ".join(f"{i}: {lineup.reason(i, ctx)}" for i in missing)
+        notices.append(dropped(param, given, f"not available here ({why})"))
+        ids = tuple(i for i in ids if i not in missing)
+    return ids, notices
 
 
 async def asearch(query: str, **params: Any) -> SearchResponse:
