@@ -219,6 +219,23 @@ def run_cli(
     )
 
 
+def held_at_fork(lock: str) -> str:
+    """Lines of a script that hold `lock` (an expression) in another thread, as the parent's
+    threads may when a process forks, then fork: `pid` is 0 in the child, and `done.set()` lets
+    the holder go in the parent. For tests of what a child inherits locked."""
+    return (
+        "import os, threading\n"
+        "held, done = threading.Event(), threading.Event()\n"
+        "def hold():\n"
+        f"    with {lock}:\n"
+        "        held.set()\n"
+        "        done.wait()\n"
+        "threading.Thread(target=hold, daemon=True).start()\n"
+        "held.wait()\n"
+        "pid = os.fork()\n"
+    )
+
+
 def messages(response: SearchResponse) -> tuple[str, ...]:
     """The response's notices as the sentences the blocks header and `note:` lines show."""
     return tuple(notice.message for notice in response.notices)

@@ -12,6 +12,7 @@ from typing import Any, get_type_hints
 import orjson
 import pytest
 
+from conftest import held_at_fork
 from websearch import (
     Attempt,
     EngineRank,
@@ -193,23 +194,17 @@ def test_the_bounded_lru_drops_the_least_recently_used_by_count_and_by_bytes() -
     assert len(lru) == 0
 
 
-MEMO_FORKED = """\
-import os, threading
-from websearch import _cache
-held, done = threading.Event(), threading.Event()
-def hold():
-    with _cache._MEMO._lock:  # another thread inside the memo as the process forks
-        held.set()
-        done.wait()
-threading.Thread(target=hold, daemon=True).start()
-held.wait()
-pid = os.fork()
+MEMO_FORKED = (
+    "from websearch import _cache\n"
+    + held_at_fork("_cache._MEMO._lock")
+    + """\
 if pid == 0:
     print(_cache._MEMO.get("k"), flush=True)  # once waited forever for the parent's thread
     os._exit(0)
 os.waitpid(pid, 0)
 done.set()
 """
+)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")

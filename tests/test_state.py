@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeClock, RedisServer
+from conftest import FakeClock, RedisServer, held_at_fork
 from websearch import ConfigError
 from websearch._clock import SystemClock
 from websearch._settings import Settings
@@ -958,20 +958,16 @@ def test_a_sqlite_store_used_across_a_fork_opens_its_own_connection_in_the_child
     assert (done.returncode, done.stderr, done.stdout) == (0, "", "b'child'\nb'child'\n")
 
 
-MEMORY_FORKED = """\
-import asyncio, os, signal, threading
+MEMORY_FORKED = (
+    """\
+import asyncio, signal
 from websearch._clock import SystemClock
 from websearch._state import MemoryStore
 store = MemoryStore(SystemClock())  # a client's own, given as WebSearch(store=...)
 asyncio.run(store.set("k", b"parent", 60))
-held, done = threading.Event(), threading.Event()
-def hold():
-    with store._lock:  # another thread (the sync search's loop) inside the store as the process forks
-        held.set()
-        done.wait()
-threading.Thread(target=hold, daemon=True).start()
-held.wait()
-pid = os.fork()
+"""
+    + held_at_fork("store._lock")  # as the sync search's loop, in the store as the process forks
+    + """\
 if pid == 0:
     signal.alarm(10)  # a store that waits for the parent's thread never answers: end, and say so
     asyncio.run(store.set("k", b"child", 60))
@@ -981,6 +977,7 @@ _, status = os.waitpid(pid, 0)
 done.set()
 print(os.waitstatus_to_exitcode(status), asyncio.run(store.get("k")), flush=True)
 """
+)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
