@@ -656,6 +656,51 @@ async def test_a_deadline_too_short_for_the_provider_leaves_its_health_alone(
     assert len(brave.requests) == 6
 
 
+async def test_closing_a_client_under_searches_in_flight_cancels_them_and_blames_no_provider(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    # An agent process shutting down closed its client under five searches: each ended as "Brave
+    # request failed: the server closed the connection without a complete response", and the five
+    # opened Brave's circuit for every process sharing the store.
+    clock = FakeClock()
+    store = MemoryStore(clock)
+    brave.enqueue(*[Reply(200, _brave_body("slow"), delay=2.0)] * 5)
+    for i in range(5):
+        ws = engine_client(benv, clock, store=store)
+        search = asyncio.ensure_future(ws.asearch(f"in flight {i}", cache="off"))
+        await eventually(lambda n=i: len(brave.requests) == n + 1)  # the request is out
+        await ws.aclose()
+        with pytest.raises(asyncio.CancelledError):
+            await search
+    async with engine_client(benv, clock, store=store) as ws:
+        assert await ws.provider_health() == {}
+    assert len(brave.requests) == 5
+
+
+def test_closing_a_client_under_a_blocking_search_cancels_it(benv: dict[str, str], brave: FakeBrave) -> None:
+    import concurrent.futures
+    import threading
+
+    brave.enqueue(Reply(200, _brave_body("slow"), delay=2.0))
+    ws = engine_client(benv, FakeClock())
+    ended: list[BaseException] = []
+
+    def search() -> None:
+        try:
+            ws.search("in flight", cache="off")
+        except BaseException as exc:  # what the caller of `search` meets
+            ended.append(exc)
+
+    searching = threading.Thread(target=search)
+    searching.start()
+    deadline = time.monotonic() + 10
+    while not brave.requests and time.monotonic() < deadline:
+        time.sleep(0.01)
+    ws.close()
+    searching.join(10)
+    assert [type(exc) for exc in ended] == [concurrent.futures.CancelledError]
+
+
 async def test_a_request_timeout_too_short_for_the_provider_leaves_its_health_alone(
     benv: dict[str, str], brave: FakeBrave
 ) -> None:

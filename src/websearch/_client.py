@@ -298,7 +298,8 @@ class WebSearch:
 
     async def aclose(self) -> None:
         """Close the HTTP session (only one this client created; the sync `search`'s too, when
-        it ran on this client's private loop) and the state store."""
+        it ran on this client's private loop) and the state store. A search still in flight on
+        a closed session ends cancelled (`asyncio.CancelledError`; no provider is blamed)."""
         if self._owns_transport and self._transport is not None:
             await self._transport.aclose()
             private = self._loop

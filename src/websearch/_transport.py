@@ -226,11 +226,13 @@ class Transport:
             await session.close()
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
-        """Send `request` and read the whole body; any wire failure raises SearchProviderError."""
+        """Send `request` and read the whole body; any wire failure raises SearchProviderError,
+        and one because the client closed the session under the request, CancelledError."""
+        session = self._get_session()
         try:
             started = time.monotonic()
             url, kwargs = self._request_args(request)
-            resp = await self._get_session().request(request.method, url, **kwargs)
+            resp = await session.request(request.method, url, **kwargs)
             if resp.status in _REDIRECT_STATUSES:
                 resp = await self._follow(provider, request, url, kwargs, resp, started)
             try:
@@ -244,7 +246,7 @@ class Transport:
             finally:
                 resp.release()
         except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
-            raise self._translate(provider, request, exc) from None
+            raise self._failed(provider, request, exc, session) from None
         return HttpResponse(resp.status, _headers(resp), body, str(resp.url), request.secrets)
 
     @asynccontextmanager
@@ -257,17 +259,18 @@ class Transport:
         connection unless the body was read to its end, which is how a cancelled stream is torn
         down. Errors raised by the caller inside the block pass through untouched.
         """
+        session = self._get_session()
         try:
             started = time.monotonic()
             url, kwargs = self._request_args(request)
-            resp = await self._get_session().request(request.method, url, **kwargs)
+            resp = await session.request(request.method, url, **kwargs)
             if resp.status in _REDIRECT_STATUSES:
                 resp = await self._follow(provider, request, url, kwargs, resp, started)
         except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
-            raise self._translate(provider, request, exc) from None
+            raise self._failed(provider, request, exc, session) from None
         try:
             head = HttpResponse(resp.status, _headers(resp), b"", str(resp.url), request.secrets)
-            yield head, self._lines(provider, request, resp)
+            yield head, self._lines(provider, request, resp, session)
         finally:
             resp.release()
 
@@ -353,7 +356,9 @@ class Transport:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def _lines(self, provider: str, request: HttpRequest, resp: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+    async def _lines(
+        self, provider: str, request: HttpRequest, resp: aiohttp.ClientResponse, session: aiohttp.ClientSession
+    ) -> AsyncIterator[bytes]:
         """The body's lines, each with its line end: split at CR LF, LF or CR alone (the SSE
         rules), a CR at a chunk's end held until the next chunk shows whether LF follows. The
         whole stream and each event (the lines up to a blank one) are capped."""
@@ -376,9 +381,20 @@ class Transport:
                 if event + len(pending) > self.max_event_bytes:
                     raise self._stream_too_large(provider, "stream event", self.max_event_bytes)
         except (TimeoutError, aiohttp.ClientError) as exc:
-            raise self._translate(provider, request, exc) from None
+            raise self._failed(provider, request, exc, session) from None
         if pending:
             yield pending
+
+    def _failed(
+        self, provider: str, request: HttpRequest, exc: Exception, session: aiohttp.ClientSession
+    ) -> BaseException:
+        """What a request that failed raises: CancelledError when the session it went out on
+        was closed under it (the client closed with searches in flight: they end as cancelled,
+        the provider is not blamed, and no cooldown or open circuit is recorded against it),
+        else the provider's error (`_translate`)."""
+        if session.closed:
+            return asyncio.CancelledError(f"{self._label(provider)} request cut: the client was closed")
+        return self._translate(provider, request, exc)
 
     def _translate(self, provider: str, request: HttpRequest, exc: Exception) -> SearchProviderError:
         """The one place where aiohttp's (and asyncio's) exceptions become ours."""
