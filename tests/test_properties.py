@@ -1128,7 +1128,10 @@ def joined(lines: list[str], endings: list[str]) -> str:
 
 
 class _Body:
-    """Just enough of an aiohttp response for `Transport._lines`: its body in these chunks."""
+    """Just enough of an aiohttp response for `Transport._lines`: its body in these chunks (and
+    of the session it came on: one still open)."""
+
+    closed = False
 
     def __init__(self, chunks: list[bytes]) -> None:
         self.content = self
@@ -1146,7 +1149,8 @@ def streamed(loop: asyncio.AbstractEventLoop, stream: bytes, cuts: list[int]) ->
     chunks = [stream[a:b] for a, b in itertools.pairwise(bounds) if b > a]
 
     async def run() -> list[SseEvent]:
-        lines = Transport()._lines("test", HttpRequest("GET", "http://test.invalid/"), _Body(chunks))  # type: ignore[arg-type]
+        body = _Body(chunks)
+        lines = Transport()._lines("test", HttpRequest("GET", "http://test.invalid/"), body, body)  # type: ignore[arg-type]
         return [event async for event in aiter_sse(lines)]
 
     return loop.run_until_complete(run())
