@@ -589,7 +589,8 @@ async def asearch(query: str, **params: Any) -> SearchResponse:
 
 #: Clients that have searched and are not closed yet: closed at exit, so a script that never
 #: calls `close` (`ws = WebSearch(); ws.search(...)`) ends without aiohttp's "Unclosed client
-#: session" lines and with its hit and miss counts written. Weak: a dropped client is not kept.
+#: session" lines and with its hit and miss counts written. Weak: a client dropped before exit
+#: is not kept, and closes itself (`WebSearch.__del__`).
 _UNCLOSED: Final[weakref.WeakSet[WebSearch]] = weakref.WeakSet()
 
 

@@ -2,7 +2,8 @@
 
 Every failure of the wire (refused, reset, timed out, truncated, oversized) becomes a
 `SearchProviderError` subclass here, named for the provider and stripped of every secret the
-request carried, so no other module needs to know aiohttp's exception tree.
+request carried, so no other module needs to know aiohttp's exception tree. A request whose
+session the client closed under it is no failure of the provider's: it ends cancelled.
 """
 
 from __future__ import annotations
