@@ -677,6 +677,23 @@ async def test_closing_a_client_under_searches_in_flight_cancels_them_and_blames
     assert len(brave.requests) == 5
 
 
+async def test_closing_a_client_under_a_shared_flight_cancels_its_followers_too(
+    benv: dict[str, str], brave: FakeBrave
+) -> None:
+    # The leader's search ended cancelled; its follower led the same search again, on a session
+    # made after the close, which nothing closed (aiohttp said so at exit).
+    brave.enqueue(*[Reply(200, _brave_body("shared"), delay=2.0)] * 2)
+    ws = engine_client(benv, FakeClock())
+    leader = asyncio.ensure_future(ws.asearch("shared"))
+    follower = asyncio.ensure_future(ws.asearch("shared"))
+    await eventually(lambda: len(brave.requests) == 1)
+    await ws.aclose()
+    for search in (leader, follower):
+        with pytest.raises(asyncio.CancelledError):
+            await search
+    assert len(brave.requests) == 1
+
+
 def test_closing_a_client_under_a_blocking_search_cancels_it(benv: dict[str, str], brave: FakeBrave) -> None:
     import concurrent.futures
     import threading

@@ -6,6 +6,7 @@ builds an HTTP client or calls `time.time()` itself.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from ._filters import Filters
     from ._notices import Notice
 
-__all__ = ["DeadlineReached", "ProviderContext", "SendsRequests", "base_url_env", "env_url", "too_late"]
+__all__ = ["ClosedUnder", "DeadlineReached", "ProviderContext", "SendsRequests", "base_url_env", "env_url", "too_late"]
 
 
 class SendsRequests(Protocol):
@@ -165,6 +166,11 @@ class ProviderContext:
         if self.transport is None:
             raise RuntimeError("this ProviderContext has no transport")
         return self.transport
+
+
+class ClosedUnder(asyncio.CancelledError):
+    """A request whose session the client closed under it (`close` with searches in flight):
+    its search ends cancelled, blaming no provider, and so do the searches sharing its flight."""
 
 
 class DeadlineReached(ProviderTimeoutError):

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 from ._cache import PREFIX, cache_key, copy_of, decode, encode, encode_copy, entry_ttl
 from ._chain import Walk, fallback_tier_ids, run_search
 from ._clock import wall_seconds
+from ._context import ClosedUnder
 from ._fanout import Fanout, run_fanout
 from ._health import PATIENCE, Health, Skip
 from ._notices import CutShort, partial
@@ -265,6 +266,8 @@ class Engine:
             except _LeaderCancelled:  # its caller's cancellation is not this search's: look again, or lead
                 leader = self._flights.get(key)
                 continue
+            except _LeaderClosedUnder:  # the client was closed: not to be searched again on a new session
+                raise ClosedUnder("the client was closed under the search this one shared") from None
             except TimeoutError:  # this search's own deadline came first
                 return await self._too_late(params, ctx, lineup, route, ends, hedge)
             if leader_ends < ends and _out_of_time(answer) and self.clock.monotonic() < ends:
@@ -295,7 +298,10 @@ class Engine:
         except BaseException as exc:
             # A cancelled caller (an agent given up on, a timeout of its own) fails nobody else:
             # its followers search again, one of them leading.
-            flight.set_exception(_LeaderCancelled() if isinstance(exc, asyncio.CancelledError) else exc)
+            if isinstance(exc, ClosedUnder):
+                flight.set_exception(_LeaderClosedUnder())
+            else:
+                flight.set_exception(_LeaderCancelled() if isinstance(exc, asyncio.CancelledError) else exc)
             flight.exception()  # retrieved: no "never retrieved" warning when nobody followed
             raise
         finally:
@@ -630,6 +636,10 @@ async def _run(params: SearchParams, ctx: ProviderContext, lineup: Lineup, walk:
 
 class _LeaderCancelled(Exception):
     """What a flight's followers get when the caller leading it was cancelled."""
+
+
+class _LeaderClosedUnder(Exception):
+    """What a flight's followers get when the client was closed under its leader's request."""
 
 
 def _settle(done: asyncio.Future[None]) -> None:

@@ -26,6 +26,7 @@ import aiohttp
 import orjson
 from yarl import URL
 
+from ._context import ClosedUnder
 from ._settings import DEFAULT_TIMEOUT
 from ._wire import HttpRequest, HttpResponse
 from .errors import (
@@ -394,7 +395,7 @@ class Transport:
         the provider is not blamed, and no cooldown or open circuit is recorded against it),
         else the provider's error (`_translate`)."""
         if session.closed:
-            return asyncio.CancelledError(f"{self._label(provider)} request cut: the client was closed")
+            return ClosedUnder(f"{self._label(provider)} request cut: the client was closed")
         return self._translate(provider, request, exc)
 
     def _translate(self, provider: str, request: HttpRequest, exc: Exception) -> SearchProviderError:
