@@ -268,13 +268,17 @@ async def test_a_client_left_open_is_closed_at_exit_quietly(
 
 DROPPED = """\
 import netguard; netguard.install()
-import asyncio, threading, websearch
+import asyncio, threading, time, websearch
 for _ in range(4):
     websearch.WebSearch().search("dropped")
 async def main():
     for _ in range(4):
         await websearch.WebSearch().asearch("dropped")
 asyncio.run(main())
+until = time.monotonic() + 5  # a store's worker ends just after its client closed (not awaited)
+for other in threading.enumerate():
+    if other is not threading.main_thread():
+        other.join(max(0.0, until - time.monotonic()))
 print(sorted(thread.name for thread in threading.enumerate()))
 """
 
@@ -293,7 +297,7 @@ async def test_clients_dropped_without_close_leave_no_thread_behind(
 
 DROPPED_IN_A_CYCLE = """\
 import netguard; netguard.install()
-import gc, threading, websearch
+import gc, threading, time, websearch
 gc.disable()  # only the collection below, on the client's own loop, finds the cycle
 ws = websearch.WebSearch()
 ws.search("dropped")
@@ -302,6 +306,10 @@ loop, thread = ws._loop, ws._thread
 del ws
 loop.call_soon_threadsafe(gc.collect)
 thread.join(10)
+until = time.monotonic() + 5  # the store's worker ends just after the loop (shut down, not awaited)
+for other in threading.enumerate():
+    if other is not threading.main_thread():
+        other.join(max(0.0, until - time.monotonic()))
 print(thread.is_alive(), sorted(thread.name for thread in threading.enumerate()))
 """
 
