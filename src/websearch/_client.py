@@ -447,7 +447,7 @@ class WebSearch:
 
     def __del__(self) -> None:
         """A client dropped without `close` (`WebSearch().search(q)` on one line) releases what
-        it opened, as `close` does, within `_DROP_WITHIN` seconds: its private loop's thread and
+        it opened, as `close` does, within `_CLOSE_WITHIN` seconds: its private loop's thread and
         its store's worker outlived it (two threads a client, for the life of the process), and
         aiohttp said its sessions unclosed at exit. Dropped on its own loop's thread (in a cycle
         the collector found there), it is closed on that loop without waiting for itself."""
@@ -459,7 +459,7 @@ class WebSearch:
                 assert loop is not None
                 loop.create_task(self.aclose()).add_done_callback(lambda _: loop.stop())
             else:
-                self._close(_DROP_WITHIN)
+                self._close(_CLOSE_WITHIN)
 
     def __enter__(self) -> Self:
         return self
@@ -602,11 +602,11 @@ def _close_at_exit(client: WebSearch) -> None:
 def _close_unclosed() -> None:
     for client in list(_UNCLOSED):
         with contextlib.suppress(Exception):  # at exit: one client's failure must not keep the rest open
-            client._close(_EXIT_WITHIN)
+            client._close(_CLOSE_WITHIN)
 
 
-_EXIT_WITHIN: Final = 5.0  # seconds each client left open may take to close at exit
-_DROP_WITHIN: Final = 5.0  # seconds a client dropped without `close` may take to close (`__del__`)
+#: Seconds a client closed for its user (left open at exit, or dropped without `close`) may take.
+_CLOSE_WITHIN: Final = 5.0
 atexit.register(_close_unclosed)
 
 

@@ -240,6 +240,7 @@ class Engine:
             config=self._answer_print,
         )
         if caching and cache == "use":
+            # `_cached` does the same; read here, an in-process store costs no coroutine at all.
             direct = self._resilient.direct if self._resilient is not None else None
             hit = self._read(direct, key) if direct is not None else await self._cached(key)
             if self.observer is not None:
