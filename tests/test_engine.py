@@ -718,6 +718,44 @@ def test_closing_a_client_under_a_blocking_search_cancels_it(benv: dict[str, str
     assert [type(exc) for exc in ended] == [concurrent.futures.CancelledError]
 
 
+def test_closing_a_client_ends_every_blocking_search_on_its_loop(benv: dict[str, str]) -> None:
+    """A search the close does not cut (here, on a transport of the caller's whose answer never
+    comes) ends cancelled too. Before, the private loop stopped with its task pending, and the
+    caller of `search` waited for ever (seen under load with a request the close had cut, whose
+    end had not run yet when the loop stopped)."""
+    import concurrent.futures
+    import threading
+
+    from websearch.testing import MockTransport
+
+    asked = threading.Event()
+
+    async def never(provider: str, request: Any) -> Any:
+        asked.set()
+        await asyncio.Event().wait()
+
+    ws = make_client(env=benv, transport=MockTransport(never), providers=["brave"])
+    ended: list[BaseException] = []
+
+    def search(query: str) -> None:
+        try:
+            ws.search(query, cache="off", deadline=60)
+        except BaseException as exc:
+            ended.append(exc)
+
+    searching = [threading.Thread(target=search, args=(f"waiting {i}",)) for i in range(2)]
+    for thread in searching:
+        thread.start()
+    assert asked.wait(10)
+    time.sleep(0.1)  # both in flight
+    started = time.monotonic()
+    ws.close()
+    for thread in searching:
+        thread.join(10)
+    assert [type(exc) for exc in ended] == [concurrent.futures.CancelledError] * 2
+    assert time.monotonic() - started < 5
+
+
 async def test_a_request_timeout_too_short_for_the_provider_leaves_its_health_alone(
     benv: dict[str, str], brave: FakeBrave
 ) -> None:

@@ -436,7 +436,7 @@ class WebSearch:
         loop = self._private_loop()
         thread = self._thread
         assert thread is not None
-        asyncio.run_coroutine_threadsafe(self.aclose(), loop).result(within)
+        asyncio.run_coroutine_threadsafe(self._close_on_private_loop(), loop).result(within)
         close_soon = getattr(self._transport, "close_soon", None) if self._owns_transport else None
         if close_soon is not None and _loop_running():  # the session of the loop running this
             close_soon()
@@ -444,6 +444,20 @@ class WebSearch:
         thread.join()
         loop.close()
         self._loop = self._thread = None
+
+    async def _close_on_private_loop(self) -> None:
+        """`aclose`, then every search still on the private loop ends cancelled: the loop stops
+        next, and a search left pending on it (its request cut by the close but not yet ended, or
+        waiting on a transport of the caller's) left its blocking caller waiting for ever."""
+        try:
+            await self.aclose()
+        finally:
+            current = asyncio.current_task()
+            pending = [task for task in asyncio.all_tasks() if task is not current]
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=_CLOSE_WITHIN)
 
     def __del__(self) -> None:
         """A client dropped without `close` (`WebSearch().search(q)` on one line) releases what
