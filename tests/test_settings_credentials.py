@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
-from websearch import ConfigError, ProviderContext
+from websearch import ConfigError, ProviderContext, SearchResponse
 from websearch._credentials import _BUSY_FOR, Credential, CredentialStore, _patiently
 from websearch._settings import Settings, config_dir
 
@@ -467,6 +467,35 @@ async def test_a_damaged_store_fails_no_search_and_says_so_once(tmp_path: Path, 
         assert "providers configured only there are left out (brave, codex)" in notice.message
         assert "move it aside and store the keys again with `websearch auth set`" in notice.message
     assert codex.provider == "duckduckgo"  # codex had no usable login: the automatic chain served
+
+
+async def test_a_store_damaged_after_it_was_read_well_is_said_on_the_next_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search does not scan the lineup while agent.db is the one found readable; a change to
+    the file (damaged, then moved aside) is seen on the next look at its stamp."""
+    from websearch import _credentials
+    from websearch.testing import FakeDuckDuckGo
+
+    monkeypatch.setattr(_credentials, "STAMP_EVERY", 0.0)  # look at the file on every search
+    path = tmp_path / "agent.db"
+    CredentialStore(path).set("exa", "api_key", {"api_key": "exa-key-0123456"})
+
+    def stored(response: SearchResponse) -> list[str]:
+        assert response.ok and response.provider == "duckduckgo", response.error
+        return [n.message for n in response.notices if n.message.startswith("stored credentials could not be read")]
+
+    with FakeDuckDuckGo() as ddg:
+        env = {"WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}
+        async with make_client(env=env, providers=["brave", "duckduckgo"]) as ws:
+            assert stored(await ws.asearch("q")) == []
+            assert stored(await ws.asearch("q again")) == []  # found readable: no scan made
+            _damage(path, "garbage")
+            (message,) = stored(await ws.asearch("q"))
+            assert "providers configured only there are left out (brave)" in message
+            assert len(stored(await ws.asearch("q again"))) == 1  # said on every search while it lasts
+            path.unlink()
+            assert stored(await ws.asearch("q")) == []
 
 
 async def test_an_explicit_provider_reading_a_damaged_record_says_why(tmp_path: Path) -> None:

@@ -81,10 +81,11 @@ class Guards(Protocol):
     async def after(self, info: ProviderInfo, ctx: ProviderContext, error: BaseException | None) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Walk:
     """How to walk: the engine's `guards`, a `deadline` (on the context clock's monotonic time)
-    for the whole search, and `hedge`: seconds after which the next provider starts alongside."""
+    for the whole search, and `hedge`: seconds after which the next provider starts alongside.
+    Read only; not frozen, because one is made per search and a frozen one costs three times as much."""
 
     guards: Guards | None = None
     deadline: float | None = None
@@ -99,7 +100,7 @@ async def run_search(
     provider: str | None = None,
     preferred: str = "auto",
     excluded: Iterable[str] = (),
-    walk: Walk = Walk(),
+    walk: Walk | None = None,
 ) -> SearchResponse:
     """Choose the provider list and walk it; never raises for provider failures.
 
@@ -107,6 +108,7 @@ async def run_search(
     response it serves says why (`fallback`).
     """
     excluded = frozenset(excluded)
+    walk = walk if walk is not None else Walk()
     notices = search_notices(params, ctx, lineup)
     chosen: str | None = None
     if provider is not None and provider != "auto":
@@ -242,7 +244,15 @@ async def _attempt(
         impl = lineup.load(info.id)
         plan = impl.plan(params, ctx)
         notices = [*plan.notices, *_unsupported(info.label, impl.supports, params, plan, ctx)]
-        result = await _within(impl, plan, ctx, info, remaining)
+        if remaining is not None and not _cut_per_request(impl, ctx):
+            result = await _within(impl, plan, ctx, info, remaining)
+        else:  # no timer, and no coroutine of its own: every search on the built-in transport
+            try:
+                result = await impl.search(plan, ctx)
+            except (TimeoutError, DeadlineReached):
+                if remaining is None:
+                    raise
+                raise _reached(info, remaining) from None
         notices += result.notices
         if plan.filters.include_domains or plan.filters.exclude_domains:
             notices += _enforce_domains(result, plan)
@@ -260,24 +270,30 @@ async def _attempt(
     return result, Attempt(info.id, None, None, _ms(clock.monotonic() - started), notices=tuple(notices)), None
 
 
+def _cut_per_request(impl: Provider, ctx: ProviderContext) -> bool:
+    """Does the search's deadline hold without a timer of its own? It does for a search made
+    only of requests, over a transport that bounds each request: `ctx.send` cuts each request
+    to what remains of the deadline."""
+    return ctx.deadline is not None and getattr(ctx.transport, "bounds_each_request", False) and impl.requests_only()
+
+
 async def _within(
-    impl: Provider, plan: Plan, ctx: ProviderContext, info: ProviderInfo, remaining: float | None
+    impl: Provider, plan: Plan, ctx: ProviderContext, info: ProviderInfo, remaining: float
 ) -> ProviderResult:
-    """`impl.search` within `remaining` seconds. A search made only of requests, over a
-    transport that bounds each request, needs no timer of its own: `ctx.send` cuts each request
-    to what remains. Anything else (a stream, a wait, a transport of the caller's) runs under
-    `asyncio.timeout`."""
-    if remaining is None:
-        return await impl.search(plan, ctx)
+    """`impl.search` under a timer of `remaining` seconds: a stream, a wait, a transport of the
+    caller's."""
     try:
-        if ctx.deadline is not None and getattr(ctx.transport, "bounds_each_request", False) and impl.requests_only():
-            return await impl.search(plan, ctx)
         async with asyncio.timeout(remaining):
             return await impl.search(plan, ctx)
     except (TimeoutError, DeadlineReached):
-        reached = DeadlineReached(info.id, too_late(info.label))
-        reached.given = remaining
-        raise reached from None
+        raise _reached(info, remaining) from None
+
+
+def _reached(info: ProviderInfo, remaining: float) -> DeadlineReached:
+    """The attempt ran out of the `remaining` seconds of the search's deadline it was given."""
+    reached = DeadlineReached(info.id, too_late(info.label))
+    reached.given = remaining
+    return reached
 
 
 def _served(
@@ -330,9 +346,9 @@ def search_notices(params: SearchParams, ctx: ProviderContext, lineup: Lineup) -
     """What a search says whoever serves it: the date ladder's notices, and (once) that
     agent.db could not be read."""
     notices: list[Notice] = list(ctx.filter_notices(params))
-    scan = lineup.scan(ctx)
-    if scan.store_error is not None:
-        notices.append(_store_notice(scan.store_error, scan.left_out))
+    unreadable = lineup.unreadable_store(ctx)
+    if unreadable is not None and unreadable.store_error is not None:
+        notices.append(_store_notice(unreadable.store_error, unreadable.left_out))
     return notices
 
 

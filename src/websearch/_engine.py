@@ -205,7 +205,13 @@ class Engine:
         if hedge is None:
             hedge = self._hedge
         if not self.enabled:
-            response = await _run(params, ctx, lineup, Walk(None, ends, hedge), route)
+            walk = Walk(None, ends, hedge)
+            if fanout is not None:
+                response = await run_fanout(params, ctx, lineup, fanout, walk)
+            else:  # `_run`'s work without its coroutine: the engine off is the leanest path there is
+                response = await run_search(
+                    params, ctx, lineup, provider=provider, preferred=preferred, excluded=excluded, walk=walk
+                )
         elif self._resilient is not None and self._resilient.direct is not None:
             response = await self._search(params, ctx, lineup, route, cache, ends, hedge)  # in process: no waits
         else:
@@ -289,7 +295,11 @@ class Engine:
             store = self.state()
             shared = caching and cache == "use" and store.kind != "memory"
             direct = store.direct if caching else None
-            response = await self._lead(key, caching and direct is None, shared, ends, params, ctx, lineup, walk, route)
+            written = caching and direct is None  # by `_lead`, before the answer is handed back
+            if shared or written:
+                response = await self._lead(key, written, shared, ends, params, ctx, lineup, walk, route)
+            else:  # no lease to take, nothing to write before answering: `_lead` would only run it
+                response = await _run(params, ctx, lineup, walk, route)
             if direct is not None and _cacheable(route, response):
                 self._write_behind(direct, key, response, params)
             # Followers copy the answer when they wake, after this caller had it: from a copy

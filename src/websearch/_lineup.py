@@ -62,6 +62,7 @@ class Lineup:
         names.update(ENV_TWINS[k] for info in self._infos.values() for k in info.settings_keys if k in ENV_TWINS)
         self._env_names = tuple(sorted(names))
         self._scan: tuple[Any, Scan] | None = None
+        self._readable: tuple[object, Any] | None = None  # (credential store, its stamp) last read well
         self._ids = tuple(self._infos)
 
     @property
@@ -114,6 +115,24 @@ class Lineup:
         left_out = tuple(i.id for i in infos if error and i.credential_ids and i.id not in available)
         scan = Scan(available, explicit, error, left_out)
         self._scan = (stamp, scan)
+        return scan
+
+    def unreadable_store(self, ctx: ProviderContext) -> Scan | None:
+        """The scan, when agent.db could not be read (its notice names what that leaves out);
+        else None. Every search asks, so a store found readable is not asked again, nor the whole
+        scan made, until its stamp changes; a store that does not exist is readable."""
+        store = ctx.credentials
+        try:
+            stamp = store.stamp()
+        except ConfigError:
+            return self.scan(ctx)
+        readable = self._readable
+        if stamp is None or (readable is not None and readable[0] is store and readable[1] == stamp):
+            return None
+        scan = self.scan(ctx)
+        if scan.store_error is None:
+            self._readable = (store, stamp)
+            return None
         return scan
 
     def may_run(self, provider_id: str, ctx: ProviderContext) -> bool:
