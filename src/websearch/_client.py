@@ -19,7 +19,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -436,7 +436,11 @@ class WebSearch:
         loop = self._private_loop()
         thread = self._thread
         assert thread is not None
-        asyncio.run_coroutine_threadsafe(self._close_on_private_loop(), loop).result(within)
+        closing = self.aclose()
+        try:
+            asyncio.run_coroutine_threadsafe(closing, loop).result(within)
+        finally:  # the loop stops next: a search left pending on it leaves its caller waiting for ever
+            asyncio.run_coroutine_threadsafe(_cancel_all_but(closing), loop).result(_CLOSE_WITHIN + 1)
         close_soon = getattr(self._transport, "close_soon", None) if self._owns_transport else None
         if close_soon is not None and _loop_running():  # the session of the loop running this
             close_soon()
@@ -444,20 +448,6 @@ class WebSearch:
         thread.join()
         loop.close()
         self._loop = self._thread = None
-
-    async def _close_on_private_loop(self) -> None:
-        """`aclose`, then every search still on the private loop ends cancelled: the loop stops
-        next, and a search left pending on it (its request cut by the close but not yet ended, or
-        waiting on a transport of the caller's) left its blocking caller waiting for ever."""
-        try:
-            await self.aclose()
-        finally:
-            current = asyncio.current_task()
-            pending = [task for task in asyncio.all_tasks() if task is not current]
-            for task in pending:
-                task.cancel()
-            if pending:
-                await asyncio.wait(pending, timeout=_CLOSE_WITHIN)
 
     def __del__(self) -> None:
         """A client dropped without `close` (`WebSearch().search(q)` on one line) releases what
@@ -617,6 +607,19 @@ def _close_unclosed() -> None:
     for client in list(_UNCLOSED):
         with contextlib.suppress(Exception):  # at exit: one client's failure must not keep the rest open
             client._close(_CLOSE_WITHIN)
+
+
+async def _cancel_all_but(closing: Coroutine[Any, Any, None]) -> None:
+    """Cancel every task on the running loop but this one and `closing` (a client's `aclose`,
+    which, when it could not finish, is left to be reported pending), and wait for them: the
+    searches a close did not end (a request it cut whose end has not run yet, a wait on a
+    transport of the caller's) end cancelled, and their blocking callers with them."""
+    current = asyncio.current_task()
+    pending = [task for task in asyncio.all_tasks() if task is not current and task.get_coro() is not closing]
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=_CLOSE_WITHIN)
 
 
 #: Seconds a client closed for its user (left open at exit, or dropped without `close`) may take.
