@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
-from websearch import HttpResponse
+from websearch import HttpRequest, HttpResponse
 from websearch._transport import json_text
 
 
@@ -70,3 +71,32 @@ def test_a_request_with_another_timeout_keeps_every_other_field() -> None:
     request = HttpRequest(**values)
     assert request.with_timeout(1.5) == dataclasses.replace(request, timeout=1.5)
     assert request.timeout == 60.0
+
+
+async def test_a_request_is_cut_to_the_whole_millisecond_below_what_remains_of_the_deadline(tmp_path: Path) -> None:
+    """Never past the deadline; and the timer setting of a cut value is made once, as the
+    searches in a row that ask for the same one share it."""
+    from conftest import FakeClock
+    from websearch import ProviderContext
+    from websearch._credentials import CredentialStore
+    from websearch._settings import Settings
+    from websearch._transport import _timeout
+
+    sent: list[HttpRequest] = []
+
+    class Bounding:
+        bounds_each_request = True
+        timeout = 60.0
+
+        async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
+            sent.append(request)
+            return body(b"{}")
+
+    clock = FakeClock()
+    ctx = ProviderContext({}, Settings.load(tmp_path, {}), CredentialStore(tmp_path / "agent.db"), Bounding(), clock)  # type: ignore[arg-type]
+    request = HttpRequest("GET", "http://127.0.0.1/search", {})
+    for remaining, cut in [(2.5009, 2.5), (2.5001, 2.5), (0.0004, 0.001), (90.0, None)]:
+        ctx.deadline = clock.monotonic() + remaining
+        await ctx.send("brave", request)
+        assert sent[-1].timeout == cut
+    assert _timeout(2.5) is _timeout(2.5)

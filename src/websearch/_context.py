@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -151,7 +152,9 @@ class ProviderContext:
         own = request.timeout if request.timeout is not None else getattr(transport, "timeout", None)
         if isinstance(own, (int, float)) and own <= remaining:
             return transport.send(provider_id, request)
-        return _cut(transport.send(provider_id, request.with_timeout(max(remaining, 0.001))))
+        # Down to a whole millisecond: never past the deadline, and the transport makes one
+        # timer setting per value, which the searches that follow ask for again.
+        return _cut(transport.send(provider_id, request.with_timeout(max(math.floor(remaining * 1000) / 1000, 0.001))))
 
     def stream(
         self, provider_id: str, request: HttpRequest
