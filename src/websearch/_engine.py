@@ -200,7 +200,6 @@ class Engine:
     ) -> SearchResponse:
         """One search through the cache, single-flight, guards and deadline; a `fanout` asks
         its providers at once instead of walking the chain. The observer, if any, hears of it."""
-        route = _Route(provider, preferred, excluded, fanout)
         ends = self.clock.monotonic() + self.deadline_for(params, deadline)
         if hedge is None:
             hedge = self._hedge
@@ -213,8 +212,10 @@ class Engine:
                     params, ctx, lineup, provider=provider, preferred=preferred, excluded=excluded, walk=walk
                 )
         elif self._resilient is not None and self._resilient.direct is not None:
+            route = _Route(provider, preferred, excluded, fanout)
             response = await self._search(params, ctx, lineup, route, cache, ends, hedge)  # in process: no waits
         else:
+            route = _Route(provider, preferred, excluded, fanout)
             bound = DEADLINE.set((self.clock, ends))  # a shared store's calls for this search wait no longer
             try:
                 response = await self._search(params, ctx, lineup, route, cache, ends, hedge)
