@@ -35,7 +35,9 @@ ROUNDS = 25
 
 
 class Answering:
-    """A transport answering every request at once with `bench._fake`'s body."""
+    """A transport answering every request at once with `bench._fake`'s body. Not
+    `websearch.testing.MockTransport`: that one keeps every call (memory growing through 200,000
+    searches), re-checks each JSON body and copies each response, which would be measured too."""
 
     bounds_each_request = True  # as `Transport`: the chain cuts each request to the deadline
     timeout = 60.0

@@ -244,15 +244,7 @@ async def _attempt(
         impl = lineup.load(info.id)
         plan = impl.plan(params, ctx)
         notices = [*plan.notices, *_unsupported(info.label, impl.supports, params, plan, ctx)]
-        if remaining is not None and not _cut_per_request(impl, ctx):
-            result = await _within(impl, plan, ctx, info, remaining)
-        else:  # no timer, and no coroutine of its own: every search on the built-in transport
-            try:
-                result = await impl.search(plan, ctx)
-            except (TimeoutError, DeadlineReached):
-                if remaining is None:
-                    raise
-                raise _reached(info, remaining) from None
+        result = await _within(impl, plan, ctx, info, remaining)
         notices += result.notices
         if plan.filters.include_domains or plan.filters.exclude_domains:
             notices += _enforce_domains(result, plan)
@@ -270,30 +262,24 @@ async def _attempt(
     return result, Attempt(info.id, None, None, _ms(clock.monotonic() - started), notices=tuple(notices)), None
 
 
-def _cut_per_request(impl: Provider, ctx: ProviderContext) -> bool:
-    """Does the search's deadline hold without a timer of its own? It does for a search made
-    only of requests, over a transport that bounds each request: `ctx.send` cuts each request
-    to what remains of the deadline."""
-    return ctx.deadline is not None and getattr(ctx.transport, "bounds_each_request", False) and impl.requests_only()
-
-
 async def _within(
-    impl: Provider, plan: Plan, ctx: ProviderContext, info: ProviderInfo, remaining: float
+    impl: Provider, plan: Plan, ctx: ProviderContext, info: ProviderInfo, remaining: float | None
 ) -> ProviderResult:
-    """`impl.search` under a timer of `remaining` seconds: a stream, a wait, a transport of the
-    caller's."""
+    """`impl.search` within `remaining` seconds. A search made only of requests, over a
+    transport that bounds each request, needs no timer of its own: `ctx.send` cuts each request
+    to what remains. Anything else (a stream, a wait, a transport of the caller's) runs under
+    `asyncio.timeout`."""
+    if remaining is None:
+        return await impl.search(plan, ctx)
     try:
+        if ctx.deadline is not None and getattr(ctx.transport, "bounds_each_request", False) and impl.requests_only():
+            return await impl.search(plan, ctx)
         async with asyncio.timeout(remaining):
             return await impl.search(plan, ctx)
     except (TimeoutError, DeadlineReached):
-        raise _reached(info, remaining) from None
-
-
-def _reached(info: ProviderInfo, remaining: float) -> DeadlineReached:
-    """The attempt ran out of the `remaining` seconds of the search's deadline it was given."""
-    reached = DeadlineReached(info.id, too_late(info.label))
-    reached.given = remaining
-    return reached
+        reached = DeadlineReached(info.id, too_late(info.label))
+        reached.given = remaining
+        raise reached from None
 
 
 def _served(

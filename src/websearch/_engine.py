@@ -200,22 +200,15 @@ class Engine:
     ) -> SearchResponse:
         """One search through the cache, single-flight, guards and deadline; a `fanout` asks
         its providers at once instead of walking the chain. The observer, if any, hears of it."""
+        route = _Route(provider, preferred, excluded, fanout)
         ends = self.clock.monotonic() + self.deadline_for(params, deadline)
         if hedge is None:
             hedge = self._hedge
         if not self.enabled:
-            walk = Walk(None, ends, hedge)
-            if fanout is not None:
-                response = await run_fanout(params, ctx, lineup, fanout, walk)
-            else:  # `_run`'s work without its coroutine: the engine off is the leanest path there is
-                response = await run_search(
-                    params, ctx, lineup, provider=provider, preferred=preferred, excluded=excluded, walk=walk
-                )
+            response = await _run(params, ctx, lineup, Walk(None, ends, hedge), route)
         elif self._resilient is not None and self._resilient.direct is not None:
-            route = _Route(provider, preferred, excluded, fanout)
             response = await self._search(params, ctx, lineup, route, cache, ends, hedge)  # in process: no waits
         else:
-            route = _Route(provider, preferred, excluded, fanout)
             bound = DEADLINE.set((self.clock, ends))  # a shared store's calls for this search wait no longer
             try:
                 response = await self._search(params, ctx, lineup, route, cache, ends, hedge)
@@ -296,11 +289,7 @@ class Engine:
             store = self.state()
             shared = caching and cache == "use" and store.kind != "memory"
             direct = store.direct if caching else None
-            written = caching and direct is None  # by `_lead`, before the answer is handed back
-            if shared or written:
-                response = await self._lead(key, written, shared, ends, params, ctx, lineup, walk, route)
-            else:  # no lease to take, nothing to write before answering: `_lead` would only run it
-                response = await _run(params, ctx, lineup, walk, route)
+            response = await self._lead(key, caching and direct is None, shared, ends, params, ctx, lineup, walk, route)
             if direct is not None and _cacheable(route, response):
                 self._write_behind(direct, key, response, params)
             # Followers copy the answer when they wake, after this caller had it: from a copy
