@@ -378,7 +378,7 @@ BAD_ARGUMENTS = [
     ),
     ({"query": "q", "recency": "hour"}, "recency", 'recency must be one of: day, week, month, year; got "hour"'),
     ({"query": "q", "text_chars": 1.5}, "text_chars", "text_chars must be a whole number of at least 1; got 1.5"),
-    ({"query": "q", "category": ""}, "category", 'category must be a non-empty string; got ""'),
+    ({"query": "q", "category": 7}, "category", "category must be a non-empty string; got 7"),
     (
         {"query": "q", "include_domains": ["a.com", 3]},
         "include_domains",
