@@ -10,10 +10,11 @@ import socket
 import subprocess
 import sys
 import time
+import typing
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx2
 import pytest
@@ -23,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from conftest import TESTS, FakeClock, cli_env, make_client, run_cli
 from websearch import SEARCH_PROVIDER_ORDER, Attempt, ConfigError, InvalidSearchParams, SearchResponse, SearchSource
-from websearch._mcp_server import build_server, output_schema, structured_content, tool_text
+from websearch._mcp_server import build_server, output_schema, response_json, structured_content, tool_text
 from websearch._notices import Notice, not_supported
 from websearch._rendering import render
 from websearch._tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
@@ -134,11 +135,16 @@ def test_description_says_how_to_cite_and_names_every_parameter_with_its_default
 def test_the_output_schema_is_every_field_of_the_response() -> None:
     def fields_of(schema: dict[str, Any], cls: type) -> None:
         names = [f.name for f in dataclasses.fields(cls)]
-        assert list(schema["properties"]) == names and schema["required"] == names, cls
+        assert list(schema["properties"]) == names, cls
+        hints = typing.get_type_hints(cls)
+        # Required: what is never null, empty or false (the lean structured content keeps it).
+        always = [
+            name for name in names if hints[name] in (str, int, float) or typing.get_origin(hints[name]) is Literal
+        ]
+        assert schema["required"] == always, cls
         for name, prop in schema["properties"].items():
-            hint = {f.name: f.type for f in dataclasses.fields(cls)}[name]
             for nested in (SearchSource, SearchCitation, SearchUsage, Attempt, Notice):
-                if re.search(rf"\b{nested.__name__}\b", str(hint)):
+                if re.search(rf"\b{nested.__name__}\b", str(hints[name])):
                     inner = prop.get("items") or next(v for v in prop.get("anyOf", [prop]) if v.get("type") == "object")
                     fields_of(inner, nested)
 
@@ -146,6 +152,23 @@ def test_the_output_schema_is_every_field_of_the_response() -> None:
     Draft202012Validator.check_schema(schema)
     assert schema["type"] == "object"
     fields_of(schema, SearchResponse)
+    assert schema["required"] == ["provider", "query"]
+    assert schema["properties"]["answer"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+
+
+def test_the_output_schema_has_no_list_of_types_and_no_empty_schema() -> None:
+    """What MCP Inspector's --strict warned of 27 times (25 lists of types, 2 empty schemas for a
+    notice's value): a nullable field is `anyOf` with null, a value of any type names the types."""
+
+    def walk(node: Any) -> Iterator[Any]:
+        yield node
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            yield from walk(child)
+
+    schemas = [node for node in walk(output_schema()) if isinstance(node, dict)]
+    assert [s for s in schemas if isinstance(s.get("type"), list)] == []
+    assert [s for s in schemas if s == {}] == []
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -165,20 +188,9 @@ async def test_the_tool_returns_the_response_as_structured_content_beside_the_te
     assert text.startswith("# Web search: q\n[max_tokens=9 not applied: DuckDuckGo does not support it]\n")
     data = result.structured_content
     assert data is not None and validator.is_valid(data), list(validator.iter_errors(data))
-    assert list(data) == [f.name for f in dataclasses.fields(SearchResponse)]
-    assert (data["provider"], data["query"], data["error"]) == ("duckduckgo", "q", None)
-    assert data["sources"] == [
-        {
-            "title": "T",
-            "url": "https://t.example/",
-            "snippet": "s",
-            "published_date": None,
-            "age_seconds": None,
-            "author": None,
-            "highlights": [],
-            "engines": [],
-        }
-    ]
+    assert list(data) == ["provider", "query", "sources", "attempts", "notices"]  # lean: nothing null or empty
+    assert (data["provider"], data["query"]) == ("duckduckgo", "q")
+    assert data["sources"] == [{"title": "T", "url": "https://t.example/", "snippet": "s"}]
     assert data["notices"] == [
         {
             "param": "max_tokens",
@@ -200,17 +212,48 @@ async def test_the_tool_returns_the_response_as_structured_content_beside_the_te
     assert (bad.is_error, bad.structured_content) == (True, None)  # an error result is text only
 
 
-def test_structured_content_is_the_json_formats_response_object() -> None:
+def test_structured_content_is_the_response_without_null_empty_or_false_fields() -> None:
     response = SearchResponse(
         provider="brave",
         query="q",
-        sources=(SearchSource("T", "https://t.example/", highlights=("a", "b")),),
+        sources=(
+            SearchSource("T", "https://t.example/", highlights=("a", "b")),
+            SearchSource("U", "https://u.example/"),
+        ),
         attempts=(Attempt("brave", 200, None, 1.5, notices=(not_supported("mode", "deep", "Brave"),)),),
-        notices=(not_supported("include_domains", ["a.org"], "Brave"),),
+        notices=(not_supported("include_domains", [], "Brave"), not_supported("summary", False, "Brave")),
     )
     data = structured_content(response)
-    assert data == json.loads(render(response, "json"))["response"]
-    assert Draft202012Validator(output_schema()).is_valid(data)
+    assert data == {
+        "provider": "brave",
+        "query": "q",
+        "sources": [
+            {"title": "T", "url": "https://t.example/", "highlights": ["a", "b"]},
+            {"title": "U", "url": "https://u.example/"},
+        ],
+        "attempts": [
+            {
+                "provider": "brave",
+                "status": 200,
+                "duration_ms": 1.5,
+                "notices": [
+                    {
+                        "param": "mode",
+                        "value": "deep",
+                        "kind": "not_applied",
+                        "message": response.attempts[0].notices[0].message,
+                    }
+                ],
+            }
+        ],
+        "notices": [  # a notice's value is what the caller sent, [] and false included
+            {"param": "include_domains", "value": [], "kind": "not_applied", "message": response.notices[0].message},
+            {"param": "summary", "value": False, "kind": "not_applied", "message": response.notices[1].message},
+        ],
+    }
+    validator = Draft202012Validator(output_schema())
+    assert validator.is_valid(data) and validator.is_valid(response_json(response))
+    assert response_json(response) == json.loads(render(response, "json"))["response"]  # every field, null when unset
 
 
 # -- the transport is loaded when the server starts ----------------------------------------------
@@ -287,6 +330,24 @@ async def test_summary_format_from_the_setting_puts_notices_above(
         noted = text_of(await client.call_tool("web_search", {"query": "q", "max_tokens": 9}))
     assert plain == "[1] T\n    https://t.example/\n    s"
     assert noted == "[max_tokens=9 not applied: DuckDuckGo does not support it]\n[1] T\n    https://t.example/\n    s"
+
+
+async def test_structured_output_off_from_the_setting_returns_the_text_alone(
+    ddg: FakeDuckDuckGo, env: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    (config_dir / "settings.toml").write_text("[mcp]\nstructured_output = false\n")
+    ddg.results = [DdgResult("T", "https://t.example/", "s")]
+    async with connect(env, clock) as client:
+        (tool,) = (await client.list_tools()).tools
+        result = await client.call_tool("web_search", {"query": "q"})
+    assert (tool.output_schema, result.structured_content) == (None, None)  # no schema promising what is not sent
+    assert (result.is_error, text_of(result)) == (False, BLOCKS)
+
+
+def test_a_bad_structured_output_setting_is_refused(env: dict[str, str], config_dir: Path) -> None:
+    (config_dir / "settings.toml").write_text('[mcp]\nstructured_output = "no"\n')
+    with pytest.raises(ConfigError, match=r"setting mcp\.structured_output must be true or false; got 'no'"):
+        make_client(env=env)
 
 
 def test_a_bad_mcp_format_setting_stops_the_server(env: dict[str, str], config_dir: Path) -> None:
@@ -378,7 +439,7 @@ BAD_ARGUMENTS = [
     ),
     ({"query": "q", "recency": "hour"}, "recency", 'recency must be one of: day, week, month, year; got "hour"'),
     ({"query": "q", "text_chars": 1.5}, "text_chars", "text_chars must be a whole number of at least 1; got 1.5"),
-    ({"query": "q", "category": ""}, "category", 'category must be a non-empty string; got ""'),
+    ({"query": "q", "category": 7}, "category", "category must be a non-empty string; got 7"),
     (
         {"query": "q", "include_domains": ["a.com", 3]},
         "include_domains",

@@ -5,6 +5,9 @@ from __future__ import annotations
 import copy
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -160,7 +163,7 @@ def test_the_schema_refuses_an_empty_or_blank_query(strict: bool) -> None:
     assert not validator.is_valid({**rest, "query": "\t\n"})
     assert validator.is_valid({**rest, "query": "q"})
     assert validator.is_valid({**rest, "query": "  q  "})
-    assert not validator.is_valid({**rest, "query": "q", "category": " "})  # the other plain string, too
+    assert validator.is_valid({**rest, "query": "q", "category": " "})  # a blank category is not given
     query = schema["properties"]["query"]
     assert query["pattern"] == "\\S"
     if not strict:
@@ -177,3 +180,39 @@ def test_help_names_no_document_the_package_does_not_ship(capsys: pytest.Capture
     text = capsys.readouterr().out
     assert "usage: websearch" in text
     assert re.findall(r"[\w./-]+\.md\b", text) == []
+
+
+# -- from the library ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fmt", "strict"), [*((fmt, False) for fmt in SCHEMA_FORMATS), ("openai", True), ("openai-responses", True)]
+)
+def test_the_library_gives_what_the_schema_command_prints(env: dict[str, str], fmt: str, strict: bool) -> None:
+    import websearch
+
+    proc = run_cli(["schema", "--format", fmt, *(["--strict"] if strict else [])], env)
+    assert proc.returncode == 0, proc.stderr
+    assert websearch.tool_schema(fmt, strict=strict) == json.loads(proc.stdout)  # type: ignore[arg-type]
+    available = run_cli(["schema", "--format", fmt, "--available"], env)
+    assert websearch.tool_schema(fmt, providers=["duckduckgo", "public"]) == json.loads(available.stdout)  # type: ignore[arg-type]
+
+
+def test_the_library_schema_refuses_an_unknown_format_provider_or_strictness() -> None:
+    import websearch
+
+    with pytest.raises(ValueError, match="unknown schema format 'gemini'"):
+        websearch.tool_schema("gemini")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown provider 'altavista'"):
+        websearch.tool_schema(providers=["brave", "altavista"])
+    with pytest.raises(ValueError, match="providers must be a list of provider ids; got the string 'brave'"):
+        websearch.tool_schema(providers="brave")
+    with pytest.raises(ValueError, match="strict"):
+        websearch.tool_schema("anthropic", strict=True)
+    assert "tool_schema" in websearch.__all__
+
+
+def test_tool_schema_is_loaded_lazily(tmp_path: Path) -> None:
+    code = "import sys, websearch\nbefore = 'websearch._tool' in sys.modules\nwebsearch.tool_schema\nprint(before)\n"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PATH": ""}, timeout=60)
+    assert (proc.returncode, proc.stdout) == (0, "False\n"), proc.stderr

@@ -34,7 +34,7 @@ from websearch import (
     SearchUsage,
 )
 from websearch._clock import SystemClock
-from websearch._mcp_server import structured_content
+from websearch._mcp_server import response_json
 from websearch._params import PARAMS
 from websearch._rendering import render
 from websearch._serve import Limits, RateLimit, ServeConfig
@@ -199,7 +199,7 @@ def test_the_other_fields_reach_the_search(one_result: FakeDuckDuckGo, searx: Fa
     assert any(len(s["engines"]) == 2 for s in fused["response"]["sources"]) or fused["response"]["sources"]
 
 
-def test_the_json_answer_is_the_response_as_structured_content_has_it() -> None:
+def test_the_json_answer_is_the_whole_response_as_json() -> None:
     response = SearchResponse(
         provider="fanout",
         query="q",
@@ -216,7 +216,7 @@ def test_the_json_answer_is_the_response_as_structured_content_has_it() -> None:
         cached_age_s=1.5,
     )
     body = json.loads(answer_json(response))
-    assert body == {"text": render(response, "summary"), "response": structured_content(response), "error": None}
+    assert body == {"text": render(response, "summary"), "response": response_json(response), "error": None}
 
 
 # -- limits --------------------------------------------------------------------------------------

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from ._rendering import render
     from ._state import MemoryStore, SqliteStore, Store, StoreUnavailable
     from ._state.redis import RedisStore
+    from ._tool import tool_schema
 
 __version__ = "0.1.0"
 
@@ -123,6 +124,7 @@ __all__ = [
     "asearch",
     "render",
     "search",
+    "tool_schema",
 ]
 
 _LAZY = {
@@ -131,6 +133,7 @@ _LAZY = {
     "asearch": "_client",
     "search": "_client",
     "render": "_rendering",
+    "tool_schema": "_tool",
     "Clock": "_clock",
     "SystemClock": "_clock",
     "ProviderContext": "_context",

@@ -624,13 +624,13 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from ._tool import offered_providers, tool_definition
+    from ._tool import offered_providers, tool_schema
 
     if args.strict and args.format not in STRICT_FORMATS:
         print(f"websearch: error: --strict needs --format {' or '.join(STRICT_FORMATS)}", file=sys.stderr)
         return EXIT_USAGE
-    providers = offered_providers(_client().provider_status()) if args.available else SEARCH_PROVIDER_ORDER
-    print(json.dumps(tool_definition(args.format, providers, strict=args.strict), indent=2, ensure_ascii=False))
+    providers = offered_providers(_client().provider_status()) if args.available else None
+    print(json.dumps(tool_schema(args.format, strict=args.strict, providers=providers), indent=2, ensure_ascii=False))
     return EXIT_OK
 
 

@@ -36,6 +36,7 @@ from ._fork import INHERITED, in_child
 from ._health import describe
 from ._lineup import Lineup
 from ._notices import Notice, clamped, dropped
+from ._params import provider_with_fanout
 from ._registry import PROVIDERS, load_provider
 from ._settings import Settings
 from ._settings import config_dir as default_config_dir
@@ -276,8 +277,8 @@ class WebSearch:
         setting: list[str] = self.settings.get("providers.webSearchFanout") or []
         preferred = self.settings.preferred_provider
         public = provider == PUBLIC or (provider is None and fanout is None and preferred == PUBLIC)
-        if fanout is not None and provider is not None:
-            raise InvalidSearchParams("fanout", "fanout must be left out when a provider is chosen; give one of them")
+        if fanout is not None and provider not in (None, "auto"):  # auto beside a fanout: the fanout
+            raise provider_with_fanout(provider, list(fanout))
         if not public and fanout is None and not setting:
             return None
         soft = self.settings.get_number("fanout.soft_deadline", DEFAULT_SOFT_DEADLINE)

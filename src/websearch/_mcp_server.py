@@ -4,9 +4,10 @@ Built on the low-level `Server` of the official MCP SDK (2.x) so that the tool's
 `websearch._tool.input_schema` (its `provider` enum computed when the server starts) and argument
 errors say what `websearch._tool` says. One `WebSearch` client serves every call for the server's
 life. Output is the `blocks` layout unless the setting `mcp.format` is `summary`; beside that text,
-the tool returns the response as `structuredContent` (`SearchResponse.to_dict()` made JSON, the
-`response` object of `--format json`) and declares its `outputSchema` (generated from the
-dataclasses), as MCP 2025-06-18 defines them. Clients that ignore both still get the text.
+the tool returns the response as `structuredContent`, lean (no null, empty or false field: some
+clients, pydantic-ai among them, hand the model this object instead of the text), and declares its
+`outputSchema` (generated from the dataclasses), as MCP 2025-06-18 defines them. The setting
+`mcp.structured_output = false` turns both off. Clients that ignore both still get the text.
 
 The HTTP stack (`websearch._transport`, which imports aiohttp) is loaded when the server starts,
 in a worker thread, so the first call does not stall the event loop for the import.
@@ -45,9 +46,11 @@ __all__ = [
     "build_server",
     "output_format",
     "output_schema",
+    "response_json",
     "serve_http",
     "serve_stdio",
     "structured_content",
+    "structured_output",
     "tool_text",
 ]
 
@@ -68,6 +71,12 @@ def output_format(client: WebSearch) -> str:
     return value
 
 
+def structured_output(client: WebSearch) -> bool:
+    """The setting `mcp.structured_output` (default true): return `structuredContent` and declare
+    the `outputSchema`; false returns the text alone."""
+    return client.settings.get_bool("mcp.structured_output", True)
+
+
 def tool_text(response: SearchResponse, format: str = "blocks", *, text_chars: int = 1200) -> str:
     """What the tool returns for a response: the rendered results, or the SEARCH_FAILED line.
 
@@ -84,33 +93,44 @@ def tool_text(response: SearchResponse, format: str = "blocks", *, text_chars: i
 
 
 _JSON_TYPES: Final = {str: "string", int: "integer", float: "number", bool: "boolean"}
+#: What a field typed `Any` holds (a notice's value, as the caller gave it): any JSON value.
+_ANY_JSON: Final = {"anyOf": [{"type": t} for t in ("string", "number", "boolean", "array", "object", "null")]}
+
+
+def _optional(hint: Any) -> bool:
+    """Whether the lean structured content may leave a field of this type out: it may be null
+    (optional or `Any`), empty (a tuple) or false (a flag)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    nullable = origin in (typing.Union, pytypes.UnionType) and type(None) in args
+    return nullable or hint is Any or hint is bool or origin is tuple
 
 
 def _schema_of(hint: Any) -> dict[str, Any]:
-    """The JSON schema of one field type of the response dataclasses."""
+    """The JSON schema of one field type of the response dataclasses: a field that may be null is
+    `anyOf` it and null (not a list of types, which not every client reads); the fields the lean
+    structured content may leave out are not required."""
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
         hints = typing.get_type_hints(hint)
         names = [f.name for f in dataclasses.fields(hint)]
         properties = {name: _schema_of(hints[name]) for name in names}
-        return {"type": "object", "properties": properties, "required": names}
+        required = [name for name in names if not _optional(hints[name])]
+        return {"type": "object", "properties": properties, "required": required}
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, pytypes.UnionType) and type(None) in args:
         (inner,) = (arg for arg in args if arg is not type(None))
-        schema = _schema_of(inner)
-        if schema.get("type") in _JSON_TYPES.values() and "enum" not in schema:
-            return {**schema, "type": [schema["type"], "null"]}
-        return {"anyOf": [schema, {"type": "null"}]}
+        return {"anyOf": [_schema_of(inner), {"type": "null"}]}
     if origin is tuple:  # tuple[X, ...]: an array in JSON
         return {"type": "array", "items": _schema_of(args[0])}
     if origin is typing.Literal:
         return {"type": "string", "enum": list(args)}
     if hint is Any:
-        return {}
+        return dict(_ANY_JSON)
     return {"type": _JSON_TYPES[hint]}
 
 
 def output_schema() -> dict[str, Any]:
-    """The tool's `outputSchema`: `SearchResponse` as JSON, every field present (null when unset)."""
+    """The tool's `outputSchema`: `SearchResponse` as JSON. It holds for the lean structured
+    content and for the whole response (`response_json`, every field present, null when unset)."""
     return _schema_of(SearchResponse)
 
 
@@ -124,9 +144,54 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def structured_content(response: SearchResponse) -> dict[str, Any]:
-    """The tool's `structuredContent`: the response as JSON (what `--format json` calls `response`)."""
+def response_json(response: SearchResponse) -> dict[str, Any]:
+    """The response as JSON, every field present (what `--format json` and `/v1/search` call `response`)."""
     data: dict[str, Any] = _json_safe(response.to_dict())
+    return data
+
+
+def _lean(value: Any) -> Any:
+    """A response value as JSON without the null, empty and false fields the output schema lets
+    go (a field typed `Any`, a notice's value, is kept unless null: `[]` or `false` there is what
+    the caller sent)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        optional = _optional_fields(type(value))
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            any_value = optional.get(f.name)
+            if any_value is not None and (item is None or (not any_value and not _present(item))):
+                continue
+            out[f.name] = _lean(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_lean(v) for v in value]
+    return value
+
+
+def _present(item: Any) -> bool:
+    return item is not False and item != "" and not (isinstance(item, (list, tuple)) and not item)
+
+
+_OPTIONAL: Final[dict[type, dict[str, bool]]] = {}
+
+
+def _optional_fields(cls: type) -> dict[str, bool]:
+    """The fields of a response dataclass that the lean structured content may leave out, each
+    with whether it is typed `Any` (left out only when null)."""
+    fields = _OPTIONAL.get(cls)
+    if fields is None:
+        hints = typing.get_type_hints(cls)
+        fields = _OPTIONAL[cls] = {
+            f.name: hints[f.name] is Any for f in dataclasses.fields(cls) if _optional(hints[f.name])
+        }
+    return fields
+
+
+def structured_content(response: SearchResponse) -> dict[str, Any]:
+    """The tool's `structuredContent`: the response as JSON, lean (no null, empty or false field;
+    `output_schema` says which fields may be left out)."""
+    data: dict[str, Any] = _json_safe(_lean(response))
     return data
 
 
@@ -148,12 +213,13 @@ class WebSearchTool:
             if s.id not in self.providers
         }
         self.schema = input_schema(self.providers)
+        self.structured = structured_output(client)
         self.tool = types.Tool(
             name=TOOL_NAME,
             title="Web search",
             description=description(),
             input_schema=self.schema,
-            output_schema=output_schema(),
+            output_schema=output_schema() if self.structured else None,
             annotations=types.ToolAnnotations(title="Web search", read_only_hint=True, open_world_hint=True),
         )
 
@@ -171,9 +237,8 @@ class WebSearchTool:
         except WebSearchError as exc:  # a configuration problem: settings.toml, a stored credential
             return _error(f"web_search could not run: {exc}")
         text = tool_text(response, self.format, text_chars=call.text_chars)
-        return types.CallToolResult(
-            content=[types.TextContent(text=text)], structured_content=structured_content(response)
-        )
+        structured = structured_content(response) if self.structured else None
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
 
 
 @asynccontextmanager

@@ -32,6 +32,7 @@ __all__ = [
     "Recency",
     "check",
     "got",
+    "provider_with_fanout",
 ]
 
 Recency = Literal["day", "week", "month", "year"]
@@ -296,6 +297,16 @@ def got(value: Any) -> str:
         return json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
         return repr(value)
+
+
+def provider_with_fanout(provider: Any, fanout: Any) -> InvalidSearchParams:
+    """The refusal of a chosen provider beside a fanout, naming `provider` (auto is no choice:
+    beside a fanout it is the fanout, as a strict model that must send both sends it)."""
+    return InvalidSearchParams(
+        "provider",
+        "provider must be auto or left out when fanout is given (fanout asks several providers at once, "
+        f"provider one: give one of them); got {got(provider)} with fanout={got(fanout)}",
+    )
 
 
 def check(param: Param, value: Any, name: str | None = None) -> Any:

@@ -384,6 +384,7 @@ _CHECKS: Final[Mapping[str, Any]] = {
     "http.max_stream_mb": _positive,
     "http.max_event_kb": _positive,
     "mcp.format": _mcp_format,
+    "mcp.structured_output": _boolean,
     "state.url": _string,
     "state.backend": _state_backend,
     "state.path": _string,

@@ -11,6 +11,13 @@ notice (see `websearch._filters`), never an error.
 
 The strict schema (`strict=True`) is the one OpenAI's strict mode takes as it is: every property
 required and nullable (null is "not given", here as everywhere), no `default`, no alias.
+
+Strict agents often convert the plain schema themselves (openai-agents' `convert_schemas_to_strict`,
+LangChain's `convert_to_openai_tool(strict=True)`): every property becomes required and non-null,
+so the model sends each one at its default or at some plain value. So, for every argument but
+`query`, "not given" is null, a blank string, an empty list, a value equal to the argument's
+default, and 0 where the schema says so (`Argument.zero_unset`: the numbers with no default of
+their own, where 0 means nothing); `provider: "auto"` beside a fanout is the fanout.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
-from ._params import MAX_INTEGER, PARAMS, TEXT_CHARS_RANGE, Param, check, got
+from ._params import MAX_INTEGER, PARAMS, TEXT_CHARS_RANGE, Param, check, got, provider_with_fanout
 from ._registry import SEARCH_PROVIDER_ORDER
 from .errors import InvalidSearchParams
 
@@ -41,6 +48,7 @@ __all__ = [
     "offered_providers",
     "parse_arguments",
     "tool_definition",
+    "tool_schema",
 ]
 
 TOOL_NAME: Final = "web_search"
@@ -54,13 +62,26 @@ STRICT_FORMATS: Final = ("openai", "openai-responses")
 @dataclass(frozen=True, slots=True)
 class Argument:
     """One tool argument: its name as the agent writes it, the parameter it sets, its help and
-    default; `alias` marks a second name for a parameter (left out of the strict schema)."""
+    default; `alias` marks a second name for a parameter (left out of the strict schema);
+    `zero_unset` a number with no default, whose 0 means "not given" (a strict model must send
+    some number: 0 asks for nothing, where the minimum, 1, would ask for one result or one second)."""
 
     name: str
     param: Param
     description: str
     default: Any = None
     alias: bool = False
+    zero_unset: bool = False
+
+    def unset(self, value: Any) -> bool:
+        """Whether `value` says "not given": null, blank, empty, the default, or a 0 that means nothing."""
+        if value is None or self.name == "query":
+            return value is None
+        if (isinstance(value, str) and not value.strip()) or (isinstance(value, (list, tuple)) and not value):
+            return True
+        if isinstance(value, bool) is not isinstance(self.default, bool):  # 0 is not false, nor true 1
+            return False
+        return value == self.default or (self.zero_unset and value == 0)
 
 
 _QUERY: Final = Param("query", "string", "What to search for.")
@@ -93,12 +114,18 @@ def _arguments() -> tuple[Argument, ...]:
     for param in PARAMS:
         for i, name in enumerate(param.mcp):
             help = param.help if i == 0 else f"Another name for {param.mcp[0]}; give one of the two."
-            default = _TOOL_DEFAULTS.get(name, param.default if i == 0 else None)
-            args.append(Argument(name, param, help, default, alias=i > 0))
+            # The alias has its parameter's default: a strict model sends both names, one at the default.
+            default = _TOOL_DEFAULTS.get(param.mcp[0], param.default)
+            zero = default is None and param.kind in _NUMBERS and param.minimum != 0
+            args.append(Argument(name, param, help, default, alias=i > 0, zero_unset=zero))
     args.append(Argument("provider", _PROVIDER, _PROVIDER.help))
     args.append(Argument("fanout", _FANOUT, _FANOUT.help))
-    args.append(Argument("deadline", _DEADLINE, _DEADLINE.help))
+    args.append(Argument("deadline", _DEADLINE, _DEADLINE.help, zero_unset=True))
     return tuple(args)
+
+
+#: The kinds a number is sent for; 0 means "not given" for those with no default and no 0 of their own.
+_NUMBERS: Final = ("integer", "number", "lenient_number")
 
 
 #: Every argument of the tool, in schema order.
@@ -128,15 +155,18 @@ def _property(arg: Argument, providers: Sequence[str], strict: bool) -> dict[str
     enum: Sequence[Any] = ("auto", *providers) if arg.name == "provider" else param.choices
     if enum:
         prop["enum"] = [*enum, None] if nullable else list(enum)
-    if param.kind == "string":  # what `check` refuses, the schema refuses: empty and blank strings
+    if arg.name == "query":  # what `check` refuses, the schema refuses: an empty or blank query
         if not strict:  # OpenAI's strict mode takes `pattern` but not `minLength`
             prop["minLength"] = 1
         prop["pattern"] = r"\S"
     if param.minimum is not None:
-        prop["minimum"] = int(param.minimum) if param.kind == "integer" else param.minimum
+        least = 0 if arg.zero_unset else param.minimum
+        prop["minimum"] = int(least) if param.kind == "integer" else least
     if param.maximum is not None:
         prop["maximum"] = param.maximum
     text = arg.description
+    if arg.zero_unset:
+        text = f"{text} 0: not given."
     if arg.default is not None:
         if strict:  # no `default` in a strict schema: say it
             text = f"{text} Null: {_shown_default(arg.default)}."
@@ -219,6 +249,27 @@ def tool_definition(
     return {"name": TOOL_NAME, "description": text, "inputSchema": schema}
 
 
+def tool_schema(
+    format: SchemaFormat = "mcp", *, strict: bool = False, providers: Iterable[str] | None = None
+) -> dict[str, Any]:
+    """The `web_search` tool definition for an agent framework: what `websearch schema` prints.
+
+    `format` is the envelope: `mcp` (a `tools/list` entry), `openai` (Chat Completions),
+    `openai-responses` (the Responses API) or `anthropic`. `strict` (the OpenAI formats only)
+    gives the schema OpenAI's strict mode takes as it is: every property required, null for "not
+    given". `providers` are the ids the `provider` argument offers besides `auto` (default: all;
+    `offered_providers(client.provider_status())` gives the ones available here). ValueError for
+    an unknown format or provider id, or `strict` with another format.
+    """
+    if isinstance(providers, str):
+        raise ValueError(f"providers must be a list of provider ids; got the string {providers!r}")
+    ids = SEARCH_PROVIDER_ORDER if providers is None else tuple(providers)
+    unknown = [i for i in ids if i not in SEARCH_PROVIDER_ORDER and i != "public"]
+    if unknown:
+        raise ValueError(f"unknown provider {unknown[0]!r}; use ids of: {', '.join(SEARCH_PROVIDER_ORDER)}, public")
+    return tool_definition(format, ids, strict=strict)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """Checked arguments: what to pass to `WebSearch.asearch` and the body length to render."""
@@ -245,10 +296,11 @@ def parse_arguments(
     """Check a call's arguments; raise `InvalidSearchParams` naming the argument and what is allowed.
 
     `providers` are the ids the `provider` argument may name (besides auto); `unavailable` maps the
-    others to what would make them available, for the error message. Null means "not given". The
-    MCP defaults (num_results 8, text_chars 1200) are filled in.
+    others to what would make them available, for the error message. Null, blank, empty, the
+    default and a 0 of `zero_unset` mean "not given" (`Argument.unset`). The MCP defaults
+    (num_results 8, text_chars 1200) are filled in.
     """
-    given = {name: value for name, value in arguments.items() if value is not None}
+    given = {name: value for name, value in arguments.items() if not (name in _BY_NAME and _BY_NAME[name].unset(value))}
     unknown = sorted(set(given) - set(_BY_NAME))
     if unknown:
         from ._closest import meant
@@ -275,11 +327,11 @@ def parse_arguments(
     if fanout is not None:
         ids = check(_FANOUT, fanout)
         offered = [p for p in providers if p != "public"]
-        if provider is not None or not ids or any(i not in offered for i in ids):
-            raise InvalidSearchParams(
-                "fanout",
-                f"fanout must be a list of: {', '.join(offered)} (and provider left out); got {got(fanout)}",
-            )
+        if any(i not in offered for i in ids):
+            raise InvalidSearchParams("fanout", f"fanout must be a list of: {', '.join(offered)}; got {got(fanout)}")
+        if provider not in (None, "auto"):  # auto beside a fanout: the fanout (a strict model sends both)
+            raise provider_with_fanout(provider, fanout)
+        provider = None
     params: dict[str, Any] = {} if fanout is None else {"fanout": ids}
     named: dict[str, str] = {}  # parameter -> the argument name that set it
     for name, value in given.items():
