@@ -1,10 +1,11 @@
 """The `websearch` command: a thin shell over the client.
 
-Exit status: 0 success, 1 the search failed, 2 usage or configuration error, 130 interrupted.
-The `search` command's options are generated from the parameter table (`websearch._params`),
-as is the README's command-line block (`usage_block`, kept in step by a test). Nothing heavy is
-imported at module level: `--help`, `providers` and argument errors never load the HTTP stack or
-a provider module, and every action goes through `WebSearch`.
+Exit status: 0 success, 1 the search failed, 2 usage or configuration error, 130 interrupted, 141
+the output's reader went away (`EXIT_STATUSES`, which `--help` shows). The `search` command's
+options are generated from the parameter table (`websearch._params`), as is the README's
+command-line block (`usage_block`, kept in step by a test). Nothing heavy is imported at module
+level: `--help`, `providers` and argument errors never load the HTTP stack or a provider module,
+and every action goes through `WebSearch`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ __all__ = ["build_parser", "main", "usage_block"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_READER_GONE: Final = 141  # 128 + SIGPIPE, what a shell shows for a tool its pipe's reader left
+#: What each exit status means, as `--help` lists them (a test holds it to every EXIT_ above).
+EXIT_STATUSES: Final = (
+    (EXIT_OK, "success"),
+    (EXIT_FAILED, "the search failed, or the state store that cache and providers --reset act on is unavailable"),
+    (EXIT_USAGE, "usage or configuration error"),
+    (EXIT_INTERRUPTED, "interrupted"),
+    (EXIT_READER_GONE, "the output's reader went away (| head -1)"),
+)
 FORMATS: Final = ("summary", "blocks", "json")
 SCHEMA_FORMATS: Final = ("mcp", "openai", "openai-responses", "anthropic")  # as websearch._tool.SCHEMA_FORMATS
 STRICT_FORMATS: Final = ("openai", "openai-responses")
@@ -127,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="websearch",
         description="Search the web through the first configured provider that answers.",
-        epilog="Exit status: 0 success, 1 search failed, 2 usage or configuration error, 130 interrupted.",
+        epilog="Exit status: " + ", ".join(f"{code} {meaning}" for code, meaning in EXIT_STATUSES) + ".",
     )
     parser.add_argument("--version", action="version", version=f"websearch {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
