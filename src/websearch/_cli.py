@@ -227,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     m = commands.add_parser(
         "mcp",
         help="serve the web_search tool over MCP (stdio, or streamable HTTP with --http)",
-        description="Serve the web_search tool to MCP clients. Needs the mcp extra: pip install 'websearch[mcp]'. "
+        description="Serve the web_search tool to MCP clients. Needs the mcp extra: pip install 'websearch-hub[mcp]'. "
         "Output layout: setting mcp.format (blocks or summary; default blocks).",
     )
     m.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
@@ -238,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="one search service for many agents: REST, SearXNG-compatible /search, MCP, metrics, tokens",
         description="Serve POST /v1/search, a SearXNG-compatible /search, the web_search tool at /mcp, /healthz, "
-        "/readyz, /metrics and /openapi.json. Needs the serve extra: pip install 'websearch[serve]'. Tokens: "
+        "/readyz, /metrics and /openapi.json. Needs the serve extra: pip install 'websearch-hub[serve]'. Tokens: "
         "setting serve.tokens, WEBSEARCH_SERVE_TOKENS or --token-file; limits, rate limit, CORS and logging: "
         "the [serve] settings. Share the cache, cooldowns and rate limits across replicas with [state] url.",
     )
@@ -579,7 +579,7 @@ def _mcp(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if exc.name is None or exc.name.split(".")[0] not in ("mcp", "mcp_types", "uvicorn"):
             raise
-        print("websearch: error: the MCP server needs the mcp extra: pip install 'websearch[mcp]'", file=sys.stderr)
+        print("websearch: error: the MCP server needs the mcp extra: pip install 'websearch-hub[mcp]'", file=sys.stderr)
         return EXIT_USAGE
     if args.http:
         if not _can_listen("mcp --http", args.host, args.port):
@@ -617,7 +617,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if exc.name is None or exc.name.split(".")[0] not in _SERVE_PACKAGES:
             raise
-        print("websearch: error: serve needs the serve extra: pip install 'websearch[serve]'", file=sys.stderr)
+        print("websearch: error: serve needs the serve extra: pip install 'websearch-hub[serve]'", file=sys.stderr)
         return EXIT_USAGE
     if not _can_listen("serve", config.host, config.port):
         return EXIT_FAILED
