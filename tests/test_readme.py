@@ -16,6 +16,7 @@ install hint names the distribution this project publishes.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import stat
@@ -32,7 +33,9 @@ from conftest import TESTS, cli_env, make_client, run_cli
 from serve_helper import TOKEN, InProcess, http
 from websearch._cli import build_parser
 from websearch._clock import SystemClock
+from websearch._serve import ServeConfig
 from websearch._serve._config import read_token_file
+from websearch._settings import Settings
 from websearch._state import MemoryStore
 from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
 
@@ -227,6 +230,38 @@ def test_every_sh_block_runs_or_says_what_is_true(code: str, config_dir: Path, t
         env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **ddg.env}
         for words in commands(code):
             check_command(words, env)
+
+
+# -- ```toml, ```json and the rest -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", code_blocks("toml"))
+def test_every_settings_block_is_read_without_a_warning(code: str, config_dir: Path) -> None:
+    (config_dir / "settings.toml").write_text(code, encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a key websearch does not know would warn
+        settings = Settings.load(config_dir, {})
+        if "[serve]" in code:
+            assert ServeConfig.load(settings, {}, host="0.0.0.0").auth  # its tokens are ones the server takes
+
+
+@pytest.mark.parametrize("code", code_blocks("json"))
+def test_every_mcp_client_block_starts_websearch_or_names_its_server(code: str) -> None:
+    config = json.loads(code)
+    servers = config.get("mcpServers") or config["servers"]
+    for server in servers.values():
+        if "command" in server:
+            assert server["command"] == "websearch"
+            build_parser().parse_args(server["args"])
+        else:
+            assert server["url"] == f"{SERVER}/mcp"
+
+
+def test_every_block_is_of_a_kind_this_file_checks() -> None:
+    """python, sh, toml and json above; the command-line usage (no language) is `usage_block`'s,
+    which test_cli keeps in step; nginx's is checked by nothing here: it needs an nginx."""
+    kinds = {fence.group(1) for path in DOCS for fence in FENCE.finditer(path.read_text(encoding="utf-8"))}
+    assert kinds <= {"python", "sh", "toml", "json", "nginx", ""}, kinds
 
 
 # -- the distribution ---------------------------------------------------------------------------
