@@ -178,10 +178,12 @@ def test_no_repr_of_the_package_shows_a_secret(config_dir: Path, token_file: Pat
         requests = [*brave.requests, *tavily.requests, *exa.requests, *searx.requests, *codex.requests]
         assert any(ENV_KEY in str(r.headers) for r in requests)  # the fakes saw the keys they must not show
         plans = []
-        for provider in PROVIDERS:  # every provider's plan, made with its secret
+        for provider, info in PROVIDERS.items():  # every provider's plan, with each secret it takes
             (plan_dir := tmp_path / provider).mkdir(mode=0o700)
-            penv = {**env, **key_env(provider, plan_dir, f"{MARK}-{provider}-0f1e2d3c4b5a")}
-            plans.append(load_provider(provider).plan(SearchParams("q"), provider_context(plan_dir, penv)))
+            secret = f"{MARK}-{provider}-0f1e2d3c4b5a"
+            for penv in [key_env(provider, plan_dir, secret), *({name: secret} for name in info.env_keys)]:
+                ctx = provider_context(plan_dir, {**env, **penv})
+                plans.append(load_provider(provider).plan(SearchParams("q"), ctx))
         roots += [
             ws,
             ws.engine,
