@@ -3,7 +3,8 @@ install hint names the distribution this project publishes.
 
 - A ```python block runs as a script, in a subprocess under the network guard, against the
   loopback fakes its environment names (`PYTHON_BLOCKS` says what each needs and checks what it
-  did); a block this file does not know fails the test, so a new one gets a runner.
+  did; a client of `websearch serve` is given this test's server's port for 8000); a block this
+  file does not know fails the test, so a new one gets a runner.
 - A ```sh block's commands run where that is hermetic: `websearch` commands against the fakes,
   the token-file commands in a temporary HOME. The rest are checked for what they say, because
   they need the internet, a pip install, another program or a server that runs until stopped:
@@ -119,7 +120,7 @@ def _searx_client(code: str, config_dir: Path, tmp_path: Path) -> None:
 
 def _testing(code: str, config_dir: Path, tmp_path: Path) -> None:
     out = run_script(code, {"WEBSEARCH_CONFIG_DIR": str(config_dir)}, tmp_path)
-    assert "429" in out or "rate limit" in out.lower(), out
+    assert out == 'Brave API error (429): {"error": {"code": "RATE_LIMITED"}}; retry after 2 s\n'
 
 
 #: What each ```python block needs to run, by a line only it has.
