@@ -749,4 +749,4 @@ def test_mcp_without_the_extra_says_how_to_install_it(tmp_path: Path) -> None:
         env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), "PATH": ""},
     )
     assert proc.returncode == 2
-    assert proc.stderr == "websearch: error: the MCP server needs the mcp extra: pip install 'websearch[mcp]'\n"
+    assert proc.stderr == "websearch: error: the MCP server needs the mcp extra: pip install 'websearch-hub[mcp]'\n"

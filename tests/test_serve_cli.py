@@ -90,7 +90,7 @@ def test_without_the_serve_extra_it_says_what_to_install(tmp_path: Path) -> None
     )
     assert (proc.returncode, proc.stderr) == (
         2,
-        "websearch: error: serve needs the serve extra: pip install 'websearch[serve]'\n",
+        "websearch: error: serve needs the serve extra: pip install 'websearch-hub[serve]'\n",
     )
 
 

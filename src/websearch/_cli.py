@@ -1,10 +1,11 @@
 """The `websearch` command: a thin shell over the client.
 
-Exit status: 0 success, 1 the search failed, 2 usage or configuration error, 130 interrupted.
-The `search` command's options are generated from the parameter table (`websearch._params`),
-as is the README's command-line block (`usage_block`, kept in step by a test). Nothing heavy is
-imported at module level: `--help`, `providers` and argument errors never load the HTTP stack or
-a provider module, and every action goes through `WebSearch`.
+Exit status: 0 success, 1 the search failed, 2 usage or configuration error, 130 interrupted, 141
+the output's reader went away (`EXIT_STATUSES`, which `--help` shows). The `search` command's
+options are generated from the parameter table (`websearch._params`), as is the README's
+command-line block (`usage_block`, kept in step by a test). Nothing heavy is imported at module
+level: `--help`, `providers` and argument errors never load the HTTP stack or a provider module,
+and every action goes through `WebSearch`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ __all__ = ["build_parser", "main", "usage_block"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_READER_GONE: Final = 141  # 128 + SIGPIPE, what a shell shows for a tool its pipe's reader left
+#: What each exit status means, as `--help` lists them (a test holds it to every EXIT_ above).
+EXIT_STATUSES: Final = (
+    (EXIT_OK, "success"),
+    (EXIT_FAILED, "the search failed, or the state store that cache and providers --reset act on is unavailable"),
+    (EXIT_USAGE, "usage or configuration error"),
+    (EXIT_INTERRUPTED, "interrupted"),
+    (EXIT_READER_GONE, "the output's reader went away (| head -1)"),
+)
 FORMATS: Final = ("summary", "blocks", "json")
 SCHEMA_FORMATS: Final = ("mcp", "openai", "openai-responses", "anthropic")  # as websearch._tool.SCHEMA_FORMATS
 STRICT_FORMATS: Final = ("openai", "openai-responses")
@@ -127,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="websearch",
         description="Search the web through the first configured provider that answers.",
-        epilog="Exit status: 0 success, 1 search failed, 2 usage or configuration error, 130 interrupted.",
+        epilog="Exit status: " + ", ".join(f"{code} {meaning}" for code, meaning in EXIT_STATUSES) + ".",
     )
     parser.add_argument("--version", action="version", version=f"websearch {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -218,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     m = commands.add_parser(
         "mcp",
         help="serve the web_search tool over MCP (stdio, or streamable HTTP with --http)",
-        description="Serve the web_search tool to MCP clients. Needs the mcp extra: pip install 'websearch[mcp]'. "
+        description="Serve the web_search tool to MCP clients. Needs the mcp extra: pip install 'websearch-hub[mcp]'. "
         "Output layout: setting mcp.format (blocks or summary; default blocks).",
     )
     m.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
@@ -229,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="one search service for many agents: REST, SearXNG-compatible /search, MCP, metrics, tokens",
         description="Serve POST /v1/search, a SearXNG-compatible /search, the web_search tool at /mcp, /healthz, "
-        "/readyz, /metrics and /openapi.json. Needs the serve extra: pip install 'websearch[serve]'. Tokens: "
+        "/readyz, /metrics and /openapi.json. Needs the serve extra: pip install 'websearch-hub[serve]'. Tokens: "
         "setting serve.tokens, WEBSEARCH_SERVE_TOKENS or --token-file; limits, rate limit, CORS and logging: "
         "the [serve] settings. Share the cache, cooldowns and rate limits across replicas with [state] url.",
     )
@@ -570,7 +579,7 @@ def _mcp(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if exc.name is None or exc.name.split(".")[0] not in ("mcp", "mcp_types", "uvicorn"):
             raise
-        print("websearch: error: the MCP server needs the mcp extra: pip install 'websearch[mcp]'", file=sys.stderr)
+        print("websearch: error: the MCP server needs the mcp extra: pip install 'websearch-hub[mcp]'", file=sys.stderr)
         return EXIT_USAGE
     if args.http:
         if not _can_listen("mcp --http", args.host, args.port):
@@ -608,7 +617,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if exc.name is None or exc.name.split(".")[0] not in _SERVE_PACKAGES:
             raise
-        print("websearch: error: serve needs the serve extra: pip install 'websearch[serve]'", file=sys.stderr)
+        print("websearch: error: serve needs the serve extra: pip install 'websearch-hub[serve]'", file=sys.stderr)
         return EXIT_USAGE
     if not _can_listen("serve", config.host, config.port):
         return EXIT_FAILED

@@ -86,7 +86,7 @@ class Engine:
     configured), unless one is given; `enabled=False` leaves only the deadline."""
 
     settings: Settings
-    env: Any
+    env: Any = field(repr=False)  # holds every key of the environment
     clock: Clock
     store: Store | None = None
     enabled: bool = True

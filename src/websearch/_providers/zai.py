@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from .. import __version__
@@ -74,7 +74,7 @@ class Session:
     """What every MCP session of the plan sends: the URL, the key, the argument shapes in order."""
 
     url: str
-    key: str
+    key: str = field(repr=False)
     variants: tuple[dict[str, Any], ...]
 
 

@@ -64,7 +64,7 @@ def _redis(url: str, local_copy: bool, source: str) -> Store:
     try:
         from .redis import RedisStore
     except ImportError:
-        return Unavailable("redis", "the redis package is not installed (pip install 'websearch[redis]')")
+        return Unavailable("redis", "the redis package is not installed (pip install 'websearch-hub[redis]')")
     try:
         return RedisStore(url, local_copy=local_copy)
     except ValueError:

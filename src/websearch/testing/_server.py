@@ -76,6 +76,14 @@ class RecordedRequest:
     def form(self) -> list[tuple[str, str]]:
         return parse_qsl(self.body.decode(), keep_blank_values=True)
 
+    def __repr__(self) -> str:
+        # names only: the headers, query and body carry the keys the client sent
+        names = [name for name, _ in self.query]
+        return (
+            f"RecordedRequest(method={self.method!r}, path={self.path!r}, query={names!r}, "
+            f"headers={list(self.headers)!r}, body={len(self.body)} bytes)"
+        )
+
     def json(self) -> Any:
         return json.loads(self.body)
 
