@@ -3,7 +3,9 @@
 Every provider starts together, each inside the engine's guards (cooldowns, pacing) and the
 search's deadline, as in the chain. The walk ends when every provider has ended, or when at
 least one has answered and the soft deadline (default 5 s) has passed; the stragglers are then
-cancelled and their attempts say so. Sources are fused (`websearch._fusion`: reciprocal-rank
+cancelled and their attempts say so. An engine that pages stops paging at the soft deadline and
+serves the pages it has (`ProviderContext.soft_deadline`), so a polite gap between its pages
+does not cost it the first ones. Sources are fused (`websearch._fusion`: reciprocal-rank
 fusion, agreement first); the first answer in fan-out order is the response's answer and every
 answer is kept in `answers`. A fan-out fails only when every provider failed; a partial one
 says which failed and why, in its attempts and one notice. `public` is a fan-out over every
@@ -17,7 +19,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from ._chain import Walk, guarded, search_notices
+from ._chain import Walk, guarded, search_notices, transport_ready
 from ._fusion import fuse
 from ._notices import Notice, partial
 from ._types import Attempt, ProviderAnswer, ProviderResult, SearchResponse
@@ -70,10 +72,14 @@ async def run_fanout(
         error = f"{name}: no provider to fan out over is available"
         return SearchResponse(provider=name, query=params.query, notices=tuple(said), error=error)
     ctx.deadline = walk.deadline
+    await transport_ready(ctx, walk.deadline)  # the soft deadline counts from the requests, not the import
     loop = asyncio.get_running_loop()
     soft_end = loop.time() + soft_deadline
+    soft = ctx.clock.monotonic() + soft_deadline
     tasks = {
-        asyncio.ensure_future(guarded(lineup, lineup.info(i), params, dataclasses.replace(ctx, explicit=True), walk)): i
+        asyncio.ensure_future(
+            guarded(lineup, lineup.info(i), params, dataclasses.replace(ctx, explicit=True, soft_deadline=soft), walk)
+        ): i
         for i in ids
     }
     started = ctx.clock.monotonic()
