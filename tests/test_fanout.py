@@ -87,8 +87,24 @@ async def test_a_partial_fanout_says_who_failed_and_why(fenv: dict[str, str], br
         response = await ws.asearch("partial", fanout=["brave", "tavily", "duckduckgo"])
     assert response.ok
     assert response.attempts[0].error_kind == "unavailable"
-    assert "1 of 3 providers gave no results: brave (unavailable)" in messages(response)
+    assert "1 of 3 providers failed: brave (unavailable)" in messages(response)
     assert {e.provider for s in response.sources for e in s.engines} == {"tavily", "duckduckgo"}
+
+
+async def test_the_notice_tells_providers_that_found_nothing_from_those_that_failed(
+    fenv: dict[str, str], brave: FakeBrave, tavily: FakeTavily
+) -> None:
+    """A provider that failed did not "give no results": the notice said so of both kinds alike
+    (`2 of 3 providers gave no results: brave (unavailable), tavily (no_results)`)."""
+    from websearch.testing.tavily import tavily_results_body
+
+    brave.enqueue(Reply(503, "Service Unavailable"))
+    tavily.enqueue(Reply(200, tavily_results_body("nothing", 0)))
+    async with make_client(env=fenv) as ws:
+        response = await ws.asearch("nothing", fanout=["brave", "tavily", "duckduckgo"])
+    assert response.ok and [a.error_kind for a in response.attempts] == ["unavailable", "no_results", None]
+    (notice,) = [n for n in response.notices if n.kind == "partial"]
+    assert str(notice) == "1 of 3 providers gave no results: tavily; 1 failed: brave (unavailable)"
 
 
 async def test_a_fanout_fails_only_when_every_provider_failed(fenv: dict[str, str], brave: FakeBrave) -> None:
@@ -114,7 +130,7 @@ async def test_the_soft_deadline_cuts_off_stragglers_once_one_answered(
     assert elapsed < 2.0, elapsed
     assert response.ok and response.attempts[0].error_kind == "cancelled"
     assert "soft deadline (0.3 s)" in (response.attempts[0].error or "")
-    assert "1 of 2 providers gave no results: brave (cancelled)" in messages(response)
+    assert "1 of 2 providers was cancelled at the soft deadline: brave" in messages(response)
 
 
 async def test_past_the_soft_deadline_the_fanout_waits_for_a_first_answer(

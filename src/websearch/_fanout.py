@@ -8,7 +8,8 @@ serves the pages it has (`ProviderContext.soft_deadline`), so a polite gap betwe
 does not cost it the first ones. Sources are fused (`websearch._fusion`: reciprocal-rank
 fusion, agreement first); the first answer in fan-out order is the response's answer and every
 answer is kept in `answers`. A fan-out fails only when every provider failed; a partial one
-says which failed and why, in its attempts and one notice. `public` is a fan-out over every
+says which served nothing and why, in its attempts and one notice (which found nothing, which
+failed and by what kind, which were not asked or were cancelled). `public` is a fan-out over every
 available keyless engine.
 """
 
@@ -121,8 +122,7 @@ def _fused(
         error = "All web search providers failed: " + "; ".join(f"{a.provider}: {a.error}" for a in attempts)
         return SearchResponse(provider=name, query=params.query, attempts=attempts, notices=tuple(notices), error=error)
     if failed:
-        why = ", ".join(f"{a.provider} ({a.skipped or a.error_kind})" for a in failed)
-        notices.append(partial(f"{len(failed)} of {len(ids)} providers gave no results: {why}"))
+        notices.append(partial(_unserved(failed, len(ids))))
     for i, _ in served:
         notices.extend(ended[i][1].notices)
     answers = tuple(ProviderAnswer(i, r.answer, r.citations) for i, r in served if r.answer and r.answer.strip())
@@ -139,3 +139,34 @@ def _fused(
         notices=tuple(notices),
         answers=answers,
     )
+
+
+#: How a fan-out says why providers served nothing, in this order: (what they did, one, several).
+_GROUPS: Final = (
+    ("no_results", "gave no results", "gave no results"),
+    ("failed", "failed", "failed"),
+    ("skipped", "was not asked", "were not asked"),
+    ("cancelled", "was cancelled at the soft deadline", "were cancelled at the soft deadline"),
+)
+
+
+def _unserved(failed: list[Attempt], total: int) -> str:
+    """The notice's words for the providers that served nothing, by what became of them:
+    `2 of 7 providers gave no results: a, b; 1 failed: bing (connection)`. A provider that
+    failed is not one that found nothing (its kind says how it failed), nor one not asked (a
+    cooldown), nor one cancelled at the soft deadline."""
+    grouped: dict[str, list[str]] = {}
+    for a in failed:
+        if a.skipped:
+            grouped.setdefault("skipped", []).append(f"{a.provider} ({a.skipped})")
+        elif a.error_kind in ("no_results", "cancelled"):
+            grouped.setdefault(a.error_kind, []).append(a.provider)
+        else:
+            grouped.setdefault("failed", []).append(f"{a.provider} ({a.error_kind})")
+    parts = [
+        (len(names), f"{one if len(names) == 1 else several}: {', '.join(names)}")
+        for group, one, several in _GROUPS
+        if (names := grouped.get(group))
+    ]
+    (count, said), *rest = parts
+    return "; ".join([f"{count} of {total} providers {said}", *(f"{n} {words}" for n, words in rest)])
