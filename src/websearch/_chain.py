@@ -219,7 +219,10 @@ async def transport_ready(ctx: ProviderContext, deadline: float | None) -> None:
     hedge's second provider beside a first one that answered at once."""
     ready = getattr(ctx.transport, "ready", None)
     if ready is not None:
-        await ready(None if deadline is None else deadline - ctx.clock.monotonic())
+        try:
+            await ready(None if deadline is None else deadline - ctx.clock.monotonic())
+        except Exception:  # an import that failed fails each attempt's request, as without this wait
+            log.debug("the HTTP stack did not load", exc_info=True)
 
 
 async def guarded(
