@@ -17,7 +17,7 @@ import pytest
 
 from conftest import TESTS, cli_env, run_cli
 from websearch import SEARCH_PROVIDER_ORDER
-from websearch.testing import DdgResult, FakeDuckDuckGo, Reply
+from websearch.testing import DdgResult, FakeDuckDuckGo, FakeTavily, Reply
 from websearch.testing.duckduckgo import challenge_page
 
 
@@ -418,3 +418,29 @@ def test_providers_flag_fixes_the_chain_for_one_search(ddg: FakeDuckDuckGo, env:
     assert [a["provider"] for a in only["response"]["attempts"]] == ["duckduckgo"]
     assert json.loads(reordered.stdout)["response"]["provider"] == "duckduckgo"
     assert len(brave.requests) == 1
+
+
+@pytest.mark.parametrize("slow", [True, False], ids=["slow-tavily", "fast-tavily"])
+def test_hedge_counts_from_the_first_request_in_a_fresh_process(
+    tenv: dict[str, str], tavily: FakeTavily, slow: bool
+) -> None:
+    """A fresh process loads its HTTP stack (about 0.2 s) before the hedged walk starts its
+    clock. Counted in the first provider's attempt, it made `--hedge 0.3` start Brave 0.1 s
+    after a slow Tavily's request, and beside a Tavily that answered 0.2 s after its request."""
+    from websearch.testing import FakeBrave
+    from websearch.testing.tavily import tavily_results_body
+
+    with FakeBrave() as brave:
+        keyed = {**tenv, **brave.env, "BRAVE_API_KEY": "brave-key-0123456", "WEBSEARCH_PROVIDERS": "tavily,brave"}
+        tavily.enqueue(Reply(200, tavily_results_body("q"), delay=2.0 if slow else 0.2))
+        keyed["WEBSEARCH_ENGINE"] = "on"  # as a user runs it: its store opened in the walk too
+        proc = run_cli(["search", "q", "--hedge", "0.3", "--format", "json", "--no-cache"], keyed)
+    assert proc.returncode == 0, proc.stderr
+    served = json.loads(proc.stdout)["response"]["provider"]
+    assert len(tavily.requests) == 1
+    if slow:
+        assert (served, len(brave.requests)) == ("brave", 1)
+        # Each request's own setup (its provider's module, its connection) differs by a few ms.
+        assert 0.3 - 0.05 <= brave.requests[0].at - tavily.requests[0].at <= 0.9
+    else:
+        assert (served, brave.requests) == ("tavily", [])

@@ -87,8 +87,24 @@ async def test_a_partial_fanout_says_who_failed_and_why(fenv: dict[str, str], br
         response = await ws.asearch("partial", fanout=["brave", "tavily", "duckduckgo"])
     assert response.ok
     assert response.attempts[0].error_kind == "unavailable"
-    assert "1 of 3 providers gave no results: brave (unavailable)" in messages(response)
+    assert "1 of 3 providers failed: brave (unavailable)" in messages(response)
     assert {e.provider for s in response.sources for e in s.engines} == {"tavily", "duckduckgo"}
+
+
+async def test_the_notice_tells_providers_that_found_nothing_from_those_that_failed(
+    fenv: dict[str, str], brave: FakeBrave, tavily: FakeTavily
+) -> None:
+    """A provider that failed did not "give no results": the notice said so of both kinds alike
+    (`2 of 3 providers gave no results: brave (unavailable), tavily (no_results)`)."""
+    from websearch.testing.tavily import tavily_results_body
+
+    brave.enqueue(Reply(503, "Service Unavailable"))
+    tavily.enqueue(Reply(200, tavily_results_body("nothing", 0)))
+    async with make_client(env=fenv) as ws:
+        response = await ws.asearch("nothing", fanout=["brave", "tavily", "duckduckgo"])
+    assert response.ok and [a.error_kind for a in response.attempts] == ["unavailable", "no_results", None]
+    (notice,) = [n for n in response.notices if n.kind == "partial"]
+    assert str(notice) == "1 of 3 providers gave no results: tavily; 1 failed: brave (unavailable)"
 
 
 async def test_a_fanout_fails_only_when_every_provider_failed(fenv: dict[str, str], brave: FakeBrave) -> None:
@@ -114,7 +130,7 @@ async def test_the_soft_deadline_cuts_off_stragglers_once_one_answered(
     assert elapsed < 2.0, elapsed
     assert response.ok and response.attempts[0].error_kind == "cancelled"
     assert "soft deadline (0.3 s)" in (response.attempts[0].error or "")
-    assert "1 of 2 providers gave no results: brave (cancelled)" in messages(response)
+    assert "1 of 2 providers was cancelled at the soft deadline: brave" in messages(response)
 
 
 async def test_past_the_soft_deadline_the_fanout_waits_for_a_first_answer(
@@ -279,3 +295,47 @@ async def test_mcp_fanout_argument(fenv: dict[str, str]) -> None:
         assert bad.is_error
         text = bad.content[0].text  # type: ignore[union-attr]
         assert text.startswith("Invalid argument `fanout`: fanout must be a list of: ")
+
+
+async def test_an_engine_whose_page_gap_outlasts_the_soft_deadline_serves_its_first_page(
+    fenv: dict[str, str], config_dir: Path
+) -> None:
+    """Ecosia waits 5 s between its pages: in `public --limit 20` it waited for page 2 past the
+    soft deadline and was cancelled, its page 1 thrown away. It stops paging there now."""
+    from websearch.testing.ecosia import FakeEcosia
+
+    settings(config_dir, "[fanout]\nsoft_deadline = 0.5\n")
+    with FakeEcosia() as eco:
+        async with make_client(env={**fenv, **eco.env}) as ws:  # the real clock: the gap is 5 s of it
+            started = time.monotonic()
+            response = await ws.asearch("rust", provider="public", limit=20)
+            elapsed = time.monotonic() - started
+    assert elapsed < 4.0, elapsed  # not the gap
+    assert [(a.provider, a.error) for a in response.attempts] == [("duckduckgo", None), ("ecosia", None)]
+    assert len(eco.requests) == 1
+    assert "ecosia" in {engine.provider for s in response.sources for engine in s.engines}
+    said = (
+        "Ecosia page 2 was not asked, so the results stop at page 1: the fan-out's soft deadline leaves it no "
+        "time after waiting 5 s between Ecosia's pages"
+    )
+    (notice,) = [n for n in response.notices if str(n) == said]
+    assert notice.kind == "partial"
+
+
+async def test_an_engine_paging_at_the_soft_deadline_keeps_the_pages_it_has(
+    fenv: dict[str, str], config_dir: Path
+) -> None:
+    """Yahoo's page 2 (asked after its 2 s gap) does not answer: it is given up as the soft
+    deadline comes (less the chain's margin), and page 1 is served; it was cancelled with it."""
+    from websearch.testing.yahoo import FakeYahoo, results_page, sample_results
+
+    settings(config_dir, "[fanout]\nsoft_deadline = 3.6\n")  # page 2 gets 3.6 - 2 - 0.5 = 1.1 s
+    with FakeYahoo() as yahoo:
+        yahoo.enqueue(Reply(200, results_page("q", sample_results("q", 7), more=True), content_type="text/html"))
+        yahoo.enqueue(Reply(hang=True))
+        async with make_client(env={**fenv, **yahoo.env}, clock=FakeClock()) as ws:  # the 2 s gap passes at once
+            response = await ws.asearch("q", provider="public", limit=20)
+    assert [(a.provider, a.error) for a in response.attempts] == [("duckduckgo", None), ("yahoo", None)]
+    assert len(yahoo.requests) == 2
+    assert "Yahoo page 2 did not answer in time, so the results stop at page 1" in messages(response)
+    assert sum(1 for s in response.sources if "yahoo" in {e.provider for e in s.engines}) == 7

@@ -401,6 +401,8 @@ async def test_unsupported_parameters_become_notices(google: FakeGoogle, genv: d
         (sorry_redirect("q"), CAPTCHA_MESSAGE),  # followed to the fake's /sorry/index (429)
         (Reply(302, "", headers={"Location": "/sorry/index?continue=x"}), CAPTCHA_MESSAGE),
         (Reply(200, javascript_page("q"), content_type=HTML), JAVASCRIPT_MESSAGE),
+        # Its <noscript><iframe src=".../enablejs..."> shape was "no results": Google never cooled down.
+        (Reply(200, javascript_page("q", "iframe"), content_type=HTML), JAVASCRIPT_MESSAGE),
         (Reply(200, consent_page(), content_type=HTML), CONSENT_MESSAGE),
     ],
 )

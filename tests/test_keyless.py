@@ -76,7 +76,7 @@ async def test_public_with_engines_down_says_which_and_still_answers(engines: di
     assert response.ok
     kinds = {a.provider: a.error_kind for a in response.attempts}
     assert (kinds["duckduckgo"], kinds["ecosia"]) == ("blocked", "unavailable")
-    said = f"2 of {len(KEYLESS)} providers gave no results: duckduckgo (blocked), ecosia (unavailable)"
+    said = f"2 of {len(KEYLESS)} providers failed: duckduckgo (blocked), ecosia (unavailable)"
     assert said in messages(response)
 
 

@@ -367,8 +367,11 @@ async def test_retry_after_is_reported(sp: FakeStartpage, sp_env: dict[str, str]
     assert (response.attempts[0].error_kind, response.attempts[0].retry_after_s) == ("rate_limited", 30.0)
 
 
-async def test_the_empty_page_is_no_results(sp: FakeStartpage, sp_env: dict[str, str]) -> None:
-    sp.enqueue(Reply(200, no_results_page("zzzz"), content_type=HTML))
+@pytest.mark.parametrize("props", [True, False], ids=["with-props", "notice-only"])
+async def test_the_empty_page_is_no_results(sp: FakeStartpage, sp_env: dict[str, str], props: bool) -> None:
+    """Either shape of it: the props without a web block, or (was `invalid_response`) no props,
+    only the `mainline-results__notice` block."""
+    sp.enqueue(Reply(200, no_results_page("zzzz", props=props), content_type=HTML))
     response = await search(sp_env, "zzzz")
     assert response.error == "Startpage returned no renderable search content."
     assert (response.attempts[0].status, response.attempts[0].error_kind) == (204, "no_results")

@@ -38,6 +38,7 @@ __all__ = [
     "resolve_chain",
     "run_search",
     "search_notices",
+    "transport_ready",
 ]
 
 log = logging.getLogger("websearch")
@@ -171,6 +172,7 @@ async def _walk(
             if result is not None:
                 return provider_id, result
         return None
+    await transport_ready(ctx, walk.deadline)  # the hedge counts from the first request, not from the import
     clock, waiting = ctx.clock, list(ids)
     running: dict[asyncio.Task[tuple[ProviderResult | None, Attempt]], tuple[int, str, float]] = {}
     ended: list[tuple[int, Attempt]] = []  # (start order, attempt): recorded in the order they started
@@ -208,6 +210,19 @@ async def _walk(
         for task in running:
             task.cancel()
         attempts.extend(attempt for _, attempt in sorted(ended, key=lambda pair: pair[0]))
+
+
+async def transport_ready(ctx: ProviderContext, deadline: float | None) -> None:
+    """The built-in transport of a fresh process loaded (aiohttp's import, about 0.2 s), waiting
+    until `deadline` at most. A walk whose clock counts from its first attempt (the hedge, the
+    fan-out's soft deadline) waits for it first: counted in the first attempt, it started the
+    hedge's second provider beside a first one that answered at once."""
+    ready = getattr(ctx.transport, "ready", None)
+    if ready is not None:
+        try:
+            await ready(None if deadline is None else deadline - ctx.clock.monotonic())
+        except Exception:  # an import that failed fails each attempt's request, as without this wait
+            log.debug("the HTTP stack did not load", exc_info=True)
 
 
 async def guarded(

@@ -90,6 +90,9 @@ class ProviderContext:
     explicit: bool = False
     #: When the whole search must be over, on `clock.monotonic()` (None: no deadline).
     deadline: float | None = None
+    #: In a fan-out, when its soft deadline comes, on `clock.monotonic()`: an engine that pages
+    #: stops there and serves the pages it has (the fan-out cancels what is still running).
+    soft_deadline: float | None = None
     _filters: tuple[SearchParams, Filters, list[Notice]] | None = field(default=None, repr=False)
 
     def filters(self, params: SearchParams) -> Filters:

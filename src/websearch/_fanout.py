@@ -3,10 +3,13 @@
 Every provider starts together, each inside the engine's guards (cooldowns, pacing) and the
 search's deadline, as in the chain. The walk ends when every provider has ended, or when at
 least one has answered and the soft deadline (default 5 s) has passed; the stragglers are then
-cancelled and their attempts say so. Sources are fused (`websearch._fusion`: reciprocal-rank
+cancelled and their attempts say so. An engine that pages stops paging at the soft deadline and
+serves the pages it has (`ProviderContext.soft_deadline`), so a polite gap between its pages
+does not cost it the first ones. Sources are fused (`websearch._fusion`: reciprocal-rank
 fusion, agreement first); the first answer in fan-out order is the response's answer and every
 answer is kept in `answers`. A fan-out fails only when every provider failed; a partial one
-says which failed and why, in its attempts and one notice. `public` is a fan-out over every
+says which served nothing and why, in its attempts and one notice (which found nothing, which
+failed and by what kind, which were not asked or were cancelled). `public` is a fan-out over every
 available keyless engine.
 """
 
@@ -17,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from ._chain import Walk, guarded, search_notices
+from ._chain import Walk, guarded, search_notices, transport_ready
 from ._fusion import fuse
 from ._notices import Notice, partial
 from ._types import Attempt, ProviderAnswer, ProviderResult, SearchResponse
@@ -70,10 +73,14 @@ async def run_fanout(
         error = f"{name}: no provider to fan out over is available"
         return SearchResponse(provider=name, query=params.query, notices=tuple(said), error=error)
     ctx.deadline = walk.deadline
+    await transport_ready(ctx, walk.deadline)  # the soft deadline counts from the requests, not the import
     loop = asyncio.get_running_loop()
     soft_end = loop.time() + soft_deadline
+    soft = ctx.clock.monotonic() + soft_deadline
     tasks = {
-        asyncio.ensure_future(guarded(lineup, lineup.info(i), params, dataclasses.replace(ctx, explicit=True), walk)): i
+        asyncio.ensure_future(
+            guarded(lineup, lineup.info(i), params, dataclasses.replace(ctx, explicit=True, soft_deadline=soft), walk)
+        ): i
         for i in ids
     }
     started = ctx.clock.monotonic()
@@ -115,8 +122,7 @@ def _fused(
         error = "All web search providers failed: " + "; ".join(f"{a.provider}: {a.error}" for a in attempts)
         return SearchResponse(provider=name, query=params.query, attempts=attempts, notices=tuple(notices), error=error)
     if failed:
-        why = ", ".join(f"{a.provider} ({a.skipped or a.error_kind})" for a in failed)
-        notices.append(partial(f"{len(failed)} of {len(ids)} providers gave no results: {why}"))
+        notices.append(partial(_unserved(failed, len(ids))))
     for i, _ in served:
         notices.extend(ended[i][1].notices)
     answers = tuple(ProviderAnswer(i, r.answer, r.citations) for i, r in served if r.answer and r.answer.strip())
@@ -133,3 +139,34 @@ def _fused(
         notices=tuple(notices),
         answers=answers,
     )
+
+
+#: How a fan-out says why providers served nothing, in this order: (what they did, one, several).
+_GROUPS: Final = (
+    ("no_results", "gave no results", "gave no results"),
+    ("failed", "failed", "failed"),
+    ("skipped", "was not asked", "were not asked"),
+    ("cancelled", "was cancelled at the soft deadline", "were cancelled at the soft deadline"),
+)
+
+
+def _unserved(failed: list[Attempt], total: int) -> str:
+    """The notice's words for the providers that served nothing, by what became of them:
+    `2 of 7 providers gave no results: a, b; 1 failed: bing (connection)`. A provider that
+    failed is not one that found nothing (its kind says how it failed), nor one not asked (a
+    cooldown), nor one cancelled at the soft deadline."""
+    grouped: dict[str, list[str]] = {}
+    for a in failed:
+        if a.skipped:
+            grouped.setdefault("skipped", []).append(f"{a.provider} ({a.skipped})")
+        elif a.error_kind in ("no_results", "cancelled"):
+            grouped.setdefault(a.error_kind, []).append(a.provider)
+        else:
+            grouped.setdefault("failed", []).append(f"{a.provider} ({a.error_kind})")
+    parts = [
+        (len(names), f"{one if len(names) == 1 else several}: {', '.join(names)}")
+        for group, one, several in _GROUPS
+        if (names := grouped.get(group))
+    ]
+    (count, said), *rest = parts
+    return "; ".join([f"{count} of {total} providers {said}", *(f"{n} {words}" for n, words in rest)])

@@ -8,7 +8,10 @@ before it are kept. Between two pages it waits the registry row's polite gap (`p
 when that fits before the search's deadline: a later page is asked only when the deadline leaves
 it `PAGE_MIN_S` after the gap and `MARGIN_S` for the chain, and is given up when that time runs
 out, so a slow later page never costs the pages before it (each a `cut_short` notice: the
-answer is served, and never cached, for a search with more time may read every page).
+answer is served, and never cached, for a search with more time may read every page). In a
+fan-out, the soft deadline (`ctx.soft_deadline`) bounds the pages the same way, as the fan-out
+cancels an engine still running then: the pages in hand are served, with a `partial` notice
+(cached as the fan-out's answer is: the next fan-out has the same soft deadline).
 
 An engine keeps what is its own: its requests (`plan.state`, every page's, page 1's first; or
 `next_request`, for a page built from the one before it) and `page`, which reads one answer (its
@@ -22,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Final, Generic, Protocol, TypeVar
 
-from .._notices import Notice, clamped, cut_short
+from .._notices import Notice, clamped, cut_short, partial
 from .._types import ProviderResult, SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
@@ -111,15 +114,13 @@ class PagedProvider(HttpProvider, Generic[P]):
         notices: list[Notice] = []
         n = 1
         while True:
-            budget: float | None = None  # for a later page: what the search's deadline leaves it
+            budget: float | None = None  # for a later page: what the deadline (and a soft one) leaves it
             stop = f"so the results stop at page {n - 1}"
             if n > 1:
-                if ctx.deadline is not None:
-                    budget = ctx.deadline - ctx.clock.monotonic() - gap - MARGIN_S
-                    if budget < PAGE_MIN_S:
-                        why = f"the search's deadline leaves it no time after waiting {gap:g} s between {label}'s pages"
-                        notices.append(cut_short(f"{label} page {n} was not asked, {stop}: {why}"))
-                        break
+                budget, refused = _page_budget(ctx, gap, label, n, stop)
+                if refused is not None:
+                    notices.append(refused)
+                    break
                 if gap:
                     await ctx.clock.sleep(gap)
             try:
@@ -150,3 +151,24 @@ class PagedProvider(HttpProvider, Generic[P]):
                 break
             request, n = following, n + 1
         return Paged(pages, tuple(found.values())[:limit], notices)
+
+
+def _page_budget(ctx: ProviderContext, gap: float, label: str, n: int, stop: str) -> tuple[float | None, Notice | None]:
+    """What later page `n` may take after the gap: the time the search's deadline leaves it
+    and, in a fan-out, its soft deadline (None: unbounded); instead, the notice that it is not
+    asked when either leaves less than `PAGE_MIN_S`."""
+    budget: float | None = None
+    now = ctx.clock.monotonic()
+    ends = (
+        (ctx.deadline, "the search's deadline", cut_short),
+        (ctx.soft_deadline, "the fan-out's soft deadline", partial),
+    )
+    for end, whose, notice in ends:
+        if end is None:
+            continue
+        left = end - now - gap - MARGIN_S
+        if left < PAGE_MIN_S:
+            why = f"{whose} leaves it no time after waiting {gap:g} s between {label}'s pages"
+            return None, notice(f"{label} page {n} was not asked, {stop}: {why}")
+        budget = left if budget is None else min(budget, left)
+    return budget, None

@@ -58,7 +58,8 @@ the CAPTCHA (a final URL or redirect target under `/sorry/`, or the page's `form
 results page's containers (`#search`, `#rso`, `#topstuff`, `#botstuff`), the cookie-consent
 page (a `consent.` host, or a form posting to `consent.google.<tld>`) and the JavaScript wall
 most networks get today (a `<meta http-equiv="refresh">` or link to
-`/httpservice/retry/enablejs`, or the `#yvlrue` "having trouble" box). A page with no results
+`/httpservice/retry/enablejs`, the `<noscript><iframe>` that loads it, or the `#yvlrue` "having
+trouble" box). A page with no results
 and none of those is no results; a non-2xx without them is `self.error`.
 
 Paging (`_paging`): a count over one page (10) asks for further pages, the row's pace apart
@@ -162,7 +163,7 @@ _CAPTCHA: Final = 'form#captcha-form, form[action*="/sorry/"], div.g-recaptcha'
 _CONSENT: Final = 'form[action*="consent.google."]'
 _JAVASCRIPT: Final = (
     'meta[http-equiv="refresh"][content*="/httpservice/retry/enablejs"], '
-    'a[href*="/httpservice/retry/enablejs"], #yvlrue'
+    'a[href*="/httpservice/retry/enablejs"], noscript iframe[src*="/httpservice/retry/enablejs"], #yvlrue'
 )
 _RESULTS_CONTAINERS: Final = "#search, #rso, #topstuff, #botstuff"
 

@@ -51,7 +51,8 @@ Blocked, told by structure, never by words a results page could echo: a final UR
 without results whose form posts to `/sp/captcha` or has the `captcha-section` class; the Anubis
 proof-of-work gate (`<script id="anubis_challenge">`) Startpage puts in front of `/sp/search` for
 some networks; a 401/403. Those are `Blocked` (429), never "no results". A page with the props
-but no web result is no results; a page with neither props nor result markup is an
+but no web result is no results, and so is the no-results page Startpage serves without props
+(its `mainline-results__notice` block in place of the results); a page with none of these is an
 InvalidResponse.
 
 The richer parameters are approximated: the ladder's start (which wins over `recency`) becomes
@@ -160,6 +161,8 @@ _ANUBIS: Final = "script#anubis_challenge"
 _CAPTCHA: Final = 'form[action*="/sp/captcha"], form.captcha-section, .captcha-section form'
 _SUSPENDED: Final = '[src*="/error-pages/"], [href*="/error-pages/blocked"], meta[content*="/error-pages/"]'
 _BLOCKS: Final = "div.result, div.w-gl__result"
+_NOTICE_MARKER: Final = b"mainline-results__notice"
+_NOTICE: Final = ".mainline-results__notice"
 _TITLE_LINK: Final = "a.result-title, a.w-gl__result-title"
 _HEADING: Final = "h2, h3"
 _SNIPPET: Final = "p.description, p.w-gl__description, .w-gl__description"
@@ -301,14 +304,16 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS, now: datetime | N
 
 
 def parse_page(html: bytes | str, now: datetime | None = None) -> Page | None:
-    """A results page: from its props when they can be read, else from its markup; None when the
-    page has neither."""
+    """A results page: from its props when they can be read, else from its markup, else the
+    no-results notice (no sources); None when the page is none of these."""
     page = html.encode() if isinstance(html, str) else html
     props = _props(page)
     if props is not None:
         return _from_props(props, now)
     if any(marker in page for marker in _MARKUP):
         return _from_markup(page, now)
+    if _NOTICE_MARKER in page and LexborHTMLParser(page).css_first(_NOTICE) is not None:
+        return Page((), more=False)  # the no-results page without props: its notice block only
     return None
 
 

@@ -17,6 +17,7 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -61,13 +62,15 @@ class Reply:
 
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """A request as the fake saw it. Header names are lower-case."""
+    """A request as the fake saw it. Header names are lower-case; `at` is when it arrived
+    (`time.monotonic()` of the fakes' process, for tests of when a request was sent)."""
 
     method: str
     path: str
     query: tuple[tuple[str, str], ...]
     headers: Mapping[str, str]
     body: bytes
+    at: float = field(default_factory=time.monotonic)
 
     @property
     def args(self) -> dict[str, str]:

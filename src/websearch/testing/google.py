@@ -320,21 +320,34 @@ def sorry_redirect(query: str = "") -> Reply:
     return Reply(302, "", headers={"Location": f"/sorry/index?continue={target}&q=EgRkAAABGN2p7bQGIjC1pX3x"})
 
 
-def javascript_page(query: str = "") -> str:
-    """The JavaScript wall: the shell Google serves most HTTP clients without JavaScript today, a
-    `<noscript>` refresh to /httpservice/retry/enablejs and a script, no results."""
+def javascript_page(query: str = "", form: Literal["refresh", "iframe"] = "refresh") -> str:
+    """The JavaScript wall: the shell Google serves most HTTP clients without JavaScript today, no
+    results. `form` is its `<noscript>`: "refresh", a refresh to /httpservice/retry/enablejs
+    with a "click here" link, and the `#yvlrue` "having trouble" box after the script; or
+    "iframe", the other shape it comes in, an invisible `<iframe>` loading that URL and nothing
+    else to tell it by (no refresh, no box)."""
     qq = quote(query)
+    if form == "iframe":
+        noscript = (
+            f'<noscript><iframe src="https://www.google.com/httpservice/retry/enablejs?sei={_SEI}" width="0" '
+            'height="0" style="display:none;visibility:hidden"></iframe></noscript>'
+        )
+        trouble = ""
+    else:
+        noscript = _NOSCRIPT
+        trouble = (
+            '<div id="yvlrue" style="display:none">If you\'re having trouble accessing Google Search, please '
+            f'<a href="/search?q={qq}&amp;sca_esv=b6b8eb79eb28b6ec&amp;emsg=SG_REL&amp;sei={_SEI}">click here</a>, '
+            'or send <a href="https://support.google.com/websearch">feedback</a>.</div>'
+        )
     return (
         '<!DOCTYPE html><html lang="en"><head><title>Google Search</title><style>body{background-color:#fff}</style>'
         '<script nonce="Jd9cVqXb3mT0sL5rE2yH8w">(function(){var sctm=false;(function(){sctm&&google.tick("load",'
         '"pbsst");}).call(this);})();</script></head><body>'
-        + _NOSCRIPT
+        + noscript
         + '<script nonce="Jd9cVqXb3mT0sL5rE2yH8w">//# sourceMappingURL=data:application/json;charset=utf-8;base64,'
         "eyJ2ZXJzaW9uIjozLCJzb3VyY2VzIjpbIiJdLCJzb3VyY2VzQ29udGVudCI6WyIgIl0sIm5hbWVzIjpbImNsb3N1cmVEeW5hbWljQnV0dG9uIl19"
-        '</script><div class="gTMtLb fp-nh" id="lb"></div><div id="yvlrue" style="display:none">If you\'re having '
-        f'trouble accessing Google Search, please <a href="/search?q={qq}&amp;sca_esv=b6b8eb79eb28b6ec&amp;emsg=SG_REL'
-        f'&amp;sei={_SEI}">click here</a>, or send <a href="https://support.google.com/websearch">feedback</a>.</div>'
-        "</body></html>"
+        '</script><div class="gTMtLb fp-nh" id="lb"></div>' + trouble + "</body></html>"
     )
 
 

@@ -261,10 +261,19 @@ def results_page(
     return _HEAD.format(q=q, sc=html.escape(sc), segment=segment) + body + tail
 
 
-def no_results_page(query: str, sc: str = "Q7Mt5TRqowKB00") -> str:
-    """The page served when nothing matches: props without a web block, a no-results line."""
-    page = results_page(query, [], sc=sc)
-    line = f'<div class="no-results css-1ytbahp"><h2>No results found for <b>{html.escape(query)}</b></h2></div>\n'
+def no_results_page(query: str, sc: str = "Q7Mt5TRqowKB00", *, props: bool = True) -> str:
+    """The page served when nothing matches: props without a web block, a no-results line. With
+    `props=False`, the shape Startpage serves too: no props script at all, only the
+    `mainline-results__notice` block in the results column."""
+    q = html.escape(query)
+    page = results_page(query, [], sc=sc, props=props)
+    if props:
+        line = f'<div class="no-results css-1ytbahp"><h2>No results found for <b>{q}</b></h2></div>\n'
+    else:
+        line = (
+            f'<div class="mainline-results__notice css-1ytbahp"><h2>No results found for <b>{q}</b></h2>'
+            "<p>Check the spelling, or try other or fewer words.</p></div>\n"
+        )
     return page.replace('<span class="w-gl-attribution css-3k7tpe">Web results</span>\n', line, 1)
 
 
