@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import eventually, key_env, make_client
+from conftest import eventually, key_env, make_client, run_cli
 from serve_helper import OTHER_TOKEN, TOKEN, InProcess, async_http, free_port, http
 from websearch import (
     SEARCH_PROVIDER_ORDER,
@@ -84,6 +84,35 @@ def test_v1_search_answers_the_format_json_object(one_result: FakeDuckDuckGo, en
     assert (response["provider"], response["query"], response["cached"]) == ("duckduckgo", "q", False)
     assert [(s["title"], s["url"], s["snippet"]) for s in response["sources"]] == [("T", "https://t.example/", "s")]
     assert dict(one_result.last.form())["df"] == "w"  # recency reached the provider
+
+
+def test_v1_search_of_only_a_query_answers_what_the_cli_answers(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.results = [DdgResult(f"T{i}", f"https://t{i}.example/", f"s{i}") for i in range(15)]
+    cli = run_cli(["search", "q", "--format", "json"], env)
+    with serving(env) as server, http(server.url) as client:
+        reply = client.post("/v1/search", json={"query": "q"})
+    assert cli.returncode == 0, cli.stderr
+    expected, body = json.loads(cli.stdout), reply.json()
+    assert len(body["response"]["sources"]) == len(expected["response"]["sources"]) == 10  # not the tool's 8
+    assert body["text"] == expected["text"]
+    assert body["response"]["sources"] == expected["response"]["sources"]
+
+
+def test_a_fanout_longer_than_the_setting_allows_is_422_on_the_server(
+    one_result: FakeDuckDuckGo, searx: FakeSearXNG, env: dict[str, str], config_dir: Path
+) -> None:
+    (config_dir / "settings.toml").write_text("[fanout]\nmax_providers = 1\n", encoding="utf-8")
+    env = {**env, **searx.env, "SEARXNG_ENDPOINT": "https://searxng.example.org"}
+    with serving(env) as server, http(server.url) as client:
+        rest = client.post("/v1/search", json={"query": "q", "fanout": ["duckduckgo", "searxng"]})
+        (tool,) = asyncio.run(call_tools(server.url, [{"query": "q", "fanout": ["duckduckgo", "searxng"]}]))
+        schema = client.get("/openapi.json").json()
+    message = "fanout must name at most 1 providers on this server; got 2"
+    assert (rest.status_code, rest.json()) == (422, {"error": message, "param": "fanout"})
+    assert tool.is_error and tool.content[0].text == f"Invalid argument `fanout`: {message}"
+    body = schema["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body["properties"]["fanout"]["maxItems"] == 1
+    assert one_result.requests == [] and searx.requests == []
 
 
 @pytest.mark.parametrize(
@@ -274,7 +303,7 @@ def test_limits_of_body_size_default_limit_searxng_and_the_deep_deadline(
         r"the request body must be at most 1 KB on this server; got 20\d\d bytes or more", big.json()["error"]
     )
     assert chunked.status_code == 413
-    assert default.status_code == 200  # the tool's default of 8 results fits under max_limit, as 5
+    assert default.status_code == 200  # no num_results: the library's default, not refused
     assert searx.status_code == 400
     assert searx.json() == {
         "error": "Invalid value for parameter query: query must be at most 20 characters on this server; got 21"
@@ -324,6 +353,9 @@ def test_every_route_but_healthz_needs_a_valid_token(one_result: FakeDuckDuckGo,
 def test_loopback_server_checks_host_and_origin_on_every_route(one_result: FakeDuckDuckGo, env: dict[str, str]) -> None:
     with serving(env) as server, http(server.url) as client:
         evil_host = [client.get(path, headers={"Host": "evil.example"}) for path in ("/healthz", "/search?q=q")]
+        # The whole value is read: a loopback name followed by anything but a port is refused.
+        hosts = ("127.0.0.1:evil", "127.0.0.1:80@evil.example", "[::1]evil", "127.0.0.1%evil.example")
+        evil_host += [client.get("/healthz", headers={"Host": host}) for host in hosts]
         evil_origin = client.post("/mcp", json={}, headers={"Origin": "https://evil.example"})
         local_origin = client.get("/healthz", headers={"Origin": "http://localhost:3000"})
         localhost = client.get("/healthz", headers={"Host": f"localhost:{server.port}"})

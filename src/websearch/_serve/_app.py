@@ -26,7 +26,7 @@ import signal
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio.to_thread
@@ -38,6 +38,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from .._client import DEFAULT_MAX_PROVIDERS
 from .._mcp_server import build_server
 from .._tool import DEFAULT_NUM_RESULTS, offered_providers
 from ._api import SearchApi, json_response, openapi_document, prepared
@@ -130,6 +131,7 @@ class _Guarded:
 def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = False) -> Starlette:
     """The server's app on `client` (closed when the app stops if `close_client`). Sets the
     client's engine observer to the app's metrics. `app.state.lifecycle` drains it."""
+    config = _within_settings(client, config)
     metrics = Metrics()
     client.engine.observer = metrics
     lifecycle = Lifecycle(config.grace_period)
@@ -231,6 +233,16 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
     app.state.lifecycle = lifecycle
     app.state.metrics = metrics
     return app
+
+
+def _within_settings(client: WebSearch, config: ServeConfig) -> ServeConfig:
+    """`config` with `max_fanout` no larger than the client's `fanout.max_providers`: a longer
+    fan-out the library cuts (with a notice) is refused on the server (422 naming `fanout`), the
+    way every other limit is, and the OpenAPI document says so."""
+    cap = int(client.settings.get_number("fanout.max_providers", DEFAULT_MAX_PROVIDERS))
+    if cap >= config.limits.max_fanout:
+        return config
+    return replace(config, limits=replace(config.limits, max_fanout=cap))
 
 
 def _routing_error(paths: tuple[str, ...]) -> Callable[[Request, Exception], Response]:

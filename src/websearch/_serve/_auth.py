@@ -53,11 +53,24 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _host_name(host: str) -> str:
-    """The host part of a Host header (`[::1]:8000` → `::1`, `localhost:8000` → `localhost`)."""
+def _host_name(host: str) -> str | None:
+    """The host part of a whole Host header (`[::1]:8000` → `::1`, `localhost:8000` →
+    `localhost`), or None when what follows the name is not a port: `127.0.0.1:evil` and
+    `127.0.0.1:80@evil.example` name no host of this machine."""
     if host.startswith("["):
-        return host[1:].split("]", 1)[0]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        name, closed, rest = host[1:].partition("]")
+        if not closed or (rest and not rest.startswith(":")):
+            return None
+        port = rest[1:]
+    elif host.count(":") > 1:
+        return host  # an IPv6 address without brackets (and without a port)
+    else:
+        name, _, port = host.partition(":")
+        if "%" in name:
+            return None  # a zone belongs to a bracketed IPv6 address only
+    if port and not (port.isascii() and port.isdigit()):
+        return None
+    return name
 
 
 class HostCheck:
@@ -73,7 +86,8 @@ class HostCheck:
             await self.app(scope, receive, send)
             return
         host = _header(scope, b"host")
-        if host is None or not is_loopback(_host_name(host)):
+        name = _host_name(host) if host is not None else None
+        if name is None or not is_loopback(name):
             await reply(send, 421, {"error": "the Host header must name this machine (localhost, 127.0.0.1, [::1])"})
             return
         origin = _header(scope, b"origin")
