@@ -446,6 +446,22 @@ def test_mcp_tool_calls_cost_a_token_each_and_nothing_else_does(
     assert len(one_result.requests) == 1
 
 
+def test_an_mcp_message_the_transport_refuses_takes_no_token(one_result: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    store = MemoryStore(SystemClock())
+    config = ServeConfig(rate_limit=RateLimit("1/h", 1 / 3600, 1)).with_tokens(TOKEN)
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    call = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "web_search", "arguments": {"query": "q"}}}
+    with serving(env, config, store=store) as server, http(server.url, headers=headers) as client:
+        batch = client.post("/mcp", json=[{**call, "id": 1}, {**call, "id": 2}])
+        shapeless = client.post("/mcp", json={"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": 7})
+        untouched = [k for k in store_keys(store) if k.startswith("serve:rate:")]
+        single = client.post("/mcp", json={**call, "id": 4})
+    assert (batch.status_code, shapeless.status_code) == (400, 400)  # the MCP transport's refusals
+    assert untouched == []  # the bucket was never opened: still full
+    assert single.status_code == 200 and single.json()["result"]["isError"] is False
+    assert len(one_result.requests) == 1
+
+
 def store_keys(store: MemoryStore) -> list[str]:
     return list(store._entries)  # the memory store's own table: what a Redis SCAN would list
 

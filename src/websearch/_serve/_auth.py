@@ -10,8 +10,9 @@ middleware (no per-request task or body copy beyond the one read).
   `serve:rate:<first 16 hex digits of the token's SHA-256>`, so a limit holds across replicas
   sharing Redis. `/healthz` is open to all; a 401 never says which tokens exist.
 
-A search costs one token of the bucket: `POST /v1/search`, `/search`, and each `tools/call` in a
-`POST /mcp` (listing tools or initializing a session costs nothing).
+A search costs one token of the bucket: `POST /v1/search`, `/search`, and a `tools/call` in a
+`POST /mcp` (listing tools or initializing a session costs nothing, and so does a message the
+MCP transport refuses with 400, such as a JSON-RPC batch).
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ import hashlib
 import hmac
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 import pydantic_core
+from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
 
 from ._config import is_loopback
 from ._logging import reply, request_info
@@ -207,13 +209,13 @@ def _cost(scope: Scope, body: bytes | None) -> int:
         return 1
     if path == "/mcp" and method == "POST" and body:
         try:
-            # The MCP transport's own parser: orjson refuses what it takes (NaN, Infinity), and
-            # a call carrying one ran free of the rate limit.
-            data: Any = pydantic_core.from_json(body)
-        except ValueError:
-            return 0  # the MCP transport answers the parse error
-        messages = data if isinstance(data, list) else [data]
-        return sum(1 for m in messages if isinstance(m, dict) and m.get("method") == "tools/call")
+            # The MCP transport's own parser and validator: orjson refuses what it takes (NaN,
+            # Infinity), and a call carrying one ran free of the rate limit; what it refuses (a
+            # JSON-RPC batch, a message of no known shape: 400) searches nothing and costs nothing.
+            message = jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
+        except ValueError:  # pydantic's ValidationError is one
+            return 0
+        return int(isinstance(message, JSONRPCRequest) and message.method == "tools/call")
     return 0
 
 
