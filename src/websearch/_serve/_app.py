@@ -43,6 +43,7 @@ from .._mcp_server import build_server
 from .._tool import DEFAULT_NUM_RESULTS, offered_providers
 from ._api import SearchApi, json_response, openapi_document, prepared
 from ._auth import Gate, HostCheck
+from ._config import STATE_KEY
 from ._logging import FrontDoor
 from ._metrics import CONTENT_TYPE, Metrics
 from ._searxng import SearxngApi
@@ -192,7 +193,7 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
     ]
 
     @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         # aiohttp's import takes half a second: off the event loop, before the first request
         await anyio.to_thread.run_sync(importlib.import_module, "websearch._transport")
         if client.engine.enabled:
@@ -200,7 +201,7 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
         restore = _watch_signals(lifecycle)
         try:
             async with mcp_app.router.lifespan_context(mcp_app):
-                yield
+                yield {STATE_KEY: config.connections}  # read by the protocol (`_connections`)
         finally:
             restore()
             metrics.process_exited()

@@ -160,7 +160,8 @@ class Gate:
         return digest.hex()[:16] if match else "!"
 
     async def _body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
-        """The whole body, or None after answering 413 when it is larger than allowed."""
+        """The whole body, or None after answering 413 when it is larger than allowed, or when
+        the client went away before sending all of it."""
         limit = self.max_body
         declared = _header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -170,7 +171,7 @@ class Gate:
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                break
+                return None  # the client left (or was cut for sending too slowly): nothing to answer
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:

@@ -29,12 +29,16 @@ if TYPE_CHECKING:
     from .._settings import Settings
 
 __all__ = [
+    "ACCEPT_BURST",
     "DEFAULT_PORT",
     "MIN_TOKEN_CHARS",
+    "STATE_KEY",
+    "ConnectionLimits",
     "Limits",
     "RateLimit",
     "ServeConfig",
     "check_setting",
+    "default_max_connections",
     "is_loopback",
 ]
 
@@ -54,6 +58,37 @@ class RateLimit:
     text: str
     rate: float
     burst: float
+
+
+#: Where the app's lifespan state gives the server's `ConnectionLimits` to the protocol.
+STATE_KEY: Final = "websearch.connections"
+#: Connections asyncio accepts in one go (uvicorn's `backlog`, also the kernel's queue).
+ACCEPT_BURST: Final = 128
+#: Descriptors kept free beside the connections: the transport's pool of provider connections
+#: (100), two accept bursts not yet counted, and the store, logs and pipes.
+_RESERVED: Final = 100 + 2 * ACCEPT_BURST + 64
+
+
+def default_max_connections() -> int:
+    """`[serve] max_connections` when unset: what the process's descriptor limit leaves (at
+    least 64; 1,000 where there is no such limit)."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return 1000
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 1000
+    return max(64, min(10_000, soft - _RESERVED))
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLimits:
+    """How long a request may take to arrive (its head and body), and how many connections may
+    be open at once (see `websearch._serve._connections`)."""
+
+    request_timeout: float = 10.0
+    max_connections: int = field(default_factory=default_max_connections)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +141,7 @@ class ServeConfig:
     cors_origins: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
     grace_period: float = 30.0
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     token_file: str | None = None  # where tokens were read from, so --workers can read it again
 
     @property
@@ -153,6 +189,10 @@ class ServeConfig:
                 max_deadline=settings.get_number("serve.max_deadline", _LIMITS.max_deadline),
             ),
             grace_period=settings.get_number("serve.grace_period", 30.0),
+            connections=ConnectionLimits(
+                request_timeout=settings.get_number("serve.request_timeout", 10.0),
+                max_connections=_whole(settings, "serve.max_connections", default_max_connections()),
+            ),
             token_file=token_file,
         )
         if not config.tokens and not no_auth and not config.loopback:
@@ -290,7 +330,7 @@ def check_setting(key: str, value: Any) -> None:
         _boolean(key, value)
     elif name == "cors_origins":
         _origins(key, value)
-    elif name in ("max_query_chars", "max_limit", "max_fanout"):
+    elif name in ("max_query_chars", "max_limit", "max_fanout", "max_connections"):
         _whole_number(key, value)
-    elif name in ("max_body_kb", "max_deadline", "grace_period"):
+    elif name in ("max_body_kb", "max_deadline", "grace_period", "request_timeout"):
         _positive(key, value)
