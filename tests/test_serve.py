@@ -333,7 +333,10 @@ def test_every_route_but_healthz_needs_a_valid_token(one_result: FakeDuckDuckGo,
             anonymous.request(method, path, json={"query": "q"}, headers={"Authorization": "Bearer " + "z" * 24})
             for method, path in ROUTES
         ]
-        basic = anonymous.get("/readyz", headers={"Authorization": "Basic dXNlcjpwYXNz"})
+        basic = anonymous.get("/readyz", headers={"Authorization": "Basic dXNlcjpwYXNz"})  # user:pass
+        not_base64 = anonymous.get("/readyz", headers={"Authorization": "Basic !!"})
+        digest = anonymous.get("/readyz", headers={"Authorization": 'Digest username="u"'})
+        as_basic = anonymous.get("/readyz", auth=("anyone", OTHER_TOKEN))  # the token as Basic password
         health = anonymous.get("/healthz")
         with http(server.url, OTHER_TOKEN) as other:
             ok = other.get("/readyz")
@@ -341,10 +344,20 @@ def test_every_route_but_healthz_needs_a_valid_token(one_result: FakeDuckDuckGo,
         assert reply.status_code == 401
         assert reply.json() == {"error": "a bearer token is required: Authorization: Bearer <token>"}
         assert reply.headers["www-authenticate"] == 'Bearer realm="websearch"'
-    for reply in [*wrong, basic]:
+    for reply in wrong:
         assert reply.status_code == 401
         assert reply.json() == {"error": "the bearer token is not valid"}
         assert reply.headers["www-authenticate"] == 'Bearer realm="websearch", error="invalid_token"'
+    for reply in (basic, not_base64):  # worded for the scheme sent
+        assert reply.status_code == 401
+        error = "the Basic credentials' password is not a valid token (send the token as the password)"
+        assert reply.json() == {"error": error}
+        assert reply.headers["www-authenticate"] == 'Basic realm="websearch", charset="UTF-8"'
+    assert (digest.status_code, digest.json()) == (
+        401,
+        {"error": "the Authorization scheme must be Bearer (or Basic, with the token as the password)"},
+    )
+    assert as_basic.status_code == 200
     assert (health.status_code, health.json()) == (200, {"status": "ok"})
     assert (ok.status_code, ok.json()) == (200, {"status": "ready", "store": "off"})  # the engine is off here
     assert one_result.requests == []

@@ -82,10 +82,17 @@ def test_langchain_searx_wrapper_reads_results_from_websearch(many: FakeDuckDuck
     assert asked[2]["df"] == "w"  # time_range=week became recency=week
 
 
-async def test_websearch_own_searxng_provider_reads_websearch_serve(many: FakeDuckDuckGo, env: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "credentials",
+    [{"SEARXNG_TOKEN": TOKEN}, {"SEARXNG_BASIC_USERNAME": "team", "SEARXNG_BASIC_PASSWORD": TOKEN}],
+    ids=["bearer", "basic"],
+)
+async def test_websearch_own_searxng_provider_reads_websearch_serve(
+    many: FakeDuckDuckGo, env: dict[str, str], credentials: dict[str, str]
+) -> None:
     with serving(env) as server:
         client_env = {"WEBSEARCH_CONFIG_DIR": env["WEBSEARCH_CONFIG_DIR"], "SEARXNG_ENDPOINT": server.url}
-        client_env["SEARXNG_TOKEN"] = TOKEN
+        client_env.update(credentials)  # Basic auth, as SearXNG instances are usually behind
         async with WebSearch(env=client_env, providers=["searxng"], engine=False) as downstream:
             response = await downstream.asearch("chained", recency="day", limit=4)
     assert response.error is None and response.provider == "searxng"

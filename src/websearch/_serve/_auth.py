@@ -4,11 +4,12 @@ middleware (no per-request task or body copy beyond the one read).
 - `HostCheck`: on a loopback server, the `Host` header must name this machine and an `Origin`,
   when sent, must be a local page or one of `[serve] cors_origins`: the DNS-rebinding defence
   `websearch mcp --http` has (421 / 403, as the MCP SDK answers), on every route.
-- `Gate`: the bearer token (compared in constant time: every known token's SHA-256 against the
-  offered one's, all of them each time), the body size cap (413), and the per-token rate limit
-  (429 with `Retry-After`), whose token buckets live in the state store under
-  `serve:rate:<first 16 hex digits of the token's SHA-256>`, so a limit holds across replicas
-  sharing Redis. `/healthz` is open to all; a 401 never says which tokens exist.
+- `Gate`: the token, as a bearer token or as the password of Basic credentials (any user
+  name), compared in constant time (every known token's SHA-256 against the offered one's, all
+  of them each time), with a 401 worded for the scheme the caller sent; the body size cap (413);
+  and the per-token rate limit (429 with `Retry-After`), whose token buckets live in the state
+  store under `serve:rate:<first 16 hex digits of the token's SHA-256>`, so a limit holds across
+  replicas sharing Redis. `/healthz` is open to all; a 401 never says which tokens exist.
 
 A search costs one token of the bucket: `POST /v1/search`, `/search`, and a `tools/call` in a
 `POST /mcp` (listing tools or initializing a session costs nothing, and so does a message the
@@ -17,6 +18,7 @@ MCP transport refuses with 400, such as a JSON-RPC batch).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import math
@@ -122,13 +124,9 @@ class Gate:
             return
         who = "anonymous"
         if self.auth:
-            checked = self._token(scope)
-            if not isinstance(checked, str) or checked.startswith("!"):
-                error = "a bearer token is required: Authorization: Bearer <token>"
-                challenge = 'Bearer realm="websearch"'
-                if checked:
-                    error, challenge = "the bearer token is not valid", challenge + ', error="invalid_token"'
-                await reply(send, 401, {"error": error}, {"www-authenticate": challenge})
+            scheme, checked = self._token(scope)
+            if checked is None:
+                await _unauthorized(send, scheme)
                 return
             who = checked
             request_info(scope)["token"] = who
@@ -144,20 +142,30 @@ class Gate:
                 return
         await self.app(scope, receive, send)
 
-    def _token(self, scope: Scope) -> str | None:
-        """The caller's token id; None without a token; "!" for a token that is not one of ours."""
+    def _token(self, scope: Scope) -> tuple[str, str | None]:
+        """(the Authorization scheme, lower case: "" without the header; the caller's token id,
+        None unless the credentials carry one of our tokens). Basic credentials carry it as the
+        password, whatever the user name: SearXNG instances sit behind Basic auth, and SearXNG
+        clients send that."""
         header = _header(scope, b"authorization")
         if header is None:
-            return None
+            return "", None
         scheme, _, given = header.strip().partition(" ")
-        given = given.strip()
-        if scheme.lower() != "bearer" or not given:
-            return "!"
+        scheme, given = scheme.lower(), given.strip()
+        if scheme == "basic":
+            try:
+                given = base64.b64decode(given, validate=True).decode("utf-8").partition(":")[2]
+            except ValueError:  # not base64, or not UTF-8 (binascii.Error and UnicodeDecodeError are)
+                return scheme, None
+        elif scheme != "bearer":
+            return scheme, None
+        if not given:
+            return scheme, None
         digest = hashlib.sha256(given.encode("utf-8", "surrogateescape")).digest()
         match = False
         for known in self._digests:  # every one, every time: no early exit to time
             match |= hmac.compare_digest(digest, known)
-        return digest.hex()[:16] if match else "!"
+        return scheme, digest.hex()[:16] if match else None
 
     async def _body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The whole body, or None after answering 413 when it is larger than allowed, or when
@@ -201,6 +209,21 @@ class Gate:
                 await reply(send, 429, {"error": error, "retry_after": seconds}, {"retry-after": str(seconds)})
                 return False
         return True
+
+
+async def _unauthorized(send: Send, scheme: str) -> None:
+    """The 401 in the words of the scheme the caller used (never saying which tokens exist)."""
+    challenge = 'Bearer realm="websearch"'
+    if scheme == "":
+        error = "a bearer token is required: Authorization: Bearer <token>"
+    elif scheme == "basic":
+        error = "the Basic credentials' password is not a valid token (send the token as the password)"
+        challenge = 'Basic realm="websearch", charset="UTF-8"'
+    elif scheme == "bearer":
+        error, challenge = "the bearer token is not valid", challenge + ', error="invalid_token"'
+    else:
+        error = "the Authorization scheme must be Bearer (or Basic, with the token as the password)"
+    await reply(send, 401, {"error": error}, {"www-authenticate": challenge})
 
 
 def _cost(scope: Scope, body: bytes | None) -> int:
