@@ -1,10 +1,11 @@
 """The one ASGI app `websearch serve` runs: every face of the search on one client.
 
-Routes: `POST /v1/search` (REST), `GET|POST /search` (SearXNG's API), `/mcp` (the `web_search`
-tool over streamable HTTP: the same server as `websearch mcp --http`, stateless and answering in
-JSON, so any replica can take any request behind a load balancer), `GET /healthz` (the process is
-up), `GET /readyz` (the state store: ready, or degraded and why; 503 only while draining),
-`GET /metrics`, `GET /openapi.json`, and `/` (SearXNG's index: a search redirects to /search).
+Routes: `POST /v1/search` (REST), `GET|POST /search`, `GET /config` and `/autocompleter`
+(SearXNG's API), `/mcp` (the `web_search` tool over streamable HTTP: the same server as
+`websearch mcp --http`, stateless and answering in JSON, so any replica can take any request
+behind a load balancer), `GET /healthz` (the process is up), `GET /readyz` (the state store:
+ready, or degraded and why; 503 only while draining), `GET /metrics`, `GET /openapi.json`, and
+`/` (SearXNG's index: a search redirects to /search).
 
 Middleware, outermost first: the front door (in-flight count, the drain's 503, request metrics,
 the access log), the loopback Host/Origin checks, CORS (only with `[serve] cors_origins`), then
@@ -188,6 +189,8 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
         Route("/openapi.json", openapi_page, methods=["GET"]),
         Route("/v1/search", api.search, methods=["POST"]),
         Route("/search", searx.search, methods=["GET", "POST"]),
+        Route("/config", searx.config, methods=["GET"]),
+        Route("/autocompleter", searx.autocompleter, methods=["GET", "POST"]),
         Route("/mcp", mcp_stream, methods=["GET"]),  # before the MCP app's route, which takes every method
         *mcp_app.routes,
     ]
