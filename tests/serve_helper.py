@@ -77,20 +77,24 @@ class InProcess:
 class ServeProcess:
     """`websearch serve --port P ARGS` under the network guard; `env` is passed through `cli_env`
     (so its providers are the running fakes unless it names them); `max_files` is its descriptor
-    limit (`ulimit -n`)."""
+    limit (soft, hard)."""
 
     def __init__(
-        self, env: Mapping[str, str], *args: str, port: int | None = None, max_files: int | None = None
+        self,
+        env: Mapping[str, str],
+        *args: str,
+        port: int | None = None,
+        max_files: tuple[int, int] | None = None,
     ) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         command = [sys.executable, str(TESTS / "guarded_cli.py"), "serve", "--port", str(self.port), *args]
 
-        def limit_files() -> None:  # `ulimit -n max_files` in the child
+        def limit_files() -> None:  # `ulimit -Sn soft -Hn hard` in the child
             import resource
 
             assert max_files is not None
-            resource.setrlimit(resource.RLIMIT_NOFILE, (max_files, max_files))
+            resource.setrlimit(resource.RLIMIT_NOFILE, max_files)
 
         self.process = subprocess.Popen(
             command,

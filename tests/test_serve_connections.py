@@ -10,6 +10,7 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -19,7 +20,7 @@ from conftest import make_client
 from serve_helper import TOKEN, InProcess, ServeProcess, http, serve_env
 from websearch._clock import SystemClock
 from websearch._serve import ServeConfig
-from websearch._serve._config import ACCEPT_BURST, ConnectionLimits
+from websearch._serve._config import ConnectionLimits, accept_burst
 from websearch._serve._connections import GuardedH11Protocol
 from websearch._serve._logging import RepeatFilter
 from websearch._state import MemoryStore
@@ -33,7 +34,7 @@ def guarded(env: dict[str, str], limits: ConnectionLimits) -> InProcess:
     """The app in this process, served through the server's own protocol and accept burst."""
     config = ServeConfig(connections=limits).with_tokens(TOKEN)
     client = make_client(env=env, store=MemoryStore(SystemClock()))
-    return InProcess(client, config, http=GuardedH11Protocol, backlog=ACCEPT_BURST)
+    return InProcess(client, config, http=GuardedH11Protocol, backlog=accept_burst())
 
 
 @contextmanager
@@ -113,7 +114,7 @@ def test_slow_clients_beyond_the_descriptor_limit_lock_nobody_out(ddg: FakeDuckD
     """The issue's case: `ulimit -n 1024`, 1,100 connections each sending half a request, then a
     caller with a token. It was never answered, and the log grew by a million lines."""
     ddg.results = [DdgResult("T", "https://t.example/", "s")]
-    with ServeProcess(serve_env(config_dir, ddg), max_files=1024) as server:
+    with ServeProcess(serve_env(config_dir, ddg), max_files=(1024, 1024)) as server:
         with sockets(server.port, 1100), http(server.url) as client:
             client.timeout = httpx2.Timeout(5)  # generous: it is answered in milliseconds
             reply = client.post("/v1/search", json={"query": "q"})
@@ -121,6 +122,13 @@ def test_slow_clients_beyond_the_descriptor_limit_lock_nobody_out(ddg: FakeDuckD
     assert reply.status_code == 200 and reply.json()["error"] is None
     assert status == 0
     assert len(log.splitlines()) < 50, log[:2000]
+
+
+def test_the_soft_descriptor_limit_is_raised_to_the_hard_one(ddg: FakeDuckDuckGo, config_dir: Any) -> None:
+    with ServeProcess(serve_env(config_dir, ddg), max_files=(1024, 4096)) as server:
+        limits = Path(f"/proc/{server.process.pid}/limits").read_text(encoding="utf-8")
+    (line,) = [line for line in limits.splitlines() if line.startswith("Max open files")]
+    assert line.split()[3:5] == ["4096", "4096"]  # soft, hard
 
 
 def test_repeated_log_lines_are_thinned_and_counted() -> None:

@@ -204,7 +204,7 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
         restore = _watch_signals(lifecycle)
         try:
             async with mcp_app.router.lifespan_context(mcp_app):
-                yield {STATE_KEY: config.connections}  # read by the protocol (`_connections`)
+                yield {STATE_KEY: config.connections.resolved()}  # read by the protocol (`_connections`)
         finally:
             restore()
             metrics.process_exited()

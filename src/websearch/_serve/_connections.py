@@ -6,7 +6,7 @@ of descriptors, logs every failed accept of a burst (Python 3.11 goes on accepti
 1,100 connections sending half a request each, against the common limit of 1,024 descriptors,
 locked every caller out and wrote a million log lines in fifteen seconds.
 
-`GuardedH11Protocol` is uvicorn's h11 protocol with three defences, set per server by the app's
+`GuardedH11Protocol` is uvicorn's h11 protocol with two defences, set per server by the app's
 lifespan (`ConnectionLimits` in the lifespan state, so `--workers` processes get theirs too):
 
 - a request deadline: a request's head and body must arrive within `[serve] request_timeout`
@@ -15,10 +15,11 @@ lifespan (`ConnectionLimits` in the lifespan state, so `--workers` processes get
 - a connection cap, `[serve] max_connections`: a new connection beyond it closes the open one
   that has waited longest without a request being served (an idle keep-alive, or a request
   still arriving), so a caller who sends a whole request is served however many are slow; with
-  none such, the new connection is answered 503 (`Retry-After: 1`) and closed;
-- a small accept burst (`_config.ACCEPT_BURST`, uvicorn's `backlog`: asyncio accepts that many at once
-  before any protocol runs), which the default cap leaves room for, with the provider
-  connections' pool, below the process's descriptor limit: descriptors never run out.
+  none such, the new connection is answered 503 (`Retry-After: 1`) and closed.
+
+The runner (`_run`) adds the third: asyncio accepts at most `_config.accept_burst()` connections
+at once before any protocol runs, and the default cap leaves room for two such bursts and the
+provider connections' pool below the descriptor limit: descriptors never run out.
 
 Shed and cut connections are logged as warnings, which `_logging`'s repeat filter thins.
 """
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import sys
 import time
 from typing import TYPE_CHECKING, Any, Final
 
@@ -67,14 +70,17 @@ class GuardedH11Protocol(H11Protocol):
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
         limits = app_state.get(STATE_KEY)
-        self.limits: ConnectionLimits | None = limits if isinstance(limits, ConnectionLimits) else None
+        if not isinstance(limits, ConnectionLimits):  # an app without our lifespan: no guard
+            limits = ConnectionLimits(request_timeout=math.inf, max_connections=sys.maxsize)
+        #: Seconds a request may take to arrive; connections open at once (decided by the lifespan).
+        self.request_timeout = limits.request_timeout
+        self.max_connections = limits.max_connections if limits.max_connections is not None else sys.maxsize
         self._deadline: asyncio.TimerHandle | None = None
         self._since = time.monotonic()  # when it began to wait (opened, or last answered)
         self._shed = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        limits = self.limits
-        if limits is not None and len(self.connections) >= limits.max_connections and not self._make_room():
+        if len(self.connections) >= self.max_connections and not self._make_room():
             self._shed = True
             self.transport = transport
             transport.write(_BUSY)
@@ -134,9 +140,9 @@ class GuardedH11Protocol(H11Protocol):
         super().on_response_complete()
 
     def _arm(self) -> None:
-        if self.limits is not None:
-            self._since = time.monotonic()
-            self._deadline = self.loop.call_later(self.limits.request_timeout, self._timed_out)
+        self._since = time.monotonic()
+        if self.request_timeout < math.inf:
+            self._deadline = self.loop.call_later(self.request_timeout, self._timed_out)
 
     def _disarm(self) -> None:
         if self._deadline is not None:

@@ -7,7 +7,9 @@ their sources, never put in the environment), and Prometheus' multiprocess direc
 that a scrape of any worker shows the sums of all. Workers share the state store like replicas.
 
 Connections go through `_connections.GuardedH11Protocol` (a deadline for each request to arrive,
-a cap on open connections, a small accept burst), so slow clients cannot lock others out.
+a cap on open connections) and asyncio accepts them in bursts the descriptor limit can hold
+(`_config.accept_burst`), so slow clients cannot lock others out. The soft descriptor limit is
+raised to the hard one first (`_config.raise_files_limit`).
 
 uvicorn's access log is off (it would print query strings, and SearXNG's carry the query); the
 JSON access log of `websearch._serve._logging` replaces it.
@@ -24,7 +26,7 @@ import tempfile
 import warnings
 from typing import TYPE_CHECKING, Any, Final
 
-from ._config import ACCEPT_BURST, ServeConfig
+from ._config import ServeConfig, accept_burst, raise_files_limit
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -52,7 +54,7 @@ def _uvicorn_options(config: ServeConfig) -> dict[str, Any]:
 
     return {
         "http": GuardedH11Protocol,  # the request deadline and the connection cap
-        "backlog": ACCEPT_BURST,
+        "backlog": accept_burst(),
         "host": config.host,
         "port": config.port,
         "log_level": "warning",
@@ -67,6 +69,7 @@ def run(config: ServeConfig) -> None:
     """Serve until SIGTERM or Ctrl-C (drained first); returns after a clean stop."""
     import uvicorn
 
+    raise_files_limit()  # before the workers start: they inherit it
     if config.workers > 1:
         _run_workers(config)
         return
