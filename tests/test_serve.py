@@ -91,7 +91,10 @@ def test_v1_search_of_only_a_query_answers_what_the_cli_answers(ddg: FakeDuckDuc
     cli = run_cli(["search", "q", "--format", "json"], env)
     with serving(env) as server, http(server.url) as client:
         reply = client.post("/v1/search", json={"query": "q"})
+        schema = client.get("/openapi.json").json()
     assert cli.returncode == 0, cli.stderr
+    body_schema = schema["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert "default" not in body_schema["properties"]["num_results"]  # not the MCP tool's 8
     expected, body = json.loads(cli.stdout), reply.json()
     assert len(body["response"]["sources"]) == len(expected["response"]["sources"]) == 10  # not the tool's 8
     assert body["text"] == expected["text"]

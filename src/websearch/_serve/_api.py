@@ -178,6 +178,8 @@ def openapi_document(providers: Sequence[str], lineup: Sequence[str], limits: Li
     schema = input_schema(providers)
     properties: dict[str, Any] = {name: dict(prop) for name, prop in schema["properties"].items()}
     properties["query"]["maxLength"] = limits.max_query_chars
+    properties["num_results"].pop("default", None)  # the tool's 8; here the library's default
+    properties["num_results"]["description"] += " Left out: as many as `websearch search` returns."
     for name in ("num_results", "limit", "num_search_results"):
         if name in properties:
             properties[name]["maximum"] = limits.max_limit
