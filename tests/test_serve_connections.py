@@ -68,10 +68,14 @@ def test_a_request_head_or_body_that_does_not_arrive_in_time_is_408(ddg: FakeDuc
             heads, bodies = answer(slow_head), answer(slow_body)
         with http(server.url) as client:  # a whole request is served as before
             whole = client.post("/v1/search", json={"query": "q"})
+        counted = server.app.state.metrics.exposition().decode()
     for got in (heads, bodies):
         assert got.startswith(b"HTTP/1.1 408 Request Timeout\r\n")
         assert got.endswith(b'{"error":"the request did not arrive in time"}')
     assert whole.status_code == 200
+    # the cut body is a client's fault: counted as 499 (not a 500 of the server's)
+    assert 'websearch_http_requests_total{method="POST",route="/v1/search",status="499"} 1.0' in counted
+    assert 'status="500"' not in counted
     assert len(ddg.requests) == 1  # the cut body searched nothing
 
 

@@ -30,7 +30,7 @@ import pydantic_core
 from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
 
 from ._config import is_loopback
-from ._logging import reply, request_info
+from ._logging import client_gone, reply, request_info
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -179,7 +179,8 @@ class Gate:
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                return None  # the client left (or was cut for sending too slowly): nothing to answer
+                client_gone(scope)  # the client left (or was cut for sending too slowly): nothing to answer
+                return None
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:

@@ -34,13 +34,15 @@ if TYPE_CHECKING:
     from ._app import Lifecycle
     from ._metrics import Metrics
 
-__all__ = ["ACCESS_LOGGER", "FrontDoor", "JsonFormatter", "RepeatFilter", "configure", "request_info"]
+__all__ = ["ACCESS_LOGGER", "FrontDoor", "JsonFormatter", "RepeatFilter", "client_gone", "configure", "request_info"]
 
 ACCESS_LOGGER: Final = "websearch.serve.access"
 _log = logging.getLogger(ACCESS_LOGGER)
 #: Where a request's handler leaves what the access log should say about it.
 _INFO: Final = "websearch.info"
 _PROBES: Final = frozenset({"/healthz", "/readyz"})
+#: Set in a request's info when its connection ended before the request had all arrived.
+_GONE: Final = "gone"
 _SHUTTING_DOWN: Final = "the server is shutting down; retry on another"
 
 
@@ -113,6 +115,12 @@ def request_info(scope: MutableMapping[str, Any]) -> dict[str, Any]:
     return info
 
 
+def client_gone(scope: MutableMapping[str, Any]) -> None:
+    """Note that the request's connection ended before all of it arrived (the client left, or
+    the connection guard cut it): logged and counted as 499, not as the server's 500."""
+    request_info(scope)[_GONE] = True
+
+
 async def reply(send: Send, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
     """A JSON answer straight from a middleware."""
     payload = orjson.dumps(body)
@@ -169,6 +177,8 @@ class FrontDoor:
         finally:
             lifecycle.left(task)
             self.metrics.in_flight.dec()
+            if not answering and request_info(scope).pop(_GONE, False):
+                status = 499  # nginx's "client closed request": no answer was owed, none is a 500
             seconds = time.perf_counter() - started
             self.metrics.request(path, scope["method"], status, seconds)
             if path not in _PROBES and _log.isEnabledFor(logging.INFO):
