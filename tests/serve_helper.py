@@ -45,15 +45,15 @@ def async_http(url: str, token: str | None = TOKEN, **kwargs: Any) -> httpx2.Asy
 
 class InProcess:
     """`create_app(client, config)` served by uvicorn on a thread of this process (the client is
-    closed when the server stops)."""
+    closed when the server stops); `options` go to uvicorn's `Config`."""
 
-    def __init__(self, client: WebSearch, config: ServeConfig | None = None) -> None:
+    def __init__(self, client: WebSearch, config: ServeConfig | None = None, **options: Any) -> None:
         self.config = config if config is not None else ServeConfig().with_tokens(TOKEN, OTHER_TOKEN)
         self.client = client
         self.app = create_app(client, self.config, close_client=True)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        options = {"log_level": "warning", "lifespan": "on", "access_log": False}
+        options = {"log_level": "warning", "lifespan": "on", "access_log": False, **options}
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, **options))
         self.thread = threading.Thread(target=self.server.run, name="serve-test", daemon=True)
 
@@ -76,14 +76,33 @@ class InProcess:
 
 class ServeProcess:
     """`websearch serve --port P ARGS` under the network guard; `env` is passed through `cli_env`
-    (so its providers are the running fakes unless it names them)."""
+    (so its providers are the running fakes unless it names them); `max_files` is its descriptor
+    limit (soft, hard)."""
 
-    def __init__(self, env: Mapping[str, str], *args: str, port: int | None = None) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        *args: str,
+        port: int | None = None,
+        max_files: tuple[int, int] | None = None,
+    ) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         command = [sys.executable, str(TESTS / "guarded_cli.py"), "serve", "--port", str(self.port), *args]
+
+        def limit_files() -> None:  # `ulimit -Sn soft -Hn hard` in the child
+            import resource
+
+            assert max_files is not None
+            resource.setrlimit(resource.RLIMIT_NOFILE, max_files)
+
         self.process = subprocess.Popen(
-            command, env=cli_env(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            command,
+            env=cli_env(env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=limit_files if max_files is not None else None,
         )
 
     def wait_ready(self, timeout: float = 30) -> ServeProcess:

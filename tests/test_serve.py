@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import eventually, key_env, make_client
+from conftest import eventually, key_env, make_client, run_cli
 from serve_helper import OTHER_TOKEN, TOKEN, InProcess, async_http, free_port, http
 from websearch import (
     SEARCH_PROVIDER_ORDER,
@@ -84,6 +84,38 @@ def test_v1_search_answers_the_format_json_object(one_result: FakeDuckDuckGo, en
     assert (response["provider"], response["query"], response["cached"]) == ("duckduckgo", "q", False)
     assert [(s["title"], s["url"], s["snippet"]) for s in response["sources"]] == [("T", "https://t.example/", "s")]
     assert dict(one_result.last.form())["df"] == "w"  # recency reached the provider
+
+
+def test_v1_search_of_only_a_query_answers_what_the_cli_answers(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    ddg.results = [DdgResult(f"T{i}", f"https://t{i}.example/", f"s{i}") for i in range(15)]
+    cli = run_cli(["search", "q", "--format", "json"], env)
+    with serving(env) as server, http(server.url) as client:
+        reply = client.post("/v1/search", json={"query": "q"})
+        schema = client.get("/openapi.json").json()
+    assert cli.returncode == 0, cli.stderr
+    body_schema = schema["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert "default" not in body_schema["properties"]["num_results"]  # not the MCP tool's 8
+    expected, body = json.loads(cli.stdout), reply.json()
+    assert len(body["response"]["sources"]) == len(expected["response"]["sources"]) == 10  # not the tool's 8
+    assert body["text"] == expected["text"]
+    assert body["response"]["sources"] == expected["response"]["sources"]
+
+
+def test_a_fanout_longer_than_the_setting_allows_is_422_on_the_server(
+    one_result: FakeDuckDuckGo, searx: FakeSearXNG, env: dict[str, str], config_dir: Path
+) -> None:
+    (config_dir / "settings.toml").write_text("[fanout]\nmax_providers = 1\n", encoding="utf-8")
+    env = {**env, **searx.env, "SEARXNG_ENDPOINT": "https://searxng.example.org"}
+    with serving(env) as server, http(server.url) as client:
+        rest = client.post("/v1/search", json={"query": "q", "fanout": ["duckduckgo", "searxng"]})
+        (tool,) = asyncio.run(call_tools(server.url, [{"query": "q", "fanout": ["duckduckgo", "searxng"]}]))
+        schema = client.get("/openapi.json").json()
+    message = "fanout must name at most 1 providers on this server; got 2"
+    assert (rest.status_code, rest.json()) == (422, {"error": message, "param": "fanout"})
+    assert tool.is_error and tool.content[0].text == f"Invalid argument `fanout`: {message}"
+    body = schema["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body["properties"]["fanout"]["maxItems"] == 1
+    assert one_result.requests == [] and searx.requests == []
 
 
 @pytest.mark.parametrize(
@@ -274,7 +306,7 @@ def test_limits_of_body_size_default_limit_searxng_and_the_deep_deadline(
         r"the request body must be at most 1 KB on this server; got 20\d\d bytes or more", big.json()["error"]
     )
     assert chunked.status_code == 413
-    assert default.status_code == 200  # the tool's default of 8 results fits under max_limit, as 5
+    assert default.status_code == 200  # no num_results: the library's default, not refused
     assert searx.status_code == 400
     assert searx.json() == {
         "error": "Invalid value for parameter query: query must be at most 20 characters on this server; got 21"
@@ -304,7 +336,10 @@ def test_every_route_but_healthz_needs_a_valid_token(one_result: FakeDuckDuckGo,
             anonymous.request(method, path, json={"query": "q"}, headers={"Authorization": "Bearer " + "z" * 24})
             for method, path in ROUTES
         ]
-        basic = anonymous.get("/readyz", headers={"Authorization": "Basic dXNlcjpwYXNz"})
+        basic = anonymous.get("/readyz", headers={"Authorization": "Basic dXNlcjpwYXNz"})  # user:pass
+        not_base64 = anonymous.get("/readyz", headers={"Authorization": "Basic !!"})
+        digest = anonymous.get("/readyz", headers={"Authorization": 'Digest username="u"'})
+        as_basic = anonymous.get("/readyz", auth=("anyone", OTHER_TOKEN))  # the token as Basic password
         health = anonymous.get("/healthz")
         with http(server.url, OTHER_TOKEN) as other:
             ok = other.get("/readyz")
@@ -312,10 +347,20 @@ def test_every_route_but_healthz_needs_a_valid_token(one_result: FakeDuckDuckGo,
         assert reply.status_code == 401
         assert reply.json() == {"error": "a bearer token is required: Authorization: Bearer <token>"}
         assert reply.headers["www-authenticate"] == 'Bearer realm="websearch"'
-    for reply in [*wrong, basic]:
+    for reply in wrong:
         assert reply.status_code == 401
         assert reply.json() == {"error": "the bearer token is not valid"}
         assert reply.headers["www-authenticate"] == 'Bearer realm="websearch", error="invalid_token"'
+    for reply in (basic, not_base64):  # worded for the scheme sent
+        assert reply.status_code == 401
+        error = "the Basic credentials' password is not a valid token (send the token as the password)"
+        assert reply.json() == {"error": error}
+        assert reply.headers["www-authenticate"] == 'Basic realm="websearch", charset="UTF-8"'
+    assert (digest.status_code, digest.json()) == (
+        401,
+        {"error": "the Authorization scheme must be Bearer (or Basic, with the token as the password)"},
+    )
+    assert as_basic.status_code == 200
     assert (health.status_code, health.json()) == (200, {"status": "ok"})
     assert (ok.status_code, ok.json()) == (200, {"status": "ready", "store": "off"})  # the engine is off here
     assert one_result.requests == []
@@ -324,6 +369,9 @@ def test_every_route_but_healthz_needs_a_valid_token(one_result: FakeDuckDuckGo,
 def test_loopback_server_checks_host_and_origin_on_every_route(one_result: FakeDuckDuckGo, env: dict[str, str]) -> None:
     with serving(env) as server, http(server.url) as client:
         evil_host = [client.get(path, headers={"Host": "evil.example"}) for path in ("/healthz", "/search?q=q")]
+        # The whole value is read: a loopback name followed by anything but a port is refused.
+        hosts = ("127.0.0.1:evil", "127.0.0.1:80@evil.example", "[::1]evil", "127.0.0.1%evil.example")
+        evil_host += [client.get("/healthz", headers={"Host": host}) for host in hosts]
         evil_origin = client.post("/mcp", json={}, headers={"Origin": "https://evil.example"})
         local_origin = client.get("/healthz", headers={"Origin": "http://localhost:3000"})
         localhost = client.get("/healthz", headers={"Host": f"localhost:{server.port}"})
@@ -411,6 +459,22 @@ def test_mcp_tool_calls_cost_a_token_each_and_nothing_else_does(
     assert listed.status_code == 200 and listed.json()["result"]["tools"][0]["name"] == "web_search"
     assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 60
     assert sneaked.status_code == 429
+    assert len(one_result.requests) == 1
+
+
+def test_an_mcp_message_the_transport_refuses_takes_no_token(one_result: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    store = MemoryStore(SystemClock())
+    config = ServeConfig(rate_limit=RateLimit("1/h", 1 / 3600, 1)).with_tokens(TOKEN)
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    call = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "web_search", "arguments": {"query": "q"}}}
+    with serving(env, config, store=store) as server, http(server.url, headers=headers) as client:
+        batch = client.post("/mcp", json=[{**call, "id": 1}, {**call, "id": 2}])
+        shapeless = client.post("/mcp", json={"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": 7})
+        untouched = [k for k in store_keys(store) if k.startswith("serve:rate:")]
+        single = client.post("/mcp", json={**call, "id": 4})
+    assert (batch.status_code, shapeless.status_code) == (400, 400)  # the MCP transport's refusals
+    assert untouched == []  # the bucket was never opened: still full
+    assert single.status_code == 200 and single.json()["result"]["isError"] is False
     assert len(one_result.requests) == 1
 
 

@@ -410,6 +410,8 @@ _CHECKS: Final[Mapping[str, Any]] = {
             "max_fanout",
             "max_deadline",
             "grace_period",
+            "request_timeout",
+            "max_connections",
         )
     },
 }

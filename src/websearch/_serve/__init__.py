@@ -4,8 +4,8 @@ health, readiness, Prometheus metrics), on one client, scaled out by replicas sh
 Light on purpose: this package's `__init__` and `_config` import neither Starlette nor uvicorn
 (`websearch._settings` checks `[serve]` values through `_config`, and `websearch --help` must stay
 cheap); the app (`_app`), its faces (`_api`, `_searxng`), gates (`_auth`), metrics (`_metrics`),
-logs (`_logging`) and the uvicorn runner (`_run`) load when a server is built. They need the
-`serve` extra: `pip install 'websearch-hub[serve]'`.
+logs (`_logging`), the connection guard (`_connections`) and the uvicorn runner (`_run`) load
+when a server is built. They need the `serve` extra: `pip install 'websearch-hub[serve]'`.
 """
 
 from __future__ import annotations

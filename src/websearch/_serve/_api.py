@@ -2,11 +2,12 @@
 and the MCP tool make.
 
 The body is the MCP tool's arguments (checked by `websearch._tool.parse_arguments`, so a
-refusal reads the same everywhere, with the tool's defaults: `num_results` 8, `text_chars`
-1200) plus four fields the tool leaves to the operator: `exclude`, `providers`, `cache` and
-`hedge`, checked by the one validator of the parameter table (`websearch._params.check`). The
-OpenAPI document is derived from the same table (through `input_schema`), with the server's
-limits written into it.
+refusal reads the same everywhere; `text_chars` defaults to the tool's 1200, but without
+`num_results` the search takes the library's default, not the tool's 8, so a body of only a
+query answers what `websearch search --format json` answers) plus four fields the tool leaves
+to the operator: `exclude`, `providers`, `cache` and `hedge`, checked by the one validator of
+the parameter table (`websearch._params.check`). The OpenAPI document is derived from the same
+table (through `input_schema`), with the server's limits written into it.
 
 Answers: 200 with the `--format json` object (`text`, `response`, `error`), or the tool's text
 with `?format=blocks|summary`. A failed search is an answer (200, `error` set) unless
@@ -154,8 +155,8 @@ class SearchApi:
                     )
                 value = list(value)
             kwargs[name] = value
-        if data.get("num_results") is None and data.get("limit") is None:  # the tool's default, within the limit
-            kwargs["limit"] = min(kwargs["limit"], self.limits.max_limit)
+        if data.get("num_results") is None and data.get("limit") is None:
+            del kwargs["limit"]  # the library's default, as `websearch search`, not the MCP tool's 8
         self.limits.check(call.query, {"num_results": data.get("num_results"), **kwargs})
         return call.query, call.provider, prepared(self.client, self.limits, call.query, kwargs), call.text_chars
 
@@ -177,6 +178,8 @@ def openapi_document(providers: Sequence[str], lineup: Sequence[str], limits: Li
     schema = input_schema(providers)
     properties: dict[str, Any] = {name: dict(prop) for name, prop in schema["properties"].items()}
     properties["query"]["maxLength"] = limits.max_query_chars
+    properties["num_results"].pop("default", None)  # the tool's 8; here the library's default
+    properties["num_results"]["description"] += " Left out: as many as `websearch search` returns."
     for name in ("num_results", "limit", "num_search_results"):
         if name in properties:
             properties[name]["maximum"] = limits.max_limit

@@ -1,10 +1,11 @@
 """The one ASGI app `websearch serve` runs: every face of the search on one client.
 
-Routes: `POST /v1/search` (REST), `GET|POST /search` (SearXNG's API), `/mcp` (the `web_search`
-tool over streamable HTTP: the same server as `websearch mcp --http`, stateless and answering in
-JSON, so any replica can take any request behind a load balancer), `GET /healthz` (the process is
-up), `GET /readyz` (the state store: ready, or degraded and why; 503 only while draining),
-`GET /metrics`, `GET /openapi.json`, and `/` (SearXNG's index: a search redirects to /search).
+Routes: `POST /v1/search` (REST), `GET|POST /search`, `GET /config` and `/autocompleter`
+(SearXNG's API), `/mcp` (the `web_search` tool over streamable HTTP: the same server as
+`websearch mcp --http`, stateless and answering in JSON, so any replica can take any request
+behind a load balancer), `GET /healthz` (the process is up), `GET /readyz` (the state store:
+ready, or degraded and why; 503 only while draining), `GET /metrics`, `GET /openapi.json`, and
+`/` (SearXNG's index: a search redirects to /search).
 
 Middleware, outermost first: the front door (in-flight count, the drain's 503, request metrics,
 the access log), the loopback Host/Origin checks, CORS (only with `[serve] cors_origins`), then
@@ -26,7 +27,7 @@ import signal
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio.to_thread
@@ -38,10 +39,12 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from .._client import DEFAULT_MAX_PROVIDERS
 from .._mcp_server import build_server
 from .._tool import DEFAULT_NUM_RESULTS, offered_providers
 from ._api import SearchApi, json_response, openapi_document, prepared
 from ._auth import Gate, HostCheck
+from ._config import STATE_KEY
 from ._logging import FrontDoor
 from ._metrics import CONTENT_TYPE, Metrics
 from ._searxng import SearxngApi
@@ -130,6 +133,7 @@ class _Guarded:
 def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = False) -> Starlette:
     """The server's app on `client` (closed when the app stops if `close_client`). Sets the
     client's engine observer to the app's metrics. `app.state.lifecycle` drains it."""
+    config = _within_settings(client, config)
     metrics = Metrics()
     client.engine.observer = metrics
     lifecycle = Lifecycle(config.grace_period)
@@ -185,12 +189,14 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
         Route("/openapi.json", openapi_page, methods=["GET"]),
         Route("/v1/search", api.search, methods=["POST"]),
         Route("/search", searx.search, methods=["GET", "POST"]),
+        Route("/config", searx.config, methods=["GET"]),
+        Route("/autocompleter", searx.autocompleter, methods=["GET", "POST"]),
         Route("/mcp", mcp_stream, methods=["GET"]),  # before the MCP app's route, which takes every method
         *mcp_app.routes,
     ]
 
     @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         # aiohttp's import takes half a second: off the event loop, before the first request
         await anyio.to_thread.run_sync(importlib.import_module, "websearch._transport")
         if client.engine.enabled:
@@ -198,7 +204,7 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
         restore = _watch_signals(lifecycle)
         try:
             async with mcp_app.router.lifespan_context(mcp_app):
-                yield
+                yield {STATE_KEY: config.connections.resolved()}  # read by the protocol (`_connections`)
         finally:
             restore()
             metrics.process_exited()
@@ -231,6 +237,16 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
     app.state.lifecycle = lifecycle
     app.state.metrics = metrics
     return app
+
+
+def _within_settings(client: WebSearch, config: ServeConfig) -> ServeConfig:
+    """`config` with `max_fanout` no larger than the client's `fanout.max_providers`: a longer
+    fan-out the library cuts (with a notice) is refused on the server (422 naming `fanout`), the
+    way every other limit is, and the OpenAPI document says so."""
+    cap = int(client.settings.get_number("fanout.max_providers", DEFAULT_MAX_PROVIDERS))
+    if cap >= config.limits.max_fanout:
+        return config
+    return replace(config, limits=replace(config.limits, max_fanout=cap))
 
 
 def _routing_error(paths: tuple[str, ...]) -> Callable[[Request, Exception], Response]:

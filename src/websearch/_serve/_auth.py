@@ -4,29 +4,33 @@ middleware (no per-request task or body copy beyond the one read).
 - `HostCheck`: on a loopback server, the `Host` header must name this machine and an `Origin`,
   when sent, must be a local page or one of `[serve] cors_origins`: the DNS-rebinding defence
   `websearch mcp --http` has (421 / 403, as the MCP SDK answers), on every route.
-- `Gate`: the bearer token (compared in constant time: every known token's SHA-256 against the
-  offered one's, all of them each time), the body size cap (413), and the per-token rate limit
-  (429 with `Retry-After`), whose token buckets live in the state store under
-  `serve:rate:<first 16 hex digits of the token's SHA-256>`, so a limit holds across replicas
-  sharing Redis. `/healthz` is open to all; a 401 never says which tokens exist.
+- `Gate`: the token, as a bearer token or as the password of Basic credentials (any user
+  name), compared in constant time (every known token's SHA-256 against the offered one's, all
+  of them each time), with a 401 worded for the scheme the caller sent; the body size cap (413);
+  and the per-token rate limit (429 with `Retry-After`), whose token buckets live in the state
+  store under `serve:rate:<first 16 hex digits of the token's SHA-256>`, so a limit holds across
+  replicas sharing Redis. `/healthz` is open to all; a 401 never says which tokens exist.
 
-A search costs one token of the bucket: `POST /v1/search`, `/search`, and each `tools/call` in a
-`POST /mcp` (listing tools or initializing a session costs nothing).
+A search costs one token of the bucket: `POST /v1/search`, `/search`, and a `tools/call` in a
+`POST /mcp` (listing tools or initializing a session costs nothing, and so does a message the
+MCP transport refuses with 400, such as a JSON-RPC batch).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 import pydantic_core
+from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
 
 from ._config import is_loopback
-from ._logging import reply, request_info
+from ._logging import client_gone, reply, request_info
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -53,11 +57,24 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _host_name(host: str) -> str:
-    """The host part of a Host header (`[::1]:8000` → `::1`, `localhost:8000` → `localhost`)."""
+def _host_name(host: str) -> str | None:
+    """The host part of a whole Host header (`[::1]:8000` → `::1`, `localhost:8000` →
+    `localhost`), or None when what follows the name is not a port: `127.0.0.1:evil` and
+    `127.0.0.1:80@evil.example` name no host of this machine."""
     if host.startswith("["):
-        return host[1:].split("]", 1)[0]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        name, closed, rest = host[1:].partition("]")
+        if not closed or (rest and not rest.startswith(":")):
+            return None
+        port = rest[1:]
+    elif host.count(":") > 1:
+        return host  # an IPv6 address without brackets (and without a port)
+    else:
+        name, _, port = host.partition(":")
+        if "%" in name:
+            return None  # a zone belongs to a bracketed IPv6 address only
+    if port and not (port.isascii() and port.isdigit()):
+        return None
+    return name
 
 
 class HostCheck:
@@ -73,7 +90,8 @@ class HostCheck:
             await self.app(scope, receive, send)
             return
         host = _header(scope, b"host")
-        if host is None or not is_loopback(_host_name(host)):
+        name = _host_name(host) if host is not None else None
+        if name is None or not is_loopback(name):
             await reply(send, 421, {"error": "the Host header must name this machine (localhost, 127.0.0.1, [::1])"})
             return
         origin = _header(scope, b"origin")
@@ -106,13 +124,9 @@ class Gate:
             return
         who = "anonymous"
         if self.auth:
-            checked = self._token(scope)
-            if not isinstance(checked, str) or checked.startswith("!"):
-                error = "a bearer token is required: Authorization: Bearer <token>"
-                challenge = 'Bearer realm="websearch"'
-                if checked:
-                    error, challenge = "the bearer token is not valid", challenge + ', error="invalid_token"'
-                await reply(send, 401, {"error": error}, {"www-authenticate": challenge})
+            scheme, checked = self._token(scope)
+            if checked is None:
+                await _unauthorized(send, scheme)
                 return
             who = checked
             request_info(scope)["token"] = who
@@ -128,23 +142,34 @@ class Gate:
                 return
         await self.app(scope, receive, send)
 
-    def _token(self, scope: Scope) -> str | None:
-        """The caller's token id; None without a token; "!" for a token that is not one of ours."""
+    def _token(self, scope: Scope) -> tuple[str, str | None]:
+        """(the Authorization scheme, lower case: "" without the header; the caller's token id,
+        None unless the credentials carry one of our tokens). Basic credentials carry it as the
+        password, whatever the user name: SearXNG instances sit behind Basic auth, and SearXNG
+        clients send that."""
         header = _header(scope, b"authorization")
         if header is None:
-            return None
+            return "", None
         scheme, _, given = header.strip().partition(" ")
-        given = given.strip()
-        if scheme.lower() != "bearer" or not given:
-            return "!"
+        scheme, given = scheme.lower(), given.strip()
+        if scheme == "basic":
+            try:
+                given = base64.b64decode(given, validate=True).decode("utf-8").partition(":")[2]
+            except ValueError:  # not base64, or not UTF-8 (binascii.Error and UnicodeDecodeError are)
+                return scheme, None
+        elif scheme != "bearer":
+            return scheme, None
+        if not given:
+            return scheme, None
         digest = hashlib.sha256(given.encode("utf-8", "surrogateescape")).digest()
         match = False
         for known in self._digests:  # every one, every time: no early exit to time
             match |= hmac.compare_digest(digest, known)
-        return digest.hex()[:16] if match else "!"
+        return scheme, digest.hex()[:16] if match else None
 
     async def _body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
-        """The whole body, or None after answering 413 when it is larger than allowed."""
+        """The whole body, or None after answering 413 when it is larger than allowed, or when
+        the client went away before sending all of it."""
         limit = self.max_body
         declared = _header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -154,7 +179,8 @@ class Gate:
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                break
+                client_gone(scope)  # the client left (or was cut for sending too slowly): nothing to answer
+                return None
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
@@ -186,6 +212,21 @@ class Gate:
         return True
 
 
+async def _unauthorized(send: Send, scheme: str) -> None:
+    """The 401 in the words of the scheme the caller used (never saying which tokens exist)."""
+    challenge = 'Bearer realm="websearch"'
+    if scheme == "":
+        error = "a bearer token is required: Authorization: Bearer <token>"
+    elif scheme == "basic":
+        error = "the Basic credentials' password is not a valid token (send the token as the password)"
+        challenge = 'Basic realm="websearch", charset="UTF-8"'
+    elif scheme == "bearer":
+        error, challenge = "the bearer token is not valid", challenge + ', error="invalid_token"'
+    else:
+        error = "the Authorization scheme must be Bearer (or Basic, with the token as the password)"
+    await reply(send, 401, {"error": error}, {"www-authenticate": challenge})
+
+
 def _cost(scope: Scope, body: bytes | None) -> int:
     """How many searches the request makes (each takes one token of the rate limit)."""
     path, method = scope["path"], scope["method"]
@@ -193,13 +234,13 @@ def _cost(scope: Scope, body: bytes | None) -> int:
         return 1
     if path == "/mcp" and method == "POST" and body:
         try:
-            # The MCP transport's own parser: orjson refuses what it takes (NaN, Infinity), and
-            # a call carrying one ran free of the rate limit.
-            data: Any = pydantic_core.from_json(body)
-        except ValueError:
-            return 0  # the MCP transport answers the parse error
-        messages = data if isinstance(data, list) else [data]
-        return sum(1 for m in messages if isinstance(m, dict) and m.get("method") == "tools/call")
+            # The MCP transport's own parser and validator: orjson refuses what it takes (NaN,
+            # Infinity), and a call carrying one ran free of the rate limit; what it refuses (a
+            # JSON-RPC batch, a message of no known shape: 400) searches nothing and costs nothing.
+            message = jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
+        except ValueError:  # pydantic's ValidationError is one
+            return 0
+        return int(isinstance(message, JSONRPCRequest) and message.method == "tools/call")
     return 0
 
 

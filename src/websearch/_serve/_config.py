@@ -31,11 +31,16 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PORT",
     "MIN_TOKEN_CHARS",
+    "STATE_KEY",
+    "ConnectionLimits",
     "Limits",
     "RateLimit",
     "ServeConfig",
+    "accept_burst",
     "check_setting",
+    "default_max_connections",
     "is_loopback",
+    "raise_files_limit",
 ]
 
 DEFAULT_HOST: Final = "127.0.0.1"
@@ -54,6 +59,70 @@ class RateLimit:
     text: str
     rate: float
     burst: float
+
+
+#: Where the app's lifespan state gives the server's `ConnectionLimits` to the protocol.
+STATE_KEY: Final = "websearch.connections"
+#: The soft descriptor limit `raise_files_limit` asks for at most.
+_FILES_WANTED: Final = 65536
+
+
+def _files_limit() -> int | None:
+    """The process's soft descriptor limit (None where there is none to read, or no limit)."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def raise_files_limit() -> None:
+    """Lift the soft descriptor limit to the hard one (at most 65,536), as Go and nginx do: a
+    server's connections each take one, and a soft limit of 1,024 is a shell's default, not a
+    decision. A hard limit of 1,024 (`ulimit -n 1024`) stays: the guards below work within it."""
+    try:
+        import resource
+    except ImportError:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = _FILES_WANTED if hard == resource.RLIM_INFINITY else min(hard, _FILES_WANTED)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+def accept_burst() -> int:
+    """Connections asyncio accepts in one go, before any protocol runs (uvicorn's `backlog`, also
+    the kernel's queue): uvicorn's 2,048, or an eighth of a lower descriptor limit, so that one
+    burst cannot exhaust it (at 1,024: 128, and a burst beyond waits for the kernel's retry)."""
+    files = _files_limit()
+    return 2048 if files is None else max(16, min(2048, files // 8))
+
+
+def default_max_connections() -> int:
+    """`[serve] max_connections` when unset: what the process's descriptor limit leaves beside
+    the transport's pool of provider connections (100), two accept bursts not yet counted, and
+    the store, logs and pipes (64); at least 64, at most 10,000."""
+    files = _files_limit()
+    if files is None:
+        return 10_000
+    return max(64, min(10_000, files - (100 + 2 * accept_burst() + 64)))
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLimits:
+    """How long a request may take to arrive (its head and body), and how many connections may
+    be open at once (None: `default_max_connections()` where the server runs; see
+    `websearch._serve._connections`)."""
+
+    request_timeout: float = 10.0
+    max_connections: int | None = None
+
+    def resolved(self) -> ConnectionLimits:
+        """These limits with the cap decided (in the serving process, after `raise_files_limit`)."""
+        if self.max_connections is not None:
+            return self
+        return replace(self, max_connections=default_max_connections())
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +175,7 @@ class ServeConfig:
     cors_origins: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
     grace_period: float = 30.0
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     token_file: str | None = None  # where tokens were read from, so --workers can read it again
 
     @property
@@ -153,6 +223,10 @@ class ServeConfig:
                 max_deadline=settings.get_number("serve.max_deadline", _LIMITS.max_deadline),
             ),
             grace_period=settings.get_number("serve.grace_period", 30.0),
+            connections=ConnectionLimits(
+                request_timeout=settings.get_number("serve.request_timeout", 10.0),
+                max_connections=_whole_or_none(settings, "serve.max_connections"),
+            ),
             token_file=token_file,
         )
         if not config.tokens and not no_auth and not config.loopback:
@@ -262,6 +336,14 @@ def _whole(settings: Settings, key: str, default: int) -> int:
     return int(value)
 
 
+def _whole_or_none(settings: Settings, key: str) -> int | None:
+    value = settings.get(key)
+    if value is None:
+        return None
+    _whole_number(key, value)
+    return int(value)
+
+
 def _whole_number(key: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"setting {key} must be a whole number of at least 1; got {value!r}")
@@ -290,7 +372,7 @@ def check_setting(key: str, value: Any) -> None:
         _boolean(key, value)
     elif name == "cors_origins":
         _origins(key, value)
-    elif name in ("max_query_chars", "max_limit", "max_fanout"):
+    elif name in ("max_query_chars", "max_limit", "max_fanout", "max_connections"):
         _whole_number(key, value)
-    elif name in ("max_body_kb", "max_deadline", "grace_period"):
+    elif name in ("max_body_kb", "max_deadline", "grace_period", "request_timeout"):
         _positive(key, value)

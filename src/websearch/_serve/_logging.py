@@ -7,6 +7,9 @@ it was cached. The query text is left out unless `[serve] log_queries = true`; t
 and headers never are logged (they carry the query, and Authorization the token), and a path the
 server does not serve is logged as `other`. uvicorn's own access log is off for the same reason.
 
+Repeated lines of the server's other logs (asyncio's, uvicorn's, the connection guard's) are
+thinned by `RepeatFilter`: a few of each kind a minute, then a count of those left out.
+
 The front door also keeps the count of requests in flight (the drain on SIGTERM waits for it to
 reach zero) and answers 503 to new requests once the drain has begun.
 """
@@ -17,7 +20,7 @@ import asyncio
 import logging
 import sys
 import time
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Final
 
@@ -31,13 +34,15 @@ if TYPE_CHECKING:
     from ._app import Lifecycle
     from ._metrics import Metrics
 
-__all__ = ["ACCESS_LOGGER", "FrontDoor", "JsonFormatter", "configure", "request_info"]
+__all__ = ["ACCESS_LOGGER", "FrontDoor", "JsonFormatter", "RepeatFilter", "client_gone", "configure", "request_info"]
 
 ACCESS_LOGGER: Final = "websearch.serve.access"
 _log = logging.getLogger(ACCESS_LOGGER)
 #: Where a request's handler leaves what the access log should say about it.
 _INFO: Final = "websearch.info"
 _PROBES: Final = frozenset({"/healthz", "/readyz"})
+#: Set in a request's info when its connection ended before the request had all arrived.
+_GONE: Final = "gone"
 _SHUTTING_DOWN: Final = "the server is shutting down; retry on another"
 
 
@@ -51,8 +56,51 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(fields, default=str).decode()
 
 
+class RepeatFilter(logging.Filter):
+    """At most `burst` records of one kind (logger, level, message) per `window` seconds; the
+    first let through after a window says how many were left out. A flood of one line (asyncio's
+    failed accepts, a connection refused a thousand times) cannot fill a disk or drown the rest."""
+
+    def __init__(self, burst: int = 5, window: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.burst = burst
+        self.window = window
+        self.clock = clock
+        #: kind -> (start of its window, records let through in it, records left out of it)
+        self._kinds: dict[tuple[str, int, str], tuple[float, int, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, record.levelno, str(record.msg)[:200])
+        now = self.clock()
+        start, passed, dropped = self._kinds.get(key, (now, 0, 0))
+        left_out = 0
+        if now - start >= self.window:
+            start, passed, left_out, dropped = now, 0, dropped, 0
+        if passed >= self.burst:
+            self._kinds[key] = (start, passed, dropped + 1)
+            return False
+        if len(self._kinds) >= 1000 and key not in self._kinds:
+            self._kinds.clear()  # many kinds, each rare: start again rather than grow
+        self._kinds[key] = (start, passed + 1, dropped)
+        if left_out:
+            record.msg = f"{record.getMessage()} ({left_out} more like it left out in {self.window:g} s)"
+            record.args = ()
+        return True
+
+
+_REPEATS: Final = RepeatFilter()
+#: The loggers a flood of one line can come from: asyncio's (failed accepts), uvicorn's errors
+#: (bad requests), the connection guard's (refused and cut connections).
+_THINNED: Final = ("asyncio", "uvicorn.error", "websearch.serve.connections")
+
+
 def configure(stream: IO[str] | None = None) -> logging.Handler:
-    """Send access logs to `stream` (stderr) as JSON lines; returns the handler (to remove it)."""
+    """Send access logs to `stream` (stderr) as JSON lines, and thin repeated lines of the
+    server's other loggers; returns the handler (to remove it)."""
+    for name in _THINNED:
+        logger = logging.getLogger(name)
+        if _REPEATS not in logger.filters:
+            logger.addFilter(_REPEATS)
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(JsonFormatter())
     _log.addHandler(handler)
@@ -65,6 +113,12 @@ def request_info(scope: MutableMapping[str, Any]) -> dict[str, Any]:
     """The dict a handler fills for the access log (provider, outcome, ...); empty outside one."""
     info: dict[str, Any] = scope.setdefault(_INFO, {})
     return info
+
+
+def client_gone(scope: MutableMapping[str, Any]) -> None:
+    """Note that the request's connection ended before all of it arrived (the client left, or
+    the connection guard cut it): logged and counted as 499, not as the server's 500."""
+    request_info(scope)[_GONE] = True
 
 
 async def reply(send: Send, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
@@ -123,6 +177,8 @@ class FrontDoor:
         finally:
             lifecycle.left(task)
             self.metrics.in_flight.dec()
+            if not answering and request_info(scope).pop(_GONE, False):
+                status = 499  # nginx's "client closed request": no answer was owed, none is a 500
             seconds = time.perf_counter() - started
             self.metrics.request(path, scope["method"], status, seconds)
             if path not in _PROBES and _log.isEnabledFor(logging.INFO):

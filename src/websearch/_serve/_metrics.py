@@ -29,7 +29,20 @@ __all__ = ["CONTENT_TYPE", "ROUTES", "Metrics"]
 
 CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
 #: Route labels: the server's paths; anything else is counted as `other`.
-ROUTES: Final = frozenset({"/", "/healthz", "/readyz", "/metrics", "/openapi.json", "/v1/search", "/search", "/mcp"})
+ROUTES: Final = frozenset(
+    {
+        "/",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/openapi.json",
+        "/v1/search",
+        "/search",
+        "/config",
+        "/autocompleter",
+        "/mcp",
+    }
+)
 _METHODS: Final = frozenset({"GET", "POST", "OPTIONS", "HEAD", "DELETE"})
 _ATTEMPT_BUCKETS: Final = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0)
 _REQUEST_BUCKETS: Final = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 120.0)

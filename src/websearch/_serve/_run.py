@@ -6,6 +6,11 @@ settings, environment and flags (passed in `WEBSEARCH_SERVE_FLAGS`; tokens are r
 their sources, never put in the environment), and Prometheus' multiprocess directory is set up so
 that a scrape of any worker shows the sums of all. Workers share the state store like replicas.
 
+Connections go through `_connections.GuardedH11Protocol` (a deadline for each request to arrive,
+a cap on open connections) and asyncio accepts them in bursts the descriptor limit can hold
+(`_config.accept_burst`), so slow clients cannot lock others out. The soft descriptor limit is
+raised to the hard one first (`_config.raise_files_limit`).
+
 uvicorn's access log is off (it would print query strings, and SearXNG's carry the query); the
 JSON access log of `websearch._serve._logging` replaces it.
 """
@@ -21,7 +26,7 @@ import tempfile
 import warnings
 from typing import TYPE_CHECKING, Any, Final
 
-from ._config import ServeConfig
+from ._config import ServeConfig, accept_burst, raise_files_limit
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -45,7 +50,11 @@ def banner(config: ServeConfig) -> str:
 
 
 def _uvicorn_options(config: ServeConfig) -> dict[str, Any]:
+    from ._connections import GuardedH11Protocol
+
     return {
+        "http": GuardedH11Protocol,  # the request deadline and the connection cap
+        "backlog": accept_burst(),
         "host": config.host,
         "port": config.port,
         "log_level": "warning",
@@ -60,6 +69,7 @@ def run(config: ServeConfig) -> None:
     """Serve until SIGTERM or Ctrl-C (drained first); returns after a clean stop."""
     import uvicorn
 
+    raise_files_limit()  # before the workers start: they inherit it
     if config.workers > 1:
         _run_workers(config)
         return
@@ -69,8 +79,8 @@ def run(config: ServeConfig) -> None:
 
     client = WebSearch()
     app = create_app(client, config, close_client=True)
-    configure()
     server = uvicorn.Server(uvicorn.Config(app, **_uvicorn_options(config)))
+    configure()  # after uvicorn's logging configuration
     # uvicorn raises the signal it stopped for again once it is done, and before it listens, a
     # SIGTERM must stop the start: either way a clean exit (0), not the default action's kill.
     signal.signal(signal.SIGTERM, _exit_cleanly)
