@@ -49,6 +49,17 @@ def test_import_websearch_loads_no_provider_or_parser(tmp_path: Path) -> None:
     assert not heavy(loaded_modules("import websearch", tmp_path))
 
 
+def test_import_websearch_loads_its_names_on_first_use(tmp_path: Path) -> None:
+    # the data model (dataclasses, the parameter table, the registry) costs a third of `--help`
+    loaded = loaded_modules("import websearch", tmp_path)
+    assert sorted(m for m in loaded if m.startswith("websearch")) == ["websearch", "websearch.errors"]
+    assert "dataclasses" not in loaded
+    every = loaded_modules(
+        "import websearch\nfrom websearch import *\nassert set(websearch.__all__) <= set(globals())", tmp_path
+    )
+    assert {"websearch._types", "websearch._registry", "websearch._client"} <= every
+
+
 @pytest.mark.parametrize(
     "argv",
     [
