@@ -10,7 +10,8 @@ Goals: `websearch mcp` <= 1.1x the minimal server; the first call stalls the loo
 The stall: in a fresh interpreter (aiohttp not imported), the server runs in process with the
 SDK's in-memory client and a task that sleeps 1 ms at a time records how late it wakes; the
 client sends `tools/call` right after `tools/list` (the worst case: the HTTP stack is not yet
-loaded), against a DuckDuckGo fake in this process.
+loaded), against a DuckDuckGo fake in this process. The client's own check of the result against
+the output schema (jsonschema, 20-60 ms on this loop) is left out: a real client runs elsewhere.
 """
 
 from __future__ import annotations
@@ -51,8 +52,13 @@ anyio.run(main)
 """
 STALL = """
 import asyncio, json, sys, time
-import jsonschema  # the in-memory client validates the result with it: its import is not the server's
 from mcp import Client
+from mcp.client.session import ClientSession
+
+async def trusted(self, name, result):  # the client's check of the result (jsonschema): not the server's time
+    pass
+
+ClientSession.validate_tool_result = trusted
 import websearch
 from websearch._deferred import loaded
 from websearch._mcp_server import build_server
@@ -73,7 +79,7 @@ async def main():
             started, worst = worst, 0.0
             ready = loaded() is not None
             start = time.perf_counter()
-            result = await client.call_tool("web_search", {"query": "bench mcp"})
+            result = await client.call_tool("web_search", {"query": f"bench mcp {sys.argv[1]}"})  # a miss
             took = time.perf_counter() - start
     watcher.cancel()
     print(json.dumps({"start": started, "stall": worst, "call": took, "loaded": ready, "error": result.is_error}))
@@ -143,8 +149,9 @@ def main() -> None:
             print(f"  {name:20} {median * 1e3:7.1f} ms   {median / minimal:5.2f}x minimal")
 
         stalls = []
-        for _ in range(5):
-            proc = subprocess.run([py, "-c", STALL], env=env, capture_output=True, text=True, check=True)
+        for i in range(5):
+            argv = [py, "-c", STALL, f"{time.time()} {i}"]
+            proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
             stalls.append(json.loads(proc.stdout))
         print("first tools/call right after tools/list, in a fresh process; 5 runs (goal: stall <= 50 ms)")
         for run in stalls:
