@@ -9,14 +9,15 @@ Goal: `websearch --help` (the console script) <= 3x `python -c pass`.
 
 from __future__ import annotations
 
+import functools
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench._rounds import interleaved, medians
 from websearch.testing import FakeDuckDuckGo
 
 ROUNDS = 15
@@ -51,15 +52,10 @@ def main() -> None:
             "websearch search (fake DDG)": [py, "-m", "websearch", "search", "rust async", "--no-cache"],
             "websearch search (cached)": [py, "-m", "websearch", "search", "rust async"],
         }
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        for round_ in range(ROUNDS + 1):
-            for name, argv in commands.items():
-                took = run(argv, env)
-                if round_:
-                    times[name].append(took)
-    medians = {name: statistics.median(t) for name, t in times.items()}
-    bare, aio = medians["python -c pass"], medians["python -c 'import aiohttp'"]
-    for name, median in medians.items():
+        times = interleaved({name: functools.partial(run, argv, env) for name, argv in commands.items()}, ROUNDS)
+    took = medians(times)
+    bare, aio = took["python -c pass"], took["python -c 'import aiohttp'"]
+    for name, median in took.items():
         print(f"{name:38} {median * 1000:7.1f} ms   {median / bare:5.2f}x bare   {median / aio:5.2f}x import aiohttp")
 
 

@@ -24,9 +24,9 @@ engine off <= 1.07x 1a4c39a.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,6 +40,7 @@ from websearch._clock import SystemClock
 from websearch._state import MemoryStore
 
 from ._fake import QUERY, body, pin
+from ._rounds import interleaved, medians
 
 SEARCHES = 2000  # per round
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "25"))
@@ -127,10 +128,10 @@ async def main() -> None:
                 await asyncio.sleep(0)  # what the write behind a miss waits for
         await off.aclose()
         await on.aclose()
-    medians = {name: statistics.median(times) for name, times in rounds.items()}
-    base = medians["engine off"]
+    median = medians(rounds)
+    base = median["engine off"]
     print(f"in process, medians of {ROUNDS} rounds of {SEARCHES} searches (a 3.4 KB Tavily-like body)")
-    for name, seconds in medians.items():
+    for name, seconds in median.items():
         added = name not in ("engine off", "engine on, a hit")
         extra = f"  ({(seconds - base) * 1e6:+5.1f} us on the engine off)" if added else ""
         print(f"  {name:22s} {seconds * 1e6:6.1f} us a search (best {min(rounds[name]) * 1e6:6.1f}){extra}")
@@ -142,6 +143,14 @@ def tree_of(rev: str, into: str) -> str:
     archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "src"], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", into], input=archive.stdout, check=True)
     return str(Path(into, "src"))
+
+
+def one_round(worker: subprocess.Popen[str]) -> float:
+    """Seconds a search in one round of `worker`'s."""
+    assert worker.stdin is not None and worker.stdout is not None
+    worker.stdin.write(f"{SEARCHES}\n")
+    worker.stdin.flush()
+    return float(worker.stdout.readline())
 
 
 def against(rev: str) -> None:
@@ -158,24 +167,16 @@ def against(rev: str) -> None:
             workers[name] = subprocess.Popen(
                 argv, env={**env, "PYTHONPATH": src}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
             )
-        times: dict[str, list[float]] = {name: [] for name in workers}
-        for round_ in range(ROUNDS + 1):  # the first round warms up
-            for name, worker in workers.items():
-                assert worker.stdin is not None and worker.stdout is not None
-                worker.stdin.write(f"{SEARCHES}\n")
-                worker.stdin.flush()
-                seconds = float(worker.stdout.readline())
-                if round_:
-                    times[name].append(seconds)
+        times = interleaved({name: functools.partial(one_round, worker) for name, worker in workers.items()}, ROUNDS)
         for worker in workers.values():
             assert worker.stdin is not None
             worker.stdin.close()
             worker.wait(10)
-    medians = {name: statistics.median(t) for name, t in times.items()}
+    median = medians(times)
     print(f"engine off, side by side with {rev}: medians of {ROUNDS} alternating rounds of {SEARCHES} searches")
-    for name, seconds in medians.items():
+    for name, seconds in median.items():
         print(
-            f"  {name:22s} {seconds * 1e6:6.1f} us a search   {seconds / medians[rev]:5.3f}x {rev}"
+            f"  {name:22s} {seconds * 1e6:6.1f} us a search   {seconds / median[rev]:5.3f}x {rev}"
             f"   (best {min(times[name]) * 1e6:6.1f} us)"
         )
 

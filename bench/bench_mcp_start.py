@@ -16,15 +16,16 @@ the output schema (jsonschema, 20-60 ms on this loop) is left out: a real client
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench._rounds import interleaved, medians
 from websearch.testing import DdgResult, FakeDuckDuckGo
 
 ROUNDS = 15
@@ -136,16 +137,13 @@ def main() -> None:
             "SDK minimal server": [py, "-c", MINIMAL],
             "websearch mcp": [str(Path(py).with_name("websearch")), "mcp"],
         }
-        times: dict[str, list[float]] = {name: [] for name in servers}
-        for round_ in range(ROUNDS + 1):
-            for name, argv in servers.items():
-                took = to_tools_list(argv, env)
-                if round_:
-                    times[name].append(took)
-        medians = {name: statistics.median(t) for name, t in times.items()}
-        minimal = medians["SDK minimal server"]
+        times = interleaved(
+            {name: functools.partial(to_tools_list, argv, env) for name, argv in servers.items()}, ROUNDS
+        )
+        took = medians(times)
+        minimal = took["SDK minimal server"]
         print(f"spawn -> tools/list over stdio; medians of {ROUNDS} interleaved rounds (goal: <= 1.1x minimal)")
-        for name, median in medians.items():
+        for name, median in took.items():
             print(f"  {name:20} {median * 1e3:7.1f} ms   {median / minimal:5.2f}x minimal")
 
         stalls = []
