@@ -1,11 +1,10 @@
-"""Fan-out wall time and fusion cost, side by side in one run.
+"""Fan-out wall time, side by side in one run (fusion's cost: `bench.bench_fusion`).
 
 Run by hand: `python -m bench.bench_fanout`.
 
 - `public` over the six keyless engines' loopback fakes, answering after 50, 100, 200, 400 and
   800 ms and one never answering: the fan-out's wall time against its soft deadline (goal: at
   most the soft deadline + 50 ms) and against asking the five that answer one after another.
-- Fusion of 6 lists of 20 results (`websearch._fusion.fuse`): median per call (goal <= 1 ms).
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from websearch import SearchSource, WebSearch
-from websearch._fusion import fuse
+from websearch import WebSearch
 from websearch.testing import FAKES, RecordedRequest, Reply
 
 ENGINES = ("bing", "yahoo", "startpage", "mojeek", "google", "ecosia")
@@ -75,32 +73,5 @@ async def fanout_rows() -> None:
         )
 
 
-def fusion_row() -> None:
-    lists = [
-        (
-            f"engine{j}",
-            [
-                SearchSource(
-                    f"Result {i} of engine {j}",
-                    f"https://www.site{(i * 7 + j) % 40}.example.com/page/{i % 13}?utm_source=x&id={i}",
-                    f"snippet {i} " * (5 + j),
-                    "2026-11-01" if i % 3 == 0 else None,
-                )
-                for i in range(20)
-            ],
-        )
-        for j in range(6)
-    ]
-    for _ in range(200):
-        fuse(lists, 10)
-    samples = []
-    for _ in range(2000):
-        start = time.perf_counter()
-        fuse(lists, 10)
-        samples.append(time.perf_counter() - start)
-    print(f"fusion of 6 x 20 results: median {statistics.median(samples) * 1e6:.0f} us (goal <= 1000 us)")
-
-
 if __name__ == "__main__":
-    fusion_row()
     asyncio.run(fanout_rows())

@@ -49,6 +49,17 @@ def test_import_websearch_loads_no_provider_or_parser(tmp_path: Path) -> None:
     assert not heavy(loaded_modules("import websearch", tmp_path))
 
 
+def test_import_websearch_loads_its_names_on_first_use(tmp_path: Path) -> None:
+    # the data model (dataclasses, the parameter table, the registry) costs a third of `--help`
+    loaded = loaded_modules("import websearch", tmp_path)
+    assert sorted(m for m in loaded if m.startswith("websearch")) == ["websearch", "websearch.errors"]
+    assert "dataclasses" not in loaded
+    every = loaded_modules(
+        "import websearch\nfrom websearch import *\nassert set(websearch.__all__) <= set(globals())", tmp_path
+    )
+    assert {"websearch._types", "websearch._registry", "websearch._client"} <= every
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -185,3 +196,44 @@ def test_a_fork_while_the_first_search_loads_the_http_stack_gives_a_child_that_s
         proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
     assert (proc.returncode, proc.stderr[-2000:]) == (0, "")
     assert proc.stdout.splitlines() == ["loading at the fork: True", "child: True None", "parent: True child exit 0"]
+
+
+_SECOND_CLIENT_WHILE_LOADING = """
+import asyncio, sys, threading, time
+import websearch
+from websearch import _deferred
+
+gate = threading.Event()
+
+class HoldAiohttp:  # holds the import thread inside websearch._transport until the gate opens
+    def find_spec(self, name, path=None, target=None):
+        if name == "aiohttp":
+            gate.wait(5)
+
+sys.meta_path.insert(0, HoldAiohttp())
+_deferred.preload()  # as the MCP server does when it starts
+while "websearch._transport" not in sys.modules:  # half imported: waiting for aiohttp
+    time.sleep(0.001)
+
+async def main():
+    async with websearch.WebSearch(engine=False, providers=["duckduckgo"]) as ws:
+        search = asyncio.create_task(ws.asearch("while the import runs"))
+        await asyncio.sleep(0)  # the search has made its transport
+        gate.set()
+        response = await search
+    print(response.ok, response.error)
+
+asyncio.run(main())
+"""
+
+
+def test_a_search_while_another_thread_imports_the_http_stack_waits_for_it(tmp_path: Path) -> None:
+    # `loaded()` took the module half made (in sys.modules, no Transport yet) for loaded: the
+    # MCP server's first call, made while its start-up import ran, failed with AttributeError
+    from websearch.testing import FakeDuckDuckGo
+
+    with FakeDuckDuckGo() as ddg:
+        env = {"PATH": "", "HOME": str(tmp_path), "WEBSEARCH_CONFIG_DIR": str(tmp_path), **ddg.env}
+        command = [sys.executable, "-c", _SECOND_CLIENT_WHILE_LOADING]
+        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert (proc.returncode, proc.stderr[-2000:], proc.stdout) == (0, "", "True None\n")

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ._transport import Transport
     from ._wire import HttpRequest, HttpResponse
 
-__all__ = ["DeferredTransport", "loaded"]
+__all__ = ["DeferredTransport", "loaded", "preload"]
 
 MODULE: Final = "websearch._transport"
 FORK_WAIT: Final = 10.0  # seconds a fork waits for the import under way (it takes about 0.2)
@@ -44,9 +44,13 @@ _lock = threading.Lock()
 
 
 def loaded() -> ModuleType | None:
-    """The transport module if it is imported already, else None."""
+    """The transport module if it is imported already, else None. While the thread imports it,
+    it is in `sys.modules` half made (no `Transport` yet): not loaded until the import ends."""
     import sys
 
+    loading = _loading
+    if loading is not None and not (loading.done() and loading.exception() is None):
+        return None
     return sys.modules.get(MODULE)
 
 
@@ -66,6 +70,11 @@ def _load() -> Future[ModuleType]:
             threading.Thread(target=run, name="websearch-import", daemon=True).start()
             _loading = future
         return _loading
+
+
+def preload() -> None:
+    """Start the import in its thread, if no one has yet, and return at once."""
+    _load()
 
 
 def _import_done() -> None:

@@ -13,7 +13,6 @@ ranked highest. Every fused source lists the engines that returned it and at whi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Final
 
 from ._types import EngineRank, SearchSource
@@ -21,7 +20,7 @@ from ._types import EngineRank, SearchSource
 __all__ = ["RRF_K", "fuse", "fusion_key"]
 
 RRF_K: Final = 60
-_DEFAULT_PORTS: Final = {"http": "80", "https": "443"}
+_DEFAULT_PORTS: Final = {"http": ":80", "https": ":443"}
 _TRACKING: Final = frozenset(
     {
         "fbclid",
@@ -48,80 +47,89 @@ _TRACKING: Final = frozenset(
 def fusion_key(url: str) -> str:
     """The URL as fusion compares it (see the module docstring). http and https name one page,
     so the scheme is left out of the key (the shown URL keeps it); a URL that is not http(s)
-    is its own key. String slicing, not urllib: fusion keys every result of every engine."""
+    is its own key. `str.partition`, not urllib or a regex: fusion keys every result of every
+    engine, and this is most of what fusion costs."""
     head, sep, rest = url.strip().partition("://")
-    if not sep or head.lower() not in _DEFAULT_PORTS:
+    port = _DEFAULT_PORTS.get(head.lower()) if sep else None
+    if port is None:
         return url
-    rest = rest.split("#", 1)[0]
-    cut = len(rest)
-    for mark in "/?":
-        at = rest.find(mark)
-        if 0 <= at < cut:
-            cut = at
-    netloc, tail = rest[:cut].lower(), rest[cut:]
-    netloc = netloc.rsplit("@", 1)[-1]  # credentials name no page
-    if netloc.endswith(":" + _DEFAULT_PORTS[head.lower()]):
-        netloc = netloc.rsplit(":", 1)[0]
-    netloc = netloc.removeprefix("www.")
-    path, _, query = tail.partition("?")
+    rest, _, query = rest.partition("#")[0].partition("?")
+    netloc, slash, path = rest.partition("/")
+    netloc = netloc.lower().rpartition("@")[2]  # credentials name no page
+    key = netloc.removesuffix(port).removeprefix("www.") + (slash + path).rstrip("/")
     if query:
-        kept = sorted(p for p in query.split("&") if p and not _tracking(p.split("=", 1)[0]))
-        query = "&".join(kept)
-    return f"{netloc}{path.rstrip('/')}" + (f"?{query}" if query else "")
+        kept = []
+        for param in query.split("&"):
+            name = param.partition("=")[0].lower()
+            if param and name not in _TRACKING and not name.startswith("utm_"):
+                kept.append(param)
+        if kept:
+            kept.sort()
+            return f"{key}?{'&'.join(kept)}"
+    return key
 
 
-def _tracking(name: str) -> bool:
-    lowered = name.lower()
-    return lowered.startswith("utm_") or lowered in _TRACKING
-
-
-@dataclass(slots=True)
-class _Page:
-    source: SearchSource
-    first: tuple[int, int]  # (rank, list index) where it first appeared: the tie-breaker
-    score: float = 0.0
-    engines: list[EngineRank] = field(default_factory=list)
-    best: tuple[bool, int] = (True, 0)  # (not https, rank) of the shown URL
+_Hit = tuple[int, int, SearchSource]  # (list index, rank, source): one engine's listing of a page
 
 
 def fuse(lists: Sequence[tuple[str, Sequence[SearchSource]]], limit: int | None = None) -> tuple[SearchSource, ...]:
-    """One list from `lists` of (provider, its sources in rank order); at most `limit`."""
-    pages: dict[str, _Page] = {}
-    for index, (provider, sources) in enumerate(lists):
-        seen: set[str] = set()  # a provider that lists a page twice counts once, at its best rank
+    """One list from `lists` of (provider, its sources in rank order); at most `limit`.
+
+    Pages are grouped first and merged last, only those shown."""
+    pages: dict[str, list[_Hit]] = {}
+    for index, (_, sources) in enumerate(lists):
         for rank, source in enumerate(sources, 1):
             key = fusion_key(source.url)
-            if key in seen:
-                continue
-            seen.add(key)
-            page = pages.get(key)
-            if page is None:
-                page = pages[key] = _Page(source, (rank, index))
-                page.best = (not source.url.startswith("https://"), rank)
-            else:
-                page.source = _merged(page, source, rank)
-            page.score += 1.0 / (RRF_K + rank)
-            page.engines.append(EngineRank(provider, rank))
-    ordered = sorted(pages.values(), key=lambda p: (-len(p.engines), -p.score, p.first))
+            hits = pages.get(key)
+            if hits is None:
+                pages[key] = [(index, rank, source)]
+            elif hits[-1][0] != index:  # a provider that lists a page twice counts once, at its best rank
+                hits.append((index, rank, source))
+    ordered = sorted(pages.values(), key=_order)
     if limit is not None:
         ordered = ordered[:limit]
-    return tuple(_with_engines(p.source, tuple(p.engines)) for p in ordered)
+    return tuple(_shown(hits, lists) for hits in ordered)
 
 
-def _with_engines(s: SearchSource, engines: tuple[EngineRank, ...]) -> SearchSource:
-    """`s` with its engines (built directly: `dataclasses.replace` costs several times more)."""
-    return SearchSource(s.title, s.url, s.snippet, s.published_date, s.age_seconds, s.author, s.highlights, engines)
+def _order(hits: list[_Hit]) -> tuple[int, float, int, int]:
+    """Agreement first, then the fused score (summed in listing order), then where the page first
+    appeared (rank, list index)."""
+    score = 0.0
+    for _, rank, _ in hits:
+        score += 1.0 / (RRF_K + rank)
+    index, rank, _ = hits[0]
+    return -len(hits), -score, rank, index
 
 
-def _merged(page: _Page, other: SearchSource, rank: int) -> SearchSource:
-    """`page`'s source with what `other` says better: a longer snippet, fields it lacks."""
-    mine = page.source
+def _shown(hits: list[_Hit], lists: Sequence[tuple[str, Sequence[SearchSource]]]) -> SearchSource:
+    """The page `hits` list as one source: its listings merged, in order, with its engines (built
+    directly: `dataclasses.replace` costs several times more)."""
+    _, rank, source = hits[0]
+    best = (not source.url.startswith("https://"), rank)  # (not https, rank) of the shown URL
+    for _, rank, other in hits[1:]:
+        source, best = _merged(source, best, other, rank)
+    engines = tuple(EngineRank(lists[index][0], rank) for index, rank, _ in hits)
+    return SearchSource(
+        source.title,
+        source.url,
+        source.snippet,
+        source.published_date,
+        source.age_seconds,
+        source.author,
+        source.highlights,
+        engines,
+    )
+
+
+def _merged(
+    mine: SearchSource, best: tuple[bool, int], other: SearchSource, rank: int
+) -> tuple[SearchSource, tuple[bool, int]]:
+    """`mine` with what `other` says better (a longer snippet, fields it lacks), and the best URL's rank key."""
     rank_key = (not other.url.startswith("https://"), rank)
-    url, title = (other.url, other.title or mine.title) if rank_key < page.best else (mine.url, mine.title)
-    page.best = min(page.best, rank_key)
+    url, title = (other.url, other.title or mine.title) if rank_key < best else (mine.url, mine.title)
     snippet = mine.snippet if len(mine.snippet or "") >= len(other.snippet or "") else other.snippet
     highlights = tuple(dict.fromkeys((*mine.highlights, *other.highlights))) if other.highlights else mine.highlights
-    return SearchSource(
+    merged = SearchSource(
         title or other.title,
         url,
         snippet or None,
@@ -130,3 +138,4 @@ def _merged(page: _Page, other: SearchSource, rank: int) -> SearchSource:
         mine.author or other.author,
         highlights,
     )
+    return merged, min(best, rank_key)

@@ -9,8 +9,10 @@ clients, pydantic-ai among them, hand the model this object instead of the text)
 `outputSchema` (generated from the dataclasses), as MCP 2025-06-18 defines them. The setting
 `mcp.structured_output = false` turns both off. Clients that ignore both still get the text.
 
-The HTTP stack (`websearch._transport`, which imports aiohttp) is loaded when the server starts,
-in a worker thread, so the first call does not stall the event loop for the import.
+The HTTP stack (`websearch._transport`, which imports aiohttp) starts loading when the server
+starts, in a worker thread, and `initialize` and `tools/list` do not wait for it (they took 1.3x
+the SDK's minimal server's start-up when they did); a call made before it ends waits for it
+without stalling the event loop.
 
 A provider failure is tool text (`SEARCH_FAILED: ...`), never a protocol error; bad arguments are a
 tool error result (`isError`) naming the argument and what it allows.
@@ -19,7 +21,6 @@ tool error result (`isError`) naming the argument and what it allows.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
 import sys
 import types as pytypes
@@ -28,12 +29,12 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
-import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from . import __version__
 from ._client import WebSearch
+from ._deferred import preload
 from ._rendering import render
 from ._tool import TOOL_NAME, description, failure_text, input_schema, offered_providers, parse_arguments
 from ._types import SearchResponse
@@ -243,16 +244,16 @@ class WebSearchTool:
 
 @asynccontextmanager
 async def _lifespan(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
-    """On start, load the HTTP stack off the event loop (aiohttp's import takes about half a second)."""
-    await anyio.to_thread.run_sync(importlib.import_module, "websearch._transport")
+    """On start, begin loading the HTTP stack in its thread, and serve meanwhile."""
+    preload()
     yield {}
 
 
 def build_server(client: WebSearch) -> Server[Any]:
     """An MCP server offering `web_search` through `client` (which the caller closes).
 
-    Building it loads nothing heavy; starting it (stdio, HTTP or an in-memory client) loads the
-    HTTP stack in a worker thread before the first request is served.
+    Building it loads nothing heavy; starting it (stdio, HTTP or an in-memory client) begins
+    loading the HTTP stack in a worker thread.
     """
     tool = WebSearchTool(client)
 
