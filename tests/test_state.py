@@ -34,7 +34,7 @@ from websearch._state import (
     open_store,
 )
 from websearch._state import Unavailable as UnavailableStore
-from websearch._state._store import DEADLINE, StoreDeadline
+from websearch._state._store import DEADLINE, Budget, StoreDeadline
 from websearch._state.redis import RedisStore
 from websearch._state.sqlite import BUSY_TIMEOUT
 
@@ -480,12 +480,14 @@ async def test_redis_queues_a_burst_for_its_connections_instead_of_failing(redis
 
 
 @contextmanager
-def search_deadline(seconds: float) -> Iterator[None]:
-    """Store calls made here belong to a search with `seconds` left (as the engine sets it)."""
+def search_deadline(seconds: float, max_wait: float = float("inf")) -> Iterator[Budget]:
+    """Store calls made here belong to a search with `seconds` left and `max_wait` seconds to wait
+    for the store in all (as the engine sets it; unbounded unless given)."""
     clock = SystemClock()
-    bound = DEADLINE.set((clock, clock.monotonic() + seconds))
+    budget = Budget(clock, clock.monotonic() + seconds, max_wait)
+    bound = DEADLINE.set(budget)
     try:
-        yield
+        yield budget
     finally:
         DEADLINE.reset(bound)
 
@@ -541,6 +543,30 @@ async def test_a_call_cut_by_its_deadline_uses_memory_and_leaves_the_store_in_us
     assert await store.get("cache:a") is None
     assert await store.incr("stats:n", 60) == 1  # counted in memory for this call
     assert store.degraded is None  # busy is not down: no notice, the next call tries it again
+
+
+async def test_a_search_waits_for_a_hung_store_its_budget_in_all_then_goes_on_in_memory(tmp_path: Path) -> None:
+    # A search given 4 s waited for a hung store half of what was left on each call: 5-9 s in all.
+    clock = SystemClock()
+    primary = SqliteStore(tmp_path / "state.db", clock)
+    await primary.set("cache:warm", b"x", 60)
+    hung = asyncio.ensure_future(primary._run(lambda db: time.sleep(1.5)))  # the writer, taken
+    await asyncio.sleep(0.05)
+    store = ResilientStore(primary, clock)
+    started = time.monotonic()
+    with search_deadline(8.0, max_wait=0.25) as budget:
+        assert await store.try_lease("flight:a", "me", 2.0)  # cut at 0.25 s: in memory
+        assert budget.cut and budget.left < 0.05
+        assert await store.incr("stats:n", 60) == 1  # the rest of the search: memory, at once
+        assert await store.get("cache:warm") is None
+    took = time.monotonic() - started
+    with search_deadline(8.0, max_wait=0.25) as other:  # the next search tries the store again
+        assert await store.get("cache:warm") == b"x"  # a read in place: no wait
+    assert not other.cut
+    assert store.degraded is None  # busy is not down
+    await hung
+    await primary.aclose()
+    assert took < 1.0  # its budget, not half of its 8 s (nor the 1.5 s the writer was held)
 
 
 async def test_redis_stopped_is_unavailable_quickly_and_resumes_when_restarted() -> None:
