@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIRECRAWL_KEY, FakeClock, eventually, key_env, make_client, messages, run_cli
+from conftest import FIRECRAWL_KEY, FakeClock, StillClock, eventually, key_env, make_client, messages, run_cli
 from websearch import SearchParams, WebSearch, render
 from websearch._cache import cache_key, entry_ttl, normalised
 from websearch._engine import credential_fingerprint
@@ -879,6 +879,38 @@ async def test_pacing_spaces_a_providers_requests(
     assert short.provider == "duckduckgo"
     assert (short.attempts[0].provider, short.attempts[0].skipped) == ("brave", "paced")
     assert len(brave.requests) == 3
+
+
+async def test_a_search_behind_others_for_a_pacing_slot_moves_on_at_once(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path, ddg: FakeDuckDuckGo
+) -> None:
+    # Queued for the slots, searches waited their deadline away (a fan-out's soft deadline then
+    # cancelled them having asked nobody): only the next slot is waited for.
+    settings(config_dir, '[pacing]\nbrave = "1/s"\nduckduckgo = "off"\n')
+    clock = StillClock()
+    async with engine_client({**benv, **ddg.env}, clock) as ws:
+        responses = await asyncio.gather(*(ws.asearch(f"queued {i}", cache="off") for i in range(4)))
+    assert [r.provider for r in responses] == ["brave", "brave", "duckduckgo", "duckduckgo"]
+    assert clock.sleeps == [1.0]  # the next slot, waited for once; none behind it
+    for late in responses[2:]:
+        assert (late.attempts[0].provider, late.attempts[0].skipped) == ("brave", "paced")
+        assert late.attempts[0].error == (
+            "Brave is skipped: its next request slot (1/s) is taken by other searches queued before this one"
+        )
+    assert len(brave.requests) == 2
+
+
+async def test_a_flight_of_identical_searches_waits_for_its_pacing_slot_once(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path
+) -> None:
+    settings(config_dir, '[pacing]\nbrave = "1/s"\n')
+    clock = StillClock()
+    async with engine_client(benv, clock) as ws:
+        await ws.asearch("the slot before", cache="off")
+        responses = await asyncio.gather(*(ws.asearch("one flight") for _ in range(5)))
+    assert all(r.provider == "brave" for r in responses)
+    assert clock.sleeps == [1.0]  # the leader's wait; its followers share its answer
+    assert len(brave.requests) == 2
 
 
 async def test_a_cold_process_loads_the_http_stack_before_it_takes_a_pacing_slot(
