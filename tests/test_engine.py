@@ -8,12 +8,13 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import FIRECRAWL_KEY, FakeClock, StillClock, eventually, key_env, make_client, messages, run_cli
+from conftest import FIRECRAWL_KEY, NOW, FakeClock, StillClock, eventually, key_env, make_client, messages, run_cli
 from websearch import SearchParams, WebSearch, render
 from websearch._cache import cache_key, entry_ttl, normalised
 from websearch._engine import credential_fingerprint
@@ -861,6 +862,25 @@ async def test_reset_forgets_a_cooldown(benv: dict[str, str], brave: FakeBrave, 
         assert (await ws.provider_health())["brave"] == "cooling down until 2026-11-30T12:10:00Z (rate_limited)"
         await ws.reset_health("brave")
         assert (await ws.asearch("y", cache="off")).provider == "brave"
+
+
+async def test_a_cooldown_written_by_a_clock_running_ahead_lasts_its_length_from_the_readers_clock(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    # A process an hour ahead turned a 30 s Retry-After into an hour's cooldown for everyone.
+    env = {**benv, **ddg.env}
+    ours, ahead = FakeClock(), FakeClock(NOW + timedelta(hours=1))
+    store = MemoryStore(ours)
+    brave.enqueue(rate_limited_reply(reset="30, 1419704"))
+    async with engine_client(env, ahead, store=store) as fast:
+        assert (await fast.asearch("a 429", cache="off")).provider == "duckduckgo"
+    async with engine_client(env, ours, store=store) as ws:
+        skipped = await ws.asearch("held back", cache="off")
+        assert (skipped.attempts[0].skipped, skipped.attempts[0].until) == ("cooldown", "2026-11-30T12:00:30Z")
+        await ours.sleep(31)
+        again = await ws.asearch("asked again", cache="off")
+    assert again.provider == "brave"
+    assert len(brave.requests) == 2
 
 
 # -- pacing ----------------------------------------------------------------------------------
