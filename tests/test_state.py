@@ -45,10 +45,12 @@ TTL = 0.5
 
 @dataclass
 class Rig:
-    """A store and the way to let time pass for it: the fake clock, or real time for Redis."""
+    """A store and its time: the fake clock, or real time for Redis (whose buckets run on its own
+    clock: the time the test's round trips take passes for them too)."""
 
     store: Store
     elapse: Callable[[float], Awaitable[None]]
+    now: Callable[[], float]
 
 
 @pytest.fixture(params=["memory", "sqlite", "redis"])
@@ -60,7 +62,10 @@ async def rig(request: pytest.FixtureRequest, clock: FakeClock, tmp_path: Path) 
         store = SqliteStore(tmp_path / "state.db", clock)
     else:
         store = RedisStore(request.getfixturevalue("redis_server"), prefix=f"test-{uuid.uuid4().hex[:8]}:")
-    yield Rig(store, asyncio.sleep if request.param == "redis" else clock.sleep)
+    if request.param == "redis":
+        yield Rig(store, asyncio.sleep, time.monotonic)
+    else:
+        yield Rig(store, clock.sleep, clock.monotonic)
     await store.clear("")
     await store.aclose()
 
@@ -122,13 +127,27 @@ async def test_incr_counts_atomically_and_lives_from_creation(rig: Rig) -> None:
     assert await s.incr("stats:t", TTL, 5) == 5
 
 
+def owed(debt: float, since: float, now: float) -> tuple[float, float]:
+    """The bounds of a wait in a bucket whose tokens were `debt` seconds short when it was full
+    at `since`: that, less what has passed since (on a loaded machine a round trip to Redis took
+    tens of milliseconds, and its clock ran on meanwhile)."""
+    return debt - (now - since) - 1e-6, debt + 1e-6
+
+
 async def test_token_bucket_pace_debt_and_untake(rig: Rig) -> None:
     s = rig.store
+    full = rig.now()
     waits = [await s.take("pace:x", 10, 2) for _ in range(4)]
+    took = rig.now()
     assert waits[:2] == [0, 0]
-    assert waits[2:] == pytest.approx([0.1, 0.2], abs=0.03)  # in debt: callers queue in order
+    low, high = owed(0.1, full, took)
+    assert low <= waits[2] <= high  # in debt: callers queue in order
+    low, high = owed(0.2, full, took)
+    assert low <= waits[3] <= high
     await s.untake("pace:x", 10, 2)  # the last one did not wait: its slot goes back
-    assert await s.take("pace:x", 10, 2) == pytest.approx(0.2, abs=0.03)
+    again = await s.take("pace:x", 10, 2)
+    low, high = owed(0.2, full, rig.now())
+    assert low <= again <= high
     await rig.elapse(0.45)  # -2 + 4.5 tokens: 2 (capped at burst)
     assert [await s.take("pace:x", 10, 2) for _ in range(3)][:2] == [0, 0]
     assert await s.take("pace:y", 1, 1) == 0  # buckets are separate
@@ -477,6 +496,30 @@ async def test_redis_queues_a_burst_for_its_connections_instead_of_failing(redis
     await store.aclose()
     assert sorted(counts) == list(range(1, 4001))
     assert took > 0.5  # the last of them waited longer than the half second a command once had for a connection
+
+
+async def test_redis_waits_in_a_queue_that_moves_and_fails_one_that_is_stuck(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A command waited POOL_WAIT for a pooled connection in all: a burst longer than that on a
+    # loaded machine failed its last commands ("too many connections") with the queue moving.
+    from websearch._state import redis as module
+
+    monkeypatch.setattr(module, "POOL_WAIT", 0.5)
+    store = RedisStore(redis_server, prefix=f"test-{uuid.uuid4().hex[:8]}:", max_connections=1)
+    # Five commands in line for the one connection, each holding it 0.3 s: the last waits 1.2 s,
+    # with a connection given back every 0.3 s.
+    held = [asyncio.ensure_future(store._call(lambda c: c.redis.blpop(["nothing"], timeout=0.3))) for _ in range(4)]
+    await asyncio.sleep(0)
+    assert await store.incr("stats:last", 60) == 1
+    await asyncio.gather(*held)
+    stuck = asyncio.ensure_future(store._call(lambda c: c.redis.blpop(["nothing"], timeout=1.5)))
+    await asyncio.sleep(0.05)
+    with pytest.raises(StoreUnavailable, match=r"^too many connections$"):  # nothing came free for 0.5 s
+        await store.incr("stats:stuck", 60)
+    await stuck
+    await store.clear("")
+    await store.aclose()
 
 
 @contextmanager
