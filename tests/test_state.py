@@ -157,6 +157,18 @@ async def test_token_bucket_pace_debt_and_untake(rig: Rig) -> None:
         await s.take("pace:z", 0, 1)
 
 
+async def test_set_and_release_writes_the_value_and_lets_only_its_owners_lease_go(rig: Rig) -> None:
+    s = rig.store
+    assert await s.try_lease("flight:q", "a", 60)
+    await s.set_and_release("cache:q", b"answer", 60, tag="brave", lease="flight:q", owner="b")  # not b's lease
+    assert await s.get("cache:q") == b"answer"
+    assert not await s.try_lease("flight:q", "c", 60)
+    await s.set_and_release("cache:q", b"again", 60, tag="brave", lease="flight:q", owner="a")
+    assert await s.get("cache:q") == b"again"
+    assert await s.try_lease("flight:q", "c", 60)  # a's lease went with the write
+    assert await s.clear("cache:", tag="brave") == 1  # tagged as `set` tags
+
+
 async def test_leases_are_exclusive_expire_and_are_released_by_their_owner(rig: Rig) -> None:
     s = rig.store
     assert await s.try_lease("flight:q", "a", TTL)

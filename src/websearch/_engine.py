@@ -436,18 +436,21 @@ class Engine:
         keeper: tuple[asyncio.Task[None], asyncio.Event] | None,
     ) -> None:
         """Cache a flight's answer, then let its lease go (in that order: a process that finds
-        the lease free finds the answer too)."""
-        try:
-            if entry is not None:
-                value, ttl, tag = entry
-                await store.set(key, value, ttl, tag=tag)
-        finally:
+        the lease free finds the answer too), in one write when there are both."""
+        if keeper is not None:
+            renewing, over = keeper
+            over.set()
+            renewing.cancel()
+            await asyncio.wait([renewing], timeout=_LEASE)  # a renewal under way lands before the release
+        if entry is None:
             if keeper is not None:
-                renewing, over = keeper
-                over.set()
-                renewing.cancel()
-                await asyncio.wait([renewing], timeout=_LEASE)  # a renewal under way lands before the release
                 await store.release(lease, self._owner)
+            return
+        value, ttl, tag = entry
+        if keeper is None:
+            await store.set(key, value, ttl, tag=tag)
+        else:
+            await store.set_and_release(key, value, ttl, tag=tag, lease=lease, owner=self._owner)
 
     async def _keep(self, store: ResilientStore, lease: str, over: asyncio.Event) -> None:
         """Renew a flight's lease until the flight is `over`. It is cancelled then too, but a

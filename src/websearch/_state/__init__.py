@@ -110,6 +110,11 @@ class Unavailable:
     async def release(self, key: str, owner: str) -> None:
         raise StoreUnavailable(self.reason)
 
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        raise StoreUnavailable(self.reason)
+
     async def usage(self, prefix: str) -> tuple[int, int]:
         raise StoreUnavailable(self.reason)
 
@@ -202,6 +207,15 @@ class ResilientStore:
 
     async def release(self, key: str, owner: str) -> None:
         await self._do(lambda s: s.release(key, owner), both=True)
+
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        """One write on the primary; the release is made in memory too, as `release`'s."""
+        if self._direct is not None:
+            return await self._direct.set_and_release(key, value, ttl, tag=tag, lease=lease, owner=owner)
+        await self.fallback.release(lease, owner)
+        await self._do(lambda s: s.set_and_release(key, value, ttl, tag=tag, lease=lease, owner=owner))
 
     async def usage(self, prefix: str) -> tuple[int, int]:
         return await self._do(lambda s: s.usage(prefix))

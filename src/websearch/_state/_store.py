@@ -166,6 +166,13 @@ class Store(Protocol):
         """Drop the lease if `owner` still holds it."""
         ...
 
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        """`set`, then `release(lease, owner)`: a flight's last step (its answer cached before
+        its lease goes), in one write where the backend can make it one."""
+        ...
+
     async def usage(self, prefix: str) -> tuple[int, int]:
         """(entries, bytes of their values) of the live keys starting with `prefix` (a counter's
         value is its digits, a lease's its owner, a bucket's nothing)."""

@@ -311,6 +311,12 @@ class RedisStore:
     async def release(self, key: str, owner: str) -> None:
         await self._call(lambda c: _run(c.release, [self._key(key)], [owner]))
 
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        await self.set(key, value, ttl, tag=tag)
+        await self.release(lease, owner)
+
     async def usage(self, prefix: str) -> tuple[int, int]:
         async def usage(c: _Client) -> tuple[int, int]:
             entries = size = 0
