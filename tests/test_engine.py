@@ -312,6 +312,49 @@ async def test_a_search_taking_a_lease_just_freed_finds_the_answer_its_leader_le
     assert len(brave.requests) == 1
 
 
+class _SlowReads:
+    """A shared store whose reads take `delay` seconds (a loaded machine's round trips), within
+    what the search allows them, as a real backend's are."""
+
+    def __init__(self, store: Any, delay: float) -> None:
+        self._store, self._delay, self.kind = store, delay, store.kind
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def get(self, key: str) -> bytes | None:
+        from websearch._state._store import READ_SHARE, StoreDeadline, allowed_wait
+
+        try:
+            async with asyncio.timeout(allowed_wait(READ_SHARE)):
+                await asyncio.sleep(self._delay)
+        except TimeoutError:
+            raise StoreDeadline from None
+        value: bytes | None = await self._store.get(key)
+        return value
+
+
+async def test_a_search_waiting_for_another_process_s_flight_spends_no_store_budget_on_its_looks(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    from websearch._clock import SystemClock
+    from websearch._state import SqliteStore
+
+    clock = SystemClock()
+    path = tmp_path / "state.db"
+    brave.enqueue(Reply(200, _brave_body("a long flight"), delay=1.2))
+    async with (
+        engine_client(benv, clock, store=SqliteStore(path, clock)) as a,
+        engine_client(benv, clock, store=_SlowReads(SqliteStore(path, clock), 0.03)) as b,
+    ):
+        leader = asyncio.ensure_future(a.asearch("a long flight"))
+        await eventually(lambda: bool(brave.requests))  # A holds the lease and asks Brave
+        follower = await b.asearch("a long flight", deadline=10)  # two 30 ms looks every 50 ms
+        await leader
+    assert follower.ok and follower.cached and not follower.notices
+    assert len(brave.requests) == 1
+
+
 async def test_fifty_identical_searches_at_once_make_one_upstream_call(benv: dict[str, str], brave: FakeBrave) -> None:
     brave.enqueue(Reply(200, _brave_body("many agents"), delay=0.3))
     async with engine_client(benv, FakeClock()) as ws:

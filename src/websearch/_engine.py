@@ -377,13 +377,22 @@ class Engine:
         if shared and not taken:
             if self.observer is not None:
                 self.observer.joined()
+            budget = DEADLINE.get()
             while self.clock.monotonic() < ends:
                 await asyncio.sleep(_POLL)
+                # The looks while another leads are this search's waiting for its answer, not a
+                # store holding it up: they spend none of its store budget (a call slower than
+                # what is left of it is still cut). Forty looks a second on a loaded machine
+                # spent it, and the follower led the same search again.
+                left = budget.left if budget is not None else 0.0
                 hit = await self._cached(key)
                 if hit is not None:
                     return hit
                 # Looked at before it is taken: a read takes no write lock from the leader renewing it.
-                if await store.get(lease) is None and await store.try_lease(lease, self._owner, _LEASE):
+                free = await store.get(lease) is None
+                if budget is not None and not budget.cut:
+                    budget.left = left
+                if free and await store.try_lease(lease, self._owner, _LEASE):
                     taken = True
                     break
             else:
