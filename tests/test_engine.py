@@ -312,26 +312,29 @@ async def test_a_search_taking_a_lease_just_freed_finds_the_answer_its_leader_le
     assert len(brave.requests) == 1
 
 
-class _SlowReads:
-    """A shared store whose reads take `delay` seconds (a loaded machine's round trips), within
-    what the search allows them, as a real backend's are."""
+class _Slow:
+    """A shared store whose `slow` calls (method names) take `delay` seconds (a loaded machine's
+    round trips), within what the search allows them, as a real backend's are."""
 
-    def __init__(self, store: Any, delay: float) -> None:
-        self._store, self._delay, self.kind = store, delay, store.kind
+    def __init__(self, store: Any, delay: float, *slow: str) -> None:
+        self._store, self._delay, self._slow, self.kind = store, delay, slow, store.kind
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
+        call = getattr(self._store, name)
+        if name not in self._slow:
+            return call
 
-    async def get(self, key: str) -> bytes | None:
-        from websearch._state._store import READ_SHARE, StoreDeadline, allowed_wait
+        async def slowly(*args: Any, **kwargs: Any) -> Any:
+            from websearch._state._store import WRITE_SHARE, StoreDeadline, allowed_wait
 
-        try:
-            async with asyncio.timeout(allowed_wait(READ_SHARE)):
-                await asyncio.sleep(self._delay)
-        except TimeoutError:
-            raise StoreDeadline from None
-        value: bytes | None = await self._store.get(key)
-        return value
+            try:
+                async with asyncio.timeout(allowed_wait(WRITE_SHARE)):
+                    await asyncio.sleep(self._delay)
+            except TimeoutError:
+                raise StoreDeadline from None
+            return await call(*args, **kwargs)
+
+        return slowly
 
 
 async def test_a_search_waiting_for_another_process_s_flight_spends_no_store_budget_on_its_looks(
@@ -345,7 +348,7 @@ async def test_a_search_waiting_for_another_process_s_flight_spends_no_store_bud
     brave.enqueue(Reply(200, _brave_body("a long flight"), delay=1.2))
     async with (
         engine_client(benv, clock, store=SqliteStore(path, clock)) as a,
-        engine_client(benv, clock, store=_SlowReads(SqliteStore(path, clock), 0.03)) as b,
+        engine_client(benv, clock, store=_Slow(SqliteStore(path, clock), 0.03, "get")) as b,
     ):
         leader = asyncio.ensure_future(a.asearch("a long flight"))
         await eventually(lambda: bool(brave.requests))  # A holds the lease and asks Brave
@@ -353,6 +356,22 @@ async def test_a_search_waiting_for_another_process_s_flight_spends_no_store_bud
         await leader
     assert follower.ok and follower.cached and not follower.notices
     assert len(brave.requests) == 1
+
+
+async def test_a_long_flight_s_lease_renewals_spend_none_of_its_store_budget(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    # Renewed every half second in the background, the lease of a search of a few seconds spent
+    # its budget (250 ms) at a loaded machine's round trips: its answer came with the notice.
+    from websearch._clock import SystemClock
+    from websearch._state import SqliteStore
+
+    clock = SystemClock()
+    brave.enqueue(Reply(200, _brave_body("a long flight"), delay=1.6))
+    store = _Slow(SqliteStore(tmp_path / "state.db", clock), 0.1, "try_lease")
+    async with engine_client(benv, clock, store=store) as ws:
+        response = await ws.asearch("a long flight", deadline=10)  # the lease, then three renewals
+    assert response.ok and not response.notices
 
 
 async def test_fifty_identical_searches_at_once_make_one_upstream_call(benv: dict[str, str], brave: FakeBrave) -> None:

@@ -408,7 +408,10 @@ class Engine:
         keeper: tuple[asyncio.Task[None], asyncio.Event] | None = None
         if shared:
             over = asyncio.Event()
-            keeper = (asyncio.get_running_loop().create_task(self._keep(store, lease, over)), over)
+            # In the background, on no search's budget: renewals every half second of a long
+            # walk spent it at a loaded machine's round trips, and the answer came with the notice.
+            renewing = asyncio.get_running_loop().create_task(self._keep(store, lease, over), context=unbounded())
+            keeper = (renewing, over)
         response: SearchResponse | None = None
         try:
             response = await _run(params, ctx, lineup, walk, route)
