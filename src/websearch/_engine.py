@@ -9,8 +9,8 @@ deadline, and searches again if the leader's caller is cancelled) → the chain,
 guarded by the provider's health (cooldowns, the circuit) and pacing (its request rate), all
 under the search's deadline → the answer cached when it is a success (before the lease goes,
 in a shared store; in an in-process one, just after the answer is handed back). The store is
-never a single point of failure: when it is down, the search runs on in-process state and says
-so once.
+never a single point of failure: when it is down, or slower than the search's store budget
+(`state.max_wait`, 250 ms in all), the search runs on in-process state and says so once.
 
 `WEBSEARCH_ENGINE=off` (or the client's `engine=False`) turns all of it off but the deadline.
 """
