@@ -9,7 +9,9 @@ and the best round of each reported:
 - engine off: planning, the chain, parsing into a typed response, the deadline;
 - engine on, cache off: the key, single-flight and the health and pacing checks on top;
 - engine on, a miss: the cache lookup and the write behind the answer too (a new query each time);
-- engine on, a hit: the same query again, served from the memory store.
+- engine on, a hit: the same query again, served from the memory store;
+- SQLite, a miss / a hit: the same two on the default store, a file in a temporary directory
+  (a miss takes the flight's lease and writes the answer on the store's worker thread).
 
 `bench_overhead` measures the same code against a bare aiohttp call over loopback, where each
 microsecond here costs two to three: each network wait leaves the CPU's caches cold.
@@ -37,12 +39,13 @@ from typing import Any
 
 from websearch import HttpRequest, HttpResponse, WebSearch
 from websearch._clock import SystemClock
-from websearch._state import MemoryStore
+from websearch._state import MemoryStore, SqliteStore
 
 from ._fake import QUERY, body, pin
 from ._rounds import interleaved, medians
 
 SEARCHES = 2000  # per round
+SLOWER = 10  # the SQLite sides run this many times fewer (a miss costs a few hops to the store's thread)
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "25"))
 #: A worker for `--against`: the engine-off search of this bench, with only what every tree since
 #: 1 December has (`WebSearch(env, config_dir, transport, api_keys)`; `engine=False` where it exists).
@@ -111,28 +114,36 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as config:
         off = client(config, engine=False)
         on = client(config, store=MemoryStore(SystemClock(), max_bytes=256 * 1024 * 1024))
+        shared = client(config, store=SqliteStore(f"{config}/state.db", SystemClock(), 256 * 1024 * 1024))
         sides: dict[str, Callable[[], Awaitable[Any]]] = {
             "engine off": lambda: off.asearch(QUERY, provider="tavily"),
             "engine on, cache off": lambda: on.asearch(f"{QUERY} {next(fresh)}", provider="tavily", cache="off"),
             "engine on, a miss": lambda: on.asearch(f"{QUERY} {next(fresh)}", provider="tavily"),
             "engine on, a hit": lambda: on.asearch(QUERY, provider="tavily"),
+            "SQLite, a miss": lambda: shared.asearch(f"{QUERY} {next(fresh)}", provider="tavily"),
+            "SQLite, a hit": lambda: shared.asearch(QUERY, provider="tavily"),
         }
         rounds: dict[str, list[float]] = {name: [] for name in sides}
         for _ in range(ROUNDS):
             for name, search in sides.items():
+                n = SEARCHES // SLOWER if name.startswith("SQLite") else SEARCHES
                 start = time.perf_counter()
-                for _ in range(SEARCHES):
+                for _ in range(n):
                     response = await search()
-                rounds[name].append((time.perf_counter() - start) / SEARCHES)
+                rounds[name].append((time.perf_counter() - start) / n)
                 assert response.ok, response.error
                 await asyncio.sleep(0)  # what the write behind a miss waits for
         await off.aclose()
         await on.aclose()
+        await shared.aclose()
     median = medians(rounds)
     base = median["engine off"]
-    print(f"in process, medians of {ROUNDS} rounds of {SEARCHES} searches (a 3.4 KB Tavily-like body)")
+    print(
+        f"in process, medians of {ROUNDS} rounds of {SEARCHES} searches ({SEARCHES // SLOWER} on SQLite; "
+        "a 3.4 KB Tavily-like body)"
+    )
     for name, seconds in median.items():
-        added = name not in ("engine off", "engine on, a hit")
+        added = name not in ("engine off", "engine on, a hit", "SQLite, a hit")
         extra = f"  ({(seconds - base) * 1e6:+5.1f} us on the engine off)" if added else ""
         print(f"  {name:22s} {seconds * 1e6:6.1f} us a search (best {min(rounds[name]) * 1e6:6.1f}){extra}")
 

@@ -69,6 +69,15 @@ class FakeClock:
         self._now += timedelta(seconds=seconds)
 
 
+class StillClock(FakeClock):
+    """A clock whose sleeps take no time but let the loop run: searches that wait, wait together
+    (a pacing queue forms, as it does in real time)."""
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        await asyncio.sleep(0)
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()

@@ -8,12 +8,13 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import FIRECRAWL_KEY, FakeClock, eventually, key_env, make_client, run_cli
+from conftest import FIRECRAWL_KEY, NOW, FakeClock, StillClock, eventually, key_env, make_client, messages, run_cli
 from websearch import SearchParams, WebSearch, render
 from websearch._cache import cache_key, entry_ttl, normalised
 from websearch._engine import credential_fingerprint
@@ -309,6 +310,68 @@ async def test_a_search_taking_a_lease_just_freed_finds_the_answer_its_leader_le
     assert first.ok and not first.cached
     assert second.ok and second.cached
     assert len(brave.requests) == 1
+
+
+class _Slow:
+    """A shared store whose `slow` calls (method names) take `delay` seconds (a loaded machine's
+    round trips), within what the search allows them, as a real backend's are."""
+
+    def __init__(self, store: Any, delay: float, *slow: str) -> None:
+        self._store, self._delay, self._slow, self.kind = store, delay, slow, store.kind
+
+    def __getattr__(self, name: str) -> Any:
+        call = getattr(self._store, name)
+        if name not in self._slow:
+            return call
+
+        async def slowly(*args: Any, **kwargs: Any) -> Any:
+            from websearch._state._store import WRITE_SHARE, StoreDeadline, allowed_wait
+
+            try:
+                async with asyncio.timeout(allowed_wait(WRITE_SHARE)):
+                    await asyncio.sleep(self._delay)
+            except TimeoutError:
+                raise StoreDeadline from None
+            return await call(*args, **kwargs)
+
+        return slowly
+
+
+async def test_a_search_waiting_for_another_process_s_flight_spends_no_store_budget_on_its_looks(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    from websearch._clock import SystemClock
+    from websearch._state import SqliteStore
+
+    clock = SystemClock()
+    path = tmp_path / "state.db"
+    brave.enqueue(Reply(200, _brave_body("a long flight"), delay=1.2))
+    async with (
+        engine_client(benv, clock, store=SqliteStore(path, clock)) as a,
+        engine_client(benv, clock, store=_Slow(SqliteStore(path, clock), 0.03, "get")) as b,
+    ):
+        leader = asyncio.ensure_future(a.asearch("a long flight"))
+        await eventually(lambda: bool(brave.requests))  # A holds the lease and asks Brave
+        follower = await b.asearch("a long flight", deadline=10)  # two 30 ms looks every 50 ms
+        await leader
+    assert follower.ok and follower.cached and not follower.notices
+    assert len(brave.requests) == 1
+
+
+async def test_a_long_flight_s_lease_renewals_spend_none_of_its_store_budget(
+    benv: dict[str, str], brave: FakeBrave, tmp_path: Path
+) -> None:
+    # Renewed every half second in the background, the lease of a search of a few seconds spent
+    # its budget (250 ms) at a loaded machine's round trips: its answer came with the notice.
+    from websearch._clock import SystemClock
+    from websearch._state import SqliteStore
+
+    clock = SystemClock()
+    brave.enqueue(Reply(200, _brave_body("a long flight"), delay=1.6))
+    store = _Slow(SqliteStore(tmp_path / "state.db", clock), 0.1, "try_lease")
+    async with engine_client(benv, clock, store=store) as ws:
+        response = await ws.asearch("a long flight", deadline=10)  # the lease, then three renewals
+    assert response.ok and not response.notices
 
 
 async def test_fifty_identical_searches_at_once_make_one_upstream_call(benv: dict[str, str], brave: FakeBrave) -> None:
@@ -863,6 +926,25 @@ async def test_reset_forgets_a_cooldown(benv: dict[str, str], brave: FakeBrave, 
         assert (await ws.asearch("y", cache="off")).provider == "brave"
 
 
+async def test_a_cooldown_written_by_a_clock_running_ahead_lasts_its_length_from_the_readers_clock(
+    benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
+) -> None:
+    # A process an hour ahead turned a 30 s Retry-After into an hour's cooldown for everyone.
+    env = {**benv, **ddg.env}
+    ours, ahead = FakeClock(), FakeClock(NOW + timedelta(hours=1))
+    store = MemoryStore(ours)
+    brave.enqueue(rate_limited_reply(reset="30, 1419704"))
+    async with engine_client(env, ahead, store=store) as fast:
+        assert (await fast.asearch("a 429", cache="off")).provider == "duckduckgo"
+    async with engine_client(env, ours, store=store) as ws:
+        skipped = await ws.asearch("held back", cache="off")
+        assert (skipped.attempts[0].skipped, skipped.attempts[0].until) == ("cooldown", "2026-11-30T12:00:30Z")
+        await ours.sleep(31)
+        again = await ws.asearch("asked again", cache="off")
+    assert again.provider == "brave"
+    assert len(brave.requests) == 2
+
+
 # -- pacing ----------------------------------------------------------------------------------
 
 
@@ -879,6 +961,38 @@ async def test_pacing_spaces_a_providers_requests(
     assert short.provider == "duckduckgo"
     assert (short.attempts[0].provider, short.attempts[0].skipped) == ("brave", "paced")
     assert len(brave.requests) == 3
+
+
+async def test_a_search_behind_others_for_a_pacing_slot_moves_on_at_once(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path, ddg: FakeDuckDuckGo
+) -> None:
+    # Queued for the slots, searches waited their deadline away (a fan-out's soft deadline then
+    # cancelled them having asked nobody): only the next slot is waited for.
+    settings(config_dir, '[pacing]\nbrave = "1/s"\nduckduckgo = "off"\n')
+    clock = StillClock()
+    async with engine_client({**benv, **ddg.env}, clock) as ws:
+        responses = await asyncio.gather(*(ws.asearch(f"queued {i}", cache="off") for i in range(4)))
+    assert [r.provider for r in responses] == ["brave", "brave", "duckduckgo", "duckduckgo"]
+    assert clock.sleeps == [1.0]  # the next slot, waited for once; none behind it
+    for late in responses[2:]:
+        assert (late.attempts[0].provider, late.attempts[0].skipped) == ("brave", "paced")
+        assert late.attempts[0].error == (
+            "Brave is skipped: its next request slot (1/s) is taken by other searches queued before this one"
+        )
+    assert len(brave.requests) == 2
+
+
+async def test_a_flight_of_identical_searches_waits_for_its_pacing_slot_once(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path
+) -> None:
+    settings(config_dir, '[pacing]\nbrave = "1/s"\n')
+    clock = StillClock()
+    async with engine_client(benv, clock) as ws:
+        await ws.asearch("the slot before", cache="off")
+        responses = await asyncio.gather(*(ws.asearch("one flight") for _ in range(5)))
+    assert all(r.provider == "brave" for r in responses)
+    assert clock.sleeps == [1.0]  # the leader's wait; its followers share its answer
+    assert len(brave.requests) == 2
 
 
 async def test_a_cold_process_loads_the_http_stack_before_it_takes_a_pacing_slot(
@@ -950,8 +1064,11 @@ async def test_a_busy_shared_store_holds_no_search_past_its_deadline(
         response = await ws.asearch("a busy store", deadline=0.6)
         took = time.monotonic() - started
         assert not busy.done()  # the answer's cache write is still queued behind it
-    assert response.ok and not response.notices  # busy is not down: no "store unavailable"
     assert took < 0.6 + 0.1
+    assert response.ok  # busy is not down, but it was not reached in time: the one notice says so
+    assert messages(response) == (
+        "the shared state store did not answer in time; this search used in-process state only",
+    )
     async with make_client(env=benv, clock=clock, engine=True, store=SqliteStore(tmp_path / "state.db", clock)) as ws:
         again = await ws.asearch("a busy store")
     assert again.cached  # written after the search returned; closing the client waited for it

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FakeClock, make_client, messages, provider_context, search_once
+from conftest import FakeClock, StillClock, make_client, messages, provider_context, search_once
 from websearch import ConfigError, HttpResponse, ProviderResult, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._providers.exa import PROVIDER, UNEXPECTED_SHAPE
@@ -674,9 +674,20 @@ def test_mcp_sse_takes_the_first_data_line_with_json(config_dir: Path) -> None:
 # -- pacing (the engine's: exa.searchDelayMs is Exa's rate) -----------------------------------
 
 
-async def test_consecutive_requests_are_spaced_by_the_default_second(
-    exa: FakeExa, keyed: dict[str, str], clock: FakeClock
+async def test_exa_is_not_paced_unless_its_delay_is_set(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
+    # A default of one request a second (the upstream tool's, not a limit Exa documents for a
+    # plan) held `websearch serve`'s first minute behind it: p99 3-4 s.
+    async with paced(keyed, clock) as ws:
+        for _ in range(3):
+            assert (await ws.asearch("q", provider="exa", cache="off")).ok
+    assert clock.sleeps == []
+    assert len(exa.requests) == 3
+
+
+async def test_consecutive_requests_are_spaced_by_the_delay_set(
+    exa: FakeExa, keyed: dict[str, str], clock: FakeClock, config_dir: Path
 ) -> None:
+    settings(config_dir, "[exa]\nsearchDelayMs = 1000\n")
     async with paced(keyed, clock) as ws:
         for _ in range(3):
             assert (await ws.asearch("q", provider="exa", cache="off")).ok
@@ -685,8 +696,9 @@ async def test_consecutive_requests_are_spaced_by_the_default_second(
 
 
 async def test_pacing_covers_mcp_and_rest_alike(
-    exa: FakeExa, keyless: dict[str, str], keyed: dict[str, str], clock: FakeClock
+    exa: FakeExa, keyless: dict[str, str], keyed: dict[str, str], clock: FakeClock, config_dir: Path
 ) -> None:
+    settings(config_dir, "[exa]\nsearchDelayMs = 1000\n")
     store = MemoryStore(clock)
     for env in (keyless, keyed):
         async with make_client(env=env, clock=clock, engine=True, store=store) as ws:
@@ -721,11 +733,17 @@ async def test_zero_delay_disables_pacing(
     assert len(exa.requests) == 3
 
 
-async def test_concurrent_requests_queue(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
+async def test_concurrent_requests_wait_for_the_next_slot_but_never_queue(
+    exa: FakeExa, keyed: dict[str, str], config_dir: Path
+) -> None:
+    settings(config_dir, "[exa]\nsearchDelayMs = 1000\n")
+    clock = StillClock()
     async with paced(keyed, clock) as ws:
         responses = await asyncio.gather(*(ws.asearch(f"q{i}", provider="exa") for i in range(3)))
-    assert all(r.ok for r in responses)
-    assert sum(clock.sleeps) == 2.0 and len(clock.sleeps) == 2  # in line: three requests over 2 s
+    assert [r.ok for r in responses] == [True, True, False]
+    assert clock.sleeps == [1.0]  # the second waits for the next slot; the third would wait 2 s in line
+    assert (responses[2].attempts[0].provider, responses[2].attempts[0].skipped) == ("exa", "paced")
+    assert len(exa.requests) == 2
 
 
 async def test_without_the_engine_exa_is_not_paced(exa: FakeExa, keyed: dict[str, str], clock: FakeClock) -> None:
@@ -751,7 +769,10 @@ class BlockingClock(FakeClock):
         await super().sleep(seconds)
 
 
-async def test_the_wait_is_cancellable_and_gives_its_slot_back(exa: FakeExa, keyed: dict[str, str]) -> None:
+async def test_the_wait_is_cancellable_and_gives_its_slot_back(
+    exa: FakeExa, keyed: dict[str, str], config_dir: Path
+) -> None:
+    settings(config_dir, "[exa]\nsearchDelayMs = 1000\n")
     clock = BlockingClock()
     async with paced(keyed, clock) as ws:
         await ws.asearch("q", provider="exa", cache="off")

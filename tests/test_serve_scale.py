@@ -151,9 +151,16 @@ def test_brave_paced_at_one_per_second_holds_across_replicas(
             )
 
     replies = asyncio.run(three())
-    assert all(r.json()["response"]["provider"] == "brave" for r in replies)
+    responses = [r.json()["response"] for r in replies]
+    served = [r for r in responses if r["error"] is None and r["provider"] == "brave"]
+    # A search waits for the next slot, not behind another search's: the one a second slot
+    # away is served, one further (when the three come together) moves on, paced.
+    assert len(served) >= 2
+    for passed_over in (r for r in responses if r not in served):
+        assert passed_over["attempts"][0]["provider"] == "brave"
+        assert passed_over["attempts"][0]["skipped"] == "paced"
     arrivals = sorted(brave.arrivals)
-    assert len(arrivals) == 3
+    assert len(arrivals) == len(served)
     gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
     assert min(gaps) >= 0.9, gaps  # 1/s, whichever replica asked
 

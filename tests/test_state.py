@@ -34,7 +34,7 @@ from websearch._state import (
     open_store,
 )
 from websearch._state import Unavailable as UnavailableStore
-from websearch._state._store import DEADLINE, StoreDeadline
+from websearch._state._store import DEADLINE, Budget, StoreDeadline
 from websearch._state.redis import RedisStore
 from websearch._state.sqlite import BUSY_TIMEOUT
 
@@ -45,10 +45,12 @@ TTL = 0.5
 
 @dataclass
 class Rig:
-    """A store and the way to let time pass for it: the fake clock, or real time for Redis."""
+    """A store and its time: the fake clock, or real time for Redis (whose buckets run on its own
+    clock: the time the test's round trips take passes for them too)."""
 
     store: Store
     elapse: Callable[[float], Awaitable[None]]
+    now: Callable[[], float]
 
 
 @pytest.fixture(params=["memory", "sqlite", "redis"])
@@ -60,7 +62,10 @@ async def rig(request: pytest.FixtureRequest, clock: FakeClock, tmp_path: Path) 
         store = SqliteStore(tmp_path / "state.db", clock)
     else:
         store = RedisStore(request.getfixturevalue("redis_server"), prefix=f"test-{uuid.uuid4().hex[:8]}:")
-    yield Rig(store, asyncio.sleep if request.param == "redis" else clock.sleep)
+    if request.param == "redis":
+        yield Rig(store, asyncio.sleep, time.monotonic)
+    else:
+        yield Rig(store, clock.sleep, clock.monotonic)
     await store.clear("")
     await store.aclose()
 
@@ -122,13 +127,27 @@ async def test_incr_counts_atomically_and_lives_from_creation(rig: Rig) -> None:
     assert await s.incr("stats:t", TTL, 5) == 5
 
 
+def owed(debt: float, since: float, now: float) -> tuple[float, float]:
+    """The bounds of a wait in a bucket whose tokens were `debt` seconds short when it was full
+    at `since`: that, less what has passed since (on a loaded machine a round trip to Redis took
+    tens of milliseconds, and its clock ran on meanwhile)."""
+    return debt - (now - since) - 1e-6, debt + 1e-6
+
+
 async def test_token_bucket_pace_debt_and_untake(rig: Rig) -> None:
     s = rig.store
+    full = rig.now()
     waits = [await s.take("pace:x", 10, 2) for _ in range(4)]
+    took = rig.now()
     assert waits[:2] == [0, 0]
-    assert waits[2:] == pytest.approx([0.1, 0.2], abs=0.03)  # in debt: callers queue in order
+    low, high = owed(0.1, full, took)
+    assert low <= waits[2] <= high  # in debt: callers queue in order
+    low, high = owed(0.2, full, took)
+    assert low <= waits[3] <= high
     await s.untake("pace:x", 10, 2)  # the last one did not wait: its slot goes back
-    assert await s.take("pace:x", 10, 2) == pytest.approx(0.2, abs=0.03)
+    again = await s.take("pace:x", 10, 2)
+    low, high = owed(0.2, full, rig.now())
+    assert low <= again <= high
     await rig.elapse(0.45)  # -2 + 4.5 tokens: 2 (capped at burst)
     assert [await s.take("pace:x", 10, 2) for _ in range(3)][:2] == [0, 0]
     assert await s.take("pace:y", 1, 1) == 0  # buckets are separate
@@ -136,6 +155,18 @@ async def test_token_bucket_pace_debt_and_untake(rig: Rig) -> None:
     assert [await s.take("pace:fresh", 10, 2) for _ in range(2)] == [0, 0]
     with pytest.raises(ValueError, match="rate"):
         await s.take("pace:z", 0, 1)
+
+
+async def test_set_and_release_writes_the_value_and_lets_only_its_owners_lease_go(rig: Rig) -> None:
+    s = rig.store
+    assert await s.try_lease("flight:q", "a", 60)
+    await s.set_and_release("cache:q", b"answer", 60, tag="brave", lease="flight:q", owner="b")  # not b's lease
+    assert await s.get("cache:q") == b"answer"
+    assert not await s.try_lease("flight:q", "c", 60)
+    await s.set_and_release("cache:q", b"again", 60, tag="brave", lease="flight:q", owner="a")
+    assert await s.get("cache:q") == b"again"
+    assert await s.try_lease("flight:q", "c", 60)  # a's lease went with the write
+    assert await s.clear("cache:", tag="brave") == 1  # tagged as `set` tags
 
 
 async def test_leases_are_exclusive_expire_and_are_released_by_their_owner(rig: Rig) -> None:
@@ -479,13 +510,39 @@ async def test_redis_queues_a_burst_for_its_connections_instead_of_failing(redis
     assert took > 0.5  # the last of them waited longer than the half second a command once had for a connection
 
 
+async def test_redis_waits_in_a_queue_that_moves_and_fails_one_that_is_stuck(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A command waited POOL_WAIT for a pooled connection in all: a burst longer than that on a
+    # loaded machine failed its last commands ("too many connections") with the queue moving.
+    from websearch._state import redis as module
+
+    monkeypatch.setattr(module, "POOL_WAIT", 0.5)
+    store = RedisStore(redis_server, prefix=f"test-{uuid.uuid4().hex[:8]}:", max_connections=1)
+    # Five commands in line for the one connection, each holding it 0.3 s: the last waits 1.2 s,
+    # with a connection given back every 0.3 s.
+    held = [asyncio.ensure_future(store._call(lambda c: c.redis.blpop(["nothing"], timeout=0.3))) for _ in range(4)]
+    await asyncio.sleep(0)
+    assert await store.incr("stats:last", 60) == 1
+    await asyncio.gather(*held)
+    stuck = asyncio.ensure_future(store._call(lambda c: c.redis.blpop(["nothing"], timeout=1.5)))
+    await asyncio.sleep(0.05)
+    with pytest.raises(StoreUnavailable, match=r"^too many connections$"):  # nothing came free for 0.5 s
+        await store.incr("stats:stuck", 60)
+    await stuck
+    await store.clear("")
+    await store.aclose()
+
+
 @contextmanager
-def search_deadline(seconds: float) -> Iterator[None]:
-    """Store calls made here belong to a search with `seconds` left (as the engine sets it)."""
+def search_deadline(seconds: float, max_wait: float = float("inf")) -> Iterator[Budget]:
+    """Store calls made here belong to a search with `seconds` left and `max_wait` seconds to wait
+    for the store in all (as the engine sets it; unbounded unless given)."""
     clock = SystemClock()
-    bound = DEADLINE.set((clock, clock.monotonic() + seconds))
+    budget = Budget(clock, clock.monotonic() + seconds, max_wait)
+    bound = DEADLINE.set(budget)
     try:
-        yield
+        yield budget
     finally:
         DEADLINE.reset(bound)
 
@@ -541,6 +598,30 @@ async def test_a_call_cut_by_its_deadline_uses_memory_and_leaves_the_store_in_us
     assert await store.get("cache:a") is None
     assert await store.incr("stats:n", 60) == 1  # counted in memory for this call
     assert store.degraded is None  # busy is not down: no notice, the next call tries it again
+
+
+async def test_a_search_waits_for_a_hung_store_its_budget_in_all_then_goes_on_in_memory(tmp_path: Path) -> None:
+    # A search given 4 s waited for a hung store half of what was left on each call: 5-9 s in all.
+    clock = SystemClock()
+    primary = SqliteStore(tmp_path / "state.db", clock)
+    await primary.set("cache:warm", b"x", 60)
+    hung = asyncio.ensure_future(primary._run(lambda db: time.sleep(1.5)))  # the writer, taken
+    await asyncio.sleep(0.05)
+    store = ResilientStore(primary, clock)
+    started = time.monotonic()
+    with search_deadline(8.0, max_wait=0.25) as budget:
+        assert await store.try_lease("flight:a", "me", 2.0)  # cut at 0.25 s: in memory
+        assert budget.cut and budget.left < 0.05
+        assert await store.incr("stats:n", 60) == 1  # the rest of the search: memory, at once
+        assert await store.get("cache:warm") is None
+    took = time.monotonic() - started
+    with search_deadline(8.0, max_wait=0.25) as other:  # the next search tries the store again
+        assert await store.get("cache:warm") == b"x"  # a read in place: no wait
+    assert not other.cut
+    assert store.degraded is None  # busy is not down
+    await hung
+    await primary.aclose()
+    assert took < 1.0  # its budget, not half of its 8 s (nor the 1.5 s the writer was held)
 
 
 async def test_redis_stopped_is_unavailable_quickly_and_resumes_when_restarted() -> None:

@@ -9,8 +9,8 @@ deadline, and searches again if the leader's caller is cancelled) → the chain,
 guarded by the provider's health (cooldowns, the circuit) and pacing (its request rate), all
 under the search's deadline → the answer cached when it is a success (before the lease goes,
 in a shared store; in an in-process one, just after the answer is handed back). The store is
-never a single point of failure: when it is down, the search runs on in-process state and says
-so once.
+never a single point of failure: when it is down, or slower than the search's store budget
+(`state.max_wait`, 250 ms in all), the search runs on in-process state and says so once.
 
 `WEBSEARCH_ENGINE=off` (or the client's `engine=False`) turns all of it off but the deadline.
 """
@@ -35,9 +35,9 @@ from ._clock import wall_seconds
 from ._context import ClosedUnder
 from ._fanout import Fanout, run_fanout
 from ._health import PATIENCE, Health, Skip
-from ._notices import CutShort, partial
+from ._notices import CutShort, local_state
 from ._pacing import Pacer, rates_from
-from ._state._store import DEADLINE, unbounded
+from ._state._store import DEADLINE, MAX_WAIT, Budget, unbounded
 
 if TYPE_CHECKING:
     from ._clock import Clock
@@ -111,6 +111,7 @@ class Engine:
     _behind: dict[str, tuple[MemoryStore, SearchResponse, float, SearchParams]] = field(
         default_factory=dict, repr=False
     )
+    _slow: bool = field(default=False, repr=False)  # the shared store was too slow for the last search
     #: Flights' cache writes and lease releases still under way after their searches returned.
     _tails: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
 
@@ -123,6 +124,12 @@ class Engine:
     def _answer_print(self) -> str:
         """What of the configuration can change an answer, hashed (read once, as the settings)."""
         return self.settings.answer_print()
+
+    @functools.cached_property
+    def max_wait(self) -> float:
+        """`state.max_wait`: seconds a search waits for a shared store in all (then it goes on
+        with in-process state, and says so)."""
+        return _seconds(self.settings.get("state.max_wait", MAX_WAIT), MAX_WAIT)
 
     @functools.cached_property
     def _hedge(self) -> float | None:
@@ -209,7 +216,8 @@ class Engine:
         elif self._resilient is not None and self._resilient.direct is not None:
             response = await self._search(params, ctx, lineup, route, cache, ends, hedge)  # in process: no waits
         else:
-            bound = DEADLINE.set((self.clock, ends))  # a shared store's calls for this search wait no longer
+            # A shared store's calls for this search wait no longer, and no longer than `max_wait` in all.
+            bound = DEADLINE.set(Budget(self.clock, ends, self.max_wait))
             try:
                 response = await self._search(params, ctx, lineup, route, cache, ends, hedge)
             finally:
@@ -369,13 +377,22 @@ class Engine:
         if shared and not taken:
             if self.observer is not None:
                 self.observer.joined()
+            budget = DEADLINE.get()
             while self.clock.monotonic() < ends:
                 await asyncio.sleep(_POLL)
+                # The looks while another leads are this search's waiting for its answer, not a
+                # store holding it up: they spend none of its store budget (a call slower than
+                # what is left of it is still cut). Forty looks a second on a loaded machine
+                # spent it, and the follower led the same search again.
+                left = budget.left if budget is not None else 0.0
                 hit = await self._cached(key)
                 if hit is not None:
                     return hit
                 # Looked at before it is taken: a read takes no write lock from the leader renewing it.
-                if await store.get(lease) is None and await store.try_lease(lease, self._owner, _LEASE):
+                free = await store.get(lease) is None
+                if budget is not None and not budget.cut:
+                    budget.left = left
+                if free and await store.try_lease(lease, self._owner, _LEASE):
                     taken = True
                     break
             else:
@@ -391,7 +408,10 @@ class Engine:
         keeper: tuple[asyncio.Task[None], asyncio.Event] | None = None
         if shared:
             over = asyncio.Event()
-            keeper = (asyncio.get_running_loop().create_task(self._keep(store, lease, over)), over)
+            # In the background, on no search's budget: renewals every half second of a long
+            # walk spent it at a loaded machine's round trips, and the answer came with the notice.
+            renewing = asyncio.get_running_loop().create_task(self._keep(store, lease, over), context=unbounded())
+            keeper = (renewing, over)
         response: SearchResponse | None = None
         try:
             response = await _run(params, ctx, lineup, walk, route)
@@ -405,13 +425,17 @@ class Engine:
                 await self._settle(self._cache_and_release(store, key, entry, lease, keeper), ends)
 
     async def _settle(self, work: Coroutine[Any, Any, None], ends: float) -> None:
-        """Run a flight's `work` (`_cache_and_release`), not bounded by the search's deadline,
-        which the answer is already within: what is not done by then carries on after the search
-        returns (a burst queues it behind other writes), and `aclose` waits for it."""
+        """Run a flight's `work` (`_cache_and_release`), not bounded by the search's store
+        budget, which the answer is already within: the search waits for it as long as its budget
+        allows (not at all once the store was too slow for it), and what is not done by then
+        carries on after the search returns (a burst queues it behind other writes); `aclose`
+        waits for it (briefly, when the store was too slow for the last search)."""
         tail = asyncio.get_running_loop().create_task(work, context=unbounded())
         self._tails.add(tail)  # held until done, whatever becomes of this search
         tail.add_done_callback(self._tails.discard)
-        done, _ = await asyncio.wait([tail], timeout=max(0.0, ends - self.clock.monotonic()))
+        budget = DEADLINE.get()
+        wait = max(0.0, ends - self.clock.monotonic()) if budget is None else budget.allowed(1.0)
+        done, _ = await asyncio.wait([tail], timeout=wait)
         if done:
             tail.result()
 
@@ -424,18 +448,21 @@ class Engine:
         keeper: tuple[asyncio.Task[None], asyncio.Event] | None,
     ) -> None:
         """Cache a flight's answer, then let its lease go (in that order: a process that finds
-        the lease free finds the answer too)."""
-        try:
-            if entry is not None:
-                value, ttl, tag = entry
-                await store.set(key, value, ttl, tag=tag)
-        finally:
+        the lease free finds the answer too), in one write when there are both."""
+        if keeper is not None:
+            renewing, over = keeper
+            over.set()
+            renewing.cancel()
+            await asyncio.wait([renewing], timeout=_LEASE)  # a renewal under way lands before the release
+        if entry is None:
             if keeper is not None:
-                renewing, over = keeper
-                over.set()
-                renewing.cancel()
-                await asyncio.wait([renewing], timeout=_LEASE)  # a renewal under way lands before the release
                 await store.release(lease, self._owner)
+            return
+        value, ttl, tag = entry
+        if keeper is None:
+            await store.set(key, value, ttl, tag=tag)
+        else:
+            await store.set_and_release(key, value, ttl, tag=tag, lease=lease, owner=self._owner)
 
     async def _keep(self, store: ResilientStore, lease: str, over: asyncio.Event) -> None:
         """Renew a flight's lease until the flight is `over`. It is cancelled then too, but a
@@ -495,16 +522,24 @@ class Engine:
                 self._tally[name] = self._tally.get(name, 0) + amount  # cancelled: counted next time
                 raise
 
-    async def _counted(self) -> None:
-        """Every hit and miss counted so far, written to the store now."""
+    async def _counted(self, within: float | None = None) -> None:
+        """Every hit and miss counted so far, written to the store now; `within`: waiting no
+        longer than that for the store (the counts it did not take are lost: they are statistics,
+        and a hung store must not hold a closing process up)."""
         loop = asyncio.get_running_loop()
         due, self._count_due = self._count_due, None
         if due is not None and due[0] is loop:
             due[1].cancel()
         counting = self._counting
         if counting is not None and not counting.done() and counting.get_loop() is loop:
-            await asyncio.shield(counting)
-        await self._write_counts()
+            await asyncio.wait([counting], timeout=within)
+        if within is None:
+            return await self._write_counts()
+        bound = DEADLINE.set(Budget(self.clock, self.clock.monotonic() + 2 * within, within))
+        try:
+            await self._write_counts()
+        finally:
+            DEADLINE.reset(bound)
 
     async def _cached(self, key: str) -> SearchResponse | None:
         store = self.state()
@@ -522,26 +557,35 @@ class Engine:
         return None if raw is None else decode(key, raw, wall_seconds(self.clock))
 
     def _noted(self, response: SearchResponse) -> SearchResponse:
-        """The store's one notice, when it could not be used for this search."""
+        """The store's one notice, when it could not be used for this search: it is down, or it
+        did not answer within the search's store budget."""
         degraded = self._resilient.degraded if self._resilient is not None else None
         if degraded:
-            message = f"the shared state store is unavailable ({degraded}); this search used in-process state only"
-            response.notices = (*response.notices, partial(message))
+            response.notices = (*response.notices, local_state(f"is unavailable ({degraded})"))
+        else:
+            budget = DEADLINE.get()
+            if budget is not None:
+                self._slow = budget.cut
+                if budget.cut:
+                    response.notices = (*response.notices, local_state("did not answer in time"))
         return response
 
-    async def _tails_done(self) -> None:
-        """Every flight's cache write and lease release still under way on this loop, done."""
+    async def _tails_done(self, within: float | None = None) -> None:
+        """Every flight's cache write and lease release still under way on this loop, done (or
+        `within` seconds waited for them)."""
         loop = asyncio.get_running_loop()
         tails = [tail for tail in self._tails if tail.get_loop() is loop]
         if tails:
-            await asyncio.wait(tails)
+            await asyncio.wait(tails, timeout=within)
 
     async def aclose(self) -> None:
         """Close the state store, if this engine opened it."""
         if self._resilient is not None:
-            await self._tails_done()
+            # A store too slow for the last search (hung, perhaps) holds the close up no longer
+            # than it held that search.
+            await self._tails_done(self.max_wait if self._slow else None)
             self._all_written()
-            await self._counted()
+            await self._counted(self.max_wait)
             await self._resilient.aclose()
             self._resilient = None
 

@@ -24,6 +24,13 @@ view of which providers are down:
   machine's network, not the provider: it counts for nothing, or one offline machine would open
   every circuit for all the machines sharing the store.
 
+A reader trusts a record's `until` (wall time) no further than the cooldown it stands for, from
+its own clock: a record keeps its cooldown's length (`for`), and an `until` further away than
+that (written by a process whose clock runs ahead: one an hour ahead turned a 30 s `Retry-After`
+into an hour's cooldown for every process sharing the store) is brought back to now + `for` and
+written so (once, not again at each read). A record of an earlier version, without `for`, is
+held to the longest cooldown of its kind.
+
 A success clears the provider's state (the refusals and spent quotas of other credentials
 stay). Other failures (a rejected request, no results, a bad body) say nothing about the
 provider's health and leave it alone.
@@ -143,6 +150,9 @@ class Health:
         kind, until = record.get("kind"), record.get("until")
         if kind is None or kind == "auth":  # only other credentials' refusals or quotas: nothing to clear
             return None, False
+        if isinstance(until, (int, float)) and until - now > (longest := _longest(record)):
+            until = record["until"] = now + longest  # a writer's clock ran ahead: held to this one's
+            await self.store.set(PREFIX + provider, json.dumps(record).encode(), _ttl(record, now))
         if isinstance(until, (int, float)) and now < until:
             reason = "circuit_open" if record.get("circuit") else "cooldown"
             what = "keeps failing" if reason == "circuit_open" else _WHAT.get(kind, f"failed ({kind})")
@@ -182,7 +192,7 @@ class Health:
             message = message[: _REASON_CHARS - 1] + "…"
         if isinstance(error, RateLimited):
             wait = hint if hint else min(_RATE[0] * 2**streak, _RATE[1])
-            record = {"kind": error.kind, "until": now + wait, "streak": streak + 1, "reason": message}
+            record = {"kind": error.kind, "until": now + wait, "for": wait, "streak": streak + 1, "reason": message}
         elif isinstance(error, (QuotaExhausted, AuthenticationFailed)):  # the provider's own state stays
             if isinstance(error, QuotaExhausted):
                 spent = {**spent, fingerprint(): [now + (hint or _QUOTA), message]}
@@ -192,25 +202,19 @@ class Health:
             record = {k: v for k, v in own.items() if k not in ("refused", "spent", "fp")}
         elif isinstance(error, Blocked):
             wait = hint if hint else min(_BLOCKED[0] * 2**streak, _BLOCKED[1])
-            record = {"kind": error.kind, "until": now + wait, "streak": streak + 1, "reason": message}
+            record = {"kind": error.kind, "until": now + wait, "for": wait, "streak": streak + 1, "reason": message}
         elif isinstance(error, _FLAKY):
             fails = int(record.get("fails", 0)) + 1  # a failed probe reopens the circuit at once
             record = {"kind": getattr(error, "kind", "error"), "fails": fails, "reason": message}
             if fails >= CIRCUIT_AFTER:
-                record |= {"circuit": True, "until": now + CIRCUIT_OPEN}
+                record |= {"circuit": True, "until": now + CIRCUIT_OPEN, "for": CIRCUIT_OPEN}
         else:
             return
-        until = record.get("until")
-        ttl = (until - now if isinstance(until, (int, float)) else 0.0) + _KEEP if record else 0.0
         if refused:
-            kept = sorted(refused.items(), key=lambda item: item[1][0])[-_REFUSALS:]
-            record["refused"] = dict(kept)
-            ttl = max(ttl, kept[-1][1][0] + _AUTH_MEMORY - now)
+            record["refused"] = dict(sorted(refused.items(), key=lambda item: item[1][0])[-_REFUSALS:])
         if spent:
-            kept = sorted(spent.items(), key=lambda item: item[1][0])[-_REFUSALS:]
-            record["spent"] = dict(kept)
-            ttl = max(ttl, kept[-1][1][0] - now)
-        await self.store.set(PREFIX + provider, json.dumps(record).encode(), max(ttl, 1.0))
+            record["spent"] = dict(sorted(spent.items(), key=lambda item: item[1][0])[-_REFUSALS:])
+        await self.store.set(PREFIX + provider, json.dumps(record).encode(), _ttl(record, now))
         if record.get("circuit"):
             await self.store.release(f"{PREFIX}probe:{provider}", owner or self._owner)
 
@@ -287,6 +291,34 @@ def _by_credential(entries: object, live: Callable[[float], bool]) -> dict[str, 
         for fp, entry in entries.items()
         if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], (int, float)) and live(entry[0])
     }
+
+
+def _ttl(record: dict[str, Any], now: float) -> float:
+    """How long a record is kept: past its cooldown by `_KEEP` (its backoff streak), and as long
+    as a refused credential is remembered or a spent quota lasts."""
+    until = record.get("until")
+    ttl = (until - now if isinstance(until, (int, float)) else 0.0) + _KEEP if record else 0.0
+    refused, spent = _by_credential(record.get("refused"), _any), _by_credential(record.get("spent"), _any)
+    if refused:
+        ttl = max(ttl, max(at for at, _ in refused.values()) + _AUTH_MEMORY - now)
+    if spent:
+        ttl = max(ttl, max(end for end, _ in spent.values()) - now)
+    return max(ttl, 1.0)
+
+
+def _any(_: float) -> bool:
+    return True
+
+
+def _longest(record: dict[str, Any]) -> float:
+    """The longest a record's cooldown may last from now: its own length (`for`), else the
+    longest of its kind."""
+    span = record.get("for")
+    if isinstance(span, (int, float)) and not isinstance(span, bool) and span > 0:
+        return float(span)
+    if record.get("circuit"):
+        return CIRCUIT_OPEN
+    return _BLOCKED[1] if record.get("kind") == "blocked" else _RATE[1]
 
 
 def _kind(error: BaseException) -> str:

@@ -19,6 +19,7 @@ constructors below, so one situation always reads the same, and values are shown
 | `fallback`     | `fallback`      | a provider other than the one asked for served          |
 | `partial`      | `partial`       | part of the answer is missing, or a step failed quietly |
 |                | `cut_short`     | the same, for a part that time or a passing failure cut |
+|                | `local_state`   | `the shared state store <why>; this search used in-process state only` |
 
 A `cut_short` notice is a `CutShort`, a `Notice` of kind `partial` like any other in every
 output; its class says that the answer it rides on could be whole if asked again (a later page
@@ -43,6 +44,7 @@ __all__ = [
     "dropped",
     "fallback",
     "json_value",
+    "local_state",
     "not_applied",
     "not_supported",
     "overridden",
@@ -163,3 +165,9 @@ def cut_short(message: str, param: str | None = None, value: Any = None) -> Noti
     """Part of the answer is missing for now: a later page timed out or failed, a turn was
     paused at the deadline. Reads as `partial`; the answer is never cached."""
     return CutShort(param, json_value(value), "partial", message)
+
+
+def local_state(why: str) -> Notice:
+    """The shared state store could not be used for this search (`why`: "is unavailable
+    (<reason>)", "did not answer in time"): its cache, cooldowns and pacing were this process's."""
+    return partial(f"the shared state store {why}; this search used in-process state only")

@@ -1,10 +1,17 @@
 """Pacing: per-provider request rates, as token buckets in the state store.
 
 `[pacing] brave = "1/s"` (or `"30/min"`, `"100/h"`) spaces a provider's requests across every
-process sharing the store; Exa's `exa.searchDelayMs` is its pacing, and the keyless scrapers
-get the polite defaults their registry rows declare (`pace`). Each bucket holds one token, so
-requests are spaced evenly. When waiting for the next slot would pass the search's deadline, the
-provider is skipped (the attempt is recorded as paced) and the walk moves on.
+process sharing the store; Exa's `exa.searchDelayMs`, when set, is its pacing, and the keyless
+scrapers get the polite defaults their registry rows declare (`pace`). A keyed API gets no
+default: its limit is its plan's, which the key's owner knows (Exa's documented default of one
+request a second held `websearch serve`'s first minute behind it, p99 3-4 s). Each bucket holds
+one token, so requests are spaced evenly.
+
+A search waits for its provider's next slot, never in a queue behind other searches: a wait
+longer than one interval (others took the slots before it) or past the search's deadline skips
+the provider at once (the attempt is recorded as paced), its slot given back, and the walk moves
+on. Queued searches waited their deadline away, and those past a fan-out's soft deadline were
+cancelled having asked nobody. Identical searches in flight share one walk, so they wait once.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ __all__ = ["Pacer", "default_rates", "parse_rate", "rates_from"]
 PREFIX: Final = "pace:"
 _RATE_RE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*")
 _UNITS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0}
+#: A wait longer than this many intervals is a queue (the bucket's debt is other searches').
+_QUEUED: Final = 1.0 + 1e-6
 
 
 def parse_rate(text: str) -> float:
@@ -45,9 +54,9 @@ def default_rates() -> dict[str, float]:
 
 
 def rates_from(settings: Settings) -> dict[str, float]:
-    """Every provider's rate: the defaults, Exa's delay, then the `[pacing]` table."""
+    """Every provider's rate: the defaults, Exa's delay (when set), then the `[pacing]` table."""
     rates = default_rates()
-    delay = settings.get("exa.searchDelayMs", 1000)  # Exa's documented default
+    delay = settings.get("exa.searchDelayMs")  # unset: no pace (the upstream tool's 1000 ms default is not Exa's limit)
     if isinstance(delay, (int, float)) and not isinstance(delay, bool) and delay > 0:
         rates["exa"] = 1000.0 / float(delay)
     table = {key.removeprefix("pacing."): value for key, value in settings.items("pacing.").items()}
@@ -69,6 +78,7 @@ class Pacer:
 
     async def wait(self, provider: str, label: str, remaining: float | None) -> Skip | None:
         """Take the provider's next slot, sleeping until it comes; a Skip instead when that is
+        further than one interval away (other searches are queued for the slots before it) or
         later than `remaining` seconds from now (its slot is given back)."""
         rate = self.rates.get(provider)
         if rate is None:
@@ -76,10 +86,12 @@ class Pacer:
         wait = await self.store.take(PREFIX + provider, rate, 1.0)
         if wait <= 0:
             return None
-        if remaining is not None and wait > remaining:
+        late = remaining is not None and wait > remaining
+        if late or wait > _QUEUED / rate:
             await self.store.untake(PREFIX + provider, rate, 1.0)
             until = self.clock.now().timestamp() + wait
-            message = f"{label} is skipped: its next request slot ({rate:g}/s) is after the search's deadline"
+            why = "after the search's deadline" if late else "taken by other searches queued before this one"
+            message = f"{label} is skipped: its next request slot ({rate:g}/s) is {why}"
             return Skip("paced", "paced", until, message)
         try:
             await self.clock.sleep(wait)

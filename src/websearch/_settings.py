@@ -389,6 +389,7 @@ _CHECKS: Final[Mapping[str, Any]] = {
     "state.backend": _state_backend,
     "state.path": _string,
     "state.redis_local_copy": _boolean,
+    "state.max_wait": _positive,
     "cache.max_mb": _positive,
     "cache.ttl": _non_negative,
     "providers.webSearchFanout": _providers,

@@ -9,9 +9,9 @@ a longer timeout. Without a key, and only when Exa was chosen explicitly, the `w
 tool of https://mcp.exa.ai/mcp is called (JSON-RPC `tools/call`, answered as SSE or JSON; only the
 query and numResults are sent, the rest is disclosed) and either an Exa JSON response or its
 plain-text `Title:` listing is read. Which of the two is decided once, in `plan` (`ExaState`).
-Every Exa request, REST or MCP, starts at least `exa.searchDelayMs` (default 1000 ms) after the
+With `exa.searchDelayMs` set, every Exa request, REST or MCP, starts at least that long after the
 previous one: that is Exa's rate in the engine's pacing (`websearch._pacing`), shared by every
-process on one state store.
+process on one state store. Unset, Exa is not paced (its limit is the key's plan's).
 
 REST errors are `{"requestId", "error", "tag"}`: the tag is the code (NO_MORE_CREDITS and
 API_KEY_BUDGET_EXCEEDED are quota, INVALID_API_KEY a refused key, RATE_LIMIT_EXCEEDED a rate

@@ -110,6 +110,11 @@ class Unavailable:
     async def release(self, key: str, owner: str) -> None:
         raise StoreUnavailable(self.reason)
 
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        raise StoreUnavailable(self.reason)
+
     async def usage(self, prefix: str) -> tuple[int, int]:
         raise StoreUnavailable(self.reason)
 
@@ -124,10 +129,11 @@ class ResilientStore:
     """`primary`, or process memory while it is unavailable; never raises StoreUnavailable.
 
     State written during an outage stays in memory and is not copied back: a cache entry or a
-    counter lost at the switch costs one extra request, never a wrong answer. A call cut by its
-    search's deadline (`StoreDeadline`: the store busy, or hung) uses memory, and so does every
-    later call of the same search: a hung store cost each of them its share of what was left,
-    until no time remained to ask a provider.
+    counter lost at the switch costs one extra request, never a wrong answer. Each search's calls
+    spend its store budget (`Budget`: the time they waited, in all); a call cut by it
+    (`StoreDeadline`: the store busy, or hung) uses memory, and so does every later call of the
+    same search (`Budget.cut`, which the engine's notice reads): a hung store cost each of them
+    its share of what was left, until no time remained to ask a provider.
     """
 
     def __init__(self, primary: Store, clock: Clock, *, retry_after: float = RETRY_AFTER) -> None:
@@ -138,9 +144,9 @@ class ResilientStore:
         self._retry_after = retry_after
         self._degraded: str | None = None
         self._retry_at = 0.0
-        #: The deadline (DEADLINE's value, one object per search) of the last search whose call
-        #: the store was too slow for: that search's other calls go without it.
-        self._late: object = None
+        #: Closed: what still runs (a flight's cache write left to finish) uses memory, rather
+        #: than open the primary's connections again with nobody left to close them.
+        self._closed = False
         # An in-process primary never fails: its reads and writes go straight to it.
         self._direct = primary if isinstance(primary, MemoryStore) else None
 
@@ -160,14 +166,20 @@ class ResilientStore:
     async def get(self, key: str) -> bytes | None:
         if self._direct is not None:
             return await self._direct.get(key)
-        if self._degraded is None and (self._late is None or DEADLINE.get() is not self._late):  # the common case
+        budget = DEADLINE.get()
+        if self._degraded is None and not self._closed and (budget is None or not budget.cut):  # the common case
+            started = self._clock.monotonic()
             try:
                 return await self.primary.get(key)
             except StoreDeadline:
-                self._late = DEADLINE.get()
+                if budget is not None:
+                    budget.cut = True
                 return await self.fallback.get(key)
             except StoreUnavailable as exc:
                 self._fail(exc)
+            finally:
+                if budget is not None:
+                    budget.spend(self._clock.monotonic() - started)
         return await self._do(lambda s: s.get(key))
 
     async def set(self, key: str, value: bytes, ttl: float, *, tag: str | None = None) -> None:
@@ -196,6 +208,15 @@ class ResilientStore:
     async def release(self, key: str, owner: str) -> None:
         await self._do(lambda s: s.release(key, owner), both=True)
 
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        """One write on the primary; the release is made in memory too, as `release`'s."""
+        if self._direct is not None:
+            return await self._direct.set_and_release(key, value, ttl, tag=tag, lease=lease, owner=owner)
+        await self.fallback.release(lease, owner)
+        await self._do(lambda s: s.set_and_release(key, value, ttl, tag=tag, lease=lease, owner=owner))
+
     async def usage(self, prefix: str) -> tuple[int, int]:
         return await self._do(lambda s: s.usage(prefix))
 
@@ -203,6 +224,7 @@ class ResilientStore:
         await self._do(lambda s: s.ping())
 
     async def aclose(self) -> None:
+        self._closed = True
         with suppress(StoreUnavailable):
             await self.primary.aclose()
         await self.fallback.aclose()
@@ -211,19 +233,25 @@ class ResilientStore:
         """`op` on the primary, or on memory while the primary is out (until the next try).
         `both`: on memory too, for removals, so nothing written during an outage outlives a
         delete, a clear or a release made after it (the primary's answer is the one returned)."""
-        if self._degraded is not None and self._clock.monotonic() < self._retry_at:
+        if self._closed or (self._degraded is not None and self._clock.monotonic() < self._retry_at):
             return await op(self.fallback)
-        if self._late is not None and DEADLINE.get() is self._late:  # this search found it too slow already
+        budget = DEADLINE.get()
+        if budget is not None and budget.cut:  # this search found it too slow already
             return await op(self.fallback)
         local = [await op(self.fallback)] if both else []
+        started = self._clock.monotonic()
         try:
             result = await op(self.primary)
         except StoreDeadline:  # busy, not down: this search goes without it
-            self._late = DEADLINE.get()
+            if budget is not None:
+                budget.cut = True
             return local[0] if local else await op(self.fallback)
         except StoreUnavailable as exc:
             self._fail(exc)
             return local[0] if local else await op(self.fallback)
+        finally:
+            if budget is not None:
+                budget.spend(self._clock.monotonic() - started)
         self._degraded = None
         return result
 

@@ -8,12 +8,15 @@ Keys are plain strings (the engine namespaces them: `cache:`, `flight:`, `health
 engine can fall back to in-process state and say so, never failing a search. No secret is ever
 written here: the engine stores rendered responses and fingerprints, never keys.
 
-A search's deadline bounds its store calls too (`DEADLINE`, set by the engine for the search): a
-shared store that is busy rather than down (a burst queued on SQLite's writer thread or on Redis's
-pooled connections) held searches given 1 s for up to 1.2-1.4 s (SQLite) and 2.4-3.2 s (Redis) in a
-burst of 500 in one process. A read that would wait longer than what is left of the deadline, or a
-write longer than half of it, raises `StoreDeadline` instead: that call uses in-process state, the
-store is not taken for down, and the providers still have time to answer. Work that is to outlive
+A search bounds its store calls (`DEADLINE`, a `Budget` the engine sets for the search): a shared
+store that is busy rather than down (a burst queued on SQLite's writer thread or on Redis's pooled
+connections) held searches given 1 s for up to 1.2-1.4 s (SQLite) and 2.4-3.2 s (Redis) in a burst
+of 500 in one process, and one that hung (a Redis that accepts connections and never answers, a
+file another process holds locked) took a search given 4 s 5-9 s, each call waiting its share of
+what was left. A call may wait half of what is left of the deadline and no more than what is left
+of the search's total wait on the store (`state.max_wait`, 250 ms); past that it raises
+`StoreDeadline`: that call and the rest of the search use in-process state (the engine says so
+once), the store is not taken for down, and the providers have the time. Work that is to outlive
 the search (writing its answer to the cache, the hit counts) runs in `unbounded()` context.
 """
 
@@ -29,8 +32,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEADLINE",
+    "MAX_WAIT",
     "READ_SHARE",
     "WRITE_SHARE",
+    "Budget",
     "Store",
     "StoreDeadline",
     "StoreUnavailable",
@@ -39,24 +44,47 @@ __all__ = [
 ]
 
 #: Of what is left of a search's deadline, the most one store call may wait: half, a read's as a
-#: write's (a lease, a health record, a pacing slot), so the providers have the rest. A read had
-#: all of it (a cache hit answers the search, and a cold process's first Redis connections took
-#: longer than 25 of a 50 ms deadline): a store that hung, or a file another process held locked,
-#: then took every search's whole deadline, and no provider was asked. After one call cut, the
-#: rest of its search goes without the store (ResilientStore).
+#: write's (a lease, a health record, a pacing slot), so the providers have the rest.
 READ_SHARE: Final = 0.5
 WRITE_SHARE: Final = 0.5
-#: The (clock, monotonic end) of the search whose store calls run in this context, if any.
-DEADLINE: Final[contextvars.ContextVar[tuple[Clock, float] | None]] = contextvars.ContextVar(
+#: Seconds a search waits for a shared store in all (setting `state.max_wait`): a store that hung
+#: costs a search this once, not a share of its deadline per call.
+MAX_WAIT: Final = 0.25
+
+
+class Budget:
+    """One search's bound on its store calls: its deadline (monotonic) and what is left of its
+    total wait on the store. `cut`: a call came too late, and the rest of the search goes without
+    the store. Mutable, one per search, shared by the tasks it starts (a lease's renewals)."""
+
+    __slots__ = ("clock", "cut", "ends", "left")
+
+    def __init__(self, clock: Clock, ends: float, left: float = MAX_WAIT) -> None:
+        self.clock = clock
+        self.ends = ends
+        self.left = left
+        self.cut = False
+
+    def allowed(self, share: float) -> float:
+        """Seconds the next call may wait: `share` of what is left of the deadline, and no more
+        than what is left of the total wait."""
+        return max(0.0, min((self.ends - self.clock.monotonic()) * share, self.left))
+
+    def spend(self, seconds: float) -> None:
+        self.left = max(0.0, self.left - seconds)
+
+
+#: The budget of the search whose store calls run in this context, if any.
+DEADLINE: Final[contextvars.ContextVar[Budget | None]] = contextvars.ContextVar(
     "websearch_store_deadline", default=None
 )
 
 
 def allowed_wait(share: float) -> float | None:
     """Seconds a store call may wait for its search (None: it is no search's): its `share` of what
-    is left of the deadline (READ_SHARE, WRITE_SHARE)."""
-    bound = DEADLINE.get()
-    return None if bound is None else max(0.0, bound[1] - bound[0].monotonic()) * share
+    is left of the deadline (READ_SHARE, WRITE_SHARE), within what is left of its total wait."""
+    budget = DEADLINE.get()
+    return None if budget is None else budget.allowed(share)
 
 
 def unbounded() -> contextvars.Context:
@@ -136,6 +164,13 @@ class Store(Protocol):
 
     async def release(self, key: str, owner: str) -> None:
         """Drop the lease if `owner` still holds it."""
+        ...
+
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        """`set`, then `release(lease, owner)`: a flight's last step (its answer cached before
+        its lease goes), in one write where the backend can make it one."""
         ...
 
     async def usage(self, prefix: str) -> tuple[int, int]:

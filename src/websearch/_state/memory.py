@@ -162,6 +162,12 @@ class MemoryStore:
             if entry is not None and entry.kind == LEASE and entry.value == owner.encode():
                 self._pop(key)
 
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        self.put(key, value, ttl, tag=tag)
+        await self.release(lease, owner)
+
     async def usage(self, prefix: str) -> tuple[int, int]:
         with self._lock:
             now = self._now()

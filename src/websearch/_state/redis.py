@@ -8,8 +8,9 @@ Values written by `set` are hashes (`v` the value, `t` the tag), so `clear` can 
 exactly while it SCANs the prefix; counters and leases are plain strings, buckets hashes
 without `v`.
 
-Timeouts are short (2 s to connect and for an answer; a burst may wait up to POOL_WAIT for a
-pooled connection; none of them past its search's deadline) and a refused connection is retried
+Timeouts are short (2 s to connect and for an answer; a burst queues for the pooled connections
+as long as they keep coming free, and fails only when none has for POOL_WAIT; none of them past
+its search's budget) and a refused connection is retried
 once at once (a pooled connection from before a restart is stale), so a Redis that is down
 costs a search next to nothing before StoreUnavailable says why, and a mute one two seconds.
 Each timeout is a timer on this process's event loop, and a loop held up (a collection of a
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any, Final, TypeVar
@@ -46,10 +48,12 @@ __all__ = ["RedisStore"]
 T = TypeVar("T")
 
 TIMEOUT: Final = 2.0  # seconds to connect, and for an answer (see the module docstring)
-#: Seconds a command waits for a free pooled connection. Longer than TIMEOUT: a burst of searches
-#: queues for connections (the store is busy, not down: 500 searches at once on 64 connections
-#: waited past 0.5 s and put the store in its degraded mode), while a Redis that stops answering
-#: fails the commands holding the connections within TIMEOUT, which frees them.
+#: Seconds a command waits for a pooled connection while none comes free. Longer than TIMEOUT: a
+#: burst of searches queues for connections (the store is busy, not down: 500 searches at once on
+#: 64 connections waited past 0.5 s and put the store in its degraded mode), while a Redis that
+#: stops answering fails the commands holding the connections within TIMEOUT, which frees them. A
+#: queue that moves is waited in however long it is: 4000 commands on one connection on a loaded
+#: machine took longer than 5 s in all, and the last of them were called "too many connections".
 POOL_WAIT: Final = 5.0
 _LONGEST: Final = POOL_WAIT + 2 * TIMEOUT  # about a command's longest: a pool wait, an answer, one retry
 FRONT_PREFIX: Final = "cache:"  # the keys copied in process (the search cache's entries)
@@ -134,6 +138,30 @@ return {n, b}
 """
 
 
+class _Turns:
+    """The pool's connections as turns, taken in order: a command waits for one as long as turns
+    keep being given back (the pool is busy), and fails only when none was for POOL_WAIT (the
+    connections are stuck)."""
+
+    def __init__(self, n: int) -> None:
+        self._free = asyncio.Semaphore(n)
+        self._moved = time.monotonic()  # when a turn was last given back
+
+    async def take(self) -> None:
+        while True:
+            try:
+                async with asyncio.timeout(POOL_WAIT):
+                    await self._free.acquire()
+                    return
+            except TimeoutError:
+                if time.monotonic() - self._moved >= POOL_WAIT:
+                    raise StoreUnavailable("too many connections") from None
+
+    def give(self) -> None:
+        self._moved = time.monotonic()
+        self._free.release()
+
+
 class _Client:
     """One event loop's connection pool, its registered scripts, and (with `front_prefix`) the
     copy of the entries under that prefix kept in this process."""
@@ -148,6 +176,7 @@ class _Client:
             retry=Retry(NoBackoff(), 1, supported_errors=(rx.ConnectionError,)),
         )
         self.redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
+        self.turns = _Turns(max_connections)
         self.loop = asyncio.get_running_loop()
         script = self.redis.register_script
         self.get, self.incr, self.bucket = script(_GET), script(_INCR), script(_BUCKET)
@@ -282,6 +311,12 @@ class RedisStore:
     async def release(self, key: str, owner: str) -> None:
         await self._call(lambda c: _run(c.release, [self._key(key)], [owner]))
 
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        await self.set(key, value, ttl, tag=tag)
+        await self.release(lease, owner)
+
     async def usage(self, prefix: str) -> tuple[int, int]:
         async def usage(c: _Client) -> tuple[int, int]:
             entries = size = 0
@@ -361,12 +396,15 @@ class RedisStore:
         """Run `op` on this loop's client; any failure of Redis or of the way to it is
         StoreUnavailable with a few words of reason."""
         client = self._loop_client()
+        await client.turns.take()
         try:
             return await op(client)
         except rx.RedisError as exc:
             raise StoreUnavailable(_reason(exc)) from None
         except OSError as exc:
             raise StoreUnavailable(f"connection failed ({exc.strerror or type(exc).__name__})") from None
+        finally:
+            client.turns.give()
 
 
 async def _run(script: AsyncScript, keys: list[Any], args: list[Any]) -> Any:

@@ -197,6 +197,12 @@ class SqliteStore:
             _write_one, "DELETE FROM entries WHERE key = ? AND kind = ? AND value = ?", (key, LEASE, owner.encode())
         )
 
+    async def set_and_release(
+        self, key: str, value: bytes, ttl: float, *, tag: str | None, lease: str, owner: str
+    ) -> None:
+        check_ttl(ttl)
+        await self._run(self._set, key, bytes(value), self._now(), ttl, tag, (lease, owner.encode()))
+
     async def usage(self, prefix: str) -> tuple[int, int]:
         row = await self._run(
             _read,
@@ -221,18 +227,29 @@ class SqliteStore:
 
     # -- the transactions (on the worker thread) -------------------------------------------------
 
-    def _set(self, db: sqlite3.Connection, key: str, value: bytes, now: float, ttl: float, tag: str | None) -> None:
+    def _set(
+        self,
+        db: sqlite3.Connection,
+        key: str,
+        value: bytes,
+        now: float,
+        ttl: float,
+        tag: str | None,
+        lease: tuple[str, bytes] | None = None,
+    ) -> None:
+        """Store a value; with `lease` (key, owner), drop that lease in the same transaction."""
         with _immediate(db):
             _prune(db, now)
             db.execute("DELETE FROM entries WHERE key = ?", (key,))  # re-inserted: a new rowid, the newest
-            if len(value) > self._max_bytes:
-                return  # larger than the whole store: not kept
-            db.execute(
-                "INSERT INTO entries (key, kind, value, expires, tag) VALUES (?, ?, ?, ?, ?)",
-                (key, VALUE, value, now + ttl, tag),
-            )
-            if _bytes(db) > self._max_bytes:
-                self._evict(db, key, now)
+            if len(value) <= self._max_bytes:  # larger than the whole store: not kept
+                db.execute(
+                    "INSERT INTO entries (key, kind, value, expires, tag) VALUES (?, ?, ?, ?, ?)",
+                    (key, VALUE, value, now + ttl, tag),
+                )
+                if _bytes(db) > self._max_bytes:
+                    self._evict(db, key, now)
+            if lease is not None:
+                db.execute("DELETE FROM entries WHERE key = ? AND kind = ? AND value = ?", (lease[0], LEASE, lease[1]))
 
     def _evict(self, db: sqlite3.Connection, keep: str, now: float) -> None:
         db.execute("DELETE FROM entries WHERE expires <= ?", (now,))
