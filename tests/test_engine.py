@@ -1275,8 +1275,10 @@ def test_the_mcp_tool_takes_a_deadline() -> None:
     from websearch.errors import InvalidSearchParams
 
     prop = input_schema(["brave"])["properties"]["deadline"]
-    assert (prop["type"], prop["minimum"], prop["maximum"]) == ("number", 1, 600)
+    # 0 is "not given" (a strict model must send some number), so the schema's minimum is 0.
+    assert (prop["type"], prop["minimum"], prop["maximum"]) == ("number", 0, 600)
     assert parse_arguments({"query": "q", "deadline": 4.5}, ["brave"]).params["deadline"] == 4.5
+    assert "deadline" not in parse_arguments({"query": "q", "deadline": 0}, ["brave"]).params
     with pytest.raises(InvalidSearchParams, match=r"^deadline must be a number from 1 to 600; got 0.2$"):
         parse_arguments({"query": "q", "deadline": 0.2}, ["brave"])
 
