@@ -124,3 +124,16 @@ async def test_a_fanout_with_one_answer_cut_short_is_not_cached(config_dir: Path
     assert any(isinstance(n, CutShort) for n in first.notices)
     assert not whole.cached and again.cached
     assert len(brave.calls) == len(tavily.calls) == 2
+
+
+async def test_a_ttl_of_zero_turns_the_cache_off(config_dir: Path, tmp_path: Path, store_kind: str) -> None:
+    # Off, not a cache of entries that expire at once: nothing is looked up, counted or written.
+    (config_dir / "settings.toml").write_text("[cache]\nttl = 0\n", encoding="utf-8")
+    clock = FakeClock()
+    brave = Scripted(PROVIDERS["brave"], answer("brave"))
+    async with client(config_dir, clock, STORES[store_kind](tmp_path, clock), brave) as ws:
+        first = await ws.asearch("q", provider="brave")
+        second = await ws.asearch("q", provider="brave")
+        stats = await ws.cache_stats()
+    assert first.ok and second.ok and not second.cached and len(brave.calls) == 2
+    assert (stats["entries"], stats["hits"], stats["misses"]) == (0, 0, 0)
