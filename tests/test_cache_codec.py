@@ -147,6 +147,14 @@ def test_an_entry_cut_short_or_of_another_shape_is_a_miss() -> None:
         assert decode(KEY, orjson.dumps([version, at, shape]), 2.0) is None
 
 
+def test_a_well_formed_entry_of_another_version_is_a_miss() -> None:
+    # The version names the classes' fields: an entry written before a field changed meaning
+    # (not only its count) may fit the arrays exactly, and is still not to be read.
+    version, at, raw = orjson.loads(encode(KEY, full_response(), 1.0))
+    assert decode(KEY, orjson.dumps([version, at, raw]), 2.0) is not None
+    assert decode(KEY, orjson.dumps(["v3-000000000000", at, raw]), 2.0) is None
+
+
 def test_hits_share_no_mutable_object_with_each_other_or_the_original() -> None:
     response = full_response()
     data = encode(KEY, response, 1.0)

@@ -146,6 +146,11 @@ def test_unwrap_href_rules() -> None:
     assert unwrap_href("//example.com/p") == "https://example.com/p"
     assert unwrap_href("http://example.com/p") == "http://example.com/p"
     assert unwrap_href("/relative") is None
+    # A redirect whose target is not a web page is no result (javascript:, data:, a bare path).
+    assert unwrap_href("//duckduckgo.com/l/?uddg=javascript%3Aalert(1)&rut=1") is None
+    assert unwrap_href("//duckduckgo.com/l/?uddg=data%3Atext%2Fhtml%2Cx") is None
+    assert unwrap_href("//duckduckgo.com/l/?uddg=%2Fpath") is None
+    assert unwrap_href("//duckduckgo.com/l/?uddg=javascript%3Aa+b") is None  # with "+": the strict decoder
 
 
 @pytest.mark.parametrize("n", [1, 10, 30])

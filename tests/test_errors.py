@@ -18,7 +18,13 @@ from websearch import (
     SearchProviderError,
     UpstreamUnavailable,
 )
-from websearch._providers._errors import ErrorEnvelope, http_error, retry_after_seconds
+from websearch._providers._errors import (
+    DEFAULT_ENVELOPE,
+    ErrorEnvelope,
+    class_for_status,
+    http_error,
+    retry_after_seconds,
+)
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 INFO = ProviderInfo("acme", "Acme")
@@ -78,6 +84,30 @@ def test_retry_after_is_read_against_the_injected_clock_and_junk_is_ignored(valu
 def test_the_class_comes_from_a_code_or_the_status(status: int, body: object, cls: type, message: str) -> None:
     error = http_error(INFO, ENVELOPE, response(status, body), NOW)
     assert (type(error), error.message, error.status, error.provider) == (cls, message, status, "acme")
+
+
+@pytest.mark.parametrize(
+    ("status", "cls"),
+    [
+        (400, RequestRejected),
+        (401, AuthenticationFailed),
+        (402, QuotaExhausted),
+        (403, AuthenticationFailed),  # a refused key, as often as a 401
+        (404, RequestRejected),
+        (408, UpstreamUnavailable),  # the upstream timed out waiting: passing, not the request's fault
+        (409, RequestRejected),
+        (429, RateLimited),
+        (499, RequestRejected),
+        (500, UpstreamUnavailable),
+        (529, UpstreamUnavailable),
+        (599, UpstreamUnavailable),
+        (600, SearchProviderError),
+        (302, SearchProviderError),
+    ],
+)
+def test_the_status_alone_decides_the_class(status: int, cls: type) -> None:
+    assert class_for_status(status) is cls
+    assert type(http_error(INFO, DEFAULT_ENVELOPE, response(status), NOW)) is cls
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,27 @@
-"""The richer parameters' normalisation: the date ladder, category migrations, caps and clamps."""
+"""The richer parameters' normalisation (the date ladder, category migrations, caps and clamps), and
+the domain filters enforced on whatever a provider returned (a provider of the tests' own)."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
-from conftest import NOW
-from websearch import InvalidSearchParams, SearchParams
-from websearch._filters import Filters, resolve_filters
+from conftest import NOW, FakeClock, messages
+from test_chain import Scripted
+from websearch import (
+    PROVIDERS,
+    InvalidSearchParams,
+    ProviderResult,
+    SearchParams,
+    SearchResponse,
+    SearchSource,
+    WebSearch,
+)
+from websearch._filters import Filters, on_domains, resolve_filters, source_on_domains
 from websearch._providers._base import recency_bucket, with_site_operators
 
 
@@ -176,3 +188,152 @@ def test_huge_date_values_fall_through_instead_of_failing() -> None:
     ]
     f, notices = resolve(start_published_date="0001-01-01T00:00:00+01:00")
     assert (f.start, len(notices)) == (None, 1)
+
+
+# -- domain enforcement: the promise kept on what the provider returned -------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "domains", "on"),
+    [
+        ("https://python.org/about", ("python.org",), True),
+        ("https://docs.python.org/3/", ("python.org",), True),  # a subdomain is on its domain
+        ("https://a.b.docs.python.org/", ("python.org",), True),
+        ("https://notpython.org/", ("python.org",), False),  # a suffix of the name is not the domain
+        ("https://python.org.evil.example/", ("python.org",), False),
+        ("https://python.org/", ("docs.python.org",), False),  # the parent is not on a subdomain
+        ("https://Docs.PYTHON.org/", ("python.org",), True),  # case, both sides
+        ("https://docs.python.org/", ("PYTHON.ORG",), True),
+        ("https://www.example.org/", ("example.org",), True),
+        ("https://example.org/", ("www.example.org",), True),  # `www.` in a domain is ignored
+        ("https://mail.example.org/", ("www.example.org",), True),
+        ("https://example.org/", ("https://example.org/docs",), True),  # a scheme and a path, too
+        ("https://example.org:8443/x", ("example.org",), True),  # the URL's port names no other host
+        ("https://user:pw@example.org/", ("example.org",), True),
+        ("https://example.org/", ("other.example", "example.org"), True),  # any of the list
+        ("https://example.org/", ("", "other.example"), False),  # an empty entry matches nothing
+        ("https://example.org/", (), False),
+        ("not a url", ("example.org",), False),
+        ("http://[::1/", ("example.org",), False),  # unparseable: on no domain
+        ("/relative/path", ("example.org",), False),
+    ],
+)
+def test_on_domains(url: str, domains: tuple[str, ...], on: bool) -> None:
+    assert on_domains(url, domains) is on
+
+
+def test_a_domain_with_a_port_names_its_host() -> None:
+    # A domain given as a URL with a port is searched as `host:port` (see above); enforced as
+    # that, it matched no result: include_domains removed every result, exclude_domains none.
+    (spam,) = resolve_filters(SearchParams("q", exclude_domains=["http://spam.example:8080/x"]), NOW)[0].exclude_domains
+    assert spam == "spam.example:8080"
+    assert on_domains("http://spam.example:8080/page", (spam,))
+    assert on_domains("https://spam.example/page", (spam,))  # a domain filter is about hosts
+    assert on_domains("https://www.spam.example/", ("spam.example:",))
+    assert not on_domains("https://other.example:8080/", (spam,))
+
+
+def test_a_host_written_with_its_final_dot_is_the_same_host() -> None:
+    # `example.org.` is the fully qualified spelling of `example.org`: it slipped past exclusion.
+    assert on_domains("https://spam.example./x", ("spam.example",))
+    assert on_domains("https://a.spam.example./x", ("spam.example.",))
+    assert on_domains("https://spam.example/x", ("spam.example.",))
+
+
+def test_a_source_whose_title_is_a_bare_host_is_on_that_host() -> None:
+    # Gemini's grounding links redirect through its own host; the title names the page's host.
+    redirect = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC"
+    assert source_on_domains(SearchSource("uefa.com", redirect), ("uefa.com",))
+    assert source_on_domains(SearchSource(" WWW.UEFA.com ", redirect), ("uefa.com",))
+    assert not source_on_domains(SearchSource("UEFA news about uefa.com", redirect), ("uefa.com",))
+    assert not source_on_domains(SearchSource("fifa.com", redirect), ("uefa.com",))
+    assert source_on_domains(SearchSource("anything", "https://uefa.com/x"), ("uefa.com",))
+
+
+class Filtering(Scripted):
+    """A provider that says it filters domains itself, and returns what it likes anyway."""
+
+    supports: ClassVar[dict[str, str]] = {"limit": "native", "include_domains": "native", "exclude_domains": "native"}
+
+
+def sources(*urls: str) -> ProviderResult:
+    return ProviderResult(sources=tuple(SearchSource(f"t{i}", url) for i, url in enumerate(urls)))
+
+
+URLS = (
+    "https://python.org/a",
+    "https://docs.python.org/b",
+    "https://example.org/c",
+    "https://www.pypi.org/d",
+    "https://spam.python.org/e",
+)
+
+
+async def search_with(config_dir: Path, result: ProviderResult, **params: Any) -> tuple[SearchResponse, Filtering]:
+    """One search of a client whose only provider is a `Filtering` one returning `result`."""
+    brave = Filtering(PROVIDERS["brave"], result)
+    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), "BRAVE_API_KEY": "b" * 20}
+    async with WebSearch(engine=False, env=env, clock=FakeClock(), providers=[brave]) as ws:
+        return await ws.asearch("q", **params), brave
+
+
+async def test_included_domains_are_enforced_on_the_answer(config_dir: Path) -> None:
+    response, _ = await search_with(config_dir, sources(*URLS), include_domains=["python.org"])
+    assert [s.url for s in response.sources] == [URLS[0], URLS[1], URLS[4]]
+    assert messages(response) == ('include_domains=["python.org"] enforced: 2 results outside these hosts removed',)
+
+
+async def test_excluded_domains_are_enforced_on_the_answer(config_dir: Path) -> None:
+    response, _ = await search_with(config_dir, sources(*URLS), exclude_domains=["https://Docs.Python.org/x"])
+    assert [s.url for s in response.sources] == [URLS[0], URLS[2], URLS[3], URLS[4]]
+    assert messages(response)[-1] == (  # the list as the caller gave it
+        'exclude_domains=["https://Docs.Python.org/x"] enforced: 1 result on these hosts removed'
+    )
+
+
+async def test_exclusion_wins_over_inclusion(config_dir: Path) -> None:
+    # A host both included (as a subdomain of one) and excluded is out.
+    response, _ = await search_with(
+        config_dir, sources(*URLS), include_domains=["python.org", "pypi.org"], exclude_domains=["spam.python.org"]
+    )
+    assert [s.url for s in response.sources] == [URLS[0], URLS[1], URLS[3]]
+    assert messages(response) == (
+        'include_domains=["python.org", "pypi.org"] enforced: 1 result outside these hosts removed',
+        'exclude_domains=["spam.python.org"] enforced: 1 result on these hosts removed',
+    )
+
+
+async def test_nothing_to_remove_says_nothing(config_dir: Path) -> None:
+    response, _ = await search_with(
+        config_dir, sources(URLS[0], URLS[1]), include_domains=["python.org"], exclude_domains=["pypi.org"]
+    )
+    assert len(response.sources) == 2 and messages(response) == ()
+
+
+async def test_a_search_left_with_nothing_fails_as_no_results(config_dir: Path) -> None:
+    # Every source off the included hosts: nothing renderable is left, so the attempt fails as
+    # "no results" (the chain goes on to the next provider, when there is one) with its notice.
+    response, brave = await search_with(config_dir, sources(*URLS), include_domains=["nowhere.example"])
+    assert not response.ok and response.sources == () and len(brave.calls) == 1
+    (attempt,) = response.attempts
+    assert (attempt.error_kind, attempt.status) == ("no_results", 204)
+    assert [n.message for n in attempt.notices] == [
+        'include_domains=["nowhere.example"] enforced: 5 results outside these hosts removed'
+    ]
+
+
+async def test_an_answer_left_without_sources_is_still_served(config_dir: Path) -> None:
+    # An answer engine's text stays; only its sources off the hosts go.
+    result = ProviderResult(answer="It is 42.", sources=sources(*URLS).sources)
+    response, _ = await search_with(config_dir, result, exclude_domains=["python.org", "example.org", "pypi.org"])
+    assert response.ok and response.answer == "It is 42." and response.sources == ()
+    assert messages(response) == (
+        'exclude_domains=["python.org", "example.org", "pypi.org"] enforced: 5 results on these hosts removed',
+    )
+
+
+async def test_a_redirect_source_is_kept_by_its_title(config_dir: Path) -> None:
+    redirect = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC"
+    result = ProviderResult(sources=(SearchSource("python.org", redirect), SearchSource("pypi.org", redirect + "2")))
+    response, _ = await search_with(config_dir, result, include_domains=["python.org"])
+    assert [s.title for s in response.sources] == ["python.org"]

@@ -92,6 +92,18 @@ def test_the_merge_keeps_the_richest_fields_and_the_best_url() -> None:
     assert [e.provider for e in merged.engines] == ["bing", "mojeek", "yahoo"]
 
 
+def test_an_https_url_is_shown_over_an_http_one_ranked_higher() -> None:
+    # The order of the lists does not decide it: https first, http ranked higher later.
+    fused = fuse(
+        [
+            ("bing", [src("https://x.example/a"), src("https://page.example/p")]),
+            ("mojeek", [src("http://page.example/p")]),
+        ]
+    )
+    assert fused[0].url == "https://page.example/p"  # agreed on by two engines: first
+    assert fused[0].engines == (EngineRank("bing", 2), EngineRank("mojeek", 1))
+
+
 def test_an_engine_listing_a_page_twice_counts_once_at_its_best_rank() -> None:
     fused = fuse([("bing", [src("https://a.example/x"), src("https://a.example/x/"), src("https://b.example/y")])])
     assert [(s.url, s.engines) for s in fused] == [

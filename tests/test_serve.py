@@ -441,6 +441,25 @@ def test_rate_limit_per_token_in_the_store(one_result: FakeDuckDuckGo, env: dict
     )
 
 
+def test_a_refused_search_gives_its_token_back(one_result: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    # The bucket's take reserves a token even when none is left (its debt queues waiters): a
+    # 429 that kept it pushed the caller an hour further out with every refused retry, so a
+    # client retrying on 429 locked itself out for good.
+    store = MemoryStore(SystemClock())
+    config = ServeConfig(rate_limit=RateLimit("1/h", 1 / 3600, 1)).with_tokens(TOKEN)
+    with serving(env, config, store=store) as server, http(server.url) as client:
+        first = client.post("/v1/search", json={"query": "q"})
+        refused = [client.post("/v1/search", json={"query": "q"}) for _ in range(4)]
+        refused.append(client.get("/search?q=q&format=json"))
+    key = f"serve:rate:{_sha(TOKEN)}"
+    after = asyncio.run(store.take(key, 1 / 3600, 1))  # one more take, as the next search would
+    assert first.status_code == 200
+    assert [r.status_code for r in refused] == [429] * 5
+    assert all(3000 < int(r.headers["retry-after"]) <= 3600 for r in refused)  # each waits for the same token
+    assert 3000 < after <= 3600  # the bucket owes one token: the first search's, none of the refused
+    assert len(one_result.requests) == 1
+
+
 def test_mcp_tool_calls_cost_a_token_each_and_nothing_else_does(
     one_result: FakeDuckDuckGo, env: dict[str, str]
 ) -> None:

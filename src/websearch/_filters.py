@@ -73,14 +73,25 @@ class Filters:
 
 
 def on_domains(url: str, domains: tuple[str, ...]) -> bool:
-    """Is the host of `url` one of `domains` or below one of them? (`www.`, a scheme or a path
-    in a domain are ignored: `https://www.example.org/x` names example.org.)"""
+    """Is the host of `url` one of `domains` or below one of them? (`www.`, a scheme, a port or
+    a path in a domain are ignored: `https://www.example.org:8443/x` names example.org; a final
+    dot, the fully qualified spelling, is ignored on both sides.)"""
     try:
-        host = (urlsplit(url).hostname or "").lower()
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
     except ValueError:
         return False
-    names = (d.lower().split("//")[-1].split("/")[0].removeprefix("www.") for d in domains)
+    names = (_domain_name(d) for d in domains)
     return any(host == name or host.endswith("." + name) for name in names if name)
+
+
+def _domain_name(domain: str) -> str:
+    """The host a domain filter's entry names. A port is dropped: a domain given as a URL with
+    one is searched as `host:port`, and enforced as that it matched no result at all."""
+    name = domain.lower().split("//")[-1].split("/")[0]
+    head, colon, port = name.rpartition(":")
+    if colon and (not port or (port.isascii() and port.isdigit())):
+        name = head
+    return name.rstrip(".").removeprefix("www.")
 
 
 def source_on_domains(source: SearchSource, domains: tuple[str, ...]) -> bool:
