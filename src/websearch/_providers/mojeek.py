@@ -1,70 +1,26 @@
 """Mojeek: the keyless HTML frontend of an independent index (its own crawler, not Bing or Google).
 
-GET https://www.mojeek.com/search?q=...[&since=YYYYMMDD][&before=YYYYMMDD][&s=11] with a desktop
-Chrome's headers and the cookies `arc=us; lb=en`: Mojeek's location and language preferences as
-its /preferences page stores them and as SearXNG and ddgs send them (a fixed en-US default). Its
-region filter `reg` only offers uk, de, fr and eu ("All Regions" is the default), so none is sent.
-
-The page is parsed with selectolax (Lexbor). What a real page shows (tests/pages/mojeek/): the
-results are the `li.rN` children of `ul.results-standard` (a second result from the same host is
-`li.rN.clu-result`); each has the breadcrumb link `a.ob` (its text is the URL, not the title), the
-title link `h2 > a.title`, the snippet `p.s` with `<strong>` around query words (sometimes absent)
-and `p.more`, a relative link to a `site:` search of that host. So the URL is the `h2` link's href
-(the `a.ob` href when the heading has no link), the title the `h2` link's text, the snippet the
-first `p.s`. Links are direct: no redirect to unwrap. Relative links, links back to Mojeek's own
-/search and targets that are not http(s) are dropped, and each URL is kept once. Nothing outside
-the list is read (the options bar, the result count, the pagination, "Try elsewhere", the summary
-link, the header and footer); Mojeek's text ads are not in the served HTML at all (a script,
-jsad.js, adds them). Text is taken as written, whitespace folded, inline tags adding no spaces
-(`_html.node_text`, as DuckDuckGo's).
-
-Paging: 10 results a page. `s` is the 1-based rank of the first result (`s=11`, `s=21`, ... as the
-real page's pagination links and Mojeek's API docs have it; SearXNG's `s=10` is off by one). Page 1
-is sent without `s`: `s=0` or `s=1` there draws the 403 (searx#1736, SearXNG's engine comment), as
-an empty parameter does (`fmt=`: searxng#4307, #4354). A count above one page asks for pages 2
-and 3 (MAX_PAGES) until the count is met, a page adds no new URL or a page has fewer than 10
-result blocks (the last page); a later page failing keeps the earlier ones with a partial notice.
-Pages are the row's pace apart (0.5/s: 2 s), and a later page is asked only when the search's
-deadline leaves it time (`_paging`).
-
-Dates: Mojeek has `since` and `before` (YYYYMMDD, whole days; `before` excludes its day; Mojeek's
-API docs, SearXNG's engine), so `recency` is `since` one day, week, month (30 days) or year
-(365 days) before now, the ladder's start (which wins over `recency`) is `since` its UTC day, and
-`end_published_date` is `before` the day after it (so that day is included). A start or end with a
-time of day is sent as its day, with a notice. Results carry no dates. Domains become `site:` /
-`-site:` operators in `q` (Mojeek's `site` parameter is its paid API's); one project saw a 403 for
-a query with `-site:`, so an excluded domain may cost a block.
-
-Blocking: Mojeek answers automated traffic with a 403 page ("Sorry your network appears to be
-sending automated queries"; a per-IP budget of about ten quick requests, searxng#4307) and, from
-some networks, a 200 CAPTCHA page (`div.captcha-wrap` and the ALTCHA widget's script, no results
-list). Both are `Blocked`, never "no results": the 403 by its status (Mojeek has no keys, so a 403
-is never a login problem), the CAPTCHA by its structure (a results page echoes its query, "captcha"
-included, in its title and search box, but never as an element). The genuine no-results page has
-the ordinary chrome and no results list: no sources (the chain makes it NoResults).
+On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/mojeek.md.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import Any, Final
+from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
 from .._filters import recency_start
 from .._notices import Notice, approximated
 from .._registry import PROVIDERS
-from .._types import SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
-from ..errors import Blocked
-from ._base import Plan, Support, count, recency_overridden, site_operator_notices, with_site_operators
-from ._html import DATED, browser_headers, has_class, html_envelope, keep, node_text
-from ._paging import Page, PagedProvider
-
-if TYPE_CHECKING:
-    from .._context import ProviderContext
+from .._types import SearchSource
+from .._wire import HttpResponse
+from ._base import Plan, recency_overridden
+from ._html import DATED, browser_headers, has_class, keep, node_text, web_url
+from ._kit import Challenge, KeylessEngine, Params
+from ._paging import Page
 
 URL: Final = "https://www.mojeek.com/search"
 DEFAULT_RESULTS: Final = 10
@@ -86,9 +42,9 @@ CAPTCHA_MESSAGE: Final = (
     "datacenter/shared-egress IPs; configure a credentialed provider such as Brave, Tavily, Exa, or Kagi for "
     "reliable web search."
 )
+BLOCKED: Final = {403: BLOCKED_MESSAGE}
 WHOLE_DAYS: Final = "Mojeek's date filters take dates only"
 _RESULTS_START: Final = b'<ul class="results-standard'
-_CAPTCHA: Final = "div.captcha-wrap, altcha-widget, script[src*=altcha]"
 _LIST: Final = "ul.results-standard > li"
 #: A result block and the parts of it that are read, in document order.
 _BLOCK_PARTS: Final = f"{_LIST}, {_LIST} h2, {_LIST} a[href], {_LIST} p.s"
@@ -96,59 +52,43 @@ _BLOCK_PARTS: Final = f"{_LIST}, {_LIST} h2, {_LIST} a[href], {_LIST} p.s"
 _INTERNAL: Final = ("www.mojeek.com", "mojeek.com")
 
 
-class Mojeek(PagedProvider[Page]):
+#: The CAPTCHA page some networks get (200, no results list; a results page echoes its query).
+is_challenge: Final = Challenge(
+    CAPTCHA_MESSAGE,
+    "div.captcha-wrap, altcha-widget, script[src*=altcha]",
+    hints=(b"captcha", b"altcha"),
+    results=(_RESULTS_START,),
+)
+
+
+class Mojeek(KeylessEngine[Page]):
     info = PROVIDERS["mojeek"]
+    url = URL
+    headers = HEADERS
+    max_results = MAX_RESULTS
     max_pages = MAX_PAGES
-    supports: ClassVar[dict[str, Support]] = DATED
+    supports = DATED
+    #: Mojeek has no keys, so a 403 is its automated-traffic refusal, never a login problem.
+    blocked_statuses = BLOCKED
+    challenges = (is_challenge,)
 
-    envelope = html_envelope("Mojeek")
+    def page_params(self, n: int) -> Params:
+        """`s`, the rank of page n's first result (11, 21, ...); page 1 has none (`s=1` draws a 403)."""
+        return [("s", str(PAGE_SIZE * (n - 1) + 1))] if n > 1 else []
 
-    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
-        """Page 1's request, and in `state` every page's request (page 1's first)."""
-        plan = self.new_plan(params, ctx)
-        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
+    def dates(self, plan: Plan) -> tuple[Params, list[Notice]]:
+        """`since` the start's day (else `recency`'s), `before` the day after the end."""
         f = plan.filters
-        query = [("q", with_site_operators(params.query, f.include_domains, f.exclude_domains))]
-        start = f.start if f.start is not None else recency_start(params.recency, plan.now)
-        if start is not None:
-            query.append(("since", _day(start.date())))
+        start = f.start if f.start is not None else recency_start(plan.params.recency, plan.now)
+        sent = [("since", _day(start.date()))] if start is not None else []
         before = _day_after(f.end) if f.end is not None else None
-        if before is not None:
-            query.append(("before", before))
-        plan.notices += _date_notices(plan, dict(query))
-        plan.notices += site_operator_notices(plan, self.label)
-        plan.request = HttpRequest("GET", ctx.endpoint(self.id, URL), headers=HEADERS, params=query)
-        pages = min(MAX_PAGES, -(-plan.limit // PAGE_SIZE))
-        plan.state = tuple(page_request(plan.request, n) for n in range(1, pages + 1))
-        return plan
+        sent += [("before", before)] if before is not None else []
+        return sent, _date_notices(plan, dict(sent))
 
-    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
-        """One page's results, the last one when it has fewer than PAGE_SIZE result blocks; the
-        block pages raise `Blocked`, other errors their mapped error."""
-        if response.status == 403:
-            raise Blocked(self.id, BLOCKED_MESSAGE, 429)
-        if is_challenge(response.body):
-            raise Blocked(self.id, CAPTCHA_MESSAGE, 429)
-        if not response.ok:
-            raise self.error(response, plan)
+    def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
+        """The page's results; the last page when it has fewer than PAGE_SIZE result blocks."""
         sources, blocks = read_page(response.body, MAX_RESULTS)
         return Page(sources, more=blocks >= PAGE_SIZE)
-
-
-def page_request(first: HttpRequest, n: int) -> HttpRequest:
-    """Page `n` (1-based): page 1's request with `s`, the rank of its first result (11, 21, ...)."""
-    if n == 1:
-        return first
-    return dataclasses.replace(first, params=[*first.params, ("s", str(PAGE_SIZE * (n - 1) + 1))])
-
-
-def is_challenge(page: bytes) -> bool:
-    """Mojeek's CAPTCHA page, told by its structure: a page without a results list that has the
-    challenge container or the ALTCHA widget. (The words alone prove nothing: a results page
-    echoes the query, "captcha-wrap altcha" included, in its title and search box.)"""
-    if _RESULTS_START in page or (b"captcha" not in page and b"altcha" not in page):
-        return False
-    return LexborHTMLParser(page).css_first(_CAPTCHA) is not None
 
 
 def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSource]:
@@ -234,31 +174,16 @@ def _in_heading(node: Any) -> bool:
 
 def target(href: str) -> str | None:
     """A result link's target: absolute http(s) (`//x` made https) with a host, not one of
-    Mojeek's own searches; else None. (Read by hand: `urlsplit` cost more than the parse.)"""
-    if href.startswith("//"):
-        href = "https:" + href
-    if href.startswith("https://"):
-        rest = href[8:]
-    elif href.startswith("http://"):
-        rest = href[7:]
-    else:
+    Mojeek's own searches; else None."""
+    url = web_url(href)
+    try:
+        parts = urlsplit(url) if url is not None else None
+        host = parts.hostname if parts is not None else None
+    except ValueError:
         return None
-    end = len(rest)
-    for stop in "/?#":
-        at = rest.find(stop, 0, end)
-        if at >= 0:
-            end = at
-    host = rest[:end].rpartition("@")[2].lower()
-    name = host if host.startswith("[") else host.partition(":")[0]
-    if not name:
+    if parts is None or not host or (host in _INTERNAL and parts.path.rstrip("/") in ("", "/search")):
         return None
-    if name in _INTERNAL:
-        path = rest[end:]
-        for stop in "?#":
-            path = path.partition(stop)[0]
-        if path.rstrip("/") in ("", "/search"):
-            return None
-    return href
+    return url
 
 
 def _day(day: date) -> str:
