@@ -87,6 +87,8 @@ class KeylessEngine(PagedProvider[P]):
     #: A count over one page asks for every page up to `max_pages` (for engines whose pages
     #: often hold fewer than `page_size`), not only the pages the count needs.
     spare_pages: ClassVar[bool] = False
+    #: Page n's own parameters go before the dates (as the engine's pager writes them), not after.
+    paging_first: ClassVar[bool] = False
     #: Statuses that are a block, and what the error says.
     blocked_statuses: ClassVar[Mapping[int, str]] = {}
     challenges: ClassVar[Sequence[Challenge]] = ()
@@ -125,8 +127,9 @@ class KeylessEngine(PagedProvider[P]):
         return self.max_pages if self.spare_pages else min(self.max_pages, -(-limit // self.page_size))
 
     def page_request(self, url: str, base: Params, dated: Params, n: int) -> HttpRequest:
-        """Page `n`'s request: the parameters, the dates, then page `n`'s own."""
-        pairs = [*base, *dated, *self.page_params(n)]
+        """Page `n`'s request: the parameters, the dates, then page `n`'s own (or those, then the dates)."""
+        paging = self.page_params(n)
+        pairs = [*base, *paging, *dated] if self.paging_first else [*base, *dated, *paging]
         if self.method == "POST":
             return HttpRequest("POST", url, headers=dict(self.headers), form=pairs)
         return HttpRequest("GET", url, headers=dict(self.headers), params=pairs)
