@@ -1,56 +1,15 @@
 """Bing: the keyless www.bing.com results page, read as HTML (no API, no key).
 
-GET https://www.bing.com/search?q=...&mkt=en-US&setlang=en[&filters=ex1:"<window>"] with a desktop
-Chrome's headers; page n > 1 adds first=10(n-1)+1 (11, 21, ...) and FORM=PERE, PERE1, ... as
-Bing's own pager does, with page n-1 as its Referer. The page is parsed with selectolax (Lexbor)
-from the results list on: results are the `li.b_algo` children of `ol#b_results`; the title and
-link come from the block's first `h2 a`, the snippet from the first `p` after it (`.b_caption p`,
-or a bare `p.b_lineclamp2` in newer layouts), the date from the snippet's `span.news_dt`
-("Sep 22, 2026", "3 days ago"; it and its " · " are taken out of the snippet), and Bing's
-decorative `span.algoSlug_icon` label is dropped. Text is taken as written, whitespace folded,
-inline tags adding no spaces (`_html.node_text`, as DuckDuckGo's). Links are
-`https://www.bing.com/ck/a?!&&p=...&u=a1<base64url of the target>&ntb=1` redirects: "a1" is cut,
-the rest decoded as padded base64url and UTF-8, strictly; a link that does not decode to an
-http(s) URL is dropped, and so are Bing's own pages (`/search`, `/aclick` ads, `/ck/`, the image,
-video and news verticals, maps, shopping), other schemes and duplicates. Ads are the `li.b_ad`
-blocks: not `b_algo`, never read. An empty results page (`li.b_no`) is no results.
-
-Region and language are fixed to en-US: `mkt=en-US` (the market, Bing's primary locale signal),
-`setlang=en` and an Accept-Language of en-US, because Bing answers with unrelated results when
-`mkt` and Accept-Language disagree (SearXNG's Bing engine, 2026).
-
-The richer parameters: `recency` is `ex1:"ez1"` (day), `"ez2"` (week), `"ez3"` (month), and a
-year is the custom range `ez5_<day>_<day>` of the last 365 days (Bing has no year preset; day
-numbers count days since 1970-01-01, as SearXNG and ddgs send them). The date ladder's start
-(which wins over `recency`, with a notice) and `end_published_date` (else today) are that custom
-range, in whole days: a start with a time of day (`recency_hours`, a timestamp) is widened to its
-day with a notice. Domains are `site:` / `-site:` operators in `q`; the chain post-filters them.
-
-`limit` beyond one page (PAGE_SIZE) asks for pages 2, 3, ... (at most MAX_PAGES) until the count
-is met or a page adds no new URL: Bing answers a `first` past its last result with page 1 again,
-and (per SearXNG's 2026 engine) often answers clients without JavaScript with page 1 whatever
-`first` says and without applying `filters`. A page that fails after the first ends the paging
-with a partial notice; the pages before it are kept. Pages are the row's pace apart (0.5/s: 2 s),
-and a later page is asked only when the search's deadline leaves it time (`_paging`).
-
-Blocked, told by structure, never by words a results page could echo (its title and search box
-hold the query): a response whose final URL is under `/turing/captcha/` (Bing's CAPTCHA page, a
-Cloudflare Turnstile wrapper), or a page without a results list that holds the CAPTCHA block
-(`#b_captcha`), a CAPTCHA frame or form (`/turing/captcha`, `/captcha`), the Turnstile widget
-or script, or a Cloudflare challenge form. No real saved CAPTCHA page with a licence that allows
-keeping it was found; this structure comes from other projects' detectors and reports.
-
-Deviations one might not expect: Bing's `count` parameter is not sent (it is no longer honoured
-and degrades results, per SerpApi's 2025 reports); Bing sometimes answers a query it has nothing
-for with an unrelated cached page of results, which cannot be told from a real one.
+On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/bing.md.
 """
 
 from __future__ import annotations
 
 import binascii
+import dataclasses
 import re
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import Any, Final
 from urllib.parse import unquote, urlencode, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
@@ -58,23 +17,12 @@ from selectolax.lexbor import LexborHTMLParser
 from .._filters import recency_start
 from .._notices import Notice
 from .._registry import PROVIDERS
-from .._types import SearchParams, SearchSource
+from .._types import SearchSource
 from .._wire import HttpRequest, HttpResponse
-from ..errors import Blocked
-from ._base import (
-    Plan,
-    Support,
-    age_seconds,
-    count,
-    day_range_notices,
-    site_operator_notices,
-    with_site_operators,
-)
-from ._html import DATED, browser_headers, html_envelope, keep, node_text, results_part
-from ._paging import Page, PagedProvider
-
-if TYPE_CHECKING:
-    from .._context import ProviderContext
+from ._base import Plan, age_seconds, day_range_notices
+from ._html import DATED, browser_headers, keep, node_text, results_part
+from ._kit import QUERY, Challenge, KeylessEngine, Params
+from ._paging import Page
 
 URL: Final = "https://www.bing.com/search"
 DEFAULT_RESULTS: Final = 10
@@ -97,12 +45,6 @@ CHALLENGE_MESSAGE: Final = (
 )
 _RESULTS_MARK: Final = b'id="b_results"'
 _CONTEXT_MARK: Final = b'id="b_context"'
-_CHALLENGE_MARKS: Final = (b"b_captcha", b"/captcha", b"turnstile", b"challenge-form")
-_CHALLENGE: Final = (
-    "#b_captcha, iframe[src*='/turing/captcha'], form[action*='/captcha'], "
-    "script[src*='challenges.cloudflare.com/turnstile'], .cf-turnstile, form#challenge-form"
-)
-_CHALLENGE_PATH: Final = "/turing/captcha"
 _BLOCKS: Final = "ol#b_results > li.b_algo"
 #: Paths of Bing's own pages on bing.com hosts: navigation and ads, not results.
 _INTERNAL: Final = (
@@ -125,40 +67,54 @@ _MONTHS: Final = {
 _DATE_SEPARATORS: Final = " \u00b7-\u2013\u2014"
 
 
-class Bing(PagedProvider[Page]):
-    info = PROVIDERS["bing"]
-    max_pages = MAX_PAGES
-    supports: ClassVar[dict[str, Support]] = DATED
-    envelope = html_envelope("Bing")
+#: Bing's CAPTCHA (a Cloudflare Turnstile wrapper): the final URL under /turing/captcha/, or a
+#: page without a results list holding the CAPTCHA block, frame or form, or a Turnstile or
+#: Cloudflare challenge. (Words prove nothing: a results page echoes its query.)
+is_challenge: Final = Challenge(
+    CHALLENGE_MESSAGE,
+    "#b_captcha, iframe[src*='/turing/captcha'], form[action*='/captcha'], "
+    "script[src*='challenges.cloudflare.com/turnstile'], .cf-turnstile, form#challenge-form",
+    hints=(b"b_captcha", b"/captcha", b"turnstile", b"challenge-form"),
+    results=(_RESULTS_MARK,),
+    paths=("/turing/captcha",),
+)
 
-    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
-        """Page 1's request, and in `state` every page's request (page 1's first)."""
-        plan = self.new_plan(params, ctx)
-        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
-        f = plan.filters
-        query = [
-            ("q", with_site_operators(params.query, f.include_domains, f.exclude_domains)),
-            ("mkt", MARKET),
-            ("setlang", LANGUAGE),
-        ]
+
+class Bing(KeylessEngine[Page]):
+    info = PROVIDERS["bing"]
+    url = URL
+    headers = HEADERS
+    params = (("q", QUERY), ("mkt", MARKET), ("setlang", LANGUAGE))
+    max_results = MAX_RESULTS
+    max_pages = MAX_PAGES
+    spare_pages = True  # Bing's pages often repeat page 1 or hold fewer than PAGE_SIZE
+    supports = DATED
+    challenges = (is_challenge,)
+
+    def page_params(self, n: int) -> Params:
+        """`first` and Bing's pager `FORM` from page 2 on."""
+        return (
+            [("first", str(PAGE_SIZE * (n - 1) + 1)), ("FORM", "PERE" if n == 2 else f"PERE{n - 2}")] if n > 1 else []
+        )
+
+    def page_request(self, url: str, base: Params, dated: Params, n: int) -> HttpRequest:
+        """Page n > 1 is a click on page n-1's pager: same-origin, that page as the Referer."""
+        request = super().page_request(url, base, dated, n)
+        if n == 1:
+            return request
+        previous = [*base, *dated, *self.page_params(n - 1)]
+        referer = f"{url}?{urlencode(previous)}"
+        return dataclasses.replace(request, headers=browser_headers("same-origin", referer, cache_control="max-age=0"))
+
+    def dates(self, plan: Plan) -> tuple[Params, list[Notice]]:
+        """`filters=ex1:"<code>"`: a custom range of whole days, else `recency`'s preset."""
         window = _date_window(plan)
         code = _filter(plan, window)
-        if code is not None:
-            query.append(("filters", f'ex1:"{code}"'))
-        plan.notices += _date_notices(plan, window, code)
-        plan.notices += site_operator_notices(plan, self.label)
-        url = ctx.endpoint(self.id, URL)
-        pages = MAX_PAGES if plan.limit > PAGE_SIZE else 1
-        plan.state = _page_requests(url, query, pages)
-        plan.request = plan.state[0]
-        return plan
+        how = f'whole days (filters=ex1:"{code}", {window[0]} to {window[1]})' if window else ""
+        notices = day_range_notices(plan, window, "Bing's custom date range", how, WHOLE_DAYS)
+        return ([("filters", f'ex1:"{code}"')] if code is not None else []), notices
 
-    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
-        """One page's results; the CAPTCHA is Blocked, another non-2xx the mapped error."""
-        if is_challenge(response.body, response.url):
-            raise Blocked(self.id, CHALLENGE_MESSAGE, 429)
-        if not response.ok:
-            raise self.error(response, plan)
+    def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
         return Page(parse_results(response.body, plan.now))
 
 
@@ -191,44 +147,7 @@ def _filter(plan: Plan, window: tuple[date, date] | None) -> str | None:
     return PRESETS.get(recency or "")
 
 
-def _date_notices(plan: Plan, window: tuple[date, date] | None, code: str | None) -> list[Notice]:
-    how = f'whole days (filters=ex1:"{code}", {window[0]} to {window[1]})' if window else ""
-    return day_range_notices(plan, window, "Bing's custom date range", how, WHOLE_DAYS)
-
-
-def _page_requests(url: str, query: list[tuple[str, str]], pages: int) -> tuple[HttpRequest, ...]:
-    """Pages 1..`pages`: page n > 1 adds `first` and Bing's pager `FORM`, and is sent as a click
-    on page n-1's pager (same-origin, that page as the Referer)."""
-    requests: list[HttpRequest] = []
-    previous: list[tuple[str, str]] = []
-    for n in range(1, pages + 1):
-        params = list(query)
-        headers: dict[str, str] = HEADERS
-        if n > 1:
-            params += [("first", str(PAGE_SIZE * (n - 1) + 1)), ("FORM", "PERE" if n == 2 else f"PERE{n - 2}")]
-            headers = browser_headers("same-origin", f"{url}?{urlencode(previous)}", cache_control="max-age=0")
-        requests.append(HttpRequest("GET", url, headers=headers, params=params))
-        previous = params
-    return tuple(requests)
-
-
 # -- the page ----------------------------------------------------------------------------------
-
-
-def is_challenge(page: bytes, url: str = "") -> bool:
-    """Bing's CAPTCHA, told by structure: the final URL under /turing/captcha/, or a page without
-    a results list holding the CAPTCHA block, frame or form, or a Turnstile / Cloudflare challenge.
-    (Words prove nothing: a results page echoes its query in the title and the search box.)"""
-    if url:
-        try:
-            path = urlsplit(url).path
-        except ValueError:
-            path = ""
-        if path.startswith(_CHALLENGE_PATH):
-            return True
-    if _RESULTS_MARK in page or not any(mark in page for mark in _CHALLENGE_MARKS):
-        return False
-    return LexborHTMLParser(page).css_first(_CHALLENGE) is not None
 
 
 def parse_results(html: bytes | str, now: datetime, limit: int = MAX_RESULTS) -> list[SearchSource]:
