@@ -30,8 +30,10 @@ from ._paging import P, PagedProvider
 if TYPE_CHECKING:
     from .._context import ProviderContext
 
-__all__ = ["QUERY", "Challenge", "KeylessEngine", "Params", "url_path"]
+__all__ = ["ADVICE", "QUERY", "Challenge", "KeylessEngine", "Params", "url_path"]
 
+#: What every block message ends with: what to do instead.
+ADVICE: Final = "configure a credentialed provider such as Brave, Tavily, Exa, or Kagi for reliable web search."
 #: The query's place in `KeylessEngine.params` (replaced by the query with its `site:` operators).
 QUERY: Final = "\x00query"
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import binascii
 import dataclasses
-import re
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any, Final
 from urllib.parse import unquote, urlencode, urlsplit
 
@@ -21,49 +20,31 @@ from .._types import SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ._base import Plan, age_seconds, day_range_notices
 from ._html import DATED, browser_headers, keep, node_text, results_part
-from ._kit import QUERY, Challenge, KeylessEngine, Params
+from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
 from ._paging import Page
 
 URL: Final = "https://www.bing.com/search"
-DEFAULT_RESULTS: Final = 10
 #: About how many organic results one Bing page holds.
 PAGE_SIZE: Final = 10
 #: The most pages websearch asks one search for (our cap, to stay polite).
 MAX_PAGES: Final = 4
 MAX_RESULTS: Final = 30
-MARKET: Final = "en-US"
-LANGUAGE: Final = "en"
-#: `recency` as Bing's presets; a year has none (see `_filter`).
+#: `recency` as Bing's presets; a year has none (a range, see `Bing.dates`).
 PRESETS: Final = {"day": "ez1", "week": "ez2", "month": "ez3"}
 WHOLE_DAYS: Final = "Bing's custom date range takes whole days"
 _EPOCH: Final = date(1970, 1, 1)
 HEADERS: Final = browser_headers("none", cache_control="max-age=0")
 CHALLENGE_MESSAGE: Final = (
     "Bing blocked the request with a CAPTCHA challenge. Bing challenges automated searches from "
-    "datacenter/shared-egress IPs; configure a credentialed provider such as Brave, Tavily, Exa, or Kagi "
-    "for reliable web search."
+    f"datacenter/shared-egress IPs; {ADVICE}"
 )
 _RESULTS_MARK: Final = b'id="b_results"'
 _CONTEXT_MARK: Final = b'id="b_context"'
 _BLOCKS: Final = "ol#b_results > li.b_algo"
 #: Paths of Bing's own pages on bing.com hosts: navigation and ads, not results.
-_INTERNAL: Final = (
-    "/search",
-    "/aclick",
-    "/aclk",
-    "/ck/",
-    "/images/search",
-    "/videos/search",
-    "/news/search",
-    "/maps",
-    "/shop",
-)
+_NAVIGATION: Final = ("/search", "/images/search", "/videos/search", "/news/search", "/maps", "/shop")
+_INTERNAL: Final = (*_NAVIGATION, "/aclick", "/aclk", "/ck/")
 _CK: Final = "https://www.bing.com/ck/a?"
-_HOST: Final = re.compile(r"https?://([^/?#]*)")
-_DATE: Final = re.compile(r"([A-Z][a-z]{2}) ([0-9]{1,2}), ([0-9]{4})")
-_MONTHS: Final = {
-    m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)
-}
 _DATE_SEPARATORS: Final = " \u00b7-\u2013\u2014"
 
 
@@ -84,7 +65,7 @@ class Bing(KeylessEngine[Page]):
     info = PROVIDERS["bing"]
     url = URL
     headers = HEADERS
-    params = (("q", QUERY), ("mkt", MARKET), ("setlang", LANGUAGE))
+    params = (("q", QUERY), ("mkt", "en-US"), ("setlang", "en"))  # en-US, as Accept-Language
     max_results = MAX_RESULTS
     max_pages = MAX_PAGES
     spare_pages = True  # Bing's pages often repeat page 1 or hold fewer than PAGE_SIZE
@@ -107,44 +88,24 @@ class Bing(KeylessEngine[Page]):
         return dataclasses.replace(request, headers=browser_headers("same-origin", referer, cache_control="max-age=0"))
 
     def dates(self, plan: Plan) -> tuple[Params, list[Notice]]:
-        """`filters=ex1:"<code>"`: a custom range of whole days, else `recency`'s preset."""
-        window = _date_window(plan)
-        code = _filter(plan, window)
+        """`filters=ex1:"<code>"`: a custom range of whole days (from the ladder's start, else from
+        `recency`'s under an end; to the end, else today), else `recency`'s preset, a year as a range."""
+        f, recency = plan.filters, plan.params.recency
+        start = f.start or (recency_start(recency, plan.now) if f.end is not None else None)
+        window = (start.date(), (f.end or plan.now).date()) if start is not None else None
+        day = [(d - _EPOCH).days for d in window or (plan.now.date(),)]  # Bing's days count from 1970-01-01
+        if window is not None:
+            code: str | None = f"ez5_{day[0]}_{day[1]}"
+        elif recency == "year":  # no preset: the last 365 days as a range
+            code = f"ez5_{day[0] - 365}_{day[0]}"
+        else:
+            code = PRESETS.get(recency or "")
         how = f'whole days (filters=ex1:"{code}", {window[0]} to {window[1]})' if window else ""
         notices = day_range_notices(plan, window, "Bing's custom date range", how, WHOLE_DAYS)
         return ([("filters", f'ex1:"{code}"')] if code is not None else []), notices
 
     def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
         return Page(parse_results(response.body, plan.now))
-
-
-# -- the request -------------------------------------------------------------------------------
-
-
-def _day(when: datetime | date) -> int:
-    """Bing's day number: days since 1970-01-01 (of the UTC date)."""
-    return ((when.date() if isinstance(when, datetime) else when) - _EPOCH).days
-
-
-def _date_window(plan: Plan) -> tuple[date, date] | None:
-    """The (start, end) days of a custom range when the ladder or `end_published_date` asks for
-    one: the ladder's start, else `recency`'s; the end date, else today. None otherwise."""
-    f = plan.filters
-    start = f.start or (recency_start(plan.params.recency, plan.now) if f.end is not None else None)
-    if start is None:
-        return None
-    return start.date(), (f.end or plan.now).date()
-
-
-def _filter(plan: Plan, window: tuple[date, date] | None) -> str | None:
-    """The `ex1` code: a custom range for a window, else `recency`'s preset (a year as a range)."""
-    if window is not None:
-        return f"ez5_{_day(window[0])}_{_day(window[1])}"
-    recency = plan.params.recency
-    if recency == "year":
-        today = _day(plan.now)
-        return f"ez5_{today - 365}_{today}"
-    return PRESETS.get(recency or "")
 
 
 # -- the page ----------------------------------------------------------------------------------
@@ -177,7 +138,7 @@ def parse_results(html: bytes | str, now: datetime, limit: int = MAX_RESULTS) ->
         if not title or not keep(url, seen):
             continue
         text, published = _snippet(snippet) if snippet is not None else (None, None)
-        age = _age(published, now) if published else None
+        age = age_seconds(published, now) if published else None
         sources.append(SearchSource(title, url, text, published, age))
         if len(sources) >= limit:
             break
@@ -203,20 +164,6 @@ def _snippet(p: Any) -> tuple[str | None, str | None]:
     return text or None, published
 
 
-def _age(published: str, now: datetime) -> int | None:
-    """Seconds since a snippet's date: Bing's "Sep 22, 2026" read directly (strptime costs as much
-    as parsing a result), anything else ("3 days ago") as `age_seconds` reads it."""
-    match = _DATE.fullmatch(published)
-    month = _MONTHS.get(match.group(1)) if match else None
-    if match is None or month is None:
-        return age_seconds(published, now)
-    try:
-        when = datetime(int(match.group(3)), month, int(match.group(2)), tzinfo=UTC)
-    except ValueError:
-        return None
-    return int((now - when).total_seconds() // 1)
-
-
 def unwrap_href(href: str | None) -> str | None:
     """The target of a result link: Bing's `/ck/a` redirect decoded; a direct http(s) link as
     is; None for Bing's own pages, relative links, other schemes and undecodable redirects."""
@@ -235,23 +182,19 @@ def unwrap_href(href: str | None) -> str | None:
 
 def _direct(href: str) -> str | None:
     """`href` if it is an http(s) URL off Bing's own pages, with a host and without spaces."""
-    match = _HOST.match(href)
-    if match is None or " " in href or not href.isprintable():
+    try:
+        parts = urlsplit(href)
+        host = parts.hostname
+    except ValueError:
         return None
-    host = match.group(1).rpartition("@")[2].partition(":")[0].lower()
-    if not host:
+    if not href.startswith(("http://", "https://")) or not host or " " in href or not href.isprintable():
         return None
     if host != "bing.com" and not host.endswith(".bing.com"):
         return href
-    try:
-        path = urlsplit(href).path
-    except ValueError:
-        return None
-    if path == "/ck/a":  # a redirect on another Bing host (cn.bing.com)
-        at = href.find("?")
-        target = _redirect_target(href[at + 1 :]) if at > 0 else None
+    if parts.path == "/ck/a":  # a redirect on another Bing host (cn.bing.com)
+        target = _redirect_target(href.partition("?")[2])
         return _direct(target) if target is not None and "/ck/a" not in target else None
-    return None if path.startswith(_INTERNAL) else href
+    return None if parts.path.startswith(_INTERNAL) else href
 
 
 def _redirect_target(query: str) -> str | None:

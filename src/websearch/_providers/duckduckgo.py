@@ -18,7 +18,7 @@ from .._types import SearchSource
 from .._wire import HttpResponse
 from ._base import Plan
 from ._html import browser_headers, has_class, keep, node_text, results_part, web_url
-from ._kit import QUERY, Challenge, KeylessEngine, Params
+from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
 from ._paging import Page
 
 URL: Final = "https://html.duckduckgo.com/html/"
@@ -35,8 +35,7 @@ HEADERS: Final = browser_headers(
 )
 CHALLENGE_MESSAGE: Final = (
     "DuckDuckGo blocked the request with a bot-detection challenge. DuckDuckGo throttles automated HTML "
-    "searches from datacenter/shared-egress IPs; configure a credentialed provider such as Brave, Tavily, "
-    "Exa, or Kagi for reliable web search."
+    f"searches from datacenter/shared-egress IPs; {ADVICE}"
 )
 _RESULTS_START: Final = b'<div id="links"'
 _SELECTOR: Final = "div.result a.result__a[href], div.result .result__snippet"

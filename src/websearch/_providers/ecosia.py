@@ -18,7 +18,7 @@ from .._wire import HttpResponse
 from ..errors import Blocked
 from ._base import Plan, age_seconds
 from ._html import browser_headers, html_envelope, keep, node_text, results_part, web_url
-from ._kit import QUERY, Challenge, KeylessEngine, Params
+from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
 from ._paging import Page
 
 URL: Final = "https://www.ecosia.org/search"
@@ -32,13 +32,11 @@ MAX_RESULTS: Final = PAGE_SIZE * MAX_PAGES
 WINDOWS: Final = {"day": "day", "week": "week", "month": "month"}
 HEADERS: Final = browser_headers("same-origin", "https://www.ecosia.org/")
 CHALLENGE_MESSAGE: Final = (
-    "Ecosia blocked the request with a Cloudflare challenge. Ecosia sits behind Cloudflare, which challenges "
-    "plain HTTP clients from many networks (datacenter and shared-egress IPs); configure a credentialed provider "
-    "such as Brave, Tavily, Exa, or Kagi for reliable web search."
+    "Ecosia blocked the request with a Cloudflare challenge. Ecosia sits behind Cloudflare, which "
+    f"challenges plain HTTP clients from many networks (datacenter and shared-egress IPs); {ADVICE}"
 )
 REFUSED_MESSAGE: Final = (
-    "Ecosia refused the request (403): its Cloudflare front blocks plain HTTP clients from many networks; "
-    "configure a credentialed provider such as Brave, Tavily, Exa, or Kagi for reliable web search."
+    f"Ecosia refused the request (403): its Cloudflare front blocks plain HTTP clients from many networks; {ADVICE}"
 )
 
 _RESULTS_START: Final = b'data-test-id="mainline"'

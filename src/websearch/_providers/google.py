@@ -22,7 +22,7 @@ from ..errors import Blocked, InvalidResponse
 from ._base import Plan, Support
 from ._errors import ErrorEnvelope
 from ._html import browser_headers, has_class, keep, node_text
-from ._kit import QUERY, KeylessEngine, Params
+from ._kit import ADVICE, QUERY, KeylessEngine, Params
 from ._tbs import TbsWords, tbs_parts
 
 if TYPE_CHECKING:
@@ -37,10 +37,7 @@ PAGE_SIZE: Final = 10
 MAX_PAGES: Final = 3
 PARAMS: Final = (("hl", "en"), ("gl", "us"), ("udm", "14"))
 HEADERS: Final = browser_headers("same-origin", "https://www.google.com/")
-_ADVICE: Final = (
-    "Google blocks automated searches from many networks; configure a credentialed provider such as Brave, "
-    "Tavily, Exa, or Kagi for reliable web search."
-)
+_ADVICE: Final = f"Google blocks automated searches from many networks; {ADVICE}"
 CAPTCHA_MESSAGE: Final = f"Google blocked the request with its unusual-traffic CAPTCHA (/sorry/). {_ADVICE}"
 CONSENT_MESSAGE: Final = f"Google answered with its cookie-consent page instead of results. {_ADVICE}"
 JAVASCRIPT_MESSAGE: Final = f"Google answered with a page that requires JavaScript instead of results. {_ADVICE}"

@@ -19,7 +19,7 @@ from .._types import SearchSource
 from .._wire import HttpResponse
 from ._base import Plan, recency_overridden
 from ._html import DATED, browser_headers, has_class, keep, node_text, web_url
-from ._kit import Challenge, KeylessEngine, Params
+from ._kit import ADVICE, Challenge, KeylessEngine, Params
 from ._paging import Page
 
 URL: Final = "https://www.mojeek.com/search"
@@ -33,14 +33,12 @@ HEADERS: Final = browser_headers(
     "same-origin", "https://www.mojeek.com/", accept_language="en,en-US;q=0.9", cookie="arc=us; lb=en"
 )
 BLOCKED_MESSAGE: Final = (
-    "Mojeek blocked the request as automated traffic (403). Mojeek allows only a few quick searches per IP "
-    "address and refuses many datacenter/shared-egress IPs; configure a credentialed provider such as Brave, "
-    "Tavily, Exa, or Kagi for reliable web search."
+    "Mojeek blocked the request as automated traffic (403). Mojeek allows only a few quick searches per "
+    f"IP address and refuses many datacenter/shared-egress IPs; {ADVICE}"
 )
 CAPTCHA_MESSAGE: Final = (
     "Mojeek blocked the request with a CAPTCHA challenge. Mojeek challenges automated searches from "
-    "datacenter/shared-egress IPs; configure a credentialed provider such as Brave, Tavily, Exa, or Kagi for "
-    "reliable web search."
+    f"datacenter/shared-egress IPs; {ADVICE}"
 )
 BLOCKED: Final = {403: BLOCKED_MESSAGE}
 WHOLE_DAYS: Final = "Mojeek's date filters take dates only"

@@ -22,7 +22,7 @@ from .._wire import HttpRequest, HttpResponse
 from ..errors import Blocked, InvalidResponse
 from ._base import Plan
 from ._html import browser_headers, fold, html_envelope, keep
-from ._kit import QUERY, KeylessEngine, Params, url_path
+from ._kit import ADVICE, QUERY, KeylessEngine, Params, url_path
 
 if TYPE_CHECKING:
     pass
@@ -70,14 +70,11 @@ FORM_HEADERS: Final = browser_headers(
     cookie=f"preferences={PREFERENCES}",
     origin=ORIGIN,
 )
-_ADVICE: Final = (
-    "Startpage throttles automated searches from datacenter/shared-egress IPs; configure a credentialed "
-    "provider such as Brave, Tavily, Exa, or Kagi for reliable web search."
-)
+_ADVICE: Final = f"Startpage throttles automated searches from datacenter/shared-egress IPs; {ADVICE}"
 CAPTCHA_MESSAGE: Final = f"Startpage blocked the request with a CAPTCHA page. {_ADVICE}"
 ANUBIS_MESSAGE: Final = (
-    f"Startpage answered with its proof-of-work bot check (Anubis), which only a browser running JavaScript passes. "
-    f"{_ADVICE}"
+    "Startpage answered with its proof-of-work bot check (Anubis), which only a browser running "
+    f"JavaScript passes. {_ADVICE}"
 )
 SUSPENDED_MESSAGE: Final = f"Startpage refused the request (access denied for suspected automated use). {_ADVICE}"
 NOT_A_RESULTS_PAGE: Final = (

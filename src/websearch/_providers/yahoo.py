@@ -15,7 +15,7 @@ from .._types import SearchSource
 from .._wire import HttpResponse
 from ._base import Plan
 from ._html import browser_headers, fold, keep, node_text, results_part, web_url
-from ._kit import QUERY, KeylessEngine, Params
+from ._kit import ADVICE, QUERY, KeylessEngine, Params
 from ._paging import Page
 
 URL: Final = "https://search.yahoo.com/search"
@@ -35,8 +35,7 @@ CONSENT_MESSAGE: Final = (
 )
 THROTTLED_MESSAGE: Final = (
     "Yahoo refused the request (error 999): Yahoo blocks automated searches from datacenter/shared-egress "
-    "IPs for a while; configure a credentialed provider such as Brave, Tavily, Exa, or Kagi for reliable "
-    "web search."
+    f"IPs for a while; {ADVICE}"
 )
 THROTTLED: Final = {999: THROTTLED_MESSAGE}
 _RESULTS_START: Final = b'<div id="web"'
