@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -91,6 +91,8 @@ class KeylessEngine(PagedProvider[P]):
     spare_pages: ClassVar[bool] = False
     #: Page n's own parameters go before the dates (as the engine's pager writes them), not after.
     paging_first: ClassVar[bool] = False
+    #: Page n > 1 is sent as a click on page n-1's pager: same-origin, that page as the Referer.
+    pager_referer: ClassVar[bool] = False
     #: Statuses that are a block, and what the error says.
     blocked_statuses: ClassVar[Mapping[int, str]] = {}
     challenges: ClassVar[Sequence[Challenge]] = ()
@@ -130,11 +132,18 @@ class KeylessEngine(PagedProvider[P]):
 
     def page_request(self, url: str, base: Params, dated: Params, n: int) -> HttpRequest:
         """Page `n`'s request: the parameters, the dates, then page `n`'s own (or those, then the dates)."""
-        paging = self.page_params(n)
-        pairs = [*base, *paging, *dated] if self.paging_first else [*base, *dated, *paging]
+        pairs = self._pairs(base, dated, n)
+        headers = dict(self.headers)
+        if self.pager_referer and n > 1:
+            referer = f"{url}?{urlencode(self._pairs(base, dated, n - 1))}"
+            headers |= {"Sec-Fetch-Site": "same-origin", "Referer": referer}
         if self.method == "POST":
-            return HttpRequest("POST", url, headers=dict(self.headers), form=pairs)
-        return HttpRequest("GET", url, headers=dict(self.headers), params=pairs)
+            return HttpRequest("POST", url, headers=headers, form=pairs)
+        return HttpRequest("GET", url, headers=headers, params=pairs)
+
+    def _pairs(self, base: Params, dated: Params, n: int) -> Params:
+        paging = self.page_params(n)
+        return [*base, *paging, *dated] if self.paging_first else [*base, *dated, *paging]
 
     def page_params(self, n: int) -> Params:
         """What page `n` (1-based) adds to the parameters."""

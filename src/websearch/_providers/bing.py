@@ -6,10 +6,9 @@ On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/b
 from __future__ import annotations
 
 import binascii
-import dataclasses
 from datetime import date, datetime
 from typing import Any, Final
-from urllib.parse import unquote, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -17,7 +16,7 @@ from .._filters import recency_start
 from .._notices import Notice
 from .._registry import PROVIDERS
 from .._types import SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._wire import HttpResponse
 from ._base import Plan, age_seconds, day_range_notices
 from ._html import DATED, browser_headers, keep, node_text, results_part
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
@@ -69,6 +68,7 @@ class Bing(KeylessEngine[Page]):
     max_results = MAX_RESULTS
     max_pages = MAX_PAGES
     spare_pages = True  # Bing's pages often repeat page 1 or hold fewer than PAGE_SIZE
+    pager_referer = True
     supports = DATED
     challenges = (is_challenge,)
 
@@ -77,15 +77,6 @@ class Bing(KeylessEngine[Page]):
         return (
             [("first", str(PAGE_SIZE * (n - 1) + 1)), ("FORM", "PERE" if n == 2 else f"PERE{n - 2}")] if n > 1 else []
         )
-
-    def page_request(self, url: str, base: Params, dated: Params, n: int) -> HttpRequest:
-        """Page n > 1 is a click on page n-1's pager: same-origin, that page as the Referer."""
-        request = super().page_request(url, base, dated, n)
-        if n == 1:
-            return request
-        previous = [*base, *dated, *self.page_params(n - 1)]
-        referer = f"{url}?{urlencode(previous)}"
-        return dataclasses.replace(request, headers=browser_headers("same-origin", referer, cache_control="max-age=0"))
 
     def dates(self, plan: Plan) -> tuple[Params, list[Notice]]:
         """`filters=ex1:"<code>"`: a custom range of whole days (from the ladder's start, else from
@@ -108,16 +99,10 @@ class Bing(KeylessEngine[Page]):
         return Page(parse_results(response.body, plan.now))
 
 
-# -- the page ----------------------------------------------------------------------------------
-
-
 def parse_results(html: bytes | str, now: datetime, limit: int = MAX_RESULTS) -> list[SearchSource]:
-    """The organic results of a Bing page, deduplicated by URL, at most `limit`.
-
-    One query for the blocks, one per block for its `h2 a` title links and paragraphs in document
-    order (the first link is the result, the first paragraph after it the snippet): cheaper than
-    a query per field. The snippet's date and label are its direct `<span>` children.
-    """
+    """The organic results of a Bing page, deduplicated by URL, at most `limit`. Per block, one
+    query for its `h2 a` links and paragraphs in document order (cheaper than one per field): the
+    first link is the result, the first paragraph after it the snippet."""
     tree = LexborHTMLParser(results_part(html, _RESULTS_MARK, _CONTEXT_MARK))
     sources: list[SearchSource] = []
     seen: set[str] = set()
@@ -199,16 +184,8 @@ def _direct(href: str) -> str | None:
 
 def _redirect_target(query: str) -> str | None:
     """The `u` parameter of a `/ck/a` link's query: "a1" then the target as base64url, padding
-    optional, decoded strictly (base64 alphabet, UTF-8)."""
-    at = query.find("u=")
-    while at > 0 and query[at - 1] not in "&!?":
-        at = query.find("u=", at + 1)
-    if at < 0:
-        return None
-    stop = query.find("&", at)
-    value = query[at + 2 : stop if stop >= 0 else None]
-    if "%" in value:
-        value = unquote(value)
+    optional, decoded strictly (base64 alphabet, UTF-8); a "+" is kept as written."""
+    value = next((v for k, v in parse_qsl(query.replace("+", "%2B")) if k == "u"), "")
     if not value.startswith("a1") or len(value) < 3:
         return None
     encoded = value[2:].rstrip("=").replace("-", "+").replace("_", "/")

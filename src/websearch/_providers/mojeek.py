@@ -5,8 +5,9 @@ On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/m
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -23,7 +24,6 @@ from ._kit import ADVICE, Challenge, KeylessEngine, Params
 from ._paging import Page
 
 URL: Final = "https://www.mojeek.com/search"
-DEFAULT_RESULTS: Final = 10
 #: Results on one Mojeek page.
 PAGE_SIZE: Final = 10
 #: The most pages websearch asks one search for (Mojeek's budget per IP is small).
@@ -75,13 +75,21 @@ class Mojeek(KeylessEngine[Page]):
         return [("s", str(PAGE_SIZE * (n - 1) + 1))] if n > 1 else []
 
     def dates(self, plan: Plan) -> tuple[Params, list[Notice]]:
-        """`since` the start's day (else `recency`'s), `before` the day after the end."""
-        f = plan.filters
-        start = f.start if f.start is not None else recency_start(plan.params.recency, plan.now)
-        sent = [("since", _day(start.date()))] if start is not None else []
-        before = _day_after(f.end) if f.end is not None else None
-        sent += [("before", before)] if before is not None else []
-        return sent, _date_notices(plan, dict(sent))
+        """`since` the start's day (else `recency`'s), `before` the day after the end; a start or
+        end with a time of day is sent as its day (a notice), and `recency` loses to a ladder rung."""
+        f, params = plan.filters, plan.params
+        start = f.start if f.start is not None else recency_start(params.recency, plan.now)
+        sent = {"since": _day(start.date())} if start is not None else {}
+        with contextlib.suppress(OverflowError):  # the last date has no day after it
+            sent |= {"before": _day(f.end.date() + timedelta(days=1))} if f.end is not None else {}
+        notices = recency_overridden(params, f)
+        if f.start_source is not None and f.start_has_time:
+            how = f"whole days (since={sent['since']})"
+            notices.append(approximated(f.start_source, getattr(params, f.start_source), how, WHOLE_DAYS))
+        if f.end is not None and f.end_has_time and "before" in sent:
+            how = f"whole days (before={sent['before']}, so up to the end of {f.end.date().isoformat()})"
+            notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
+        return list(sent.items()), notices
 
     def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
         """The page's results; the last page when it has fewer than PAGE_SIZE result blocks."""
@@ -175,39 +183,16 @@ def target(href: str) -> str | None:
     Mojeek's own searches; else None."""
     url = web_url(href)
     try:
-        parts = urlsplit(url) if url is not None else None
-        host = parts.hostname if parts is not None else None
+        parts = urlsplit(url or "")
     except ValueError:
         return None
-    if parts is None or not host or (host in _INTERNAL and parts.path.rstrip("/") in ("", "/search")):
-        return None
-    return url
+    internal = parts.hostname in _INTERNAL and parts.path.rstrip("/") in ("", "/search")
+    return url if url and parts.hostname and not internal else None
 
 
 def _day(day: date) -> str:
     """A date as Mojeek's YYYYMMDD (years below 1000 zero-padded too)."""
     return f"{day.year:04d}{day.month:02d}{day.day:02d}"
-
-
-def _day_after(end: datetime) -> str | None:
-    """`before` for an inclusive end: the day after the end's UTC day (None past the last date)."""
-    try:
-        return _day(end.date() + timedelta(days=1))
-    except OverflowError:
-        return None
-
-
-def _date_notices(plan: Plan, sent: dict[str, str]) -> list[Notice]:
-    """`recency` lost to a ladder rung; a start or end with a time of day sent as its day."""
-    f, params = plan.filters, plan.params
-    notices = recency_overridden(params, f)
-    if f.start_source is not None and f.start_has_time:
-        how = f"whole days (since={sent['since']})"
-        notices.append(approximated(f.start_source, getattr(params, f.start_source), how, WHOLE_DAYS))
-    if f.end is not None and f.end_has_time and "before" in sent:
-        how = f"whole days (before={sent['before']}, so up to the end of {f.end.date().isoformat()})"
-        notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
-    return notices
 
 
 PROVIDER: Final = Mojeek()
