@@ -10,7 +10,8 @@
 
 Each fake speaks its provider's real wire format over real HTTP, records every request, and can
 be scripted (`enqueue(Reply(...))`) to fail: error statuses, slow, hung, truncated or cut answers.
-`FAKES` maps every provider id to its fake; `running_providers()` names the providers whose fakes
+`FAKES` maps every provider id to its fake (each also exported by its class name, from the
+registry's rows); `running_providers()` names the providers whose fakes
 are serving now (give that to `WebSearch(providers=...)` and a test can reach nothing else).
 `MockTransport(handler)` answers in-process instead, from a function.
 """
