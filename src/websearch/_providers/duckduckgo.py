@@ -8,10 +8,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from typing import Any, Final
-from urllib.parse import unquote
+from urllib.parse import parse_qsl
 
 from selectolax.lexbor import LexborHTMLParser
-from yarl import URL as _YarlURL
 
 from .._registry import PROVIDERS
 from .._types import SearchSource
@@ -107,25 +106,16 @@ def _walk(nodes: Iterable[Any]) -> list[tuple[str, str | None, str | None]]:
 
 
 def unwrap_href(href: str) -> str | None:
-    """The target of a result link: the `uddg` redirect decoded, `//x` made https, else None."""
+    """The target of a result link: the `uddg` parameter of DuckDuckGo's redirect decoded as
+    decodeURIComponent ("+" kept, invalid UTF-8 rejected), `//x` made https, else None."""
     href = href.replace("&amp;", "&")
-    at = href.find("uddg=")
-    while at > 0 and href[at - 1] not in "?&":
-        at = href.find("uddg=", at + 1)
-    stop = href.find("&", at) if at > 0 else -1
-    encoded = href[at + 5 : stop if stop >= 0 else None] if at > 0 else ""
-    if encoded:
-        if "+" not in encoded and "#" not in encoded:  # yarl's C unquoter is 10x faster, but reads
-            # "+" as a space and "#" as the start of a fragment
-            decoded = _YarlURL("http://x/?uddg=" + encoded).query.get("uddg", "")
-            if "%" not in decoded and "\ufffd" not in decoded:
-                return decoded if decoded.startswith(("http://", "https://")) else None
-        try:  # decodeURIComponent semantics: "+" kept, invalid UTF-8 rejected
-            target = unquote(encoded, errors="strict")
-        except UnicodeDecodeError:
-            return None
-        return target if target.startswith(("http://", "https://")) else None
-    return web_url(href)
+    encoded = href.partition("?")[2].replace("+", "%2B")
+    target = next((v for k, v in parse_qsl(encoded, errors="surrogateescape") if k == "uddg"), None)
+    if target is None:
+        return web_url(href)
+    if not target.isprintable() and any("\udc80" <= c <= "\udcff" for c in target):
+        return None  # invalid UTF-8
+    return target if target.startswith(("http://", "https://")) else None
 
 
 def _is_end_row(title: str, url: str) -> bool:

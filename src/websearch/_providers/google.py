@@ -9,10 +9,9 @@ import re
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
-from yarl import URL as _YarlURL
 
 from .._notices import Notice, partial
 from .._registry import PROVIDERS
@@ -301,37 +300,13 @@ def unwrap_href(href: str) -> str | None:
 
 def _redirect_target(href: str) -> str | None:
     """The http(s) target of a `/url?` redirect: its `q`, else its `url` (the desktop form has
-    `q=` empty), percent-decoded with invalid UTF-8 rejected."""
-    query = href.partition("?")[2]
-    for name in ("q=", "url="):
-        if query.startswith(name):
-            begin = len(name)
-        else:
-            at = query.find("&" + name)
-            if at < 0:
-                continue
-            begin = at + 1 + len(name)
-        stop = query.find("&", begin)
-        encoded = query[begin : stop if stop >= 0 else len(query)].partition("#")[0]
-        if not encoded:
-            continue
-        target = _percent_decoded(encoded) if "%" in encoded else encoded
-        return target if target is not None and target.startswith(("http://", "https://")) else None
-    return None
-
-
-def _percent_decoded(encoded: str) -> str | None:
-    """decodeURIComponent: `+` kept, invalid UTF-8 rejected (None). yarl's C unquoter is 10x
-    faster than the stdlib's, but reads `+` as a space and `#` as a fragment, and replaces
-    invalid UTF-8: those cases take the stdlib."""
-    if "+" not in encoded and "#" not in encoded:
-        decoded: str = _YarlURL("http://x/?q=" + encoded).query.get("q", "")
-        if "%" not in decoded and "\ufffd" not in decoded:
-            return decoded
-    try:
-        return unquote(encoded, errors="strict")
-    except UnicodeDecodeError:
+    `q=` empty), decoded as decodeURIComponent (`+` kept, invalid UTF-8 rejected)."""
+    query = href.partition("?")[2].partition("#")[0].replace("+", "%2B")
+    pairs = dict(reversed(parse_qsl(query, errors="surrogateescape")))  # the first of each name
+    target = pairs.get("q") or pairs.get("url")
+    if target is None or (not target.isprintable() and any("\udc80" <= c <= "\udcff" for c in target)):
         return None
+    return target if target.startswith(("http://", "https://")) else None
 
 
 def is_internal(url: str) -> bool:
