@@ -156,7 +156,8 @@ class KeylessEngine(PagedProvider[P]):
         if not names:
             return [], []
         f, recency = plan.filters, plan.params.recency
-        only = f"{self.label} only filters by the past {', '.join(names[:-1])} or {names[-1]}"
+        listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+        only = f"{self.label} only filters by the past {listed}"
         if f.start is not None:
             bucket = recency_bucket(f.start, plan.now)
             value = self.windows.get(bucket or "")
