@@ -17,6 +17,7 @@ import pytest
 
 from conftest import TESTS, cli_env, run_cli
 from websearch import SEARCH_PROVIDER_ORDER
+from websearch._registry import PROVIDERS
 from websearch.testing import DdgResult, FakeDuckDuckGo, FakeTavily, Reply
 from websearch.testing.duckduckgo import challenge_page
 
@@ -181,7 +182,8 @@ def test_providers_lists_every_provider_in_order(env: dict[str, str], config_dir
     assert by_id["duckduckgo"]["available"] is True
     assert by_id["duckduckgo"]["reason"] is None  # it read "not configured"
     assert by_id["brave"]["reason"] == "set BRAVE_API_KEY or run `websearch auth set brave`"
-    assert by_id["public"]["reason"].startswith("all keyless engines at once: duckduckgo")
+    keyless = [provider for provider in SEARCH_PROVIDER_ORDER if PROVIDERS[provider].keyless]
+    assert by_id["public"]["reason"].startswith(f"all keyless engines at once: {keyless[0]}, ")
     assert by_id["searxng"]["available"] is True
     assert by_id["searxng"]["excluded"] is True
     text = run_cli(["providers"], env).stdout.splitlines()

@@ -82,17 +82,19 @@ async def test_streamed_providers_read_the_handlers_body_as_lines(config_dir: Pa
 
 
 def test_a_fakes_env_keeps_the_tests_state_to_itself(config_dir: Path) -> None:
-    """The README's pattern, `WebSearch(env={**fake.env, ...})` with the engine on: each run of a
-    test meets a store of its own, so the second run still reaches its fake (it was once served
-    the first run's answer from the machine's cache, and a scripted 429 cooled the provider
-    down in the user's real store), and the store goes with the fake."""
-    from websearch.testing import DdgResult, FakeDuckDuckGo
+    """The README's pattern, `WebSearch(env={**fake.env, ...}, providers=running_providers())`
+    with the engine on: each run of a test meets a store of its own, so the second run still
+    reaches its fake (it was once served the first run's answer from the machine's cache, and a
+    scripted 429 cooled the provider down in the user's real store), and the store goes with the
+    fake. (Without `providers`, a keyless engine before DuckDuckGo in the chain would be asked.)"""
+    from websearch.testing import DdgResult, FakeDuckDuckGo, running_providers
 
     states = []
     for _ in range(2):  # the same test, run twice
         with FakeDuckDuckGo() as fake:
             fake.results = [DdgResult("T", "https://t.example/", "s")]
-            with WebSearch(env={**fake.env, "WEBSEARCH_CONFIG_DIR": str(config_dir)}, engine=True) as ws:
+            env = {**fake.env, "WEBSEARCH_CONFIG_DIR": str(config_dir)}
+            with WebSearch(env=env, engine=True, providers=running_providers()) as ws:
                 response = ws.search("the same question")
             assert (response.cached, len(fake.requests)) == (False, 1)
             states.append(Path(fake.env["WEBSEARCH_CACHE_DIR"]))

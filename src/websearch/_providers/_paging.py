@@ -13,9 +13,9 @@ fan-out, the soft deadline (`ctx.soft_deadline`) bounds the pages the same way, 
 cancels an engine still running then: the pages in hand are served, with a `partial` notice
 (cached as the fan-out's answer is: the next fan-out has the same soft deadline).
 
-An engine keeps what is its own: its requests (`plan.state`, every page's, page 1's first; or
-`next_request`, for a page built from the one before it) and `page`, which reads one answer (its
-block detection and its parser).
+The keyless-engine kit (`_kit`) plans every page's request (`plan.state`, page 1's first) and
+writes `page`, which reads one answer (block detection, then the engine's parser); an engine whose
+page is built from the one before it overrides `next_request`.
 """
 
 from __future__ import annotations

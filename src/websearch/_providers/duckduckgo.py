@@ -1,53 +1,30 @@
 """DuckDuckGo: the keyless HTML frontend, always available, last in the chain.
 
-POST https://html.duckduckgo.com/html/ as a form (q, kl=us-en, df, b) with a desktop Chrome's
-headers; the result page is parsed with selectolax (Lexbor). Results are the `div.result`
-blocks: title and href from the first `a.result__a`, snippet from the first `.result__snippet`;
-`//duckduckgo.com/l/?uddg=<target>` redirects are unwrapped. Ads are dropped (their links go
-through `duckduckgo.com/y.js`), and so are targets that are not http(s) and the end-of-results
-row ("EOF", a link to a Google search), so a page with only that row is no results. The bot
-challenge (the challenge form or the anomaly modal on a page without a results list, served with
-200 or 202) is `Blocked`, never "no results"; it is told by the page's structure, because a
-results page echoes its query ("anomaly.js source map") in the title and search box. Text is
-taken as written, whitespace folded: unlike the spec's rule, inline tags add no spaces (see
-`_html.node_text`). The richer parameters are approximated: the ladder's start (which wins over
-`recency`) becomes the narrowest `df` window (day, week, month, year) covering it, and domains
-`site:` / `-site:` operators in `q`.
+On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/duckduckgo.md.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, Final
-from urllib.parse import unquote
+from typing import Any, Final
+from urllib.parse import parse_qsl
 
 from selectolax.lexbor import LexborHTMLParser
-from yarl import URL as _YarlURL
 
 from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
-from ..errors import Blocked
-from ._base import (
-    HttpProvider,
-    Plan,
-    Support,
-    bucket_notices,
-    count,
-    recency_bucket,
-    site_operator_notices,
-    with_site_operators,
-)
-from ._html import WINDOWED, browser_headers, has_class, html_envelope, keep, node_text, results_part, web_url
-
-if TYPE_CHECKING:
-    from .._context import ProviderContext
+from .._types import SearchSource
+from .._wire import HttpResponse
+from ._base import Plan
+from ._html import browser_headers, has_class, keep, node_text, results_part, web_url
+from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
+from ._paging import Page
 
 URL: Final = "https://html.duckduckgo.com/html/"
 DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 20
-_DF: Final = {"day": "d", "week": "w", "month": "m", "year": "y"}
+#: `recency` as DuckDuckGo's `df` windows.
+WINDOWS: Final = {"day": "d", "week": "w", "month": "m", "year": "y"}
 HEADERS: Final = browser_headers(
     "same-origin",
     "https://html.duckduckgo.com/",
@@ -57,11 +34,9 @@ HEADERS: Final = browser_headers(
 )
 CHALLENGE_MESSAGE: Final = (
     "DuckDuckGo blocked the request with a bot-detection challenge. DuckDuckGo throttles automated HTML "
-    "searches from datacenter/shared-egress IPs; configure a credentialed provider such as Brave, Tavily, "
-    "Exa, or Kagi for reliable web search."
+    f"searches from datacenter/shared-egress IPs; {ADVICE}"
 )
 _RESULTS_START: Final = b'<div id="links"'
-_CHALLENGE: Final = "form#challenge-form, .anomaly-modal__modal, [data-testid=anomaly-modal]"
 _SELECTOR: Final = "div.result a.result__a[href], div.result .result__snippet"
 _AD_PREFIX: Final = "https://duckduckgo.com/y.js"
 _RECENT_TREES: Final[deque[tuple[bytes, LexborHTMLParser]]] = deque(maxlen=2)
@@ -75,45 +50,14 @@ parse CPU in search-by-search runs against the fake (bench/bench_ddg_search.py).
 _RETAIN_MAX: Final = 256 * 1024
 
 
-class DuckDuckGo(HttpProvider):
-    info = PROVIDERS["duckduckgo"]
-    supports: ClassVar[dict[str, Support]] = WINDOWED
-
-    envelope = html_envelope("DuckDuckGo")
-
-    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
-        plan = self.new_plan(params, ctx)
-        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
-        f = plan.filters
-        form = [("q", with_site_operators(params.query, f.include_domains, f.exclude_domains)), ("kl", "us-en")]
-        bucket = recency_bucket(f.start, plan.now) if f.start is not None else None
-        window = bucket if f.start is not None else params.recency
-        if window in _DF:
-            form.append(("df", _DF[window]))
-        form.append(("b", ""))
-        applied = f"df={_DF[bucket]} (the past {bucket})" if bucket else None
-        only = "DuckDuckGo only filters by the past day, week, month or year"
-        plan.notices += bucket_notices(plan, applied, "DuckDuckGo's longest (a year)", only)
-        plan.notices += site_operator_notices(plan, self.label)
-        plan.request = HttpRequest("POST", ctx.endpoint(self.id, URL), headers=HEADERS, form=form)
-        return plan
-
-    def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
-        body = response.body
-        if is_challenge(body):
-            raise Blocked(self.id, CHALLENGE_MESSAGE, 429)
-        if not response.ok:  # 202 is a normal answer here; 200-299 all parse
-            raise self.error(response, plan)
-        return ProviderResult(sources=tuple(parse_results(body, plan.limit or DEFAULT_RESULTS)))
-
-
-def is_challenge(page: bytes) -> bool:
-    """The bot challenge, told by its structure: a page without a results list that has the
-    challenge form or the anomaly modal. (The words alone prove nothing: a results page echoes
-    the query, "anomaly.js source map" included, in its title and search box.)"""
-    if _RESULTS_START in page or (b"challenge-form" not in page and b"anomaly-modal" not in page):
-        return False
-    return LexborHTMLParser(page).css_first(_CHALLENGE) is not None
+#: The bot challenge (its form or the anomaly modal, served with 200 or 202) on a page without a
+#: results list: a results page echoes its query, "anomaly.js source map" included.
+is_challenge: Final = Challenge(
+    CHALLENGE_MESSAGE,
+    "form#challenge-form, .anomaly-modal__modal, [data-testid=anomaly-modal]",
+    hints=(b"challenge-form", b"anomaly-modal"),
+    results=(_RESULTS_START,),
+)
 
 
 def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSource]:
@@ -162,25 +106,16 @@ def _walk(nodes: Iterable[Any]) -> list[tuple[str, str | None, str | None]]:
 
 
 def unwrap_href(href: str) -> str | None:
-    """The target of a result link: the `uddg` redirect decoded, `//x` made https, else None."""
+    """The target of a result link: the `uddg` parameter of DuckDuckGo's redirect decoded as
+    decodeURIComponent ("+" kept, invalid UTF-8 rejected), `//x` made https, else None."""
     href = href.replace("&amp;", "&")
-    at = href.find("uddg=")
-    while at > 0 and href[at - 1] not in "?&":
-        at = href.find("uddg=", at + 1)
-    stop = href.find("&", at) if at > 0 else -1
-    encoded = href[at + 5 : stop if stop >= 0 else None] if at > 0 else ""
-    if encoded:
-        if "+" not in encoded and "#" not in encoded:  # yarl's C unquoter is 10x faster, but reads
-            # "+" as a space and "#" as the start of a fragment
-            decoded = _YarlURL("http://x/?uddg=" + encoded).query.get("uddg", "")
-            if "%" not in decoded and "\ufffd" not in decoded:
-                return decoded if decoded.startswith(("http://", "https://")) else None
-        try:  # decodeURIComponent semantics: "+" kept, invalid UTF-8 rejected
-            target = unquote(encoded, errors="strict")
-        except UnicodeDecodeError:
-            return None
-        return target if target.startswith(("http://", "https://")) else None
-    return web_url(href)
+    encoded = href.partition("?")[2].replace("+", "%2B")
+    target = next((v for k, v in parse_qsl(encoded, errors="surrogateescape") if k == "uddg"), None)
+    if target is None:
+        return web_url(href)
+    if not target.isprintable() and any("\udc80" <= c <= "\udcff" for c in target):
+        return None  # invalid UTF-8
+    return target if target.startswith(("http://", "https://")) else None
 
 
 def _is_end_row(title: str, url: str) -> bool:
@@ -188,6 +123,24 @@ def _is_end_row(title: str, url: str) -> bool:
     return title == "EOF" and url.split("?", 1)[0].rstrip("/").endswith(
         ("//www.google.com/search", "//google.com/search")
     )
+
+
+class DuckDuckGo(KeylessEngine[Page]):
+    info = PROVIDERS["duckduckgo"]
+    url = URL
+    method = "POST"
+    headers = HEADERS
+    params = (("q", QUERY), ("kl", "us-en"))
+    max_results = MAX_RESULTS
+    windows = WINDOWS
+    window_param = "df"
+    challenges = (is_challenge,)
+
+    def page_params(self, n: int) -> Params:
+        return [("b", "")]
+
+    def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
+        return Page(parse_results(response.body, plan.limit or DEFAULT_RESULTS))
 
 
 PROVIDER: Final = DuckDuckGo()

@@ -1,85 +1,25 @@
-"""Ecosia: the keyless web search at www.ecosia.org, behind Cloudflare.
+"""Ecosia: the keyless www.ecosia.org results page, read as HTML.
 
-Request: GET https://www.ecosia.org/search?method=index&q=...[&p=N][&freshness=...] with the
-headers of a desktop Chrome that navigates from Ecosia's own pages (Referer www.ecosia.org,
-Sec-Fetch-Site same-origin). `method=index` is what Ecosia's own "Next" link carries; `p` is the
-0-based page (page 1 sends none); `freshness` is day, week or month. No region is sent: Ecosia
-takes its market from its ECFG settings cookie, else from Accept-Language and the client's IP.
-We send no cookie and `Accept-Language: en-US,en;q=0.9`, a fixed en-US default (what the IP adds
-is Ecosia's doing). Safe search stays Ecosia's default (it lives in the same cookie).
-
-The page is server-rendered (a Vue app); the parser reads the markup of a real page saved by
-karust/openserp (MIT, tests/pages/ecosia/SOURCE.md). Each organic result is
-`div[data-test-id=mainline-result-web] > article[data-test-id=organic-result]` holding two
-`a[data-test-id=result-link]`: the breadcrumb row (tabindex=-1, its text the domain) and the
-title row, `a.result__link` around `h2[data-test-id=result-title]`. The snippet is
-`p[data-test-id=web-result-description]` inside `div[data-test-id=result-description]`; the div
-may also hold a screen-reader "Thumbnail for ..." caption, so the paragraph is read first. The
-older markup (`article.result[data-test-id=mainline-result-web]`, `div.result` with
-`a.result__link` or `a.result-title`, `p.result__description` or `.result-snippet`) is read too.
-Links are direct: there is no redirect to unwrap (`//host/...` is made https). Dropped: ads
-(their `[data-test-id=mainline-result-ad]` wrappers, an empty `ad-google` div filled by script,
-or any block whose test id or class marks an ad), Ecosia's own vertical links (www.ecosia.org
-/search, /images, /news, /videos, ...; a real result on another Ecosia page or host is kept),
-targets that are not http(s), and duplicates. The knowledge panel (`mainline-result-entity`) and
-the related queries are not results. Text is taken as written, whitespace folded, inline tags
-adding no spaces. Where the page deviates from what one might assume: snippets of Google-served
-results begin with the date as the market writes it ("02.08.2025 ... " in Germany, "Aug 2, 2025
-... " in English): the snippet keeps it and the date becomes `published_date` (ISO for the dotted
-form) with its age.
-
-An empty result (`[data-test-id=web-no-results]`, or a mainline without organic results) is no
-sources, which the chain reports as no results. Ecosia answers plain HTTP clients from many
-networks with a Cloudflare page instead: the managed "Just a moment..." challenge (the
-`window._cf_chl_opt` script, `/cdn-cgi/challenge-platform/`), Ecosia's Turnstile "Confirm you're
-not a robot" page (`input[name=cf-turnstile-response]`), the older `form#challenge-form`, or the
-"you have been blocked" page (`#cf-wrapper`), with 403, 503, 429 or 200. It is told by structure
-(one of those elements on a page without Ecosia's results markup, whose `data-test-id="mainline`
-and `web-no-results` attributes a challenge never has; a results page echoes its query only in
-text and attribute values) and is `Blocked` (429); a bare 403 is `Blocked` too (Ecosia has no
-login that could be refused). Other statuses map through the envelope.
-
-Paging (`_paging`): about 10 organic results a page (the saved page has 10). A count within one
-page asks for page 1 only; a larger one (at most MAX_RESULTS) asks for the further pages, up to
-MAX_PAGES, the row's pace apart (0.2/s: 5 s), until the count is met, a page adds no new URL, or a
-page fails (a notice; the pages before it are kept). A later page is asked only when the search's
-deadline leaves it a second (after the gap and half a second for the chain), and is given up when
-that runs out, so a slow page 2 never costs page 1; a search that used every page and is still
-short says so (a clamped notice). The date ladder's start (which wins over `recency`) becomes the
-narrowest `freshness` covering it; Ecosia has no year window, so `recency="year"` and windows
-past a month are not applied (a notice says so). Domains become `site:` / `-site:` operators.
+On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/ecosia.md.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._notices import not_applied
 from .._registry import PROVIDERS
-from .._types import SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._types import SearchSource
+from .._wire import HttpResponse
 from ..errors import Blocked
-from ._base import (
-    Plan,
-    Support,
-    age_seconds,
-    bucket_notices,
-    count,
-    recency_bucket,
-    site_operator_notices,
-    with_site_operators,
-)
-from ._html import WINDOWED, browser_headers, html_envelope, keep, node_text, results_part, web_url
-from ._paging import Page, PagedProvider
-
-if TYPE_CHECKING:
-    from .._context import ProviderContext
+from ._base import Plan, age_seconds
+from ._html import browser_headers, html_envelope, keep, node_text, results_part, web_url
+from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
+from ._paging import Page
 
 URL: Final = "https://www.ecosia.org/search"
 DEFAULT_RESULTS: Final = 10
@@ -88,29 +28,17 @@ PAGE_SIZE: Final = 10
 #: The most pages websearch asks one search for (our cap, to stay polite to Cloudflare).
 MAX_PAGES: Final = 3
 MAX_RESULTS: Final = PAGE_SIZE * MAX_PAGES
-#: Ecosia's `freshness` windows.
-FRESHNESS: Final = ("day", "week", "month")
-ONLY_WINDOWS: Final = "Ecosia only filters by the past day, week or month"
+#: `recency` as Ecosia's `freshness` windows.
+WINDOWS: Final = {"day": "day", "week": "week", "month": "month"}
 HEADERS: Final = browser_headers("same-origin", "https://www.ecosia.org/")
 CHALLENGE_MESSAGE: Final = (
-    "Ecosia blocked the request with a Cloudflare challenge. Ecosia sits behind Cloudflare, which challenges "
-    "plain HTTP clients from many networks (datacenter and shared-egress IPs); configure a credentialed provider "
-    "such as Brave, Tavily, Exa, or Kagi for reliable web search."
+    "Ecosia blocked the request with a Cloudflare challenge. Ecosia sits behind Cloudflare, which "
+    f"challenges plain HTTP clients from many networks (datacenter and shared-egress IPs); {ADVICE}"
 )
 REFUSED_MESSAGE: Final = (
-    "Ecosia refused the request (403): its Cloudflare front blocks plain HTTP clients from many networks; "
-    "configure a credentialed provider such as Brave, Tavily, Exa, or Kagi for reliable web search."
+    f"Ecosia refused the request (403): its Cloudflare front blocks plain HTTP clients from many networks; {ADVICE}"
 )
 
-#: Attribute text only Ecosia's result pages carry (a results list, or its "no results" block).
-_RESULTS_MARKERS: Final = (b'data-test-id="mainline', b'data-test-id="web-no-results"')
-#: Cheap hints that a page may be one of Cloudflare's; the tree then decides.
-_CF_HINTS: Final = (b"cf-turnstile", b"challenge-platform", b"_cf_chl", b"challenge-form", b"cf-wrapper")
-_CHALLENGE: Final = (
-    'input[name="cf-turnstile-response"], .cf-turnstile, form#challenge-form, form[action*="__cf_chl"], '
-    'script[src*="/cdn-cgi/challenge-platform/"], #challenge-stage, #challenge-running, #cf-wrapper, '
-    "#cf-error-details"
-)
 _RESULTS_START: Final = b'data-test-id="mainline"'
 #: After the last result: the mainline's footer (the pagination).
 _RESULTS_END: Final = b'class="mainline__footer"'
@@ -150,64 +78,40 @@ _DATE_RE: Final = re.compile(
 _DATE_SEPARATOR: Final = " ... "
 
 
-class Ecosia(PagedProvider[Page]):
+#: A Cloudflare challenge or block page: one of Cloudflare's elements (the Turnstile input, the
+#: challenge form or script, the block page's wrapper) on a page without Ecosia's results markup.
+#: Words prove nothing: a results page echoes its query ("Just a moment", "cf-turnstile-response").
+is_challenge: Final = Challenge(
+    CHALLENGE_MESSAGE,
+    'input[name="cf-turnstile-response"], .cf-turnstile, form#challenge-form, form[action*="__cf_chl"], '
+    'script[src*="/cdn-cgi/challenge-platform/"], #challenge-stage, #challenge-running, #cf-wrapper, '
+    "#cf-error-details",
+    hints=(b"cf-turnstile", b"challenge-platform", b"_cf_chl", b"challenge-form", b"cf-wrapper"),
+    results=(b'data-test-id="mainline', b'data-test-id="web-no-results"'),
+    script="_cf_chl_opt",
+)
+
+
+class Ecosia(KeylessEngine[Page]):
     info = PROVIDERS["ecosia"]
+    url = URL
+    headers = HEADERS
+    params = (("method", "index"), ("q", QUERY))
+    max_results = MAX_RESULTS
     max_pages = MAX_PAGES
     says_page_cap = True
-    supports: ClassVar[dict[str, Support]] = WINDOWED  # day, week, month; "year" is not applied (a notice)
-
+    paging_first = True
+    windows = WINDOWS  # day, week, month; "year" is not applied (a notice)
+    window_param = "freshness"
+    challenges = (is_challenge,)
     envelope = html_envelope("Ecosia", status_classes={403: Blocked}, statuses={403: REFUSED_MESSAGE})
 
-    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
-        """Page 1's request, and in `state` every page's request (page 1's first)."""
-        plan = self.new_plan(params, ctx)
-        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
-        f = plan.filters
-        query = [("method", "index"), ("q", with_site_operators(params.query, f.include_domains, f.exclude_domains))]
-        freshness: str | None = None
-        if f.start is not None:
-            bucket = recency_bucket(f.start, plan.now)
-            freshness = bucket if bucket in FRESHNESS else None
-            applied = f"freshness={freshness} (the past {freshness})" if freshness else None
-            plan.notices += bucket_notices(plan, applied, "Ecosia's longest (a month)", ONLY_WINDOWS)
-        elif params.recency in FRESHNESS:
-            freshness = params.recency
-        elif params.recency:
-            plan.notices.append(not_applied("recency", params.recency, ONLY_WINDOWS))
-        plan.notices += site_operator_notices(plan, self.label)
-        plan.request = HttpRequest("GET", ctx.endpoint(self.id, URL), headers=HEADERS, params=query)
-        pages = min(MAX_PAGES, -(-plan.limit // PAGE_SIZE))
-        plan.state = tuple(_page_request(plan.request, n, freshness) for n in range(pages))
-        plan.request = plan.state[0]
-        return plan
+    def page_params(self, n: int) -> Params:
+        """`p`, the page's number counted from 0, from the second page on."""
+        return [("p", str(n - 1))] if n > 1 else []
 
-    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
-        """One page's organic results; a challenge, a refusal or an error status raises."""
-        body = response.body
-        if is_challenge(body):
-            raise Blocked(self.id, CHALLENGE_MESSAGE, 429)
-        if not response.ok:
-            raise self.error(response, plan)
-        return Page(parse_results(body, MAX_RESULTS, plan.now))
-
-
-def _page_request(first: HttpRequest, n: int, freshness: str | None) -> HttpRequest:
-    """Page `n` (0-based, as Ecosia counts): `p` from the second page on, then `freshness`."""
-    params = [*first.params, *([("p", str(n))] if n else []), *([("freshness", freshness)] if freshness else [])]
-    return dataclasses.replace(first, params=params)
-
-
-def is_challenge(page: bytes) -> bool:
-    """A Cloudflare challenge or block page, told by its structure: one of Cloudflare's elements
-    (the Turnstile input, the challenge form or script, the block page's wrapper) on a page
-    without Ecosia's results markup. Words prove nothing: a results page echoes its query, and
-    "Just a moment" or "cf-turnstile-response" can be one."""
-    if any(marker in page for marker in _RESULTS_MARKERS) or not any(hint in page for hint in _CF_HINTS):
-        return False
-    tree = LexborHTMLParser(page)
-    if tree.css_first(_CHALLENGE) is not None:
-        return True
-    return any("_cf_chl_opt" in script.text(deep=True) for script in tree.css("script"))
+    def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
+        return Page(parse_results(response.body, MAX_RESULTS, plan.now))
 
 
 def parse_results(html: bytes | str, limit: int = MAX_RESULTS, now: datetime | None = None) -> list[SearchSource]:

@@ -1,95 +1,27 @@
 """Google: the keyless web search page at https://www.google.com/search, parsed as HTML.
 
-What is sent: GET https://www.google.com/search with `q` (domains as `site:` / `-site:`
-operators in it), `hl=en` (interface language) and `gl=us` (country boost): a fixed en-US
-default, websearch has no region or language parameter. `lr` (restricts results to documents in
-one language) and `cr` (to one country) are not sent: they would drop pages in other languages
-even for a query written in one. `udm=14` asks for the "Web" tab: organic links only, no AI
-overview, knowledge panels or image and video packs. `filter` is left at Google's default (1):
-`filter=0` turns off Google's duplicate-snippet and same-directory collapsing and fills the
-pages with near-duplicates (ddgs sends `filter` as if it were safe search; it is not: that is
-`safe`). Page n (n > 1) adds `start=10*(n-1)`; a browser's first page has no `start`. `num`
-(results per page) is not sent: Google no longer honours it (since September 2025 a page holds
-about 10 whatever `num` says). The headers are a desktop Chrome's navigating from google.com
-(DuckDuckGo's style), without cookies (SearXNG sends `CONSENT=YES+` to step past the EU consent
-page; websearch does not consent on the user's behalf). From most networks Google answers that
-browser with its JavaScript wall (below); the basic page is what clients it takes for text
-browsers get.
-
-Dates go in `tbs`: `recency` is `qdr:d|w|m|y`; `recency_hours` N is `qdr:h` / `qdr:hN` and
-`recency_days` N `qdr:d` / `qdr:dN` (a fraction of an hour is rounded up, a fraction of a day
-goes as hours, each with a notice); an explicit start, or any end, is Google's custom range
-`cdr:1,cd_min:M/D/YYYY,cd_max:M/D/YYYY` (the date format of Google's own date picker, which
-takes whole days: a time of day is dropped with a notice, and a relative rung or `recency` under
-an end becomes its start day, with a notice). `sort_by_date` is not supported.
-
-What is parsed: the page's result titles are `<h3>` elements inside the result link, whatever
-block holds them: `div.g` / `div[data-hveid]` (in `div.MjjYud`) on the page a browser with
-JavaScript gets, where hrefs are the target itself; `div.ZINbbc` / `div.Gx5Zad` blocks on the
-basic page plain HTTP clients get, where hrefs are `/url?q=<target>&sa=U&ved=...&usg=...`; and
-the text-browser page (`div.ezO2md`), whose titles are `span.CVA68e`, not `<h3>`. The snippet is
-the first `.VwiC3b` (`.IsZvec`, `.aCOpRe` on older pages), `.s3v9rd` (basic) or `.FrIlee`
-(text browser) after the title, before the next title. `/url?q=` and `/url?...&url=` redirects
-are unwrapped (percent-decoded, strict UTF-8; `+` kept, as the target wrote it). Browser pages
-since 2025 may link results (`a.zReHs > h3`) through `/goto?url=<base64 protobuf>` instead: the
-target is not in the page, only in the 302 Google answers for it, and websearch does not ask
-Google once more per result at this pace, so those results are left out with a partial notice
-(a page of nothing else is InvalidResponse, not "no results"). Ads are dropped: their links
-go through `/aclk?` or googleadservices.com, or sit in `#tads` / `#tadsb` / `#bottomads` /
-`[data-text-ad]` (and ad titles are not `<h3>`). So are sitelinks (an `<h3>` that holds its own
-link, inside another result), Google's own links ("Images for ...", maps packs, related
-searches, translate and cache links: the search UI's paths on google.<tld>, and the
-maps/translate/accounts/consent hosts), non-http(s) targets and duplicates. Text is taken as
-written, whitespace folded (tags add no spaces, as DuckDuckGo's); a snippet keeps the date
-Google writes before it ("Mar 3, 2026 · ", `span.YrbPuc` on browser pages): no published date is
-parsed from it. Only the results column is parsed: a real page carries hundreds of KB of inline
-script and style before and after it (`_results_part`).
-
-Where the real pages deviate from the obvious: the result link *contains* the `<h3>`, and the
-site name and display URL too, so the title is the `<h3>`'s text, not the link's; the basic
-page nests its snippet class twice (the outer one is read); a results page for a browser also
-carries the "enable JavaScript" `<noscript>` refresh (for readers without JavaScript), so that
-refresh alone does not prove the JavaScript wall.
-
-Blocked, by structure, only when a page yields no results (a results page can echo any query):
-the CAPTCHA (a final URL or redirect target under `/sorry/`, or the page's `form#captcha-form`,
-`form[action*="/sorry/"]` or reCAPTCHA `div.g-recaptcha`; Google answers 302 to
-`/sorry/index?continue=...` and then 429, or 429 directly); and, on a page with none of a
-results page's containers (`#search`, `#rso`, `#topstuff`, `#botstuff`), the cookie-consent
-page (a `consent.` host, or a form posting to `consent.google.<tld>`) and the JavaScript wall
-most networks get today (a `<meta http-equiv="refresh">` or link to
-`/httpservice/retry/enablejs`, the `<noscript><iframe>` that loads it, or the `#yvlrue` "having
-trouble" box). A page with no results
-and none of those is no results; a non-2xx without them is `self.error`.
-
-Paging (`_paging`): a count over one page (10) asks for further pages, the row's pace apart
-(0.2/s: 5 s; Google sends a CAPTCHA to clients that page quickly) and only when the search's
-deadline leaves a page time, up to `MAX_PAGES`, until the count is met, a page does not link past
-itself, adds no new URL, or fails (a notice; earlier pages kept). A search that used every page
-and is still short says so (a clamped notice).
+On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/google.md.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
-from yarl import URL as _YarlURL
 
 from .._notices import Notice, partial
 from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._types import ProviderResult, SearchSource
+from .._wire import HttpResponse
 from ..errors import Blocked, InvalidResponse
-from ._base import Plan, Support, count, site_operator_notices, with_site_operators
+from ._base import Plan, Support
 from ._errors import ErrorEnvelope
 from ._html import browser_headers, has_class, keep, node_text
-from ._paging import PagedProvider
+from ._kit import ADVICE, QUERY, KeylessEngine, Params
 from ._tbs import TbsWords, tbs_parts
 
 if TYPE_CHECKING:
@@ -104,10 +36,7 @@ PAGE_SIZE: Final = 10
 MAX_PAGES: Final = 3
 PARAMS: Final = (("hl", "en"), ("gl", "us"), ("udm", "14"))
 HEADERS: Final = browser_headers("same-origin", "https://www.google.com/")
-_ADVICE: Final = (
-    "Google blocks automated searches from many networks; configure a credentialed provider such as Brave, "
-    "Tavily, Exa, or Kagi for reliable web search."
-)
+_ADVICE: Final = f"Google blocks automated searches from many networks; {ADVICE}"
 CAPTCHA_MESSAGE: Final = f"Google blocked the request with its unusual-traffic CAPTCHA (/sorry/). {_ADVICE}"
 CONSENT_MESSAGE: Final = f"Google answered with its cookie-consent page instead of results. {_ADVICE}"
 JAVASCRIPT_MESSAGE: Final = f"Google answered with a page that requires JavaScript instead of results. {_ADVICE}"
@@ -183,9 +112,14 @@ class Page:
         return self.has_next
 
 
-class Google(PagedProvider[Page]):
+class Google(KeylessEngine[Page]):
     info = PROVIDERS["google"]
+    url = URL
+    headers = HEADERS
+    params = (("q", QUERY), *PARAMS)
+    max_results = MAX_RESULTS
     max_pages = MAX_PAGES
+    spare_pages = True  # a spare page for pages short of PAGE_SIZE results
     says_page_cap = True
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
@@ -198,43 +132,30 @@ class Google(PagedProvider[Page]):
         "include_domains": "approximate",  # site: operators in the query
         "exclude_domains": "approximate",  # -site: operators in the query
     }
-
     envelope = ErrorEnvelope(message=(), code=(), prefix="Google search error", body_in_message=False)
 
-    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
-        """Page 1's request, and in `state` every page's request (page 1's first)."""
-        plan = self.new_plan(params, ctx)
-        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
-        f = plan.filters
-        query = [("q", with_site_operators(params.query, f.include_domains, f.exclude_domains)), *PARAMS]
-        tbs, notices = _tbs(plan)
-        if tbs:
-            query.append(("tbs", tbs))
-        plan.notices += notices
-        plan.notices += site_operator_notices(plan, self.label)
-        url = ctx.endpoint(self.id, URL)
-        plan.request = HttpRequest("GET", url, headers=HEADERS, params=query)
-        pages = [plan.request]
-        if plan.limit > PAGE_SIZE:
-            pages += [_page_request(plan.request, n) for n in range(2, MAX_PAGES + 1)]
-        plan.state = tuple(pages)
-        return plan
+    def page_params(self, n: int) -> Params:
+        """`start`, the offset of page n's first result, from page 2 on."""
+        return [("start", str(PAGE_SIZE * (n - 1)))] if n > 1 else []
 
-    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
-        """Page `n`: its results; a wall (CAPTCHA, consent, JavaScript) is Blocked, another
-        non-2xx the mapped error."""
-        if not response.ok:
-            reason = block_reason(response.body, response.url, response.headers.get("location", ""))
-            if reason is not None:
-                raise Blocked(self.id, reason, 429)
-            raise self.error(response, plan)
+    def dates(self, plan: Plan) -> tuple[Params, list[Notice]]:
+        """`tbs`: `qdr:` windows or the `cdr:` custom range (`_tbs`)."""
+        parts, notices = tbs_parts(plan, _TBS_WORDS)
+        return ([("tbs", ",".join(parts))] if parts else []), notices
+
+    def blocked(self, response: HttpResponse) -> str | None:
+        """A wall on a non-2xx answer (a 2xx page is read first: a results page can echo any query)."""
+        return None if response.ok else _block_reason(response)
+
+    def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
+        """Page `n`'s results; a page of only opaque links is InvalidResponse, a wall without
+        results Blocked."""
         page = parse_page(response.body, PAGE_SIZE * (n - 1))
         if not page.sources and page.opaque:
             raise InvalidResponse(self.id, OPAQUE_MESSAGE, 502)
-        if not page.sources:
-            reason = block_reason(response.body, response.url, response.headers.get("location", ""))
-            if reason is not None:
-                raise Blocked(self.id, reason, 429)
+        reason = _block_reason(response) if not page.sources else None
+        if reason is not None:
+            raise Blocked(self.id, reason, 429)
         return page
 
     async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
@@ -246,18 +167,8 @@ class Google(PagedProvider[Page]):
         return ProviderResult(sources=paged.sources, notices=tuple(paged.notices))
 
 
-# -- dates -------------------------------------------------------------------------------------
-
-
-def _tbs(plan: Plan) -> tuple[str | None, list[Notice]]:
-    """Google's `tbs` for the date ladder and `recency`, and the notices of what it rounds."""
-    parts, notices = tbs_parts(plan, _TBS_WORDS)
-    return ",".join(parts) or None, notices
-
-
-def _page_request(first: HttpRequest, n: int) -> HttpRequest:
-    """Page `n` (n > 1): page 1's request with `start` (the offset of its first result) added."""
-    return dataclasses.replace(first, params=[*first.params, ("start", str(PAGE_SIZE * (n - 1)))])
+def _block_reason(response: HttpResponse) -> str | None:
+    return block_reason(response.body, response.url, response.headers.get("location", ""))
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -389,37 +300,13 @@ def unwrap_href(href: str) -> str | None:
 
 def _redirect_target(href: str) -> str | None:
     """The http(s) target of a `/url?` redirect: its `q`, else its `url` (the desktop form has
-    `q=` empty), percent-decoded with invalid UTF-8 rejected."""
-    query = href.partition("?")[2]
-    for name in ("q=", "url="):
-        if query.startswith(name):
-            begin = len(name)
-        else:
-            at = query.find("&" + name)
-            if at < 0:
-                continue
-            begin = at + 1 + len(name)
-        stop = query.find("&", begin)
-        encoded = query[begin : stop if stop >= 0 else len(query)].partition("#")[0]
-        if not encoded:
-            continue
-        target = _percent_decoded(encoded) if "%" in encoded else encoded
-        return target if target is not None and target.startswith(("http://", "https://")) else None
-    return None
-
-
-def _percent_decoded(encoded: str) -> str | None:
-    """decodeURIComponent: `+` kept, invalid UTF-8 rejected (None). yarl's C unquoter is 10x
-    faster than the stdlib's, but reads `+` as a space and `#` as a fragment, and replaces
-    invalid UTF-8: those cases take the stdlib."""
-    if "+" not in encoded and "#" not in encoded:
-        decoded: str = _YarlURL("http://x/?q=" + encoded).query.get("q", "")
-        if "%" not in decoded and "\ufffd" not in decoded:
-            return decoded
-    try:
-        return unquote(encoded, errors="strict")
-    except UnicodeDecodeError:
+    `q=` empty), decoded as decodeURIComponent (`+` kept, invalid UTF-8 rejected)."""
+    query = href.partition("?")[2].partition("#")[0].replace("+", "%2B")
+    pairs = dict(reversed(parse_qsl(query, errors="surrogateescape")))  # the first of each name
+    target = pairs.get("q") or pairs.get("url")
+    if target is None or (not target.isprintable() and any("\udc80" <= c <= "\udcff" for c in target)):
         return None
+    return target if target.startswith(("http://", "https://")) else None
 
 
 def is_internal(url: str) -> bool:

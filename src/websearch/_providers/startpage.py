@@ -1,67 +1,6 @@
-"""Startpage: Google's web results through Startpage's privacy front end, keyless.
+"""Startpage: the keyless www.startpage.com results page (Google's results, read as HTML).
 
-The request. Page 1 is a plain GET, as a browser's search box (OpenSearch) sends it:
-`GET https://www.startpage.com/sp/search?query=...&cat=web&language=english&lui=english&qsr=en_US
-&qadf=moderate[&with_date=d|w|m|y]&pl=opensearch`, with a desktop Chrome's navigation headers and
-Startpage's `preferences` cookie (English search and interface, the en_US results region, 10
-results a page; `keyEEEvalue` pairs joined by `N1N`). The region and language are a fixed en-US
-default (`qsr=en_US`, `language=english`) and the family filter is Startpage's default
-(`qadf=moderate`). Further pages are what Startpage's own "Next" button sends: a POST of the
-search form (the same filters, plus `sc` = the `render.search_sc` token of the page before,
-`t=device`, `segment` = that page's `render.segment` (`startpage.udog`), `abd=0`, `abe=0` and the
-1-based `page`), with `Origin`/`Referer` https://www.startpage.com. A page without a token is
-followed by a GET with `page=N` instead.
-
-Where the real flow deviates from what one might assume: SearXNG and ddgs first fetch the home
-page to scrape an `sc` token from `form#search input[name=sc]` and POST every search with it (one
-extra request per search). Current pages do not need that for page 1 (a 2026 Startpage engine built
-on trimmed real responses sends exactly the GET above; hearchco's notes found the token-less GET
-working as early as 2023), and each results page carries the token for the next one in its props
-(`render.search_sc`, also in its pagination form), so paging chains page to page and no search
-costs a home-page request. An invented `sc` is refused (Startpage answers it with an error or
-CAPTCHA page), so the token sent is only ever one Startpage issued. No live request was made
-while writing this: the facts come from SearXNG's and ddgs's engines, that 2026 engine and a
-results page captured in August 2026 (markup below).
-
-The page. Results pages are React pages rendered on the server: the result markup (`section#main`
-> `div.w-gl` > `div.result`, a title link `a.result-title` holding an `h2`, a `p.description`
-snippet, Emotion `<style>` elements inside the blocks) and, in the hydration script, the same
-results as JSON: `React.createElement(UIStartpage.AppSerpWeb, {...})`. The JSON is read (with
-`json`'s raw decoder, so braces and `})` inside strings cannot cut it short): the blocks of
-`render.presenter.regions.mainline` whose `display_type` starts with `web-` (`web-google`) are
-the organic results, each `{title, clickUrl, description, ...}` with `<b>` highlights and HTML
-entities in its text; the `ads-google-top`/`-bottom` blocks (ads), spelling suggestions, news and
-image blocks are skipped. `render.presenter.pagination.pages` tells whether a next page exists.
-A page without readable props falls back to the markup: `div.result` or the older
-`div.w-gl__result` blocks, the title from the heading inside `a.result-title` /
-`a.w-gl__result-title` (never the link's whole text: the `<style>` inside it would leak in), the
-snippet from `p.description` / `p.w-gl__description`.
-
-Results link straight to their targets (no redirect to unwrap). Dropped: targets that are not
-http(s), links on Startpage itself (`/do/settings`, the Anonymous View proxy
-`*.startpage.com/av/proxy`; a Startpage link carrying a `url=` target is unwrapped to it),
-Google ad clicks (`google.*/aclk`, googleadservices.com, doubleclick.net) and duplicates. Text is
-taken as written, tags removed without adding spaces and whitespace folded (`_html.fold`, as
-DuckDuckGo's), icon-font glyphs (private use) removed; Google's date prefix of a snippet ("Feb 27,
-2019 ... ", "3 days ago ... ") becomes the source's `published_date` (and its age) and leaves the
-snippet.
-
-Blocked, told by structure, never by words a results page could echo: a final URL under
-`/sp/captcha` (Startpage redirects there) or Startpage's `/error-pages/` (a suspended IP); a page
-without results whose form posts to `/sp/captcha` or has the `captcha-section` class; the Anubis
-proof-of-work gate (`<script id="anubis_challenge">`) Startpage puts in front of `/sp/search` for
-some networks; a 401/403. Those are `Blocked` (429), never "no results". A page with the props
-but no web result is no results, and so is the no-results page Startpage serves without props
-(its `mainline-results__notice` block in place of the results); a page with none of these is an
-InvalidResponse.
-
-The richer parameters are approximated: the ladder's start (which wins over `recency`) becomes
-the narrowest `with_date` window (day, week, month, year) covering it, and domains `site:` /
-`-site:` operators in `query` (Google honours them). A count up to 10 is one page; a larger one
-asks for pages 2 and 3 (at most `MAX_PAGES`) until it is met, a page brings nothing new, there is
-no next page, or a page fails (a partial notice; the pages before it are kept); pages are the
-row's pace apart (0.5/s: 2 s), and a later page is asked only when the search's deadline leaves it
-time (`_paging`). A search that used every page and is still short says so (a clamped notice).
+On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/startpage.md.
 """
 
 from __future__ import annotations
@@ -71,30 +10,22 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
 from .._dates import age_seconds
 from .._registry import PROVIDERS
-from .._types import SearchParams, SearchSource
+from .._types import SearchSource
 from .._wire import HttpRequest, HttpResponse
 from ..errors import Blocked, InvalidResponse
-from ._base import (
-    Plan,
-    Support,
-    bucket_notices,
-    count,
-    recency_bucket,
-    site_operator_notices,
-    with_site_operators,
-)
-from ._html import WINDOWED, browser_headers, fold, html_envelope, keep
-from ._paging import PagedProvider
+from ._base import Plan
+from ._html import browser_headers, fold, html_envelope, keep
+from ._kit import ADVICE, QUERY, KeylessEngine, Params, url_path
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    pass
 
 URL: Final = "https://www.startpage.com/sp/search"
 ORIGIN: Final = "https://www.startpage.com"
@@ -104,7 +35,8 @@ PAGE_SIZE: Final = 10
 #: The most pages websearch asks one search for (ours: Startpage pages on to about 18).
 MAX_PAGES: Final = 3
 MAX_RESULTS: Final = PAGE_SIZE * MAX_PAGES
-_WITH_DATE: Final = {"day": "d", "week": "w", "month": "m", "year": "y"}
+#: `recency` as Startpage's `with_date` windows.
+WINDOWS: Final = {"day": "d", "week": "w", "month": "m", "year": "y"}
 #: What both the GET and the paging POST carry after the query: web results, English, en_US, the
 #: default family filter.
 _FILTERS: Final = (("cat", "web"), ("language", "english"), ("lui", "english"), ("qsr", "en_US"), ("qadf", "moderate"))
@@ -138,20 +70,16 @@ FORM_HEADERS: Final = browser_headers(
     cookie=f"preferences={PREFERENCES}",
     origin=ORIGIN,
 )
-_ADVICE: Final = (
-    "Startpage throttles automated searches from datacenter/shared-egress IPs; configure a credentialed "
-    "provider such as Brave, Tavily, Exa, or Kagi for reliable web search."
-)
+_ADVICE: Final = f"Startpage throttles automated searches from datacenter/shared-egress IPs; {ADVICE}"
 CAPTCHA_MESSAGE: Final = f"Startpage blocked the request with a CAPTCHA page. {_ADVICE}"
 ANUBIS_MESSAGE: Final = (
-    f"Startpage answered with its proof-of-work bot check (Anubis), which only a browser running JavaScript passes. "
-    f"{_ADVICE}"
+    "Startpage answered with its proof-of-work bot check (Anubis), which only a browser running "
+    f"JavaScript passes. {_ADVICE}"
 )
 SUSPENDED_MESSAGE: Final = f"Startpage refused the request (access denied for suspected automated use). {_ADVICE}"
 NOT_A_RESULTS_PAGE: Final = (
     "Startpage returned a page without search results (neither the result data nor result markup)"
 )
-ONLY_BUCKETS: Final = "Startpage only filters by the past day, week, month or year"
 
 _PROPS_MARKER: Final = b"React.createElement(UIStartpage.AppSerpWeb,"
 _PROPS_TRIES: Final = 4  # occurrences of the marker tried (a query can echo it before the script)
@@ -196,68 +124,42 @@ class Page:
     more: bool = True  # False when the page's pagination shows no next page
 
 
-@dataclass(frozen=True, slots=True)
-class Paging:
-    """What building page 2+ takes: the endpoint, the query and filters, how many pages at most."""
-
-    url: str
-    filters: tuple[tuple[str, str], ...]  # query first, then `_FILTERS` and `with_date`
-    pages: int
-
-
-class Startpage(PagedProvider[Page]):
+class Startpage(KeylessEngine[Page]):
     info = PROVIDERS["startpage"]
+    url = URL
+    headers = HEADERS
+    params = (("query", QUERY), *_FILTERS)
+    max_results = MAX_RESULTS
     max_pages = MAX_PAGES
+    spare_pages = True
     says_page_cap = True
-    supports: ClassVar[dict[str, Support]] = WINDOWED
+    windows = WINDOWS
+    window_param = "with_date"
     envelope = html_envelope("Startpage", status_classes={401: Blocked, 403: Blocked})
 
-    def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
-        """Page 1's GET, and in `state` what pages 2+ take (`Paging`)."""
-        plan = self.new_plan(params, ctx)
-        plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
-        f = plan.filters
-        filters = [("query", with_site_operators(params.query, f.include_domains, f.exclude_domains)), *_FILTERS]
-        bucket = recency_bucket(f.start, plan.now) if f.start is not None else None
-        window = bucket if f.start is not None else params.recency
-        if window in _WITH_DATE:
-            filters.append(("with_date", _WITH_DATE[window]))
-        applied = f"with_date={_WITH_DATE[bucket]} (the past {bucket})" if bucket else None
-        plan.notices += bucket_notices(plan, applied, "Startpage's longest (a year)", ONLY_BUCKETS)
-        plan.notices += site_operator_notices(plan, self.label)
-        url = ctx.endpoint(self.id, URL)
-        plan.request = HttpRequest("GET", url, headers=HEADERS, params=[*filters, ("pl", "opensearch")])
-        pages = 1 if plan.limit <= PAGE_SIZE else MAX_PAGES
-        plan.state = Paging(url, tuple(filters), pages)
-        return plan
+    def page_params(self, n: int) -> Params:
+        """Page 1 as the browser's search box sends it; page n as a GET with `page=n` (used when
+        the page before it carries no form token)."""
+        return [("pl", "opensearch")] if n == 1 else [("page", str(n))]
 
     def next_request(self, plan: Plan, n: int, previous: Page) -> HttpRequest | None:
-        """Page `n` (n > 1), built from the page before it, while the plan allows it."""
-        paging: Paging = plan.state
-        return next_page_request(paging, previous, n) if n <= paging.pages else None
+        """Page `n` (n > 1): the search form posted with the previous page's token, else the
+        planned GET, while the plan allows it."""
+        planned = super().next_request(plan, n, previous)
+        if planned is None or not previous.sc:
+            return planned
+        form = [*plan.state[0].params[:-1], ("sc", previous.sc), ("t", "device")]
+        form += [("segment", previous.segment or DEFAULT_SEGMENT), ("abd", "0"), ("abe", "0"), ("page", str(n))]
+        return HttpRequest("POST", planned.url, headers=FORM_HEADERS, form=form)
 
-    def page(self, response: HttpResponse, plan: Plan, n: int = 1) -> Page:
-        """One page's results and paging token; a block, an error status or a stranger page raises."""
-        body = response.body
-        blocked = block_reason(body, response.url)
-        if blocked is not None:
-            raise Blocked(self.id, blocked, 429)
-        if not response.ok:
-            raise self.error(response, plan)
-        page = parse_page(body, plan.now)
+    def blocked(self, response: HttpResponse) -> str | None:
+        return block_reason(response.body, response.url)
+
+    def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
+        page = parse_page(response.body, plan.now)
         if page is None:
             raise InvalidResponse(self.id, NOT_A_RESULTS_PAGE, response.status)
         return page
-
-
-def next_page_request(paging: Paging, page: Page, n: int) -> HttpRequest:
-    """Page `n` (1-based, n > 1): the search form posted with the previous page's token, or, when
-    that page had none, a GET with `page=n`."""
-    if page.sc:
-        form = [*paging.filters, ("sc", page.sc), ("t", "device"), ("segment", page.segment or DEFAULT_SEGMENT)]
-        form += [("abd", "0"), ("abe", "0"), ("page", str(n))]
-        return HttpRequest("POST", paging.url, headers=FORM_HEADERS, form=form)
-    return HttpRequest("GET", paging.url, headers=HEADERS, params=[*paging.filters, ("page", str(n))])
 
 
 # -- blocked pages ---------------------------------------------------------------------------------
@@ -267,7 +169,7 @@ def block_reason(page: bytes, url: str = "") -> str | None:
     """Why the answer is a block (CAPTCHA, proof-of-work gate, suspension), told by structure; None
     for anything else. Only a page without results is inspected: a results page echoes its query,
     "captcha" or "anubis_challenge" included, in its title, search box and props."""
-    path = _path(url)
+    path = url_path(url)
     if "/sp/captcha" in path:
         return CAPTCHA_MESSAGE
     if "/error-pages/" in path:
@@ -284,13 +186,6 @@ def block_reason(page: bytes, url: str = "") -> str | None:
     if tree.css_first(_SUSPENDED) is not None:
         return SUSPENDED_MESSAGE
     return None
-
-
-def _path(url: str) -> str:
-    try:
-        return urlsplit(url).path if url else ""
-    except ValueError:
-        return ""
 
 
 # -- results pages ---------------------------------------------------------------------------------
