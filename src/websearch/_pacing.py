@@ -41,8 +41,10 @@ PLAN: Final = "plan-pace:"
 PLAN_TTL: Final = 86400.0
 _RATE_RE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*")
 _UNITS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0}
-#: A wait longer than this many intervals is a queue (the bucket's debt is other searches').
-_QUEUED: Final = 1.0 + 1e-6
+#: A wait longer than one interval and this many seconds is a queue (the bucket's debt is other
+#: searches'). Absolute: the stores count in microseconds of wall time (datetimes, Redis TIME),
+#: which at 50/s (Brave's paid plan) put a search that had waited its slot 1e-6 s "behind" others.
+_SLACK: Final = 1e-3
 
 
 def parse_rate(text: str) -> float:
@@ -111,10 +113,12 @@ class Pacer:
 
     async def learn(self, provider: str, rate: float) -> None:
         """Note the plan rate an answer reported: written to the store when it differs from what
-        this process last saw there."""
+        this process last saw there, and the request that brought it charged to the bucket (the
+        first answer's request took no slot, and the next may not follow it at once)."""
         if provider in self.learns and self._known.get(provider) != rate:
             self._known[provider] = rate
             await self.store.set(PLAN + provider, repr(rate).encode(), PLAN_TTL)
+            await self.store.take(PREFIX + provider, rate, 1.0)
 
     async def wait(self, provider: str, label: str, remaining: float | None) -> Skip | None:
         """Take the provider's next slot, sleeping until it comes; a Skip instead when that is
@@ -127,7 +131,7 @@ class Pacer:
         if wait <= 0:
             return None
         late = remaining is not None and wait > remaining
-        if late or wait > _QUEUED / rate:
+        if late or wait > 1.0 / rate + _SLACK:
             await self.store.untake(PREFIX + provider, rate, 1.0)
             until = self.clock.now().timestamp() + wait
             why = "after the search's deadline" if late else "taken by other searches queued before this one"
