@@ -244,6 +244,19 @@ def test_parse_slices_and_reads_request_id_fallback(clock: FakeClock, config_dir
     assert no_header.request_id is None and no_header.sources == ()
 
 
+@pytest.mark.parametrize(
+    ("limit", "rate"),
+    [("1, 15000", 1.0), ("50, 20000000", 50.0), ("0, 15000", None), ("abc", None), ("\u00b2, 15000", None), ("", None)],
+)
+def test_parse_reports_the_plans_per_second_limit(
+    limit: str, rate: float | None, clock: FakeClock, config_dir: Path
+) -> None:
+    # X-RateLimit-Limit: the key's plan, the per-second window first, the month last
+    ctx = context({"BRAVE_API_KEY": KEY}, config_dir, clock)
+    raw = HttpResponse(200, {"x-ratelimit-limit": limit}, json.dumps(brave_results_body("q", 2)).encode())
+    assert PROVIDER.parse(raw, PROVIDER.plan(SearchParams("q"), ctx)).plan_rate == rate
+
+
 def test_fake_result_shape_is_brave_like() -> None:
     result = brave_result(1, "q", age="November 27, 2026", extra=["a"])
     assert {"title", "url", "description", "age", "page_age", "extra_snippets", "profile", "meta_url"} <= set(result)

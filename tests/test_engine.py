@@ -995,6 +995,54 @@ async def test_a_flight_of_identical_searches_waits_for_its_pacing_slot_once(
     assert len(brave.requests) == 2
 
 
+async def test_brave_is_paced_at_the_rate_its_free_plan_key_reports(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path, ddg: FakeDuckDuckGo
+) -> None:
+    # No [pacing] entry: Brave's answers say the key's plan allows one request a second
+    # (X-RateLimit-Limit: 1, 15000), and concurrent searches on a free key drew 429s.
+    settings(config_dir, '[pacing]\nduckduckgo = "off"\n')
+    brave.plan = (1, 15000)
+    clock = StillClock()
+    store = MemoryStore(clock)
+    async with engine_client({**benv, **ddg.env}, clock, store=store) as ws:
+        assert (await ws.asearch("the first answer", cache="off")).provider == "brave"
+    async with engine_client({**benv, **ddg.env}, clock, store=store) as other:  # another process, same store
+        responses = await asyncio.gather(*(other.asearch(f"free plan {i}", cache="off") for i in range(2)))
+    assert [r.provider for r in responses] == ["brave", "duckduckgo"]
+    assert clock.sleeps == [1.0]  # the next slot is a second after the first answer's; the other moves on
+    assert (responses[1].attempts[0].provider, responses[1].attempts[0].skipped) == ("brave", "paced")
+    assert len(brave.requests) == 2
+
+
+async def test_a_pacing_setting_of_off_wins_over_the_plan_brave_reports(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path
+) -> None:
+    settings(config_dir, '[pacing]\nbrave = "off"\n')
+    brave.plan = (1, 15000)
+    clock = StillClock()
+    async with engine_client(benv, clock) as ws:
+        await ws.asearch("the first answer", cache="off")
+        responses = await asyncio.gather(*(ws.asearch(f"unpaced {i}", cache="off") for i in range(3)))
+    assert [r.provider for r in responses] == ["brave"] * 3
+    assert clock.sleeps == []
+    assert len(brave.requests) == 4
+
+
+async def test_brave_is_paced_at_its_upgraded_plans_rate(
+    benv: dict[str, str], brave: FakeBrave, config_dir: Path
+) -> None:
+    brave.plan = (1, 15000)
+    clock = FakeClock()
+    async with engine_client(benv, clock) as ws:
+        await ws.asearch("learns the free plan", cache="off")
+        brave.plan = (50, 20_000_000)  # the key is upgraded
+        await ws.asearch("waits a second, learns 50/s", cache="off")
+        for i in range(5):  # each waits its slot; none is taken for one behind others (microsecond clocks)
+            assert (await ws.asearch(f"at 50/s {i}", cache="off")).provider == "brave"
+    assert [round(s, 3) for s in clock.sleeps] == [1.0] + [0.02] * 5
+    assert len(brave.requests) == 7
+
+
 async def test_a_cold_process_loads_the_http_stack_before_it_takes_a_pacing_slot(
     benv: dict[str, str], brave: FakeBrave, config_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

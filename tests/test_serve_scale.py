@@ -22,6 +22,7 @@ from websearch.testing.brave import brave_results_body, rate_limited_reply
 
 BRAVE_KEY = "BSA-replicas-secret-3c9d1e"
 DB = 15  # the session Redis' database for these tests (the engine's cross-process tests count from 1)
+PLAN_DB = 14  # the one of the replicas that learn Brave's pace from its key's plan
 
 
 class TimedBrave(FakeBrave):
@@ -42,8 +43,8 @@ def fakes() -> Iterator[tuple[TimedBrave, FakeDuckDuckGo]]:
         yield brave, ddg
 
 
-def _db_url(url: str) -> str:
-    return f"{url.rsplit('/', 1)[0]}/{DB}"
+def _db_url(url: str, db: int = DB) -> str:
+    return f"{url.rsplit('/', 1)[0]}/{db}"
 
 
 def _settings(config_dir: Path) -> Path:
@@ -163,6 +164,46 @@ def test_brave_paced_at_one_per_second_holds_across_replicas(
     assert len(arrivals) == len(served)
     gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
     assert min(gaps) >= 0.9, gaps  # 1/s, whichever replica asked
+
+
+def test_brave_paced_at_its_free_plan_key_reported_rate_across_replicas(
+    tmp_path: Path, redis_server: str, fakes: tuple[TimedBrave, FakeDuckDuckGo]
+) -> None:
+    # No [pacing] entry for Brave: replica A's answer says the key allows one request a second
+    # (X-RateLimit-Limit: 1, 15000), and replica B, which Brave has not answered, paces at it.
+    brave, ddg = fakes
+    paid, brave.plan = brave.plan, (1, 15000)
+    config_dir = tmp_path / "config"
+    config_dir.mkdir(mode=0o700)
+    (config_dir / "settings.toml").write_text('[pacing]\nduckduckgo = "off"\n', encoding="utf-8")
+    redis.Redis.from_url(_db_url(redis_server, PLAN_DB)).flushdb()
+    env = serve_env(config_dir, brave, ddg, WEBSEARCH_ENGINE="on", WEBSEARCH_REDIS_URL=_db_url(redis_server, PLAN_DB))
+    env.update(key_env("brave", config_dir, BRAVE_KEY))
+    servers = ServeProcess(env), ServeProcess(env)
+    try:
+        start_all(*servers)
+        brave.arrivals.clear()
+        a, b = (server.url for server in servers)
+        assert search(a, query="learns the plan", provider="brave", cache="off")["provider"] == "brave"
+
+        async def two() -> list[httpx2.Response]:
+            async with async_http(b) as client:
+                body = {"provider": "brave", "cache": "off"}
+                return await asyncio.gather(
+                    *(client.post("/v1/search", json={**body, "query": f"b {i}"}) for i in (1, 2))
+                )
+
+        responses = [r.json()["response"] for r in asyncio.run(two())]
+    finally:
+        brave.plan = paid
+        for server in servers:
+            server.stop()
+    served = [r for r in responses if r["error"] is None and r["provider"] == "brave"]
+    assert len(served) == 1  # the next slot, a second after A's; the other is a further second away
+    (passed_over,) = (r for r in responses if r not in served)
+    assert (passed_over["attempts"][0]["provider"], passed_over["attempts"][0]["skipped"]) == ("brave", "paced")
+    assert len(brave.arrivals) == 2
+    assert brave.arrivals[1] - brave.arrivals[0] >= 0.9, brave.arrivals
 
 
 def test_redis_stopped_mid_load_both_keep_answering_and_pick_it_up_again(

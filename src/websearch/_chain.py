@@ -75,11 +75,14 @@ def fallback_tier(ctx: ProviderContext, lineup: Lineup, explicit: str, excluded:
 
 
 class Guards(Protocol):
-    """What the engine checks around each attempt: health and pacing before, health after."""
+    """What the engine checks around each attempt: health and pacing before, health and the plan
+    rate the answer reported (`ProviderResult.plan_rate`, the provider's pace from then on) after."""
 
     async def before(self, info: ProviderInfo, ctx: ProviderContext) -> Skip | None: ...
 
-    async def after(self, info: ProviderInfo, ctx: ProviderContext, error: BaseException | None) -> None: ...
+    async def after(
+        self, info: ProviderInfo, ctx: ProviderContext, error: BaseException | None, plan_rate: float | None
+    ) -> None: ...
 
 
 @dataclass(slots=True)
@@ -243,7 +246,7 @@ async def guarded(
         remaining = None if walk.deadline is None else walk.deadline - clock.monotonic()
     result, attempt, error = await _attempt(lineup, info, params, ctx, remaining)
     if walk.guards is not None:
-        await walk.guards.after(info, ctx, error)
+        await walk.guards.after(info, ctx, error, None if result is None else result.plan_rate)
     return result, attempt
 
 

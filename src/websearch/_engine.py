@@ -36,7 +36,7 @@ from ._context import ClosedUnder
 from ._fanout import Fanout, run_fanout
 from ._health import PATIENCE, Health, Skip
 from ._notices import CutShort, local_state
-from ._pacing import Pacer, rates_from
+from ._pacing import Pacer, learners, rates_from
 from ._state._store import DEADLINE, MAX_WAIT, Budget, unbounded
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ class Engine:
         """The pacer on this engine's store (one per engine, like the health book)."""
         store = self.state()
         if self._pacer is None or self._pacer.store is not store:
-            self._pacer = Pacer(store, self.clock, self.rates())
+            self._pacer = Pacer(store, self.clock, self.rates(), learners(self.settings))
         return self._pacer
 
     def deadline_for(self, params: SearchParams, deadline: float | None) -> float:
@@ -641,7 +641,7 @@ class _Guards:
             if skip is not None:
                 return skip
         pacer = self.engine.pacer()
-        if info.id not in pacer.rates:
+        if not pacer.paces(info.id):
             return None
         ready = getattr(ctx.transport, "ready", None)  # the built-in transport of a cold process
         if ready is not None:  # loads before a slot is taken: a slot is a time to send at
@@ -649,7 +649,12 @@ class _Guards:
         remaining = None if ctx.deadline is None else ctx.deadline - ctx.clock.monotonic()
         return await pacer.wait(info.id, info.label, remaining)
 
-    async def after(self, info: ProviderInfo, ctx: ProviderContext, error: BaseException | None) -> None:
+    async def after(
+        self, info: ProviderInfo, ctx: ProviderContext, error: BaseException | None, plan_rate: float | None
+    ) -> None:
+        """Record the attempt's outcome, and the plan rate its answer reported (the pace from now on)."""
+        if plan_rate is not None:
+            await self.engine.pacer().learn(info.id, plan_rate)
         health = self.engine.health()
         if error is None:
             if info.id in self.recorded:

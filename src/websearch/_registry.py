@@ -48,6 +48,9 @@ class ProviderInfo:
     login_import: str = ""  # where `websearch auth import <id>` copies an official CLI's login from
     module: str = ""  # "package.module:NAME" of the provider object (built-in rows)
     fake: str = ""  # "package.module:NAME" of its loopback fake in websearch.testing (built-in rows)
+    #: Its answers report the key's plan's per-second limit (`ProviderResult.plan_rate`), which
+    #: becomes its pace unless `[pacing]` names it.
+    plan_pace: bool = False
 
 
 def _row(id: str, label: str, *env: str, fake: str = "", **kw: Any) -> ProviderInfo:
@@ -111,7 +114,7 @@ _ROWS: Final = (
     _row("kagi", "Kagi", "KAGI_API_KEY", fake="FakeKagi"),
     _row("tavily", "Tavily", "TAVILY_API_KEY", fake="FakeTavily"),
     _row("firecrawl", "Firecrawl", "FIRECRAWL_API_KEY", fake="FakeFirecrawl"),
-    _row("brave", "Brave", "BRAVE_API_KEY", fake="FakeBrave"),
+    _row("brave", "Brave", "BRAVE_API_KEY", plan_pace=True, fake="FakeBrave"),
     _row(
         "kimi",
         "Kimi",

@@ -150,6 +150,9 @@ class ProviderResult:
     request_id: str | None = None
     auth_mode: str | None = None
     notices: tuple[Notice, ...] = ()
+    #: Requests a second the key's plan allows, as the provider reported it (Brave's
+    #: `X-RateLimit-Limit`): the engine paces the provider at it (see `ProviderInfo.plan_pace`).
+    plan_rate: float | None = None
 
     def has_renderable_content(self) -> bool:
         """The chain's acceptance rule: some answer, source, citation, question or query."""

@@ -18,6 +18,9 @@ Errors come as `{"error": {...}}` or `{"errors": [{...}]}`. Brave reports a bad 
 `SUBSCRIPTION_TOKEN_INVALID` and tells quota (`QUOTA_LIMITED`) from rate limit (`RATE_LIMITED`)
 only by the code of a 429. Retry hints come from `Retry-After`, else from the matching
 `X-RateLimit-Reset` window.
+
+Every answer reports the key's plan in `X-RateLimit-Limit` ("1, 15000": one request a second,
+15000 a month); its per-second figure is the result's `plan_rate`, which the engine paces Brave at.
 """
 
 from __future__ import annotations
@@ -74,6 +77,13 @@ def _reset_window(headers: Mapping[str, str], code: str | None, body: object) ->
     return seconds[-1] if code == "QUOTA_LIMITED" else seconds[0]
 
 
+def _per_second(headers: Mapping[str, str]) -> float | None:
+    """The plan's requests per second: `X-RateLimit-Limit`'s first figure ("1, 15000")."""
+    first = headers.get("x-ratelimit-limit", "").split(",")[0].strip()
+    rate = float(first) if first.isascii() and first.isdigit() else 0.0  # ASCII digits, as `_reset_window`
+    return rate if 0 < rate < math.inf else None
+
+
 class Brave(HttpProvider):
     info = PROVIDERS["brave"]
     supports: ClassVar[dict[str, Support]] = {
@@ -123,7 +133,9 @@ class Brave(HttpProvider):
         results = web.get("results") if isinstance(web, dict) else None
         sources = [_source(r, plan.now) for r in as_list(results) if isinstance(r, dict) and as_str(r.get("url"))]
         request_id = response.headers.get("x-request-id") or response.headers.get("request-id") or None
-        return ProviderResult(sources=tuple(sources[: plan.limit]), request_id=request_id)
+        return ProviderResult(
+            sources=tuple(sources[: plan.limit]), request_id=request_id, plan_rate=_per_second(response.headers)
+        )
 
 
 def _date_window(plan: Plan) -> tuple[date, date] | None:

@@ -154,14 +154,21 @@ class FakeBrave(FakeServer):
     """Answers GET /res/v1/web/search like Brave: `count` results (1..20), 422 on a bad token or parameter.
 
     `valid_keys`, when given, are the only tokens accepted; any other gets SUBSCRIPTION_TOKEN_INVALID.
+    `plan` is the key's (per second, per month) limits its answers report in `X-RateLimit-Limit`
+    and `X-RateLimit-Policy`, which the engine paces Brave at: by default a paid plan's 50 a
+    second (the free plan's is `(1, 15000)`, which would space every test's searches a second
+    apart); change it to move the key to another plan.
     """
 
     provider_id = "brave"
 
-    def __init__(self, valid_keys: Collection[str] | None = None, n_available: int = 20) -> None:
+    def __init__(
+        self, valid_keys: Collection[str] | None = None, n_available: int = 20, plan: tuple[int, int] = (50, 20_000_000)
+    ) -> None:
         super().__init__()
         self.valid_keys = valid_keys
         self.n_available = n_available
+        self.plan = plan
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         if request.path != "/res/v1/web/search" or request.method not in ("GET", "POST"):
@@ -181,7 +188,13 @@ class FakeBrave(FakeServer):
         if args.get("freshness", "pd") not in _FRESHNESS and "to" not in args.get("freshness", ""):
             return _validation(["query", "freshness"], "invalid freshness")
         # Brave does not document a request-id header; upstream reads x-request-id, so the fake sends one.
-        headers = {**RATE_HEADERS, "X-Request-Id": f"brave-{len(self.requests):04d}"}
+        second, month = self.plan
+        headers = {
+            **RATE_HEADERS,
+            "X-RateLimit-Limit": f"{second}, {month}",
+            "X-RateLimit-Policy": f"{second};w=1, {month};w=2592000",
+            "X-Request-Id": f"brave-{len(self.requests):04d}",
+        }
         body = brave_results_body(
             query, min(int(count), self.n_available), extra_snippets=args.get("extra_snippets") == "true"
         )
