@@ -103,7 +103,7 @@ def run(copy: Path, python: Path, position: str, registry: str) -> list[str]:
     docs = subprocess.run([str(python), "-m", "websearch._capabilities"], cwd=copy, capture_output=True, check=True)
     (copy / "docs/parameters.md").write_bytes(docs.stdout)
     order = subprocess.run(
-        [str(python), "-c", "import websearch; print(websearch.SEARCH_PROVIDER_ORDER.index('stubsearch'))"],
+        [str(python), "-c", "import websearch.providers as p; print(p.SEARCH_PROVIDER_ORDER.index('stubsearch'))"],
         cwd=copy,
         capture_output=True,
         text=True,
