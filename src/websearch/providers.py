@@ -8,14 +8,21 @@ A provider plans a search, then parses the answer (README, "A provider of your o
 (`SearchSource`, `SearchCitation`, ...) are the user's, in `websearch`; the errors it raises,
 one class per kind of failure, are in `websearch.errors`.
 
-- `Provider`: the base class: `plan(params, ctx)`, then `search` (or `HttpProvider`'s parse).
-- `HttpProvider`: a provider of one HTTP request: `plan` builds it, `parse` reads the answer.
-- `Plan`: what a provider will do for one search: the request, the limit and its notices.
-- `ProviderContext`: what a provider reads and sends through: env, keys, clock, endpoints.
-- `ProviderInfo`: a provider's registry row: id, label, the env names of its key, keyless.
+- `Provider`: the base of every provider: its `info` row, what it `supports`, its error
+  `envelope`, `plan` and `search`.
+- `HttpProvider`: a provider of one request and one complete response: `plan` builds the
+  request, `parse` reads the answer (purely).
+- `Plan`: what a provider decided for one search before anything is sent: the request, the
+  notices of what it changed, the limit, the instant it was made.
+- `ProviderContext`: the injected world of one search: env, settings, credentials, transport,
+  clock, deadline (`ctx.endpoint(...)` honours `WEBSEARCH_<ID>_BASE_URL`).
+- `ProviderInfo`: what the chain knows of a provider before importing it: `id`, `label`, and
+  `keyless=True` or the `env_keys` whose presence makes it available.
 - `ProviderId`: a provider's id (`"brave"`), a `str`.
-- `ProviderResult`: what `parse` returns: answer, sources, citations, usage, notices.
-- `ErrorEnvelope`: where a provider's API puts its error code and message in a body.
+- `ProviderResult`: what `parse` returns (answer, sources, citations, usage, ...); the chain
+  makes it a `SearchResponse`.
+- `ErrorEnvelope`: where a provider's error body keeps its message and code, and what the codes
+  mean (which error class each one raises).
 - `HttpRequest`, `HttpResponse`: one request and its answer, as the transport sees them (also
   what a `websearch.testing.MockTransport` handler takes and returns).
 - `SendsRequests`: the transport's protocol (`WebSearch(transport=...)`).
