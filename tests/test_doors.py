@@ -84,6 +84,7 @@ DOORS = {
         "RequestRejected",
         "SearchFailedError",
         "SearchProviderError",
+        "StoreUnavailable",
         "UpstreamUnavailable",
         "WebSearchError",
     ],
@@ -234,3 +235,11 @@ def test_a_moved_name_warns_where_warnings_are_shown_by_default() -> None:
         "websearch.MemoryStore moved to websearch.state.MemoryStore",
         "websearch.RateLimited moved to websearch.errors.RateLimited",
     ]
+
+
+def test_store_unavailable_is_one_class_behind_the_three_doors_that_hold_it() -> None:
+    # the user catches it (cache_stats, clear_cache, reset_health), a store raises it, the tree holds it
+    from websearch.errors import StoreUnavailable
+
+    assert StoreUnavailable is websearch.StoreUnavailable is importlib.import_module("websearch.state").StoreUnavailable
+    assert issubclass(StoreUnavailable, websearch.WebSearchError)

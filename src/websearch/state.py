@@ -13,7 +13,8 @@ writes one of their own, or reads a store directly.
 - `RedisStore`: one Redis that every replica shares (needs the `redis` extra).
 - `StoreUnavailable`: what a store raises when it cannot serve a call; the engine then runs the
   search on in-process state, with a notice. `WebSearch.cache_stats`, `clear_cache` and
-  `reset_health` raise it to their caller, which is why `websearch` has it too.
+  `reset_health` raise it to their caller, which is why `websearch` has it too (and
+  `websearch.errors`, whose tree holds it).
 
 Every name loads on first use: importing this module opens no file and loads no Redis client.
 """
