@@ -37,9 +37,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from websearch import HttpRequest, HttpResponse, WebSearch
+from websearch import WebSearch
 from websearch._clock import SystemClock
 from websearch._state import MemoryStore, SqliteStore
+from websearch.providers import HttpRequest, HttpResponse
 
 from ._fake import QUERY, body, pin
 from ._rounds import interleaved, medians

@@ -12,21 +12,13 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
-from websearch import (
-    HttpResponse,
-    ProviderContext,
-    SearchCitation,
-    SearchParams,
-    SearchResponse,
-    SearchSource,
-    SearchUsage,
-    WebSearch,
-)
+from websearch import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._notices import CutShort
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers.anthropic import PROVIDER, parse_message, parse_page_age
 from websearch.errors import MissingCredentialError, RateLimited
+from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import MockTransport, Reply
 from websearch.testing.anthropic import FakeAnthropic, anthropic_error, anthropic_message, anthropic_turn
 

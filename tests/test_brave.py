@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, search_once
-from websearch import Attempt, HttpResponse, ProviderContext, SearchParams, SearchResponse, SearchSource, WebSearch
+from websearch import Attempt, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._providers.brave import PROVIDER
 from websearch.errors import MissingCredentialError
+from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import Reply
 from websearch.testing.brave import (
     FakeBrave,

@@ -15,10 +15,12 @@ import pytest
 
 from conftest import FakeClock
 from test_chain import Scripted, answer
-from websearch import PROVIDERS, ProviderResult, SearchSource, UpstreamUnavailable, WebSearch
+from websearch import SearchSource, WebSearch
 from websearch._notices import CutShort, cut_short, partial
 from websearch._state import MemoryStore, SqliteStore
 from websearch._state._store import Store
+from websearch.errors import UpstreamUnavailable
+from websearch.providers import PROVIDERS, ProviderResult
 
 KEYS = {"BRAVE_API_KEY": "b" * 20, "TAVILY_API_KEY": "t" * 20}
 StoreMaker = Callable[[Path, FakeClock], Store]

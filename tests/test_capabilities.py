@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, key_env, make_client
-from websearch import PROVIDERS, SEARCH_PROVIDER_ORDER, SearchParams
+from websearch import SearchParams
 from websearch._capabilities import PARAMETERS, capability_table, main, render_markdown
 from websearch._notices import not_supported
+from websearch.providers import PROVIDERS, SEARCH_PROVIDER_ORDER
 from websearch.testing import FAKES
 
 DOC = Path(__file__).parent.parent / "docs" / "parameters.md"

@@ -17,24 +17,10 @@ from typing import Any, ClassVar
 import pytest
 
 from conftest import FakeClock, messages
-from websearch import (
-    PROVIDERS,
-    SEARCH_PROVIDER_ORDER,
-    AuthenticationFailed,
-    Plan,
-    Provider,
-    ProviderInfo,
-    ProviderResult,
-    RequestRejected,
-    SearchCitation,
-    SearchParams,
-    SearchResponse,
-    SearchSource,
-    SearchUsage,
-    UpstreamUnavailable,
-    WebSearch,
-)
+from websearch import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage, WebSearch
 from websearch._notices import partial
+from websearch.errors import AuthenticationFailed, RequestRejected, UpstreamUnavailable
+from websearch.providers import PROVIDERS, SEARCH_PROVIDER_ORDER, Plan, Provider, ProviderInfo, ProviderResult
 
 Outcome = ProviderResult | BaseException | Callable[[], Any]
 

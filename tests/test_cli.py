@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS, cli_env, run_cli
-from websearch import SEARCH_PROVIDER_ORDER
 from websearch._registry import PROVIDERS
+from websearch.providers import SEARCH_PROVIDER_ORDER
 from websearch.testing import DdgResult, FakeDuckDuckGo, FakeTavily, Reply
 from websearch.testing.duckduckgo import challenge_page
 

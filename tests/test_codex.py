@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
-from websearch import HttpResponse, SearchParams, SearchResponse, SearchSource, SearchUsage
+from websearch import SearchParams, SearchResponse, SearchSource, SearchUsage
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers._base import Plan
@@ -26,6 +26,7 @@ from websearch._providers.codex import (
 )
 from websearch._sse import iter_sse
 from websearch.errors import ConfigError, NoResults
+from websearch.providers import HttpResponse
 from websearch.testing import Reply
 from websearch.testing.codex import CODEX_PATH, TOKEN_PATH, FakeCodex, codex_events, make_jwt, sse_chunks, stream_reply
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import FakeClock, key_env, make_client, run_cli
-from websearch import PROVIDERS, render
+from websearch import render
 from websearch._credentials import CredentialStore
+from websearch.providers import PROVIDERS
 from websearch.testing import FAKES, FakeBrave, FakeDuckDuckGo, Reply
 from websearch.testing.anthropic import anthropic_message, anthropic_turn
 from websearch.testing.codex import codex_events

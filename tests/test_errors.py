@@ -8,16 +8,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from websearch import (
-    AuthenticationFailed,
-    HttpResponse,
-    ProviderInfo,
-    QuotaExhausted,
-    RateLimited,
-    RequestRejected,
-    SearchProviderError,
-    UpstreamUnavailable,
-)
 from websearch._providers._errors import (
     DEFAULT_ENVELOPE,
     ErrorEnvelope,
@@ -25,6 +15,15 @@ from websearch._providers._errors import (
     http_error,
     retry_after_seconds,
 )
+from websearch.errors import (
+    AuthenticationFailed,
+    QuotaExhausted,
+    RateLimited,
+    RequestRejected,
+    SearchProviderError,
+    UpstreamUnavailable,
+)
+from websearch.providers import HttpResponse, ProviderInfo
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 INFO = ProviderInfo("acme", "Acme")

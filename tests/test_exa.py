@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, StillClock, make_client, messages, provider_context, search_once
-from websearch import ConfigError, HttpResponse, ProviderResult, SearchParams, SearchResponse, SearchSource, WebSearch
+from websearch import ConfigError, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._providers.exa import PROVIDER, UNEXPECTED_SHAPE
 from websearch._state import MemoryStore
 from websearch.errors import MissingCredentialError, RateLimited
+from websearch.providers import HttpResponse, ProviderResult
 from websearch.testing import Reply
 from websearch.testing.exa import FakeExa, exa_error, exa_search_body, mcp_listing, mcp_reply, mcp_result
 

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, run_cli, search_once
-from websearch import HttpRequest, ProviderContext, SearchCitation, SearchParams, SearchResponse, render
+from websearch import SearchCitation, SearchParams, SearchResponse, render
 from websearch._providers.exa import ANSWER_SCHEMA, PEOPLE_HINT, PROVIDER
+from websearch.providers import HttpRequest, ProviderContext
 from websearch.testing import FakeFirecrawl, Reply, honour_domains
 from websearch.testing.exa import FakeExa, exa_search_body, mcp_listing, mcp_reply, mcp_result
 

@@ -9,18 +9,11 @@ from typing import Any
 import pytest
 
 from conftest import FIRECRAWL_KEY, FakeClock, make_client, messages, provider_context, search_once
-from websearch import (
-    Attempt,
-    HttpResponse,
-    MissingCredentialError,
-    ProviderContext,
-    SearchParams,
-    SearchResponse,
-    SearchSource,
-)
+from websearch import Attempt, SearchParams, SearchResponse, SearchSource
 from websearch._credentials import CredentialStore
 from websearch._providers.firecrawl import PROVIDER
-from websearch.errors import SearchProviderError
+from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import Reply
 from websearch.testing.firecrawl import (
     INSUFFICIENT_CREDITS,

@@ -16,17 +16,7 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli
-from websearch import (
-    HttpResponse,
-    ProviderContext,
-    ProviderResult,
-    SearchCitation,
-    SearchParams,
-    SearchResponse,
-    SearchSource,
-    SearchUsage,
-    WebSearch,
-)
+from websearch import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers.gemini import (
@@ -53,6 +43,7 @@ from websearch.errors import (
     RateLimited,
     RequestRejected,
 )
+from websearch.providers import HttpResponse, ProviderContext, ProviderResult
 from websearch.testing import Reply, running_providers
 from websearch.testing.gemini import (
     RESPONSE_ID,

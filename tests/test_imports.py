@@ -60,6 +60,14 @@ def test_import_websearch_loads_its_names_on_first_use(tmp_path: Path) -> None:
     assert {"websearch._types", "websearch._registry", "websearch._client"} <= every
 
 
+@pytest.mark.parametrize("door", ["websearch.providers", "websearch.state"])
+def test_importing_a_door_loads_none_of_its_names(tmp_path: Path, door: str) -> None:
+    # the provider author's and the stores' doors are as lazy as `websearch`: no provider, no aiohttp
+    loaded = loaded_modules(f"import {door}", tmp_path)
+    assert sorted(m for m in loaded if m.startswith("websearch")) == sorted(["websearch", "websearch.errors", door])
+    assert not heavy(loaded) and "dataclasses" not in loaded and "redis" not in loaded
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, search_once
-from websearch import HttpResponse, ProviderContext, SearchParams, SearchResponse, SearchSource
+from websearch import SearchParams, SearchResponse, SearchSource
 from websearch._credentials import CredentialStore
 from websearch._providers.jina import PROVIDER
 from websearch._settings import Settings
 from websearch.errors import MissingCredentialError, RateLimited
+from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import Reply
 from websearch.testing.jina import FakeJina, jina_error_body, jina_results_body
 

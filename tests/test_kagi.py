@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, search_once
-from websearch import HttpResponse, ProviderContext, ProviderResult, SearchParams, SearchResponse, SearchSource
+from websearch import SearchParams, SearchResponse, SearchSource
 from websearch._credentials import CredentialStore
 from websearch._providers.kagi import PROVIDER, after_date
 from websearch._settings import Settings
 from websearch.errors import MissingCredentialError, RateLimited
+from websearch.providers import HttpResponse, ProviderContext, ProviderResult
 from websearch.testing import Reply
 from websearch.testing.kagi import FakeKagi, kagi_error_body, kagi_legacy_error_body, kagi_results_body
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, run_cli
-from websearch import PROVIDERS, SEARCH_PROVIDER_ORDER
 from websearch._state import MemoryStore
+from websearch.providers import PROVIDERS, SEARCH_PROVIDER_ORDER
 from websearch.testing import FAKES, Reply
 from websearch.testing.duckduckgo import challenge_page
 

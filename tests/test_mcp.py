@@ -23,12 +23,13 @@ from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from conftest import TESTS, FakeClock, cli_env, make_client, run_cli
-from websearch import SEARCH_PROVIDER_ORDER, Attempt, ConfigError, InvalidSearchParams, SearchResponse, SearchSource
+from websearch import Attempt, ConfigError, InvalidSearchParams, SearchResponse, SearchSource
 from websearch._mcp_server import build_server, output_schema, response_json, structured_content, tool_text
 from websearch._notices import Notice, not_supported
 from websearch._rendering import render
 from websearch._tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
 from websearch._types import SearchCitation, SearchUsage
+from websearch.providers import SEARCH_PROVIDER_ORDER
 from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeFirecrawl, Reply
 from websearch.testing.firecrawl import firecrawl_error
 

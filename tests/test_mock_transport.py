@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import FakeClock
-from websearch import HttpRequest, HttpResponse, ProviderTimeoutError, WebSearch
+from websearch import WebSearch
+from websearch.errors import ProviderTimeoutError
+from websearch.providers import HttpRequest, HttpResponse
 from websearch.testing import MockTransport
 
 

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from conftest import NOW, FakeClock, make_client, run_cli
-from websearch import HttpRequest, MissingCredentialError, SearchProviderError
 from websearch._credentials import CredentialStore
 from websearch._oauth import OAuthToken, oauth_token
+from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.providers import HttpRequest
 from websearch.testing import FakeServer, RecordedRequest, Reply
 
 

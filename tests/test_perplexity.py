@@ -15,17 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
-from websearch import (
-    Attempt,
-    HttpResponse,
-    ProviderContext,
-    SearchCitation,
-    SearchParams,
-    SearchResponse,
-    SearchSource,
-    SearchUsage,
-    WebSearch,
-)
+from websearch import Attempt, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers._base import Plan
@@ -45,6 +35,7 @@ from websearch._providers.perplexity import (
 )
 from websearch._sse import iter_sse
 from websearch.errors import InvalidResponse, MissingCredentialError, RateLimited
+from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import Reply
 from websearch.testing.perplexity import (
     ANSWER,

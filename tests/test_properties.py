@@ -1,6 +1,6 @@
 """Property tests (hypothesis): any body in, a result or one of websearch's own errors out.
 
-- Every registry provider (`websearch.PROVIDERS`: a new one is covered as it is registered; one
+- Every registry provider (`websearch.providers.PROVIDERS`: a new one is covered as it is registered; one
   that is not an HttpProvider needs an adapter in `ADAPTERS`, or its tests fail) gets, in its parser
   (`parse`, or its stream parser) and in its whole `search` (over a MockTransport that answers every
   request with the drawn response): arbitrary bytes, arbitrary JSON (a document, or SSE events),
@@ -42,13 +42,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import CODEX_ACCOUNT, FakeClock, key_env, provider_context
-from websearch import PROVIDERS, HttpRequest, HttpResponse, ProviderResult, SearchCitation, SearchParams, SearchSource
+from websearch import SearchCitation, SearchParams, SearchSource
 from websearch._context import ProviderContext
 from websearch._providers._base import HttpProvider, Plan
 from websearch._registry import load_provider
 from websearch._sse import SseEvent, aiter_sse, iter_sse
 from websearch._transport import Transport
 from websearch.errors import SearchProviderError
+from websearch.providers import PROVIDERS, HttpRequest, HttpResponse, ProviderResult
 from websearch.testing import FAKES, FakeServer, MockTransport, RecordedRequest, Reply
 from websearch.testing.duckduckgo import DdgResult, results_page, sample_results
 

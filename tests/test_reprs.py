@@ -27,11 +27,13 @@ import websearch.errors
 import websearch.testing
 from conftest import FakeClock, key_env, make_client, provider_context
 from serve_helper import InProcess, http
-from websearch import PROVIDERS, MemoryStore, SearchFailedError, SearchParams
+from websearch import SearchFailedError, SearchParams
 from websearch._registry import load_provider
 from websearch._serve import ServeConfig
 from websearch._settings import Settings
 from websearch._state import open_store
+from websearch.providers import PROVIDERS
+from websearch.state import MemoryStore
 from websearch.testing import FakeBrave, FakeCodex, FakeExa, FakeSearXNG, FakeTavily, MockTransport, Reply
 
 MARK = "REPRLEAK"  # in every secret below: no repr may hold it

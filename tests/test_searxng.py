@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, search_once
-from websearch import HttpResponse, SearchParams, SearchSource, WebSearch
+from websearch import SearchParams, SearchSource, WebSearch
 from websearch._providers.searxng import MAX_PAGES, NOT_CONFIGURED, PROVIDER
 from websearch.errors import MissingCredentialError
+from websearch.providers import HttpResponse
 from websearch.testing import FakeSearXNG, RecordedRequest, Reply
 from websearch.testing.searxng import json_disabled_page, searxng_results_body
 

@@ -23,7 +23,6 @@ from prometheus_client.parser import text_string_to_metric_families
 from conftest import eventually, key_env, make_client, run_cli
 from serve_helper import OTHER_TOKEN, TOKEN, InProcess, async_http, free_port, http
 from websearch import (
-    SEARCH_PROVIDER_ORDER,
     Attempt,
     EngineRank,
     Notice,
@@ -42,6 +41,7 @@ from websearch._serve._api import answer_json
 from websearch._serve._logging import configure
 from websearch._state import MemoryStore
 from websearch._state.redis import RedisStore
+from websearch.providers import SEARCH_PROVIDER_ORDER
 from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeSearXNG, Reply
 from websearch.testing.brave import brave_results_body, rate_limited_reply
 from websearch.testing.duckduckgo import results_page

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
-from websearch import ConfigError, ProviderContext, SearchResponse
+from websearch import ConfigError, SearchResponse
 from websearch._credentials import _BUSY_FOR, Credential, CredentialStore, _patiently
 from websearch._settings import Settings, config_dir
+from websearch.providers import ProviderContext
 
 
 def test_config_dir_from_env_and_default(tmp_path: Path) -> None:
@@ -204,13 +205,8 @@ def test_the_stamp_looks_at_the_file_at_most_once_a_second_but_sees_its_own_writ
 def test_errors_pickle_with_their_fields() -> None:
     import pickle
 
-    from websearch import (
-        InvalidSearchParams,
-        MissingCredentialError,
-        RateLimited,
-        SearchFailedError,
-        SearchProviderError,
-    )
+    from websearch import InvalidSearchParams, SearchFailedError
+    from websearch.errors import MissingCredentialError, RateLimited, SearchProviderError
 
     err = pickle.loads(
         pickle.dumps(RateLimited("brave", "Brave API error (429)", 429, retry_after=3, retry_variant=True))

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
-from websearch import HttpRequest
 from websearch._sse import SseEvent, aiter_sse, iter_sse
 from websearch.errors import ProviderConnectionError
+from websearch.providers import HttpRequest
 from websearch.testing import FakeServer, RecordedRequest, Reply
 
 

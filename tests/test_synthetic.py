@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, search_once
-from websearch import HttpResponse, ProviderContext, SearchParams, SearchResponse, SearchSource
+from websearch import SearchParams, SearchResponse, SearchSource
 from websearch._credentials import CredentialStore
 from websearch._providers.synthetic import PROVIDER
 from websearch.errors import MissingCredentialError, RateLimited
+from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import Reply
 from websearch.testing.synthetic import FakeSynthetic
 

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from conftest import TAVILY_KEY, FakeClock, messages, provider_context, search_once
-from websearch import Attempt, HttpResponse, ProviderContext, SearchParams, SearchResponse, SearchSource, WebSearch
+from websearch import Attempt, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._credentials import CredentialStore
 from websearch._notices import not_applied
 from websearch._providers.tavily import PROVIDER
 from websearch.errors import MissingCredentialError
+from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import Reply
 from websearch.testing.tavily import FakeTavily, tavily_error, tavily_results_body, usage_limit_reply
 

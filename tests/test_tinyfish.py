@@ -9,18 +9,11 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, search_once
-from websearch import (
-    Attempt,
-    HttpResponse,
-    MissingCredentialError,
-    ProviderContext,
-    SearchParams,
-    SearchProviderError,
-    SearchResponse,
-    SearchSource,
-)
+from websearch import Attempt, SearchParams, SearchResponse, SearchSource
 from websearch._credentials import CredentialStore
 from websearch._providers.tinyfish import PROVIDER, page_request
+from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import Reply
 from websearch.testing.tinyfish import FakeTinyFish, tinyfish_page_body, tinyfish_result
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
-from websearch import HttpRequest, NetworkUnreachable, ProviderConnectionError, ProviderContext
 from websearch._transport import Transport, redact
+from websearch.errors import NetworkUnreachable, ProviderConnectionError
+from websearch.providers import HttpRequest, ProviderContext
 from websearch.testing import FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
 
 
@@ -257,7 +258,7 @@ class SlowRedirects(FakeServer):
 async def test_the_hops_of_a_redirect_chain_share_the_requests_timeout(tmp_path: Path) -> None:
     import time
 
-    from websearch import ProviderTimeoutError
+    from websearch.errors import ProviderTimeoutError
 
     with SlowRedirects(delay=0.2) as fake:
         transport = Transport(timeout=0.5, labels={"brave": "Brave"})
@@ -275,7 +276,7 @@ async def test_a_timeout_over_five_seconds_ends_on_time_not_at_the_next_whole_se
     import asyncio
     import time
 
-    from websearch import ProviderTimeoutError
+    from websearch.errors import ProviderTimeoutError
 
     with FakeServer() as fake:
         fake.enqueue(Reply(hang=True))

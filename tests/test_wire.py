@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from websearch import HttpRequest, HttpResponse
 from websearch._transport import json_text
+from websearch.providers import HttpRequest, HttpResponse
 
 
 def body(data: bytes) -> HttpResponse:
@@ -63,7 +63,7 @@ def test_the_repr_of_a_response_shows_no_body_or_headers() -> None:
 def test_a_request_with_another_timeout_keeps_every_other_field() -> None:
     import dataclasses
 
-    from websearch import HttpRequest
+    from websearch.providers import HttpRequest
 
     values = {"method": "POST", "url": "https://api.example/search", "headers": {"X-Key": "k"}, "params": (("q", "a"),)}
     values |= {"json": {"q": "a"}, "form": (("f", "1"),), "secrets": ("k",), "timeout": 60.0}
@@ -77,10 +77,10 @@ async def test_a_request_is_cut_to_the_whole_millisecond_below_what_remains_of_t
     """Never past the deadline; and the timer setting of a cut value is made once, as the
     searches in a row that ask for the same one share it."""
     from conftest import FakeClock
-    from websearch import ProviderContext
     from websearch._credentials import CredentialStore
     from websearch._settings import Settings
     from websearch._transport import _timeout
+    from websearch.providers import ProviderContext
 
     sent: list[HttpRequest] = []
 

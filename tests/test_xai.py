@@ -11,21 +11,13 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, eventually, make_client, messages, run_cli, search_once
-from websearch import (
-    HttpResponse,
-    ProviderContext,
-    ProviderResult,
-    SearchCitation,
-    SearchParams,
-    SearchResponse,
-    SearchSource,
-    SearchUsage,
-)
+from websearch import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
 from websearch._credentials import CredentialStore
 from websearch._prompts import SYSTEM_PROMPT
 from websearch._providers.xai import PROVIDER
 from websearch._settings import Settings
 from websearch.errors import InvalidResponse, MissingCredentialError, RateLimited
+from websearch.providers import HttpResponse, ProviderContext, ProviderResult
 from websearch.testing import Reply
 from websearch.testing.xai import RESPONSES_PATH, FakeXAI, bad_key_reply, xai_body, xai_error
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, run_cli
-from websearch import HttpResponse, SearchParams, SearchResponse
+from websearch import SearchParams, SearchResponse
 from websearch._providers.yahoo import (
     CONSENT_MESSAGE,
     HEADERS,
@@ -21,6 +21,7 @@ from websearch._providers.yahoo import (
     parse_results,
     unwrap_href,
 )
+from websearch.providers import HttpResponse
 from websearch.testing import Reply
 from websearch.testing.yahoo import (
     FakeYahoo,

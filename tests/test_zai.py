@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from conftest import FakeClock, eventually, make_client, messages, provider_context, search_once
-from websearch import HttpResponse, ProviderContext, SearchParams, SearchResponse, SearchSource, WebSearch, __version__
+from websearch import SearchParams, SearchResponse, SearchSource, WebSearch, __version__
 from websearch._credentials import CredentialStore
 from websearch._providers._base import Plan
 from websearch._providers.zai import PROVIDER, parse_result
 from websearch.errors import MissingCredentialError, SearchProviderError
+from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import RecordedRequest, Reply
 from websearch.testing.zai import FakeZai, zai_error, zai_reply, zai_result, zai_tool_result
 

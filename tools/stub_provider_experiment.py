@@ -225,7 +225,7 @@ def run(copy: Path, python: Path, position: str, registry: str) -> list[str]:
     generate = [str(python), "-m", "websearch._capabilities", "docs/parameters.md", "--readme", "README.md"]
     subprocess.run(generate, cwd=copy, capture_output=True, check=True)
     order = subprocess.run(
-        [str(python), "-c", "import websearch; print(websearch.SEARCH_PROVIDER_ORDER.index('stubsearch'))"],
+        [str(python), "-c", "import websearch.providers as p; print(p.SEARCH_PROVIDER_ORDER.index('stubsearch'))"],
         cwd=copy,
         capture_output=True,
         text=True,

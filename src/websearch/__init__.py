@@ -10,116 +10,76 @@ back as a response whose `error` is set; `response.raise_for_error()` turns that
 exception. Every name but the errors loads on first use: `import websearch` alone costs a
 third of what the data model's imports (dataclasses above all) would, and `--help` a sixth less.
 
-This module's `__all__` is the API, with `websearch.errors` and `websearch.testing`; every module
-whose name starts with an underscore is internal. To write a provider of your own, subclass
-`HttpProvider` (plan the request, parse the response) and pass it in `WebSearch(providers=[...])`.
+The API has five doors, one per audience; every module whose name starts with an underscore is
+internal:
+
+- `websearch` (this module), for whoever searches: `WebSearch`, `search`, `asearch`, `render`,
+  `tool_schema`; the response (`SearchResponse`, `SearchSource`, `SearchCitation`,
+  `SearchUsage`, `Attempt`, `EngineRank`, `ProviderAnswer`) and `ProviderStatus`; the notices
+  (`Notice`, `NoticeKind`, `NOTICE_KINDS`); the parameters (`SearchParams`, `Mode`, `Recency`,
+  `MODE_VALUES`, `RECENCY_VALUES`); the errors a caller catches (`WebSearchError`,
+  `InvalidSearchParams`, `ConfigError`, `SearchFailedError`, `StoreUnavailable`).
+- `websearch.providers`, for whoever writes a provider: `Provider`, `HttpProvider`, `Plan`, ...
+  and the registry of the built-in ones (`PROVIDERS`, `SEARCH_PROVIDER_ORDER`).
+- `websearch.state`, for whoever picks or writes a state store: `Store`, `MemoryStore`, ...
+- `websearch.errors`: the whole exception tree (one class per kind of provider failure).
+- `websearch.testing`: fake providers on 127.0.0.1 and `MockTransport`, for tests.
+
+A name that moved from here to another door still imports from here until the next release,
+with a `DeprecationWarning` naming its new home.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
+import warnings
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
-    AuthenticationFailed,
-    Blocked,
-    ConfigError,
-    InvalidResponse,
-    InvalidSearchParams,
-    MissingCredentialError,
-    NetworkUnreachable,
-    NoResults,
-    ProviderConnectionError,
-    ProviderTimeoutError,
-    QuotaExhausted,
-    RateLimited,
-    RequestRejected,
-    SearchFailedError,
-    SearchProviderError,
-    UpstreamUnavailable,
-    WebSearchError,
-)
+from .errors import ConfigError, InvalidSearchParams, SearchFailedError, WebSearchError
 
 if TYPE_CHECKING:
     from ._client import ProviderStatus, WebSearch, asearch, search
-    from ._clock import Clock, SystemClock
-    from ._context import ProviderContext, SendsRequests
     from ._notices import NOTICE_KINDS, Notice, NoticeKind
     from ._params import MODE_VALUES, RECENCY_VALUES, Mode, Recency
-    from ._providers._base import HttpProvider, Plan, Provider
-    from ._providers._errors import ErrorEnvelope
-    from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER, ProviderId, ProviderInfo
     from ._rendering import render
-    from ._state import MemoryStore, SqliteStore, Store, StoreUnavailable
-    from ._state.redis import RedisStore
+    from ._state import StoreUnavailable
     from ._tool import tool_schema
     from ._types import (
         Attempt,
         EngineRank,
         ProviderAnswer,
-        ProviderResult,
         SearchCitation,
         SearchParams,
         SearchResponse,
         SearchSource,
         SearchUsage,
     )
-    from ._wire import HttpRequest, HttpResponse
 
 __version__ = "0.1.0"
 
 __all__ = [
     "MODE_VALUES",
     "NOTICE_KINDS",
-    "PROVIDERS",
     "RECENCY_VALUES",
-    "SEARCH_PROVIDER_ORDER",
     "Attempt",
-    "AuthenticationFailed",
-    "Blocked",
-    "Clock",
     "ConfigError",
     "EngineRank",
-    "ErrorEnvelope",
-    "HttpProvider",
-    "HttpRequest",
-    "HttpResponse",
-    "InvalidResponse",
     "InvalidSearchParams",
-    "MemoryStore",
-    "MissingCredentialError",
     "Mode",
-    "NetworkUnreachable",
-    "NoResults",
     "Notice",
     "NoticeKind",
-    "Plan",
-    "Provider",
     "ProviderAnswer",
-    "ProviderConnectionError",
-    "ProviderContext",
-    "ProviderId",
-    "ProviderInfo",
-    "ProviderResult",
     "ProviderStatus",
-    "ProviderTimeoutError",
-    "QuotaExhausted",
-    "RateLimited",
     "Recency",
-    "RedisStore",
-    "RequestRejected",
     "SearchCitation",
     "SearchFailedError",
     "SearchParams",
-    "SearchProviderError",
     "SearchResponse",
     "SearchSource",
     "SearchUsage",
-    "SendsRequests",
-    "SqliteStore",
-    "Store",
     "StoreUnavailable",
-    "SystemClock",
-    "UpstreamUnavailable",
     "WebSearch",
     "WebSearchError",
     "asearch",
@@ -136,49 +96,91 @@ _LAZY = {  # name -> the module that defines it, imported on first use (PEP 562)
     "RECENCY_VALUES": "_params",
     "Mode": "_params",
     "Recency": "_params",
-    "PROVIDERS": "_registry",
-    "SEARCH_PROVIDER_ORDER": "_registry",
-    "ProviderId": "_registry",
-    "ProviderInfo": "_registry",
     "Attempt": "_types",
     "EngineRank": "_types",
     "ProviderAnswer": "_types",
-    "ProviderResult": "_types",
     "SearchCitation": "_types",
     "SearchParams": "_types",
     "SearchResponse": "_types",
     "SearchSource": "_types",
     "SearchUsage": "_types",
-    "HttpRequest": "_wire",
-    "HttpResponse": "_wire",
     "WebSearch": "_client",
     "ProviderStatus": "_client",
     "asearch": "_client",
     "search": "_client",
     "render": "_rendering",
     "tool_schema": "_tool",
-    "Clock": "_clock",
-    "SystemClock": "_clock",
-    "ProviderContext": "_context",
-    "SendsRequests": "_context",
-    "HttpProvider": "_providers._base",
-    "Plan": "_providers._base",
-    "Provider": "_providers._base",
-    "ErrorEnvelope": "_providers._errors",
-    "MemoryStore": "_state",
-    "SqliteStore": "_state",
-    "Store": "_state",
     "StoreUnavailable": "_state",
-    "RedisStore": "_state.redis",
+}
+
+_PROVIDERS = "websearch.providers"
+_STATE = "websearch.state"
+_ERRORS = "websearch.errors"
+
+# Names this module's `__all__` held before the doors, now behind the door of their audience: still
+# importable from here, with a DeprecationWarning, until the next release.
+_MOVED: Mapping[str, str] = {
+    **dict.fromkeys(
+        (
+            "PROVIDERS",
+            "SEARCH_PROVIDER_ORDER",
+            "Clock",
+            "ErrorEnvelope",
+            "HttpProvider",
+            "HttpRequest",
+            "HttpResponse",
+            "Plan",
+            "Provider",
+            "ProviderContext",
+            "ProviderId",
+            "ProviderInfo",
+            "ProviderResult",
+            "SendsRequests",
+            "SystemClock",
+        ),
+        _PROVIDERS,
+    ),
+    **dict.fromkeys(("MemoryStore", "RedisStore", "SqliteStore", "Store"), _STATE),
+    **dict.fromkeys(
+        (
+            "AuthenticationFailed",
+            "Blocked",
+            "InvalidResponse",
+            "MissingCredentialError",
+            "NetworkUnreachable",
+            "NoResults",
+            "ProviderConnectionError",
+            "ProviderTimeoutError",
+            "QuotaExhausted",
+            "RateLimited",
+            "RequestRejected",
+            "SearchProviderError",
+            "UpstreamUnavailable",
+        ),
+        _ERRORS,
+    ),
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
+def _load(door: str, lazy: Mapping[str, str], name: str) -> Any:
+    """`name` of the door module `door`, imported from `websearch.<lazy[name]>` on first use
+    and kept in the door's namespace (PEP 562: the doors share this one loader)."""
+    module = lazy.get(name)
     if module is None:
-        raise AttributeError(f"module 'websearch' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
+        raise AttributeError(f"module {door!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    setattr(sys.modules[door], name, value)
     return value
+
+
+def __getattr__(name: str) -> Any:
+    home = _MOVED.get(name)
+    if home is not None:  # not kept here: every use warns (the warnings filter shows each place once)
+        warnings.warn(
+            f"websearch.{name} moved to {home}.{name}; import it from there "
+            f"(websearch.{name} goes in the next release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(home), name)
+    return _load(__name__, _LAZY, name)

@@ -33,7 +33,10 @@ contain a secret: the transport and the error mapping redact every credential a 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from ._state._store import StoreUnavailable
 
 __all__ = [
     "AuthenticationFailed",
@@ -53,6 +56,7 @@ __all__ = [
     "RequestRejected",
     "SearchFailedError",
     "SearchProviderError",
+    "StoreUnavailable",
     "UpstreamUnavailable",
     "WebSearchError",
 ]
@@ -222,3 +226,13 @@ def _rebuild(
     variant: bool,
 ) -> SearchProviderError:
     return cls(provider, message, status, retry_after=retry, retry_variant=variant)
+
+
+def __getattr__(name: str) -> Any:
+    # StoreUnavailable is drawn in the tree above but defined beside the stores, which import
+    # this module: it loads on first use (PEP 562)
+    if name == "StoreUnavailable":
+        from ._state._store import StoreUnavailable
+
+        return StoreUnavailable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

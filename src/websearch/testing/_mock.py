@@ -1,6 +1,7 @@
 """`MockTransport`: answer a client's requests in-process, from a function of your own.
 
-    from websearch import HttpResponse, WebSearch
+    from websearch import WebSearch
+    from websearch.providers import HttpResponse
     from websearch.testing import MockTransport
 
     def handler(provider, request):

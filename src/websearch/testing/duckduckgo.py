@@ -15,6 +15,8 @@ __all__ = ["DdgResult", "FakeDuckDuckGo", "challenge_page", "no_results_page", "
 
 @dataclass(frozen=True, slots=True)
 class DdgResult:
+    """One result on the fake's HTML page (`ad` marks it an ad; `direct_href` skips the uddg redirect)."""
+
     title: str
     url: str
     snippet: str = ""

@@ -72,6 +72,8 @@ def zai_error(status: int, code: str, message: str, headers: dict[str, str] | No
 
 
 class FakeZai(FakeServer):
+    """Z.AI's `web_search_prime` MCP server: sessions, SSE or JSON answers, the tool's own errors."""
+
     provider_id = "zai"
 
     def __init__(
