@@ -42,7 +42,7 @@ from .errors import (
 if TYPE_CHECKING:
     from ._client import ProviderStatus, WebSearch, asearch, search
     from ._clock import Clock, SystemClock
-    from ._context import ProviderContext, SendsRequests
+    from ._context import BaseTransport, ProviderContext, SendsRequests
     from ._notices import NOTICE_KINDS, Notice, NoticeKind
     from ._params import MODE_VALUES, RECENCY_VALUES, Mode, Recency
     from ._providers._base import HttpProvider, Plan, Provider
@@ -75,6 +75,7 @@ __all__ = [
     "SEARCH_PROVIDER_ORDER",
     "Attempt",
     "AuthenticationFailed",
+    "BaseTransport",
     "Blocked",
     "Clock",
     "ConfigError",
@@ -161,6 +162,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use (PEP 562)
     "SystemClock": "_clock",
     "ProviderContext": "_context",
     "SendsRequests": "_context",
+    "BaseTransport": "_context",
     "HttpProvider": "_providers._base",
     "Plan": "_providers._base",
     "Provider": "_providers._base",
