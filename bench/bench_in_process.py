@@ -37,7 +37,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from websearch import HttpRequest, HttpResponse, WebSearch
+from websearch import BaseTransport, HttpRequest, HttpResponse, WebSearch
 from websearch._clock import SystemClock
 from websearch._state import MemoryStore, SqliteStore
 
@@ -58,7 +58,12 @@ except ImportError:
     from websearch.wire import HttpResponse
 os.sched_setaffinity(0, {0})
 
-class Answering:
+try:  # a tree with BaseTransport checks a transport's seam: a bare one would go without a bound
+    from websearch import BaseTransport
+except ImportError:
+    BaseTransport = object
+
+class Answering(BaseTransport):
     bounds_each_request = True
     timeout = 60.0
     def __init__(self, body):
@@ -85,10 +90,11 @@ asyncio.run(main(*sys.argv[1:]))
 """
 
 
-class Answering:
+class Answering(BaseTransport):
     """A transport answering every request at once with `bench._fake`'s body. Not
     `websearch.testing.MockTransport`: that one keeps every call (memory growing through 200,000
-    searches), re-checks each JSON body and copies each response, which would be measured too."""
+    searches), re-checks each JSON body, bounds each request and copies each response, which
+    would be measured too."""
 
     bounds_each_request = True  # as `Transport`: the chain cuts each request to the deadline
     timeout = 60.0
@@ -105,7 +111,7 @@ class Answering:
 
 def client(config: str, **engine: Any) -> WebSearch:
     env = {"WEBSEARCH_CONFIG_DIR": config}
-    return WebSearch(env=env, config_dir=config, transport=Answering(), api_keys={"tavily": "tvly-bench"}, **engine)  # type: ignore[arg-type]
+    return WebSearch(env=env, config_dir=config, transport=Answering(), api_keys={"tavily": "tvly-bench"}, **engine)
 
 
 async def main() -> None:
