@@ -12,7 +12,7 @@ import pytest
 
 import websearch
 from conftest import FakeClock
-from websearch import HttpRequest, HttpResponse, ProviderTimeoutError, WebSearch
+from websearch import Attempt, HttpRequest, HttpResponse, ProviderTimeoutError, WebSearch
 from websearch.testing import MockTransport, Reply
 
 
@@ -35,17 +35,23 @@ async def test_the_handler_answers_and_sees_every_request(config_dir: Path) -> N
     assert transport.closed is False  # the caller's transport is the caller's to close
 
 
-async def test_an_async_handler_and_a_raised_failure(config_dir: Path) -> None:
-    async def timeout(provider: str, request: HttpRequest) -> HttpResponse:
-        raise ProviderTimeoutError(provider, "Brave did not answer within 1 s")
-
+async def brave_attempt(config_dir: Path, transport: MockTransport) -> Attempt:
+    """The one attempt of a search of Brave's over `transport`."""
     env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
-    transport = MockTransport(timeout)
     async with WebSearch(
         engine=False, env=env, transport=transport, api_keys={"brave": "k" * 12}, providers=["brave"]
     ) as ws:
         response = await ws.asearch("q")
     (attempt,) = response.attempts
+    return attempt
+
+
+async def test_an_async_handler_and_a_raised_failure(config_dir: Path) -> None:
+    async def timeout(provider: str, request: HttpRequest) -> HttpResponse:
+        raise ProviderTimeoutError(provider, "Brave did not answer within 1 s")
+
+    transport = MockTransport(timeout)
+    attempt = await brave_attempt(config_dir, transport)
     assert (attempt.error, attempt.error_kind) == ("Brave did not answer within 1 s", "timeout")
     await transport.aclose()
     assert transport.closed is True
@@ -179,13 +185,7 @@ async def test_every_transport_keeps_the_search_deadline_as_the_built_in_one(con
 async def test_a_mock_transport_bounds_each_request_by_its_timeout(config_dir: Path) -> None:
     """As the built-in transport: a request longer than its timeout (the request's, else the
     transport's) fails as a timeout of the provider's, saying the time it had."""
-    env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
-    transport = MockTransport(never, timeout=0.05)
-    async with WebSearch(
-        engine=False, env=env, transport=transport, api_keys={"brave": "k" * 12}, providers=["brave"]
-    ) as ws:
-        response = await ws.asearch("q")
-    (attempt,) = response.attempts
+    attempt = await brave_attempt(config_dir, MockTransport(never, timeout=0.05))
     assert (attempt.error, attempt.error_kind) == ("Brave did not answer within 0.05 s", "timeout")
 
 
@@ -235,7 +235,7 @@ def test_a_client_on_a_bare_transport_reads_only_what_it_has(config_dir: Path) -
     assert not isinstance(bare.engine.state().primary, MemoryStore)
     bare.close()
     complete = Complete()
-    with WebSearch(env=env, transport=complete, engine=True) as ws:  # type: ignore[arg-type]
+    with WebSearch(env=env, transport=complete, engine=True) as ws:
         assert ws._transport is complete
         assert isinstance(ws.engine.state().primary, MemoryStore)
 
