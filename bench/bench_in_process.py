@@ -40,7 +40,7 @@ from typing import Any
 from websearch import WebSearch
 from websearch._clock import SystemClock
 from websearch._state import MemoryStore, SqliteStore
-from websearch.providers import HttpRequest, HttpResponse
+from websearch.providers import BaseTransport, HttpRequest, HttpResponse
 
 from ._fake import QUERY, body, pin
 from ._rounds import interleaved, medians
@@ -59,7 +59,12 @@ except ImportError:
     from websearch.wire import HttpResponse
 os.sched_setaffinity(0, {0})
 
-class Answering:
+try:  # a tree with BaseTransport checks a transport's seam: a bare one would go without a bound
+    from websearch._context import BaseTransport
+except ImportError:
+    BaseTransport = object
+
+class Answering(BaseTransport):
     bounds_each_request = True
     timeout = 60.0
     def __init__(self, body):
@@ -86,10 +91,11 @@ asyncio.run(main(*sys.argv[1:]))
 """
 
 
-class Answering:
+class Answering(BaseTransport):
     """A transport answering every request at once with `bench._fake`'s body. Not
     `websearch.testing.MockTransport`: that one keeps every call (memory growing through 200,000
-    searches), re-checks each JSON body and copies each response, which would be measured too."""
+    searches), re-checks each JSON body, bounds each request and copies each response, which
+    would be measured too."""
 
     bounds_each_request = True  # as `Transport`: the chain cuts each request to the deadline
     timeout = 60.0
@@ -106,7 +112,7 @@ class Answering:
 
 def client(config: str, **engine: Any) -> WebSearch:
     env = {"WEBSEARCH_CONFIG_DIR": config}
-    return WebSearch(env=env, config_dir=config, transport=Answering(), api_keys={"tavily": "tvly-bench"}, **engine)  # type: ignore[arg-type]
+    return WebSearch(env=env, config_dir=config, transport=Answering(), api_keys={"tavily": "tvly-bench"}, **engine)
 
 
 async def main() -> None:

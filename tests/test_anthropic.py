@@ -428,9 +428,8 @@ async def test_continuations_share_one_request_timeout(config_dir: Path) -> None
         await clock.sleep(25)  # each reply takes 25 s
         return HttpResponse(200, {}, json.dumps(turn[len(timeouts) - 1]).encode())
 
-    transport = MockTransport(handler)
-    transport.timeout = 60.0  # type: ignore[attr-defined]  # the client's per-request timeout
-    ctx = provider_context(config_dir, {"ANTHROPIC_API_KEY": KEY}, clock, transport)
+    ctx = provider_context(config_dir, {"ANTHROPIC_API_KEY": KEY}, clock, MockTransport(handler))
+    ctx.timeout = 60.0  # the client's per-request timeout
     result = await PROVIDER.search(PROVIDER.plan(SearchParams(QUERY), ctx), ctx)
     assert timeouts == [None, 35.0, 10.0]  # what is left of the 60 s; nothing left after the third reply
     assert [n.message for n in result.notices] == [

@@ -51,6 +51,7 @@ DOORS = {
     "websearch.providers": [
         "PROVIDERS",
         "SEARCH_PROVIDER_ORDER",
+        "BaseTransport",
         "Clock",
         "ErrorEnvelope",
         "HttpProvider",

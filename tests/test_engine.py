@@ -1075,6 +1075,28 @@ async def test_a_cold_process_loads_the_http_stack_before_it_takes_a_pacing_slot
     assert arrived[1] - arrived[0] >= 0.45  # 2/s: half a second apart, as the slots were
 
 
+async def test_a_paced_search_whose_http_stack_failed_to_load_fails_its_attempt(
+    benv: dict[str, str], config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ready` raises nothing (as `SendsRequests` says): a failed import fails the attempt's
+    request, as it does without pacing, and the search answers with it (the engine's wait for
+    the transport once let the ImportError out of the search itself)."""
+    import concurrent.futures
+
+    from websearch import _deferred
+    from websearch._clock import SystemClock
+
+    failed: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    failed.set_exception(ImportError("no aiohttp here"))
+    monkeypatch.setattr(_deferred, "_loading", failed)
+    settings(config_dir, '[pacing]\nbrave = "2/s"\n')
+    transport = _deferred.DeferredTransport(timeout=30.0, labels={})
+    async with engine_client(benv, SystemClock(), transport=transport, providers=["brave"]) as ws:
+        response = await ws.asearch("cold start", cache="off")
+    (attempt,) = response.attempts
+    assert (response.ok, attempt.provider, attempt.error_kind) == (False, "brave", "internal")
+
+
 def test_pacing_rates_are_checked(config_dir: Path, benv: dict[str, str]) -> None:
     from websearch.errors import ConfigError
 

@@ -3,9 +3,9 @@ modes (synthesized answer, grounding, timeout) and every notice in the `blocks` 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -100,8 +100,9 @@ async def test_mode_is_the_search_type(
     assert (response.answer is not None) == bool(extra)  # only a deep mode synthesizes an answer
 
 
-def context(config_dir: Path, clock: FakeClock, transport: object, env: dict[str, str]) -> ProviderContext:
-    return provider_context(config_dir, env, clock=clock, transport=transport)
+def context(config_dir: Path, clock: FakeClock, timeout: float | None, env: dict[str, str]) -> ProviderContext:
+    """A context of a client whose per-request timeout is `timeout`."""
+    return dataclasses.replace(provider_context(config_dir, env, clock=clock), timeout=timeout)
 
 
 def request(params: SearchParams, ctx: ProviderContext) -> HttpRequest:
@@ -119,7 +120,7 @@ def request(params: SearchParams, ctx: ProviderContext) -> HttpRequest:
         ("deep-lite", 60.0, 90.0),
         ("deep-lite", 120.0, 120.0),  # never shorter than the client's own timeout
         ("deep-reasoning", 300.0, 300.0),
-        ("deep", None, 90.0),  # a transport without a timeout attribute
+        ("deep", None, 90.0),  # a context made without the client's timeout
         ("auto", 60.0, None),
         ("fast", 60.0, None),
         ("instant", 60.0, None),
@@ -128,8 +129,7 @@ def request(params: SearchParams, ctx: ProviderContext) -> HttpRequest:
 def test_deep_modes_get_a_longer_timeout(
     config_dir: Path, clock: FakeClock, mode: str, client_timeout: float | None, expected: float | None
 ) -> None:
-    transport = SimpleNamespace(timeout=client_timeout) if client_timeout is not None else object()
-    ctx = context(config_dir, clock, transport, {"EXA_API_KEY": KEY})
+    ctx = context(config_dir, clock, client_timeout, {"EXA_API_KEY": KEY})
     assert request(SearchParams(Q, mode=mode), ctx).timeout == expected
     assert request(SearchParams(Q), ctx).timeout is None  # web_search.md's call keeps the client's
 

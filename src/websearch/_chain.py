@@ -220,12 +220,8 @@ async def transport_ready(ctx: ProviderContext, deadline: float | None) -> None:
     until `deadline` at most. A walk whose clock counts from its first attempt (the hedge, the
     fan-out's soft deadline) waits for it first: counted in the first attempt, it started the
     hedge's second provider beside a first one that answered at once."""
-    ready = getattr(ctx.transport, "ready", None)
-    if ready is not None:
-        try:
-            await ready(None if deadline is None else deadline - ctx.clock.monotonic())
-        except Exception:  # an import that failed fails each attempt's request, as without this wait
-            log.debug("the HTTP stack did not load", exc_info=True)
+    if ctx.transport is not None:
+        await ctx.transport.ready(None if deadline is None else deadline - ctx.clock.monotonic())
 
 
 async def guarded(
@@ -290,7 +286,12 @@ async def _within(
     if remaining is None:
         return await impl.search(plan, ctx)
     try:
-        if ctx.deadline is not None and getattr(ctx.transport, "bounds_each_request", False) and impl.requests_only():
+        if (
+            ctx.deadline is not None
+            and ctx.transport is not None
+            and ctx.transport.bounds_each_request
+            and impl.requests_only()
+        ):
             return await impl.search(plan, ctx)
         async with asyncio.timeout(remaining):
             return await impl.search(plan, ctx)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, Self
 
 from ._chain import resolve_chain
 from ._clock import Clock, SystemClock, wall_seconds
-from ._context import ProviderContext, SendsRequests
+from ._context import ProviderContext, Sends, SendsRequests, complete
 from ._credentials import Credential, CredentialStore
 from ._deferred import DeferredTransport, loaded
 from ._engine import CacheMode, Engine, credential_fingerprint
@@ -46,6 +46,7 @@ from .errors import ConfigError, InvalidSearchParams
 if TYPE_CHECKING:
     from ._providers._base import Provider
     from ._state._store import Store
+    from ._transport import Transport
 
 __all__ = ["DEFAULT_MAX_PROVIDERS", "ProviderStatus", "WebSearch", "asearch", "search"]
 
@@ -81,6 +82,7 @@ class WebSearch:
     `store` is the state store of the cache, single-flight, provider health and pacing (default:
     `[state]` settings: SQLite in the user cache directory, or Redis); `engine=False` (or
     `WEBSEARCH_ENGINE=off`) turns those off, leaving every search to go upstream as asked.
+    `transport` replaces the built-in HTTP transport (see `SendsRequests` and `BaseTransport`).
     """
 
     def __init__(
@@ -93,7 +95,7 @@ class WebSearch:
         api_keys: Mapping[str, str] | None = None,
         timeout: float | None = None,
         clock: Clock | None = None,
-        transport: SendsRequests | None = None,
+        transport: Sends | None = None,
         providers: Iterable[str | Provider] | None = None,
         store: Store | None = None,
         engine: bool | None = None,
@@ -114,13 +116,16 @@ class WebSearch:
         self.lineup = Lineup(chosen)
         self._api_keys = dict(api_keys or {})
         enabled = engine if engine is not None else self.env.get("WEBSEARCH_ENGINE", "on").strip().lower() != "off"
-        if store is None and getattr(transport, "in_process", False):
+        # Checked once, here: downstream, every transport has all of `SendsRequests`.
+        seam: SendsRequests | None = None if transport is None else complete(transport)
+        if store is None and seam is not None and seam.in_process:
             from ._state import MemoryStore
 
             store = MemoryStore(self.clock)  # a transport that reaches nothing real shares no real state
         self.engine = Engine(self.settings, self.env, self.clock, store, enabled)
-        self._transport = transport
-        self._owns_transport = transport is None
+        self._transport = seam
+        self._owns_transport = seam is None
+        self._built_in: DeferredTransport | Transport | None = None  # the transport made here, once made
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._loop_lock = threading.Lock()
@@ -134,14 +139,16 @@ class WebSearch:
     def _context(self, *, with_transport: bool = True) -> ProviderContext:
         transport = self._transport
         if transport is None and with_transport:
-            transport = self._transport = self._new_transport()
+            transport = self._transport = self._built_in = self._new_transport()
         elif type(transport) is DeferredTransport and transport.real is not None:
-            transport = self._transport = transport.real  # loaded: straight to it from now on
+            transport = self._transport = self._built_in = transport.real  # loaded: straight to it from now on
         if with_transport and not self._armed:
             _close_at_exit(self)
-        return ProviderContext(self.env, self.settings, self.credentials, transport, self.clock, self._api_keys)
+        return ProviderContext(
+            self.env, self.settings, self.credentials, transport, self.clock, self._api_keys, timeout=self.timeout
+        )
 
-    def _new_transport(self) -> SendsRequests:
+    def _new_transport(self) -> DeferredTransport | Transport:
         """The built-in transport; until aiohttp is imported, one that imports it in a thread
         on the first request (the import takes about 200 ms, which would stall the loop)."""
         labels = {info.id: info.label for info in self.lineup.infos()}
@@ -442,9 +449,8 @@ class WebSearch:
             asyncio.run_coroutine_threadsafe(closing, loop).result(within)
         finally:  # the loop stops next: a search left pending on it leaves its caller waiting for ever
             asyncio.run_coroutine_threadsafe(_cancel_all_but(closing), loop).result(_CLOSE_WITHIN + 1)
-        close_soon = getattr(self._transport, "close_soon", None) if self._owns_transport else None
-        if close_soon is not None and _loop_running():  # the session of the loop running this
-            close_soon()
+        if self._built_in is not None and _loop_running():  # the session of the loop running this
+            self._built_in.close_soon()
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
         loop.close()
@@ -477,15 +483,14 @@ class WebSearch:
         loop's thread, the store's worker), and the sessions' sockets and the loops' selectors
         are shared with the parent, so closing them would act on the parent's. They are left
         as they are, kept from being collected, and made afresh on first use."""
-        transport = self._transport if self._owns_transport else None
-        real = getattr(transport, "real", transport)  # a DeferredTransport's loaded one
-        if real is not None and hasattr(real, "abandon"):
-            real.abandon()
+        transport = self._built_in
+        if transport is not None:
+            transport.abandon()
         INHERITED.append((self._loop, self._thread, transport, self.engine))
         self._loop = self._thread = None
         self._loop_lock = threading.Lock()
         if self._owns_transport:
-            self._transport = None
+            self._transport = self._built_in = None
         old = self.engine
         self.engine = Engine(self.settings, self.env, self.clock, old.store, old.enabled, observer=old.observer)
 

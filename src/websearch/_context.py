@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Coroutine, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from ._clock import Clock
@@ -26,19 +26,23 @@ if TYPE_CHECKING:
     from ._filters import Filters
     from ._notices import Notice
 
-__all__ = ["ClosedUnder", "DeadlineReached", "ProviderContext", "SendsRequests", "base_url_env", "env_url", "too_late"]
+__all__ = [
+    "BaseTransport",
+    "ClosedUnder",
+    "DeadlineReached",
+    "ProviderContext",
+    "Sends",
+    "SendsRequests",
+    "base_url_env",
+    "complete",
+    "env_url",
+    "too_late",
+]
 
 
-class SendsRequests(Protocol):
-    """The transport seam: the aiohttp transport, `websearch.testing.MockTransport`, or yours.
-
-    `send` reads a whole response; `stream` yields the head and the body's lines and closes the
-    connection when the block is left. Both honour `request.timeout` (else their own default)
-    and raise only `SearchProviderError`s (timeouts and broken connections included); `provider`
-    is the id the request is for, for error messages. `aclose` releases pooled connections.
-    A transport whose `in_process` attribute is true reaches no real provider: a client on it
-    with no store of its own keeps its state (cache, cooldowns, pacing) in memory.
-    """
+class Sends(Protocol):
+    """What a transport must have: `WebSearch(transport=...)` takes any object with these three
+    (`SendsRequests` says what they do, and what else the client reads)."""
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse: ...
 
@@ -47,6 +51,97 @@ class SendsRequests(Protocol):
     ) -> AbstractAsyncContextManager[tuple[HttpResponse, AsyncIterator[bytes]]]: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class SendsRequests(Sends, Protocol):
+    """The transport seam: the aiohttp transport, `websearch.testing.MockTransport`, or yours.
+
+    `send` reads a whole response; `stream` yields the head and the body's lines and closes the
+    connection when the block is left. Both honour `request.timeout` (else `timeout`) and raise
+    only `SearchProviderError`s (timeouts and broken connections included); `provider` is the id
+    the request is for, for error messages. `aclose` releases pooled connections.
+
+    The client reads the rest, and nothing else. A transport given to `WebSearch` that lacks
+    any of it gets the defaults of `BaseTransport` for all of it (subclass that to change one).
+    """
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds a request without a timeout of its own may take (None: no bound of its own)."""
+        ...
+
+    @property
+    def bounds_each_request(self) -> bool:
+        """True when the transport itself ends each request within its timeout (with a
+        `ProviderTimeoutError`): a search made only of requests then keeps its deadline without
+        a timer of the chain's (each request is cut to what remains of it)."""
+        ...
+
+    @property
+    def in_process(self) -> bool:
+        """True when it reaches no real provider: a client on it with no store of its own keeps
+        its state (cache, cooldowns, pacing) in memory."""
+        ...
+
+    async def ready(self, within: float | None) -> None:
+        """Return when the transport can send at once (`within` seconds at most); raise nothing.
+        The built-in one of a fresh process is loading aiohttp: the engine waits for it before
+        it takes a pacing slot, which is a time to send at."""
+        ...
+
+
+class BaseTransport:
+    """A transport of your own (`WebSearch(transport=...)`): subclass this, write `send`,
+    `stream` and `aclose`, and set what differs from the defaults of `SendsRequests` here
+    (no timeout of its own, no request bounded by itself, real providers reached, always ready)."""
+
+    timeout: float | None = None
+    bounds_each_request: bool = False
+    in_process: bool = False
+
+    async def ready(self, within: float | None) -> None:
+        """Ready at once."""
+
+    async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
+        raise NotImplementedError
+
+    def stream(
+        self, provider: str, request: HttpRequest
+    ) -> AbstractAsyncContextManager[tuple[HttpResponse, AsyncIterator[bytes]]]:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+class _Bare(BaseTransport):
+    """A caller's transport that is no `BaseTransport`, with the defaults of one: what it does
+    not declare is read nowhere (it once was probed at each use, and silently went without)."""
+
+    def __init__(self, inner: Sends) -> None:
+        self._inner = inner
+
+    def send(self, provider: str, request: HttpRequest) -> Coroutine[Any, Any, HttpResponse]:
+        return self._inner.send(provider, request)
+
+    def stream(
+        self, provider: str, request: HttpRequest
+    ) -> AbstractAsyncContextManager[tuple[HttpResponse, AsyncIterator[bytes]]]:
+        return self._inner.stream(provider, request)
+
+    def aclose(self) -> Coroutine[Any, Any, None]:
+        return self._inner.aclose()
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+
+def complete(transport: Sends) -> SendsRequests:
+    """`transport` as the client uses it, checked once when the client is made: one with all
+    of `SendsRequests` (a `BaseTransport`, the built-in ones) as it is, any other one with
+    the defaults of `BaseTransport`."""
+    return transport if isinstance(transport, SendsRequests) else _Bare(transport)
 
 
 @functools.cache
@@ -93,6 +188,9 @@ class ProviderContext:
     #: In a fan-out, when its soft deadline comes, on `clock.monotonic()`: an engine that pages
     #: stops there and serves the pages it has (the fan-out cancels what is still running).
     soft_deadline: float | None = None
+    #: The client's per-request timeout (None: the setting `http.timeout`), for a provider whose
+    #: own budget is reckoned from it (a turn of several requests, a slow mode's longer one).
+    timeout: float | None = None
     _filters: tuple[SearchParams, Filters, list[Notice]] | None = field(default=None, repr=False)
 
     def filters(self, params: SearchParams) -> Filters:
@@ -144,20 +242,22 @@ class ProviderContext:
     def send(self, provider_id: str, request: HttpRequest) -> Awaitable[HttpResponse]:
         """Send a request and read the whole response (the transport's own coroutine).
 
-        Over a transport that bounds each request (`bounds_each_request`), a request whose
-        timeout would outlast the search's `deadline` is cut to what remains of it, and raises
-        `DeadlineReached` when that runs out: a search made only of requests then keeps its
-        deadline without a timer of its own (a timer costs about 10 us a search)."""
+        A request whose timeout (its own, else the transport's) would outlast the search's
+        `deadline` is cut to what remains of it, whatever the transport, and raises
+        `DeadlineReached` when that runs out. Over a transport that bounds each request
+        (`bounds_each_request`), a search made only of requests then keeps its deadline without
+        a timer of its own (a timer costs about 10 us a search)."""
         transport = self._transport()
-        if self.deadline is None or not getattr(transport, "bounds_each_request", False):
+        if self.deadline is None:
             return transport.send(provider_id, request)
         remaining = self.deadline - self.clock.monotonic()
-        own = request.timeout if request.timeout is not None else getattr(transport, "timeout", None)
-        if isinstance(own, (int, float)) and own <= remaining:
+        own = request.timeout if request.timeout is not None else transport.timeout
+        if own is not None and own <= remaining:
             return transport.send(provider_id, request)
         # Down to a whole millisecond: never past the deadline, and the transport makes one
         # timer setting per value, which the searches that follow ask for again.
-        return _cut(transport.send(provider_id, request.with_timeout(max(math.floor(remaining * 1000) / 1000, 0.001))))
+        cut = max(math.floor(remaining * 1000) / 1000, 0.001)
+        return _cut(transport.send(provider_id, request.with_timeout(cut)), cut)
 
     def stream(
         self, provider_id: str, request: HttpRequest
@@ -189,10 +289,15 @@ def too_late(label: str) -> str:
     return f"{label} did not answer before the search's deadline"
 
 
-async def _cut(sending: Awaitable[HttpResponse]) -> HttpResponse:
+async def _cut(sending: Awaitable[HttpResponse], seconds: float) -> HttpResponse:
+    """A request cut to the `seconds` left of its search's deadline: running out of them (a
+    timeout error giving them) is reaching the deadline. Another timeout (a handler's own, a
+    transport's that does not say what it was given) is the provider's, as without the cut."""
     try:
         return await sending
     except ProviderTimeoutError as exc:
+        if exc.given != seconds:
+            raise
         from ._registry import PROVIDERS
 
         info = PROVIDERS.get(exc.provider)

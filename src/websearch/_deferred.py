@@ -26,6 +26,7 @@ from contextlib import asynccontextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
 
+from ._context import BaseTransport
 from ._fork import before_fork
 from .errors import ProviderTimeoutError
 
@@ -88,9 +89,11 @@ def _import_done() -> None:
 before_fork(_import_done)
 
 
-class DeferredTransport:
+class DeferredTransport(BaseTransport):
     """A `Transport` made with `options` once its module is imported (in a thread); until then
-    each request waits for the import within its own timeout."""
+    each request waits for the import within its own timeout. It has all of the real one's
+    seam (`SendsRequests`), and forwards `close_soon` and `abandon`, which the client uses on
+    the transport it made."""
 
     bounds_each_request = True
 
@@ -113,9 +116,10 @@ class DeferredTransport:
         """Wait (`within` seconds at most) until the real transport is made. The engine waits
         before it takes a pacing slot: a slot is a time to send at, and a cold process that
         took one, then loaded aiohttp, sent up to 0.4 s late, close behind the next slot's
-        request from another process."""
+        request from another process. An import that failed is not raised here: it fails each
+        request, as it would without this wait."""
         if self.real is None:
-            with contextlib.suppress(ProviderTimeoutError):
+            with contextlib.suppress(Exception):
                 await self._transport("", within)
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
@@ -158,6 +162,11 @@ class DeferredTransport:
         """The real transport's `close_soon`, when it was made."""
         if self.real is not None:
             self.real.close_soon()
+
+    def abandon(self) -> None:
+        """The real transport's `abandon` (in a child made by `fork`), when it was made."""
+        if self.real is not None:
+            self.real.abandon()
 
     @property
     def _session(self) -> aiohttp.ClientSession | None:

@@ -643,9 +643,8 @@ class _Guards:
         pacer = self.engine.pacer()
         if not pacer.paces(info.id):
             return None
-        ready = getattr(ctx.transport, "ready", None)  # the built-in transport of a cold process
-        if ready is not None:  # loads before a slot is taken: a slot is a time to send at
-            await ready(None if ctx.deadline is None else ctx.deadline - ctx.clock.monotonic())
+        if ctx.transport is not None:  # the built-in one of a cold process loads before a slot
+            await ctx.transport.ready(None if ctx.deadline is None else ctx.deadline - ctx.clock.monotonic())
         remaining = None if ctx.deadline is None else ctx.deadline - ctx.clock.monotonic()
         return await pacer.wait(info.id, info.label, remaining)
 

@@ -20,14 +20,14 @@ import threading
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
 
 import aiohttp
 import orjson
 from yarl import URL
 
-from ._context import ClosedUnder
+from ._context import BaseTransport, ClosedUnder
 from ._settings import DEFAULT_TIMEOUT
 from ._wire import HttpRequest, HttpResponse
 from .errors import (
@@ -121,7 +121,7 @@ class _Proxies:
         return str(proxy_url.with_user(None)), {"Proxy-Authorization": f"Basic {token}"}
 
 
-class Transport:
+class Transport(BaseTransport):
     """An aiohttp `ClientSession` per event loop it is used from, created lazily and reused.
 
     `timeout` bounds each request, connect to last byte, redirects included (each hop gets
@@ -131,7 +131,7 @@ class Transport:
     `labels` maps provider ids to the names its error messages use ("Brave" for "brave").
     """
 
-    bounds_each_request: ClassVar[bool] = True
+    bounds_each_request = True
 
     def __init__(
         self,
@@ -144,7 +144,7 @@ class Transport:
         env: Mapping[str, str] | None = None,
         labels: Mapping[str, str] | None = None,
     ) -> None:
-        self.timeout = timeout
+        self.timeout: float = timeout
         self._labels = dict(labels or {})
         self.max_body_bytes = max_body_bytes
         self.max_stream_bytes = max_stream_bytes

@@ -25,7 +25,8 @@ one class per kind of failure, are in `websearch.errors`.
   mean (which error class each one raises).
 - `HttpRequest`, `HttpResponse`: one request and its answer, as the transport sees them (also
   what a `websearch.testing.MockTransport` handler takes and returns).
-- `SendsRequests`: the transport's protocol (`WebSearch(transport=...)`).
+- `SendsRequests`: the transport's protocol (`WebSearch(transport=...)`); `BaseTransport`, a base
+  for a transport of your own with the protocol's defaults (not in-process, no timeout of its own).
 - `Clock`, `SystemClock`: the time a provider reads (`ctx.clock`), and the real one.
 - `PROVIDERS`, `SEARCH_PROVIDER_ORDER`: the built-in providers' rows by id, and the automatic
   chain's order. A user's view of providers is `WebSearch.provider_status()` instead (what is
@@ -42,7 +43,7 @@ from . import _load
 
 if TYPE_CHECKING:
     from ._clock import Clock, SystemClock
-    from ._context import ProviderContext, SendsRequests
+    from ._context import BaseTransport, ProviderContext, SendsRequests
     from ._providers._base import HttpProvider, Plan, Provider
     from ._providers._errors import ErrorEnvelope
     from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER, ProviderId, ProviderInfo
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PROVIDERS",
     "SEARCH_PROVIDER_ORDER",
+    "BaseTransport",
     "Clock",
     "ErrorEnvelope",
     "HttpProvider",
@@ -72,6 +74,7 @@ _LAZY = {  # name -> the module of websearch that defines it
     "SystemClock": "_clock",
     "ProviderContext": "_context",
     "SendsRequests": "_context",
+    "BaseTransport": "_context",
     "HttpProvider": "_providers._base",
     "Plan": "_providers._base",
     "Provider": "_providers._base",

@@ -323,10 +323,8 @@ def _continued(request: HttpRequest, replies: list[Answer], timeout: float) -> H
 
 def _budget(request: HttpRequest, ctx: ProviderContext) -> float:
     """The seconds a whole turn may take: one request timeout (the request's, else the client's)."""
-    timeout = request.timeout if request.timeout is not None else getattr(ctx.transport, "timeout", None)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
-        return ctx.settings.http_timeout
-    return float(timeout)
+    timeout = request.timeout if request.timeout is not None else ctx.timeout
+    return float(timeout) if timeout is not None and 0 < timeout < float("inf") else ctx.settings.http_timeout
 
 
 def _passing(code: str) -> bool:

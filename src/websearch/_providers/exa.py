@@ -240,10 +240,9 @@ def rich_body(query: str, num_results: int, filters: Filters, dates: dict[str, s
 def deep_timeout(mode: str | None, ctx: ProviderContext) -> float | None:
     """The per-request timeout of a deep mode, never shorter than the client's; None otherwise."""
     budget = DEEP_TIMEOUTS.get(mode or "")
-    client = getattr(ctx.transport, "timeout", None)
-    if budget is None or isinstance(client, bool) or not isinstance(client, (int, float)):
+    if budget is None or ctx.timeout is None:
         return budget
-    return max(budget, float(client))
+    return max(budget, ctx.timeout)
 
 
 def _entity_rules(plan: Plan) -> list[Notice]:

@@ -20,28 +20,37 @@ HTTP, use the loopback fakes (`FAKES`) instead.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
+from .._context import BaseTransport
 from .._wire import HttpRequest, HttpResponse
-from ..errors import ProviderConnectionError
+from ..errors import ProviderConnectionError, ProviderTimeoutError
 
 __all__ = ["Handler", "MockTransport"]
 
 Handler = Callable[[str, HttpRequest], HttpResponse | Awaitable[HttpResponse]]
 
 
-class MockTransport:
+class MockTransport(BaseTransport):
     """A transport (the `SendsRequests` seam) whose answers come from `handler`. It reaches no
     real provider, so a client on it keeps its state in memory (`in_process`): a test's cached
-    answers and cooldowns never reach the machine's real store, nor the next run."""
+    answers and cooldowns never reach the machine's real store, nor the next run.
+
+    As the built-in transport, it bounds each request (`bounds_each_request`): a handler still
+    answering after the request's timeout (else `timeout`, None: no bound) is cancelled, and the
+    request fails with a `ProviderTimeoutError`; a request cut to a search's deadline fails at
+    the deadline, as over HTTP."""
 
     in_process = True
+    bounds_each_request = True
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, *, timeout: float | None = None) -> None:
         self.handler = handler
+        self.timeout = timeout
         self.calls: list[tuple[str, HttpRequest]] = []
         self.closed = False
 
@@ -55,8 +64,13 @@ class MockTransport:
                 json_text(request.json)
             except ValueError as exc:  # as `Transport.send` says it
                 raise ProviderConnectionError(provider, f"{provider} request could not be sent: {exc}") from None
-        answer = self.handler(provider, request)
-        response = await answer if inspect.isawaitable(answer) else answer
+        bound = request.timeout if request.timeout is not None else self.timeout
+        try:
+            async with asyncio.timeout(bound):
+                answer = self.handler(provider, request)
+                response = await answer if inspect.isawaitable(answer) else answer
+        except TimeoutError:
+            raise _timed_out(provider, bound) from None
         return replace(response, url=response.url or request.url, secrets=request.secrets)
 
     @asynccontextmanager
@@ -75,3 +89,13 @@ class MockTransport:
     async def aclose(self) -> None:
         """Nothing to release; recorded for tests that check the client closed its transport."""
         self.closed = True
+
+
+def _timed_out(provider: str, seconds: float | None) -> ProviderTimeoutError:
+    """What the built-in transport raises for a request that ran out of its timeout."""
+    from .._registry import PROVIDERS
+
+    info = PROVIDERS.get(provider)
+    error = ProviderTimeoutError(provider, f"{info.label if info else provider} did not answer within {seconds:g} s")
+    error.given = seconds
+    return error
