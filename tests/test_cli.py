@@ -281,18 +281,18 @@ def test_a_reader_gone_ends_quietly_with_141(ddg: FakeDuckDuckGo, env: dict[str,
 
 
 def test_help_lists_every_exit_status(config_dir: Path) -> None:
-    """`websearch --help` and the README name every status the command exits with, 141 included."""
+    """`websearch --help` and docs/cli.md name every status the command exits with, 141 included."""
     from websearch import _cli
 
     codes = sorted({value for name, value in vars(_cli).items() if name.startswith("EXIT_") and isinstance(value, int)})
     proc = run_cli(["--help"], {"WEBSEARCH_CONFIG_DIR": str(config_dir)})
     assert proc.returncode == 0, proc.stderr
     listed = " ".join(proc.stdout.split("Exit status:")[1].split())
-    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
-    documented = " ".join(readme.split("\nExit status:")[1].split("\n\n")[0].split())
+    page = (TESTS.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    documented = " ".join(page.split("\nExit status:")[1].split("\n\n")[0].split())
     for code in codes:
         assert re.search(rf"(^|, ){code} \w", listed), f"--help does not say what exit status {code} means: {listed}"
-        assert re.search(rf"(^|, ){code} ", documented), f"the README does not list exit status {code}"
+        assert re.search(rf"(^|, ){code} ", documented), f"docs/cli.md does not list exit status {code}"
     assert [code for code, _ in _cli.EXIT_STATUSES] == codes
 
 

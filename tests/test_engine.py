@@ -1294,7 +1294,7 @@ async def test_the_deadline_holds_with_the_engine_off(benv: dict[str, str], brav
     ("toml", "plain", "deep"),
     [
         ("", 30.0, 120.0),
-        # The README's own sample: a deadline for plain searches cut Exa's deep modes to 30 s.
+        # docs/settings.md's own sample: a deadline for plain searches cut Exa's deep modes to 30 s.
         ("[search]\ndeadline = 30\n", 30.0, 120.0),
         ("[search]\ndeadline = 10\n", 10.0, 120.0),
         ("[search]\ndeadline = 200\n", 200.0, 200.0),  # longer than 120: the deep modes get it too

@@ -265,6 +265,24 @@ def test_every_block_is_of_a_kind_this_file_checks() -> None:
     assert kinds <= {"python", "sh", "toml", "json", "nginx", ""}, kinds
 
 
+# -- the README's size and its links ---------------------------------------------------------------
+
+
+def test_the_readme_reads_in_one_screen() -> None:
+    """What it is, the two commands, the library, the CLI, MCP, testing and links; the reference is
+    in docs/, linked from it."""
+    assert len(README.splitlines()) <= 200
+
+
+def test_the_readme_links_every_docs_page() -> None:
+    """A page moved out of the README is still found from it, and every link it has leads somewhere."""
+    links = set(re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README))
+    local = {link for link in links if not link.startswith(("http://", "https://"))}
+    assert all((ROOT / link).exists() for link in local), sorted(link for link in local if not (ROOT / link).exists())
+    pages = {path.relative_to(ROOT).as_posix() for path in DOCS[1:]} | {"docs/engines/README.md"}
+    assert pages <= local, sorted(pages - local)
+
+
 # -- the distribution ---------------------------------------------------------------------------
 
 
@@ -291,15 +309,16 @@ def test_every_install_hint_names_the_distribution() -> None:
 
 
 def test_the_provider_of_your_own_answers_and_falls_through(config_dir: Path) -> None:
-    block = re.search(r"tested: tests/test_readme.py.*?```python\n(.*?)```", README, re.S)
-    assert block is not None, "the README lost its provider example"
+    page = (ROOT / "docs" / "providers.md").read_text(encoding="utf-8")
+    block = re.search(r"tested: tests/test_readme.py.*?```python\n(.*?)```", page, re.S)
+    assert block is not None, "docs/providers.md lost its provider example"
     code = block.group(1)
     with FakeWiki() as wiki, FakeDuckDuckGo() as ddg:
         env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **wiki.env, **ddg.env}
         # the example as written, with the client given this test's environment
         code = code.replace("WebSearch(providers=", "WebSearch(engine=False, env=env, providers=")
         scope: dict[str, Any] = {"env": env}
-        exec(compile(code, "README.md", "exec"), scope)
+        exec(compile(code, "docs/providers.md", "exec"), scope)
         response = scope["response"]
         assert response.provider == "wiki", response.attempts
         assert [s.title for s in response.sources] == [f"Hit {i}" for i in range(10)]

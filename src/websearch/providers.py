@@ -3,7 +3,7 @@
     from websearch import SearchSource, WebSearch
     from websearch.providers import HttpProvider, HttpRequest, ProviderInfo, ProviderResult
 
-A provider plans a search, then parses the answer (README, "A provider of your own");
+A provider plans a search, then parses the answer (docs/providers.md, "A provider of your own");
 `WebSearch(providers=[...])` puts it in the chain. The response types it fills
 (`SearchSource`, `SearchCitation`, ...) are the user's, in `websearch`; the errors it raises,
 one class per kind of failure, are in `websearch.errors`.

@@ -3,7 +3,7 @@
     from websearch.state import MemoryStore, SqliteStore, RedisStore
 
 A client opens the store its settings name (`[state]` in settings.toml: SQLite by default,
-Redis when `state.url` is set; README, "Many agents"); these are for whoever picks one in code,
+Redis when `state.url` is set; docs/engine.md); these are for whoever picks one in code,
 writes one of their own, or reads a store directly.
 
 - `Store`: the protocol every store implements: values with a TTL, counters, token buckets,
