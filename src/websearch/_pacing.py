@@ -25,7 +25,7 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Final
 
 from ._checks import parse_rate
-from ._health import Skip
+from ._skip import Skip
 
 if TYPE_CHECKING:
     from ._clock import Clock
