@@ -89,7 +89,9 @@ def test_the_environment_twins_are_the_tables_rows_of_the_spec() -> None:
 
 def test_the_tables_defaults_are_what_the_readers_use() -> None:
     default = {row.key: row.default for row in SETTINGS}
-    limits, connections, config = Limits(), ConnectionLimits(), ServeConfig()
+    config = ServeConfig.load(Settings({}, {}), {})
+    limits, connections = config.limits, config.connections
+    assert (limits, connections) == (Limits(), ConnectionLimits()) and config == ServeConfig()
     assert default["serve.max_query_chars"] == limits.max_query_chars
     assert default["serve.max_body_kb"] * 1024 == limits.max_body_bytes
     assert default["serve.max_limit"] == limits.max_limit

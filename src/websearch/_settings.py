@@ -38,6 +38,7 @@ from ._registry import SEARCH_PROVIDER_ORDER
 from .errors import ConfigError, ConfigWarning
 
 __all__ = [
+    "DEFAULTS",
     "DEFAULT_TIMEOUT",
     "ENV_TWINS",
     "SETTINGS",
@@ -358,6 +359,8 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     _row("serve.cors_origins", list, check_serve_setting),
     *(_row(f"serve.{name}", kind, check_serve_setting, default) for name, (kind, default) in _SERVE_NUMBERS.items()),
 )
+#: Every known setting's default, by key (None: unset, or kept by its reader).
+DEFAULTS: Final[Mapping[str, Any]] = {row.key: row.default for row in SETTINGS}
 #: Every known setting's check, by key.
 _CHECKS: Final[Mapping[str, Callable[[str, Any], None]]] = {row.key: row.check for row in SETTINGS}
 #: Settings whose environment variable, when set, wins over the file.

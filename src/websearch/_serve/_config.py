@@ -4,7 +4,8 @@ environment (`WEBSEARCH_SERVE_TOKENS`) and its flags, checked once at start.
 Light on purpose (no Starlette, no uvicorn). The checks of the `[serve]` values live in the leaf
 `websearch._checks`, which `websearch._settings` runs while it reads settings.toml (a bad
 `[serve]` value fails when the file is read, like every other setting); `load` reads the values
-so checked, and parses them with the same functions.
+so checked, and parses them with the same functions. The defaults are the settings table's
+(`websearch._settings.SETTINGS`).
 
 The limits live here too (`Limits.check`): query length, `limit`, fan-out size and deadline are
 refused the same way whichever face asked (REST, SearXNG, MCP), as an `InvalidSearchParams`
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .._checks import MIN_TOKEN_CHARS, RateLimit, is_loopback, origins, rate_limit, setting_tokens, whole_number
 from .._checks import check_token as _check_token
+from .._settings import DEFAULTS
 from ..errors import ConfigError, InsecureConfigWarning, InvalidSearchParams
 
 if TYPE_CHECKING:
@@ -99,7 +101,7 @@ class ConnectionLimits:
     be open at once (None: `default_max_connections()` where the server runs; see
     `websearch._serve._connections`)."""
 
-    request_timeout: float = 10.0
+    request_timeout: float = DEFAULTS["serve.request_timeout"]
     max_connections: int | None = None
 
     def resolved(self) -> ConnectionLimits:
@@ -113,11 +115,11 @@ class ConnectionLimits:
 class Limits:
     """What one request may ask for; beyond each, a 4xx naming the parameter."""
 
-    max_query_chars: int = 2000
-    max_body_bytes: int = 64 * 1024
-    max_limit: int = 50
-    max_fanout: int = 6
-    max_deadline: float = 120.0
+    max_query_chars: int = DEFAULTS["serve.max_query_chars"]
+    max_body_bytes: int = int(DEFAULTS["serve.max_body_kb"] * 1024)
+    max_limit: int = DEFAULTS["serve.max_limit"]
+    max_fanout: int = DEFAULTS["serve.max_fanout"]
+    max_deadline: float = DEFAULTS["serve.max_deadline"]
 
     def check(self, query: str, params: Mapping[str, Any]) -> None:
         """Raise InvalidSearchParams for the first limit `query` or `params` (the keyword
@@ -155,10 +157,10 @@ class ServeConfig:
     tokens: tuple[str, ...] = field(default=(), repr=False)
     no_auth: bool = False
     rate_limit: RateLimit | None = None
-    log_queries: bool = False
+    log_queries: bool = DEFAULTS["serve.log_queries"]
     cors_origins: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
-    grace_period: float = 30.0
+    grace_period: float = DEFAULTS["serve.grace_period"]
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     token_file: str | None = None  # where tokens were read from, so --workers can read it again
 
@@ -197,7 +199,7 @@ class ServeConfig:
             tokens=tuple(dict.fromkeys(tokens)),
             no_auth=no_auth,
             rate_limit=rate_limit(settings.get("serve.rate_limit")),
-            log_queries=settings.get_bool("serve.log_queries", False),
+            log_queries=settings.get_bool("serve.log_queries", DEFAULTS["serve.log_queries"]),
             cors_origins=tuple(origins("serve.cors_origins", settings.get("serve.cors_origins") or [])),
             limits=Limits(
                 max_query_chars=_whole(settings, "serve.max_query_chars", _LIMITS.max_query_chars),
@@ -206,9 +208,9 @@ class ServeConfig:
                 max_fanout=_whole(settings, "serve.max_fanout", _LIMITS.max_fanout),
                 max_deadline=settings.get_number("serve.max_deadline", _LIMITS.max_deadline),
             ),
-            grace_period=settings.get_number("serve.grace_period", 30.0),
+            grace_period=settings.get_number("serve.grace_period", DEFAULTS["serve.grace_period"]),
             connections=ConnectionLimits(
-                request_timeout=settings.get_number("serve.request_timeout", 10.0),
+                request_timeout=settings.get_number("serve.request_timeout", DEFAULTS["serve.request_timeout"]),
                 max_connections=_whole_or_none(settings, "serve.max_connections"),
             ),
             token_file=token_file,
