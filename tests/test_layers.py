@@ -89,6 +89,7 @@ def test_the_environment_twins_are_the_tables_rows_of_the_spec() -> None:
 
 def test_the_tables_defaults_are_what_the_readers_use() -> None:
     default = {row.key: row.default for row in SETTINGS}
+    assert [row.key for row in SETTINGS if row.default is not None and not isinstance(row.default, row.type)] == []
     config = ServeConfig.load(Settings({}, {}), {})
     limits, connections = config.limits, config.connections
     assert (limits, connections) == (Limits(), ConnectionLimits()) and config == ServeConfig()
