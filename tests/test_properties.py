@@ -44,8 +44,8 @@ from hypothesis import strategies as st
 from conftest import CODEX_ACCOUNT, FakeClock, key_env, provider_context
 from websearch import SearchCitation, SearchParams, SearchSource
 from websearch._context import ProviderContext
+from websearch._lineup import load_provider
 from websearch._providers._base import HttpProvider, Plan
-from websearch._registry import load_provider
 from websearch._sse import SseEvent, aiter_sse, iter_sse
 from websearch._transport import Transport
 from websearch.errors import SearchProviderError

@@ -28,7 +28,7 @@ import websearch.testing
 from conftest import FakeClock, key_env, make_client, provider_context
 from serve_helper import InProcess, http
 from websearch import SearchFailedError, SearchParams
-from websearch._registry import load_provider
+from websearch._lineup import load_provider
 from websearch._serve import ServeConfig
 from websearch._settings import Settings
 from websearch._state import open_store

@@ -233,7 +233,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "pacing: a rate is read upside down",
-        "_pacing.py",
+        "_checks.py",
         "return float(match.group(1)) / _UNITS[match.group(2)[0]]",
         "return float(match.group(1)) * _UNITS[match.group(2)[0]]",
         PACING,

@@ -37,14 +37,13 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, InvalidSearchParams, SearchFailedError, WebSearchError
+from .errors import ConfigError, InvalidSearchParams, SearchFailedError, StoreUnavailable, WebSearchError
 
 if TYPE_CHECKING:
     from ._client import ProviderStatus, WebSearch, asearch, search
     from ._notices import NOTICE_KINDS, Notice, NoticeKind
     from ._params import MODE_VALUES, RECENCY_VALUES, Mode, Recency
     from ._rendering import render
-    from ._state import StoreUnavailable
     from ._tool import tool_schema
     from ._types import (
         Attempt,
@@ -110,7 +109,6 @@ _LAZY = {  # name -> the module that defines it, imported on first use (PEP 562)
     "search": "_client",
     "render": "_rendering",
     "tool_schema": "_tool",
-    "StoreUnavailable": "_state",
 }
 
 _PROVIDERS = "websearch.providers"

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Final, Literal
 
 from ._chain import RENDER_SIDE
-from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER, load_provider
+from ._lineup import load_provider
+from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER
 from ._types import PARAM_NAMES, RICH_PARAMS
 
 __all__ = [

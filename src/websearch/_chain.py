@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
 from ._context import DeadlineReached, too_late
-from ._health import Skip, iso
+from ._health import iso
 from ._lineup import Lineup
 from ._notices import Notice, fallback, not_supported, partial, results_dropped
+from ._skip import Skip
 from ._types import Attempt, ProviderResult, SearchParams, SearchResponse
 from .errors import ConfigError, NoResults, SearchProviderError
 

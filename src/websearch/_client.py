@@ -34,10 +34,10 @@ from ._engine import CacheMode, Engine, credential_fingerprint
 from ._fanout import DEFAULT_SOFT_DEADLINE, FUSED, PUBLIC, Fanout
 from ._fork import INHERITED, in_child
 from ._health import describe
-from ._lineup import Lineup
+from ._lineup import Lineup, load_provider
 from ._notices import Notice, clamped, dropped
 from ._params import provider_with_fanout
-from ._registry import PROVIDERS, load_provider
+from ._registry import PROVIDERS
 from ._settings import Settings
 from ._settings import config_dir as default_config_dir
 from ._types import SearchParams, SearchResponse

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
+from ._checks import check_http_url
 from ._clock import Clock
 from ._credentials import CredentialStore
-from ._settings import Settings, check_http_url
+from ._settings import Settings
 from ._types import SearchParams
 from ._wire import HttpRequest, HttpResponse
 from .errors import ProviderTimeoutError

@@ -41,11 +41,11 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ._clock import wall_seconds
+from ._skip import Skip
 from .errors import (
     AuthenticationFailed,
     Blocked,
@@ -80,18 +80,6 @@ _REASON_CHARS: Final = 300  # of the error's message kept in a record, to be sho
 _REFUSALS: Final = 8  # refused credentials remembered per provider (the latest)
 #: What a cooled-down provider did, by error kind, as a skipped attempt says it.
 _WHAT: Final = {"rate_limited": "was rate limited", "quota": "ran out of quota", "blocked": "was blocked"}
-
-
-@dataclass(frozen=True, slots=True)
-class Skip:
-    """Why a provider is not asked now: `reason` ("cooldown", "circuit_open", "paced"), the
-    error kind behind it, until when (wall time; None: until the credential changes), and the
-    sentence an attempt shows."""
-
-    reason: str
-    kind: str
-    until: float | None
-    message: str
 
 
 def iso(when: float | None) -> str | None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._availability import is_available, is_explicitly_available, unavailable_reason
 from ._environ import Environ
-from ._registry import PROVIDERS, ProviderInfo, load_provider
+from ._registry import PROVIDERS, ProviderInfo, load_object
 from ._settings import ENV_TWINS
 from .errors import ConfigError, InvalidSearchParams
 
@@ -22,7 +22,20 @@ if TYPE_CHECKING:
     from ._context import ProviderContext
     from ._providers._base import Provider
 
-__all__ = ["Lineup", "Scan"]
+__all__ = ["Lineup", "Scan", "load_provider"]
+
+_loaded: dict[str, Provider] = {}
+
+
+def load_provider(provider_id: str) -> Provider:
+    """Import a built-in provider's module on first use and return its provider object (here,
+    not in the registry: the registry is a leaf every module reads, and typing this needs
+    `Provider`, whose module reads the registry)."""
+    provider = _loaded.get(provider_id)
+    if provider is None:
+        provider = load_object(PROVIDERS[provider_id].module)
+        _loaded[provider_id] = provider
+    return provider
 
 
 @dataclass(frozen=True, slots=True)

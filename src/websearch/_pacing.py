@@ -21,38 +21,27 @@ cancelled having asked nobody. Identical searches in flight share one walk, so t
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Final
 
-from ._health import Skip
-from .errors import ConfigError
+from ._checks import parse_rate
+from ._skip import Skip
 
 if TYPE_CHECKING:
     from ._clock import Clock
     from ._settings import Settings
     from ._state._store import Store
 
-__all__ = ["Pacer", "default_rates", "learners", "parse_rate", "rates_from"]
+__all__ = ["Pacer", "default_rates", "learners", "rates_from"]
 
 PREFIX: Final = "pace:"
 #: Where a provider's reported plan rate is kept, and for how long after it last changed.
 PLAN: Final = "plan-pace:"
 PLAN_TTL: Final = 86400.0
-_RATE_RE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*")
-_UNITS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0}
 #: A wait longer than one interval and this many seconds is a queue (the bucket's debt is other
 #: searches'). Absolute: the stores count in microseconds of wall time (datetimes, Redis TIME),
 #: which at 50/s (Brave's paid plan) put a search that had waited its slot 1e-6 s "behind" others.
 _SLACK: Final = 1e-3
-
-
-def parse_rate(text: str) -> float:
-    """Requests per second from "1/s", "30/min", "100/h"; ConfigError otherwise."""
-    match = _RATE_RE.fullmatch(text) if isinstance(text, str) else None
-    if match is None or float(match.group(1)) <= 0:
-        raise ConfigError(f'a pacing rate must read like "1/s", "30/min" or "100/h"; got {text!r}')
-    return float(match.group(1)) / _UNITS[match.group(2)[0]]
 
 
 def default_rates() -> dict[str, float]:

@@ -6,6 +6,9 @@ it available, whether it needs nothing (keyless) or nothing when chosen explicit
 streams, and where its module and its loopback fake live. `SEARCH_PROVIDER_ORDER`, the CLI's
 choices, the MCP tool's enum, `websearch.testing.FAKES` and the settings checks all read these rows.
 Adding a provider means adding its module, its fake and one row below.
+
+A leaf: it imports nothing of websearch, so every module may read the rows. The provider
+objects are loaded by `websearch._lineup.load_provider`, which knows their type.
 """
 
 from __future__ import annotations
@@ -13,12 +16,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
-if TYPE_CHECKING:
-    from ._providers._base import Provider
-
-__all__ = ["PROVIDERS", "SEARCH_PROVIDER_ORDER", "ProviderId", "ProviderInfo", "Tier", "load_object", "load_provider"]
+__all__ = ["PROVIDERS", "SEARCH_PROVIDER_ORDER", "ProviderId", "ProviderInfo", "Tier", "load_object"]
 
 #: Provider ids are open: the registry's rows, plus whatever a caller injects (`WebSearch(providers=...)`).
 ProviderId = str
@@ -153,19 +153,8 @@ PROVIDERS: Final[Mapping[str, ProviderInfo]] = {row.id: row for row in _ROWS}
 #: The automatic chain's priority: answer engines first, keyed search APIs next, keyless last.
 SEARCH_PROVIDER_ORDER: Final[tuple[str, ...]] = tuple(PROVIDERS)
 
-_loaded: dict[str, Provider] = {}
-
 
 def load_object(path: str) -> Any:
     """The object a `package.module:NAME` path names (imported on first use)."""
     module, _, name = path.partition(":")
     return getattr(importlib.import_module(module), name)
-
-
-def load_provider(provider_id: str) -> Provider:
-    """Import a built-in provider's module on first use and return its provider object."""
-    provider = _loaded.get(provider_id)
-    if provider is None:
-        provider = load_object(PROVIDERS[provider_id].module)
-        _loaded[provider_id] = provider
-    return provider

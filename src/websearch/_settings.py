@@ -4,41 +4,52 @@ The config directory is `$WEBSEARCH_CONFIG_DIR`, else the platform's user config
 (`~/.config/websearch` on Linux). Keys are the spec's dotted names, written either as TOML
 tables (`[searxng]` / `endpoint = "..."`) or as dotted keys (`searxng.endpoint = "..."`).
 Where the spec names an environment variable for a setting (`ENV_TWINS`), the variable wins.
+
+Every setting is one row of `SETTINGS` (key, type, default, environment twin, checker), checked
+when the file is read. The checkers are leaves (`websearch._checks`): this module imports
+neither `_pacing` nor `_serve`, which read the values so checked.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import re
 import tomllib
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
+from ._checks import (
+    boolean,
+    check_http_url,
+    check_serve_setting,
+    delay_ms,
+    endpoint,
+    mcp_format,
+    non_negative,
+    pacing_rate,
+    positive,
+    state_backend,
+    string,
+)
 from ._registry import SEARCH_PROVIDER_ORDER
 from .errors import ConfigError, ConfigWarning
 
-__all__ = ["DEFAULT_TIMEOUT", "ENV_TWINS", "MAX_DELAY_MS", "Settings", "check_http_url", "config_dir"]
+__all__ = [
+    "DEFAULTS",
+    "DEFAULT_TIMEOUT",
+    "ENV_TWINS",
+    "SETTINGS",
+    "Setting",
+    "Settings",
+    "config_dir",
+]
 
 DEFAULT_TIMEOUT: Final = 60.0  # seconds per HTTP request, as upstream
 DEFAULT_STREAM_MB: Final = 32.0  # a streamed answer larger than this is refused
 DEFAULT_EVENT_KB: Final = 4096.0  # so is one event of it larger than this
-
-#: Settings whose environment variable, when set, wins over the file.
-ENV_TWINS: Final[Mapping[str, str]] = {
-    "providers.webSearch": "WEB_SEARCH_PROVIDER",  # the MCP tool's (mcp-web_search-tool.md)
-    "searxng.endpoint": "SEARXNG_ENDPOINT",
-    "searxng.basicUsername": "SEARXNG_BASIC_USERNAME",
-    "searxng.basicPassword": "SEARXNG_BASIC_PASSWORD",
-    "searxng.token": "SEARXNG_TOKEN",
-    "providers.webSearchGeminiModel": "GEMINI_SEARCH_MODEL",
-    "providers.list": "WEBSEARCH_PROVIDERS",
-    "state.url": "WEBSEARCH_REDIS_URL",
-    "serve.tokens": "WEBSEARCH_SERVE_TOKENS",
-}
-
 
 #: Settings whose values are secrets, or say where state lives: never part of a cache key.
 _NOT_IN_ANSWERS: Final = frozenset(
@@ -48,7 +59,6 @@ _NOT_IN_ANSWERS: Final = frozenset(
 _RUN_ONLY: Final = ("cache.", "state.", "pacing.", "http.", "mcp.", "serve.", "search.", "fanout.soft")
 #: Environment variables, by how their names end, that move a provider or choose its model.
 _ANSWER_ENV: Final = ("_BASE_URL", "_MODEL", "_ENDPOINT")
-_TWIN_NAMES: Final = frozenset(ENV_TWINS.values())
 
 
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -214,7 +224,7 @@ class Settings:
         is read (exit 2 from the command line), not in the middle of a search."""
         unknown = []
         for key, value in self._values.items():
-            check = _CHECKS.get(key) or (_pacing_rate if key.startswith("pacing.") else None)
+            check = _CHECKS.get(key) or (pacing_rate if key.startswith("pacing.") else None)
             if check is not None:
                 check(key, value)
             else:
@@ -243,70 +253,6 @@ def _warn_unknown(path: Path | None, keys: list[str]) -> None:
     warnings.warn(ConfigWarning(f"{where}: {', '.join(named)} {noun} websearch knows; ignored"), stacklevel=4)
 
 
-def _string(key: str, value: Any) -> None:
-    if not isinstance(value, str):
-        raise ConfigError(f"setting {key} must be a string; got {_shown(value)}")
-
-
-def _endpoint(key: str, value: Any) -> None:
-    _string(key, value)
-    check_http_url(f"setting {key}", value)
-
-
-def check_http_url(name: str, value: str) -> None:
-    """ConfigError unless `value` is an http(s) URL with a host (`name` says where it was set):
-    anything else fails at every search, in aiohttp's words."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(value.strip())
-        fine = parts.scheme in ("http", "https") and bool(parts.hostname)
-        parts.port  # noqa: B018 - a port that is no number raises here
-    except ValueError:
-        fine = False
-    if not fine:
-        raise ConfigError(
-            f"{name} must be an http:// or https:// URL with a host; got {_shown(without_userinfo(value))}"
-        )
-
-
-def without_userinfo(url: str) -> str:
-    """`url` with any `user:password@` before its host shown as `***@`: a gateway's or a proxy's
-    URL may carry credentials, and a message quoting the URL must not carry them on. Textual,
-    so a URL too broken to parse is covered too."""
-    return _USERINFO.sub(r"\1***@", url)
-
-
-_USERINFO: Final = re.compile(r"^(\s*[A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
-
-
-def _boolean(key: str, value: Any) -> None:
-    if not isinstance(value, bool):
-        raise ConfigError(f"setting {key} must be true or false; got {_shown(value)}")
-
-
-def _positive(key: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise ConfigError(f"setting {key} must be a positive number; got {_shown(value)}")
-
-
-def _non_negative(key: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
-        raise ConfigError(f"setting {key} must be a number, 0 or more; got {_shown(value)}")
-
-
-def _state_backend(key: str, value: Any) -> None:
-    if value not in ("memory", "sqlite", "redis"):
-        raise ConfigError(f"setting {key} is {_shown(value)}; use one of: memory, sqlite, redis")
-
-
-def _delay_ms(key: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_DELAY_MS:
-        raise ConfigError(
-            f"setting {key} must be a number of milliseconds from 0 to {MAX_DELAY_MS}; got {_shown(value)}"
-        )
-
-
 def _provider(key: str, value: Any) -> None:
     _provider_named(f"setting {key}", value)
 
@@ -325,27 +271,6 @@ def _providers(key: str, value: Any) -> None:
         raise ConfigError(f"setting {key} names unknown providers: {', '.join(unknown)}")
 
 
-def _mcp_format(key: str, value: Any) -> None:
-    if value not in ("blocks", "summary"):
-        raise ConfigError(f"setting {key} is {_shown(value)}; use one of: blocks, summary")
-
-
-def _pacing_rate(key: str, value: Any) -> None:
-    from ._pacing import parse_rate
-
-    if value not in (0, "0", "off"):
-        try:
-            parse_rate(value)
-        except ConfigError as exc:
-            raise ConfigError(f"setting {key}: {exc}") from None
-
-
-def _serve_setting(key: str, value: Any) -> None:
-    from ._serve._config import check_setting  # light: no HTTP stack
-
-    check_setting(key, value)
-
-
 def _shown(value: Any) -> str:
     return repr(value)
 
@@ -356,63 +281,88 @@ _ENV_CHECKS: Final[Mapping[str, Callable[[str, str], None]]] = {
     "searxng.endpoint": check_http_url,
     "providers.webSearch": _provider_named,
 }
-#: Longest Exa pacing delay accepted: an hour (1e12 ms would stall every search for ever).
-MAX_DELAY_MS: Final = 3_600_000
-#: Every known setting and its check; any other key (but a `pacing.` one, which may name a
-#: provider of the caller's own) gets a ConfigWarning and is otherwise left alone.
-_CHECKS: Final[Mapping[str, Any]] = {
-    "providers.webSearch": _provider,
-    "providers.webSearchExclude": _providers,
-    "providers.webSearchFallback": _providers,
-    "providers.list": _providers,
-    "providers.webSearchGeminiModel": _string,
-    "searxng.endpoint": _endpoint,
-    "searxng.categories": _string,
-    "searxng.language": _string,
-    "searxng.basicUsername": _string,
-    "searxng.basicPassword": _string,
-    "searxng.token": _string,
-    "exa.enabled": _boolean,
-    "exa.enableSearch": _boolean,
-    "exa.searchDelayMs": _delay_ms,
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One setting: its dotted key, the type its value has in settings.toml, its default (None:
+    unset, or a default its reader keeps beside the code it tunes), the environment variable
+    that wins over the file (the spec's twin), and the check its value passes when read."""
+
+    key: str
+    type: type
+    default: Any
+    env: str | None
+    check: Callable[[str, Any], None]
+
+
+def _row(
+    key: str, kind: type, check: Callable[[str, Any], None], default: Any = None, env: str | None = None
+) -> Setting:
+    return Setting(key, kind, default, env, check)
+
+
+_SERVE_NUMBERS: Final = {
+    "max_query_chars": (int, 2000),
+    "max_body_kb": (float, 64.0),
+    "max_limit": (int, 50),
+    "max_fanout": (int, 6),
+    "max_deadline": (float, 120.0),
+    "grace_period": (float, 30.0),
+    "request_timeout": (float, 10.0),
+    "max_connections": (int, None),  # None: what the descriptor limit leaves (`default_max_connections`)
+}
+
+#: Every known setting; any other key (but a `pacing.` one, which may name a provider of the
+#: caller's own, checked by `pacing_rate`) gets a ConfigWarning and is otherwise left alone.
+SETTINGS: Final[tuple[Setting, ...]] = (
+    _row("providers.webSearch", str, _provider, "auto", "WEB_SEARCH_PROVIDER"),  # the MCP tool's twin
+    _row("providers.webSearchExclude", list, _providers),
+    _row("providers.webSearchFallback", list, _providers),
+    _row("providers.list", list, _providers, None, "WEBSEARCH_PROVIDERS"),
+    _row("providers.webSearchGeminiModel", str, string, None, "GEMINI_SEARCH_MODEL"),
+    _row("searxng.endpoint", str, endpoint, None, "SEARXNG_ENDPOINT"),
+    _row("searxng.categories", str, string),
+    _row("searxng.language", str, string),
+    _row("searxng.basicUsername", str, string, None, "SEARXNG_BASIC_USERNAME"),
+    _row("searxng.basicPassword", str, string, None, "SEARXNG_BASIC_PASSWORD"),
+    _row("searxng.token", str, string, None, "SEARXNG_TOKEN"),
+    _row("exa.enabled", bool, boolean, True),
+    _row("exa.enableSearch", bool, boolean, True),
+    _row("exa.searchDelayMs", float, delay_ms),  # unset: no pace (see `_pacing.rates_from`)
     # Settings the original tool reads for other tools than web_search: a settings file written
     # for it may hold them, and they do nothing here, as there.
-    "exa.enableResearcher": _boolean,
-    "exa.enableWebsets": _boolean,
-    "providers.antigravityEndpoint": _string,
-    "http.timeout": _positive,
-    "http.max_stream_mb": _positive,
-    "http.max_event_kb": _positive,
-    "mcp.format": _mcp_format,
-    "mcp.structured_output": _boolean,
-    "state.url": _string,
-    "state.backend": _state_backend,
-    "state.path": _string,
-    "state.redis_local_copy": _boolean,
-    "state.max_wait": _positive,
-    "cache.max_mb": _positive,
-    "cache.ttl": _non_negative,
-    "providers.webSearchFanout": _providers,
-    "fanout.max_providers": _positive,
-    "fanout.soft_deadline": _positive,
-    "search.deadline": _positive,
-    "search.deep_deadline": _positive,
-    "search.hedge": _positive,
-    **{
-        f"serve.{name}": _serve_setting
-        for name in (
-            "tokens",
-            "rate_limit",
-            "log_queries",
-            "cors_origins",
-            "max_query_chars",
-            "max_body_kb",
-            "max_limit",
-            "max_fanout",
-            "max_deadline",
-            "grace_period",
-            "request_timeout",
-            "max_connections",
-        )
-    },
-}
+    _row("exa.enableResearcher", bool, boolean),
+    _row("exa.enableWebsets", bool, boolean),
+    _row("providers.antigravityEndpoint", str, string),
+    _row("http.timeout", float, positive, DEFAULT_TIMEOUT),
+    _row("http.max_stream_mb", float, positive, DEFAULT_STREAM_MB),
+    _row("http.max_event_kb", float, positive, DEFAULT_EVENT_KB),
+    _row("mcp.format", str, mcp_format, "blocks"),
+    _row("mcp.structured_output", bool, boolean, True),
+    _row("state.url", str, string, None, "WEBSEARCH_REDIS_URL"),
+    _row("state.backend", str, state_backend),
+    _row("state.path", str, string),
+    _row("state.redis_local_copy", bool, boolean, True),
+    _row("state.max_wait", float, positive),
+    _row("cache.max_mb", float, positive),
+    _row("cache.ttl", float, non_negative),
+    _row("providers.webSearchFanout", list, _providers),
+    _row("fanout.max_providers", float, positive),
+    _row("fanout.soft_deadline", float, positive),
+    _row("search.deadline", float, positive),
+    _row("search.deep_deadline", float, positive),
+    _row("search.hedge", float, positive),
+    _row("serve.tokens", list, check_serve_setting, None, "WEBSEARCH_SERVE_TOKENS"),
+    _row("serve.rate_limit", str, check_serve_setting),
+    _row("serve.log_queries", bool, check_serve_setting, False),
+    _row("serve.cors_origins", list, check_serve_setting),
+    *(_row(f"serve.{name}", kind, check_serve_setting, default) for name, (kind, default) in _SERVE_NUMBERS.items()),
+)
+#: Every known setting's default, by key (None: unset, or kept by its reader).
+DEFAULTS: Final[Mapping[str, Any]] = {row.key: row.default for row in SETTINGS}
+#: Every known setting's check, by key.
+_CHECKS: Final[Mapping[str, Callable[[str, Any], None]]] = {row.key: row.check for row in SETTINGS}
+#: Settings whose environment variable, when set, wins over the file.
+ENV_TWINS: Final[Mapping[str, str]] = {row.key: row.env for row in SETTINGS if row.env is not None}
+_TWIN_NAMES: Final = frozenset(ENV_TWINS.values())

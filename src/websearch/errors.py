@@ -33,10 +33,7 @@ contain a secret: the transport and the error mapping redact every credential a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
-
-if TYPE_CHECKING:
-    from ._state._store import StoreUnavailable
+from typing import Any, ClassVar
 
 __all__ = [
     "AuthenticationFailed",
@@ -89,6 +86,17 @@ class InvalidSearchParams(WebSearchError, ValueError):
 
 class ConfigError(WebSearchError):
     """The settings file or a stored credential cannot be used as it is."""
+
+
+class StoreUnavailable(WebSearchError):
+    """The state store cannot serve the call; `reason` says why, in a few words, for a notice. A
+    store raises it to the engine, which runs the search on in-process state instead; the
+    client raises it from the calls about the store itself (`cache_stats`, `clear_cache`,
+    `reset_health`) when the shared store could not serve them."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class SearchFailedError(WebSearchError):
@@ -226,13 +234,3 @@ def _rebuild(
     variant: bool,
 ) -> SearchProviderError:
     return cls(provider, message, status, retry_after=retry, retry_variant=variant)
-
-
-def __getattr__(name: str) -> Any:
-    # StoreUnavailable is drawn in the tree above but defined beside the stores, which import
-    # this module: it loads on first use (PEP 562)
-    if name == "StoreUnavailable":
-        from ._state._store import StoreUnavailable
-
-        return StoreUnavailable
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

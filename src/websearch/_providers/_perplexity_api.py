@@ -28,7 +28,7 @@ from ._base import Plan, age_seconds, as_dict, as_list, as_str
 from ._errors import ErrorEnvelope, http_error
 
 if TYPE_CHECKING:
-    from .perplexity import Auth
+    from ._perplexity_auth import Auth
 
 ID: Final = "perplexity"
 INFO: Final = PROVIDERS[ID]

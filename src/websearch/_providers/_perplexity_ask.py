@@ -27,7 +27,7 @@ from ._perplexity_api import AUTH_NAMES, ID, EventStream, int_or_none, json_or_n
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
-    from .perplexity import Auth
+    from ._perplexity_auth import Auth
 
 ASK_URL: Final = "https://www.perplexity.ai/rest/sse/perplexity_ask"
 ASK_VERSION: Final = "2.18"

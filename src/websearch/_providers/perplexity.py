@@ -33,9 +33,9 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from .._filters import recency_start
 from .._notices import Notice, approximated, dropped, not_applied, partial
@@ -57,6 +57,7 @@ from ._perplexity_ask import (
     snapshot_sources,
     text_answer,
 )
+from ._perplexity_auth import Auth
 
 if TYPE_CHECKING:
     from .._context import ProviderContext
@@ -98,27 +99,7 @@ SESSION_MARGIN: Final = 300.0  # seconds before expiry at which a session is no 
 #: `category` values with a Perplexity `search_mode` of their own.
 SEARCH_MODES: Final = {"publication": "academic", "financial report": "sec"}
 WHOLE_DAYS: Final = "Perplexity's date filters take dates only"
-
-AuthKind = Literal["cookies", "session", "api_key", "openrouter", "anonymous"]
-
-
-@dataclass(frozen=True, slots=True)
-class Auth:
-    """One way to reach Perplexity; the secret stays out of the repr."""
-
-    kind: AuthKind
-    secret: str = field(default="", repr=False)
-
-    @property
-    def chat(self) -> bool:
-        """True for the chat-completions modes (a key), False for the ask endpoint (a login or none)."""
-        return self.kind in ("api_key", "openrouter")
-
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        """What the transport must redact: the secret, and each value of a cookie header."""
-        values = [part.partition("=")[2].strip() for part in self.secret.split(";")] if self.kind == "cookies" else []
-        return tuple(s for s in (self.secret, *values) if len(s) >= 8)
+_KEY_AUTH: Final = Auth("api_key")  # `parse_events`' default
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,7 +319,7 @@ def chat_notices(plan: Plan) -> list[Notice]:
 
 
 def parse_events(
-    events: Iterable[SseEvent], plan: Plan, auth: Auth = Auth("api_key"), request_id: str = ""
+    events: Iterable[SseEvent], plan: Plan, auth: Auth = _KEY_AUTH, request_id: str = ""
 ) -> ProviderResult:
     """A whole stream (e.g. `iter_sse(body)`) as the provider would parse it, for tests."""
     request = HttpRequest("POST", "", headers={"X-Request-ID": request_id}, json={"model": MODEL})

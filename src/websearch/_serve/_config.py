@@ -1,9 +1,11 @@
 """`ServeConfig`: what `websearch serve` was told, from settings.toml's `[serve]` table, the
 environment (`WEBSEARCH_SERVE_TOKENS`) and its flags, checked once at start.
 
-Light on purpose (no Starlette, no uvicorn): `websearch._settings` calls `check_setting` while it
-reads settings.toml, so a bad `[serve]` value fails when the file is read, like every other
-setting, and `websearch --help` still loads nothing heavy.
+Light on purpose (no Starlette, no uvicorn). The checks of the `[serve]` values live in the leaf
+`websearch._checks`, which `websearch._settings` runs while it reads settings.toml (a bad
+`[serve]` value fails when the file is read, like every other setting); `load` reads the values
+so checked, and parses them with the same functions. The defaults are the settings table's
+(`websearch._settings.SETTINGS`).
 
 The limits live here too (`Limits.check`): query length, `limit`, fan-out size and deadline are
 refused the same way whichever face asked (REST, SearXNG, MCP), as an `InvalidSearchParams`
@@ -12,17 +14,16 @@ naming the parameter, in the words of every other refusal (`<name> must be ...; 
 
 from __future__ import annotations
 
-import ipaddress
-import math
-import re
 import stat
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import urlsplit
 
+from .._checks import MIN_TOKEN_CHARS, RateLimit, is_loopback, origins, rate_limit, setting_tokens, whole_number
+from .._checks import check_token as _check_token
+from .._settings import DEFAULTS
 from ..errors import ConfigError, InsecureConfigWarning, InvalidSearchParams
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ __all__ = [
     "RateLimit",
     "ServeConfig",
     "accept_burst",
-    "check_setting",
     "default_max_connections",
     "is_loopback",
     "raise_files_limit",
@@ -45,20 +45,6 @@ __all__ = [
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8000
-MIN_TOKEN_CHARS: Final = 16
-#: RFC 6750's b64token: what may follow "Bearer " in an Authorization header.
-_TOKEN_RE: Final = re.compile(r"[A-Za-z0-9._~+/-]+=*")
-_LOOPBACK_NAMES: Final = frozenset({"localhost", "ip6-localhost"})
-
-
-@dataclass(frozen=True, slots=True)
-class RateLimit:
-    """A per-token request budget: `burst` requests at once, refilled at `rate` per second
-    ("60/min" is 60 at once, then one a second)."""
-
-    text: str
-    rate: float
-    burst: float
 
 
 #: Where the app's lifespan state gives the server's `ConnectionLimits` to the protocol.
@@ -115,7 +101,7 @@ class ConnectionLimits:
     be open at once (None: `default_max_connections()` where the server runs; see
     `websearch._serve._connections`)."""
 
-    request_timeout: float = 10.0
+    request_timeout: float = DEFAULTS["serve.request_timeout"]
     max_connections: int | None = None
 
     def resolved(self) -> ConnectionLimits:
@@ -129,11 +115,11 @@ class ConnectionLimits:
 class Limits:
     """What one request may ask for; beyond each, a 4xx naming the parameter."""
 
-    max_query_chars: int = 2000
-    max_body_bytes: int = 64 * 1024
-    max_limit: int = 50
-    max_fanout: int = 6
-    max_deadline: float = 120.0
+    max_query_chars: int = DEFAULTS["serve.max_query_chars"]
+    max_body_bytes: int = int(DEFAULTS["serve.max_body_kb"] * 1024)
+    max_limit: int = DEFAULTS["serve.max_limit"]
+    max_fanout: int = DEFAULTS["serve.max_fanout"]
+    max_deadline: float = DEFAULTS["serve.max_deadline"]
 
     def check(self, query: str, params: Mapping[str, Any]) -> None:
         """Raise InvalidSearchParams for the first limit `query` or `params` (the keyword
@@ -171,10 +157,10 @@ class ServeConfig:
     tokens: tuple[str, ...] = field(default=(), repr=False)
     no_auth: bool = False
     rate_limit: RateLimit | None = None
-    log_queries: bool = False
+    log_queries: bool = DEFAULTS["serve.log_queries"]
     cors_origins: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
-    grace_period: float = 30.0
+    grace_period: float = DEFAULTS["serve.grace_period"]
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     token_file: str | None = None  # where tokens were read from, so --workers can read it again
 
@@ -203,7 +189,7 @@ class ServeConfig:
         """The configuration from `[serve]`, the environment and the flags; ConfigError (one
         line, never a token) for anything unusable, including a server that would listen
         beyond loopback with nobody checking who calls (unless `no_auth` says so)."""
-        tokens = list(_setting_tokens(settings.get("serve.tokens")))
+        tokens = list(setting_tokens(settings.get("serve.tokens")))
         if token_file is not None:
             tokens += read_token_file(token_file)
         config = cls(
@@ -212,9 +198,9 @@ class ServeConfig:
             workers=workers,
             tokens=tuple(dict.fromkeys(tokens)),
             no_auth=no_auth,
-            rate_limit=_rate_limit(settings.get("serve.rate_limit")),
-            log_queries=settings.get_bool("serve.log_queries", False),
-            cors_origins=tuple(_origins("serve.cors_origins", settings.get("serve.cors_origins") or [])),
+            rate_limit=rate_limit(settings.get("serve.rate_limit")),
+            log_queries=settings.get_bool("serve.log_queries", DEFAULTS["serve.log_queries"]),
+            cors_origins=tuple(origins("serve.cors_origins", settings.get("serve.cors_origins") or [])),
             limits=Limits(
                 max_query_chars=_whole(settings, "serve.max_query_chars", _LIMITS.max_query_chars),
                 max_body_bytes=int(settings.get_number("serve.max_body_kb", _LIMITS.max_body_bytes / 1024) * 1024),
@@ -222,9 +208,9 @@ class ServeConfig:
                 max_fanout=_whole(settings, "serve.max_fanout", _LIMITS.max_fanout),
                 max_deadline=settings.get_number("serve.max_deadline", _LIMITS.max_deadline),
             ),
-            grace_period=settings.get_number("serve.grace_period", 30.0),
+            grace_period=settings.get_number("serve.grace_period", DEFAULTS["serve.grace_period"]),
             connections=ConnectionLimits(
-                request_timeout=settings.get_number("serve.request_timeout", 10.0),
+                request_timeout=settings.get_number("serve.request_timeout", DEFAULTS["serve.request_timeout"]),
                 max_connections=_whole_or_none(settings, "serve.max_connections"),
             ),
             token_file=token_file,
@@ -241,17 +227,6 @@ class ServeConfig:
         for i, token in enumerate(tokens, 1):
             _check_token(token, f"token {i}")
         return replace(self, tokens=tuple(tokens))
-
-
-def is_loopback(host: str) -> bool:
-    """`localhost` or a loopback address (127.0.0.0/8, ::1), with or without IPv6 brackets."""
-    name = host.strip().lower().removeprefix("[").removesuffix("]")
-    if name in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name.split("%")[0]).is_loopback
-    except ValueError:
-        return False
 
 
 def read_token_file(path: str) -> list[str]:
@@ -276,63 +251,9 @@ def read_token_file(path: str) -> list[str]:
     return tokens
 
 
-def _setting_tokens(value: Any) -> list[str]:
-    """`serve.tokens`: a list from settings.toml, or `WEBSEARCH_SERVE_TOKENS`, comma-separated."""
-    if value is None or value == "":
-        return []
-    if isinstance(value, str):
-        tokens = [t.strip() for t in value.split(",") if t.strip()]
-        where = "WEBSEARCH_SERVE_TOKENS"
-    elif isinstance(value, list) and all(isinstance(t, str) for t in value):
-        tokens, where = value, "setting serve.tokens"
-    else:
-        raise ConfigError("setting serve.tokens must be a list of strings")
-    for i, token in enumerate(tokens, 1):
-        _check_token(token, f"token {i} of {where}")
-    return tokens
-
-
-def _check_token(token: str, where: str) -> None:
-    """A token fit to be a password and to travel in a header; the message never shows it."""
-    if len(token) < MIN_TOKEN_CHARS:
-        raise ConfigError(f"{where} is too short: a token must have at least {MIN_TOKEN_CHARS} characters")
-    if not _TOKEN_RE.fullmatch(token):
-        raise ConfigError(f"{where} has characters a bearer token cannot carry (use letters, digits and -._~+/)")
-
-
-def _rate_limit(value: Any) -> RateLimit | None:
-    if value is None or value in (0, "0", "off", ""):
-        return None
-    from .._pacing import parse_rate
-
-    try:
-        rate = parse_rate(value)
-    except ConfigError:
-        raise ConfigError(
-            f'setting serve.rate_limit must read like "60/min", "5/s" or "1000/h"; got {value!r}'
-        ) from None
-    burst = float(str(value).split("/")[0])
-    return RateLimit(str(value).strip(), rate, max(1.0, burst))
-
-
-def _origins(key: str, value: Any) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"setting {key} must be a list of origins such as 'https://chat.example.org'")
-    for origin in value:
-        if origin == "*":
-            continue
-        parts = urlsplit(origin)
-        if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
-            raise ConfigError(
-                f"setting {key}: {origin!r} is not an origin (scheme://host[:port], no path), such as "
-                "'https://chat.example.org'"
-            )
-    return [origin.rstrip("/") for origin in value]
-
-
 def _whole(settings: Settings, key: str, default: int) -> int:
     value = settings.get(key, default)
-    _whole_number(key, value)
+    whole_number(key, value)
     return int(value)
 
 
@@ -340,39 +261,5 @@ def _whole_or_none(settings: Settings, key: str) -> int | None:
     value = settings.get(key)
     if value is None:
         return None
-    _whole_number(key, value)
+    whole_number(key, value)
     return int(value)
-
-
-def _whole_number(key: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"setting {key} must be a whole number of at least 1; got {value!r}")
-
-
-def _positive(key: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise ConfigError(f"setting {key} must be a positive number; got {value!r}")
-
-
-def _boolean(key: str, value: Any) -> None:
-    if not isinstance(value, bool):
-        raise ConfigError(f"setting {key} must be true or false; got {value!r}")
-
-
-def check_setting(key: str, value: Any) -> None:
-    """Check one `[serve]` value of settings.toml (called by `Settings` as the file is read)."""
-    name = key.removeprefix("serve.")
-    if name == "tokens":
-        if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-            raise ConfigError(f"setting {key} must be a list of strings")
-        _setting_tokens(value)
-    elif name == "rate_limit":
-        _rate_limit(value)
-    elif name == "log_queries":
-        _boolean(key, value)
-    elif name == "cors_origins":
-        _origins(key, value)
-    elif name in ("max_query_chars", "max_limit", "max_fanout", "max_connections"):
-        _whole_number(key, value)
-    elif name in ("max_body_kb", "max_deadline", "grace_period", "request_timeout"):
-        _positive(key, value)

@@ -31,7 +31,7 @@ from ._metrics import route_label
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from ._app import Lifecycle
+    from ._lifecycle import Lifecycle
     from ._metrics import Metrics
 
 __all__ = ["ACCESS_LOGGER", "FrontDoor", "JsonFormatter", "RepeatFilter", "client_gone", "configure", "request_info"]

@@ -56,7 +56,7 @@ from starlette.responses import RedirectResponse, Response
 
 from .. import __version__
 from .._dates import parse_date
-from .._registry import load_provider
+from .._lineup import load_provider
 from ..errors import InvalidSearchParams, WebSearchError
 from ._api import error_response, json_response, note_search, prepared
 

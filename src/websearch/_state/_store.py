@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextvars
 from typing import TYPE_CHECKING, Final, Protocol
 
-from ..errors import WebSearchError
+from ..errors import StoreUnavailable
 
 if TYPE_CHECKING:
     from .._clock import Clock
@@ -92,17 +92,6 @@ def unbounded() -> contextvars.Context:
     context = contextvars.copy_context()
     context.run(DEADLINE.set, None)
     return context
-
-
-class StoreUnavailable(WebSearchError):
-    """The store cannot serve the call; `reason` says why, in a few words, for a notice. A
-    store raises it to the engine, which runs the search on in-process state instead; the
-    client raises it from the calls about the store itself (`cache_stats`, `clear_cache`,
-    `reset_health`) when the shared store could not serve them."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class StoreDeadline(StoreUnavailable):
