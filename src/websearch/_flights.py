@@ -189,13 +189,7 @@ class Flights:
             if hit is not None:
                 await store.release(lease, self._owner)
                 return hit
-        keeper: tuple[asyncio.Task[None], asyncio.Event] | None = None
-        if shared:
-            over = asyncio.Event()
-            # In the background, on no search's budget: renewals every half second of a long
-            # walk spent it at a loaded machine's round trips, and the answer came with the notice.
-            renewing = asyncio.get_running_loop().create_task(self._keep(store, lease, over), context=unbounded())
-            keeper = (renewing, over)
+        keeper = self._keeper(store, lease) if shared else None
         response: SearchResponse | None = None
         try:
             response = await run()
@@ -266,6 +260,13 @@ class Flights:
             await store.set(key, value, ttl, tag=tag)
         else:
             await store.set_and_release(key, value, ttl, tag=tag, lease=lease, owner=self._owner)
+
+    def _keeper(self, store: ResilientStore, lease: str) -> tuple[asyncio.Task[None], asyncio.Event]:
+        """The task renewing a flight's lease, and the flag that ends it. In the background, on
+        no search's budget: renewals every half second of a long walk spent it at a loaded
+        machine's round trips, and the answer came with the notice."""
+        over = asyncio.Event()
+        return asyncio.get_running_loop().create_task(self._keep(store, lease, over), context=unbounded()), over
 
     async def _keep(self, store: ResilientStore, lease: str, over: asyncio.Event) -> None:
         """Renew a flight's lease until the flight is `over`. It is cancelled then too, but a
