@@ -239,16 +239,15 @@ class Engine:
             functools.partial(search.run, _Guards(self, search.lineup)),
             ends=search.ends,
             cache="off" if search.cache == "use" and not caching else search.cache,
-            entry=functools.partial(self._entry, search, key) if caching else _uncached,
+            entry=functools.partial(self._entry, search, key, self.state().direct) if caching else _uncached,
         )
         return self._noted(response), joined
 
-    def _entry(self, search: _Search, key: str, response: SearchResponse) -> Entry | None:
+    def _entry(self, search: _Search, key: str, direct: MemoryStore | None, response: SearchResponse) -> Entry | None:
         """A leader's `response` as the cache is to hold it; None when it is not to be cached,
-        or is written behind the search into an in-process store."""
+        or is written behind the search into `direct`, the store when it is in process."""
         if not search.cacheable(response):
             return None
-        direct = self.state().direct
         if direct is not None:
             self._behind.write(direct, key, response, search.params)
             return None
