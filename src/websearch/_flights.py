@@ -85,19 +85,21 @@ class Flights:
         flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
         self._flights[key], self._ends[flight] = flight, ends
         try:
-            response = await self._lead(key, run, ends, cache == "use" and self._state().kind != "memory", entry)
+            store = self._state()
+            if cache == "use" and store.kind != "memory":  # other processes see the store
+                response = await self._lead(key, run, ends, entry)
+            else:
+                response = await run()
+                cached = entry(response)
+                if cached is not None:
+                    value, ttl, tag = cached
+                    await self._settle(store.set(key, value, ttl, tag=tag), ends)
             # Followers copy the answer when they wake, after this caller had it: from a copy
             # of their own, or what this caller changes meanwhile would reach them.
             flight.set_result(copy_of(response) if flight in self._followed else response)
             return response, False
         except BaseException as exc:
-            # A cancelled caller (an agent given up on, a timeout of its own) fails nobody else:
-            # its followers search again, one of them leading.
-            if isinstance(exc, ClosedUnder):
-                flight.set_exception(_LeaderClosedUnder())
-            else:
-                flight.set_exception(_LeaderCancelled() if isinstance(exc, asyncio.CancelledError) else exc)
-            flight.exception()  # retrieved: no "never retrieved" warning when nobody followed
+            _failed(flight, exc)
             raise
         finally:
             self._followed.discard(flight)
@@ -167,15 +169,14 @@ class Flights:
         key: str,
         run: Callable[[], Awaitable[SearchResponse]],
         ends: float,
-        shared: bool,
         entry: Callable[[SearchResponse], Entry | None],
     ) -> SearchResponse:
-        """`run()`, unless another process already runs it (`shared`: other processes see the
-        store): then its answer from the cache, waiting for it until the deadline."""
+        """`run()` behind the flight's lease in a store other processes see, unless another
+        process already leads it: then its answer from the cache, waiting for it until the deadline."""
         store = self._state()
         lease = "flight:" + key.removeprefix(PREFIX)
-        taken = shared and await store.try_lease(lease, self._owner, LEASE)
-        if shared and not taken:
+        taken = shared = await store.try_lease(lease, self._owner, LEASE)
+        if not taken:
             self._joined()
             waited = await self._wait(store, key, lease, ends)
             if not isinstance(waited, bool):
@@ -222,7 +223,7 @@ class Flights:
         return False
 
     async def _settle(self, work: Coroutine[Any, Any, None], ends: float) -> None:
-        """Run a flight's `work` (`_cache_and_release`), not bounded by the search's store
+        """Run a flight's `work` (its cache write, its lease's release), not bounded by the search's store
         budget, which the answer is already within: the search waits for it as long as its budget
         allows (not at all once the store was too slow for it), and what is not done by then
         carries on after the search returns (a burst queues it behind other writes); `done`
@@ -292,6 +293,16 @@ class _LeaderCancelled(Exception):
 
 class _LeaderClosedUnder(Exception):
     """What a flight's followers get when the client was closed under its leader's request."""
+
+
+def _failed(flight: asyncio.Future[SearchResponse], exc: BaseException) -> None:
+    """Tell a flight's followers its leader failed. A cancelled caller (an agent given up on, a
+    timeout of its own) fails nobody else: its followers search again, one of them leading."""
+    if isinstance(exc, ClosedUnder):
+        flight.set_exception(_LeaderClosedUnder())
+    else:
+        flight.set_exception(_LeaderCancelled() if isinstance(exc, asyncio.CancelledError) else exc)
+    flight.exception()  # retrieved: no "never retrieved" warning when nobody followed
 
 
 def _settle(done: asyncio.Future[None]) -> None:
