@@ -225,13 +225,14 @@ class Engine:
             lineup=search.lineup.ids,
             config=self._answer_print,
         )
+        store = self.state()
+        direct = store.direct
         if caching and search.cache == "use":
             # `_cached` does the same; read here, an in-process store costs no coroutine at all.
-            direct = self._resilient.direct if self._resilient is not None else None
             hit = self._behind.read(direct, key) if direct is not None else await self._cached(key)
             if self.observer is not None:
                 self.observer.looked_up(hit is not None)
-            self.state().tally.count("stats:hits" if hit is not None else "stats:misses")
+            store.tally.count("stats:hits" if hit is not None else "stats:misses")
             if hit is not None:
                 return self._noted(hit), False
         response, joined = await self._flights.lead_or_follow(
@@ -239,7 +240,7 @@ class Engine:
             functools.partial(search.run, _Guards(self, search.lineup)),
             ends=search.ends,
             cache="off" if search.cache == "use" and not caching else search.cache,
-            entry=functools.partial(self._entry, search, key, self.state().direct) if caching else _uncached,
+            entry=functools.partial(self._entry, search, key, direct) if caching else _uncached,
         )
         return self._noted(response), joined
 
