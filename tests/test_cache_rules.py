@@ -1,4 +1,4 @@
-"""What the engine caches (`_engine._cacheable`), tested at the engine with providers of the
+"""What the engine caches (`_engine._Search.cacheable`), tested at the engine with providers of the
 tests' own: an answer is kept only when it is whole. A `cut_short` notice (a later page out of
 time, a turn paused at the deadline) makes an answer that is served and never cached, whoever
 gave it; a failure is never cached; a `partial` notice that is not cut short (the answer as the

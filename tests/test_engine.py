@@ -1522,3 +1522,18 @@ async def test_the_store_operations_raise_when_the_shared_store_is_out(config_di
         for call in (client.cache_stats(), client.clear_cache(), client.reset_health("duckduckgo")):
             with pytest.raises(StoreUnavailable, match=r"^connection refused$"):
                 await call
+
+
+def test_the_engine_class_stays_small_enough_to_read() -> None:
+    """Issue 31: the engine did five jobs in one class; single-flight, the hit counts and the
+    write-behind now live beside it. `Engine` stays under 250 lines, no method over 40."""
+    import ast
+
+    import websearch._engine
+
+    tree = ast.parse(Path(websearch._engine.__file__).read_text(encoding="utf-8"))
+    (engine,) = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Engine"]
+    assert engine.end_lineno is not None and engine.end_lineno - engine.lineno + 1 < 250
+    methods = [node for node in engine.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    long = {m.name: m.end_lineno - m.lineno + 1 for m in methods if m.end_lineno and m.end_lineno - m.lineno >= 40}
+    assert not long, long

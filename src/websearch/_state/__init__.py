@@ -22,6 +22,7 @@ from .._clock import Clock
 from .._settings import Settings
 from ..errors import ConfigError
 from ._store import DEADLINE, Store, StoreDeadline, StoreUnavailable
+from ._tally import Tally
 from .memory import MemoryStore
 from .sqlite import SqliteStore, default_path
 
@@ -149,6 +150,8 @@ class ResilientStore:
         self._closed = False
         # An in-process primary never fails: its reads and writes go straight to it.
         self._direct = primary if isinstance(primary, MemoryStore) else None
+        #: The cache's hit and miss counts, written to this store off the searches' paths.
+        self.tally = Tally(self, clock)
 
     def __repr__(self) -> str:
         return f"ResilientStore({self.primary!r}, degraded={self._degraded!r})"
