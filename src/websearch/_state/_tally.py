@@ -7,11 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Final
 
-from ._store import DEADLINE, Budget, unbounded
+from ._store import DEADLINE, Budget, Store, unbounded
 
 if TYPE_CHECKING:
     from .._clock import Clock
-    from . import ResilientStore
 
 __all__ = ["Tally"]
 
@@ -26,7 +25,7 @@ class Tally:
     `run_until_complete`) drops a timer silently, where a pending task is reported as
     destroyed. The counts stay here and go with the next write, on whatever loop."""
 
-    def __init__(self, store: ResilientStore, clock: Clock) -> None:
+    def __init__(self, store: Store, clock: Clock) -> None:
         self._store = store
         self._clock = clock
         self._counts: dict[str, int] = {}
