@@ -220,8 +220,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "pacing: a slot after the deadline is waited for",
         "_pacing.py",
-        "if remaining is not None and wait > remaining:",
-        "if False:",
+        "late = remaining is not None and wait > remaining",
+        "late = False",
         PACING,
     ),
     Mutation(
@@ -249,22 +249,22 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "fusion: www. names another page",
         "_fusion.py",
-        '    netloc = netloc.removeprefix("www.")',
-        "    netloc = netloc",
+        'key = netloc.removesuffix(port).removeprefix("www.") + (slash + path).rstrip("/")',
+        'key = netloc.removesuffix(port) + (slash + path).rstrip("/")',
         FUSION,
     ),
     Mutation(
         "fusion: a page listed twice counts twice",
         "_fusion.py",
-        "            if key in seen:\n                continue",
-        "            if False:\n                continue",
+        "elif hits[-1][0] != index:",
+        "else:",
         FUSION,
     ),
     Mutation(
         "fusion: agreement does not come first",
         "_fusion.py",
-        "key=lambda p: (-len(p.engines), -p.score, p.first)",
-        "key=lambda p: (-p.score, p.first)",
+        "return -len(hits), -score, rank, index",
+        "return 0, -score, rank, index",
         FUSION,
     ),
     Mutation(
@@ -277,8 +277,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "fusion: utm_ parameters are kept",
         "_fusion.py",
-        'return lowered.startswith("utm_") or lowered in _TRACKING',
-        "return lowered in _TRACKING",
+        'if param and name not in _TRACKING and not name.startswith("utm_"):',
+        "if param and name not in _TRACKING:",
         FUSION,
     ),
     Mutation(
@@ -292,8 +292,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "duckduckgo: a challenge page is parsed",
         "_providers/duckduckgo.py",
-        "        if is_challenge(body):\n            raise Blocked",
-        "        if False:\n            raise Blocked",
+        "    challenges = (is_challenge,)",
+        "    challenges = ()",
         ("test_duckduckgo.py",),
     ),
     Mutation(
@@ -313,8 +313,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "duckduckgo: a redirect to a non-web target is kept",
         "_providers/duckduckgo.py",
-        'return decoded if decoded.startswith(("http://", "https://")) else None',
-        "return decoded",
+        'return target if target.startswith(("http://", "https://")) else None',
+        "return target",
         ("test_duckduckgo.py",),
     ),
     Mutation(
@@ -327,15 +327,15 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "bing: Bing's internal pages are results",
         "_providers/bing.py",
-        "return None if path.startswith(_INTERNAL) else href",
+        "return None if parts.path.startswith(_INTERNAL) else href",
         "return href",
         ("test_bing.py",),
     ),
     Mutation(
         "bing: one page only",
         "_providers/bing.py",
-        "pages = MAX_PAGES if plan.limit > PAGE_SIZE else 1",
-        "pages = 1",
+        "    max_pages = MAX_PAGES",
+        "    max_pages = 1",
         ("test_bing.py",),
     ),
     Mutation(
