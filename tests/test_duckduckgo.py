@@ -332,3 +332,12 @@ def test_a_page_given_as_text_with_a_lone_surrogate_parses() -> None:
     page = results_page("q", sample_results("q", 2)).replace("part 1", "part \ud800 1")
     sources = parse_results(page, 10)
     assert len(sources) == 2 and "\ud800" not in sources[0].title
+
+
+def test_parse_results_keeps_at_most_its_limit_in_page_order() -> None:
+    """The parse stops at `limit` (the paging layer cuts the fused list too, so a search alone
+    would not show a parse that read past it)."""
+    page = results_page("q", sample_results("q", 12)).encode()
+    everything = parse_results(page, 40)
+    assert len(everything) == 12
+    assert parse_results(page, 5) == everything[:5]
