@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from conftest import TESTS, FakeClock, cli_env, make_client, run_cli
 from websearch import Attempt, ConfigError, InvalidSearchParams, SearchResponse, SearchSource
-from websearch._mcp_server import build_server, output_schema, response_json, structured_content, tool_text
+from websearch._mcp_server import build_server, output_schema, structured_content, tool_text
 from websearch._notices import Notice, not_supported
 from websearch._rendering import render
 from websearch._tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
@@ -253,8 +253,8 @@ def test_structured_content_is_the_response_without_null_empty_or_false_fields()
         ],
     }
     validator = Draft202012Validator(output_schema())
-    assert validator.is_valid(data) and validator.is_valid(response_json(response))
-    assert response_json(response) == json.loads(render(response, "json"))["response"]  # every field, null when unset
+    whole = json.loads(render(response, "json"))["response"]  # every field, null when unset
+    assert validator.is_valid(data) and validator.is_valid(whole)
 
 
 # -- the transport is loaded when the server starts ----------------------------------------------

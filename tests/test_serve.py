@@ -33,7 +33,6 @@ from websearch import (
     SearchUsage,
 )
 from websearch._clock import SystemClock
-from websearch._mcp_server import response_json
 from websearch._params import PARAMS
 from websearch._rendering import render
 from websearch._serve import Limits, RateLimit, ServeConfig
@@ -248,7 +247,11 @@ def test_the_json_answer_is_the_whole_response_as_json() -> None:
         cached_age_s=1.5,
     )
     body = json.loads(answer_json(response))
-    assert body == {"text": render(response, "summary"), "response": response_json(response), "error": None}
+    assert body == {
+        "text": render(response, "summary"),
+        "response": json.loads(render(response, "json"))["response"],
+        "error": None,
+    }
 
 
 # -- limits --------------------------------------------------------------------------------------

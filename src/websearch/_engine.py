@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
 from ._cache import PREFIX, cache_key, copy_of, decode, encode, encode_copy, entry_ttl
-from ._chain import Walk, fallback_tier_ids, run_search
+from ._chain import Walk, fallback_tier_ids, run_search, transport_ready
 from ._clock import wall_seconds
 from ._fanout import Fanout, run_fanout
 from ._flights import Entry, Flights
@@ -384,8 +384,7 @@ class _Guards:
         pacer = self.engine.pacer()
         if not pacer.paces(info.id):
             return None
-        if ctx.transport is not None:  # the built-in one of a cold process loads before a slot
-            await ctx.transport.ready(None if ctx.deadline is None else ctx.deadline - ctx.clock.monotonic())
+        await transport_ready(ctx, ctx.deadline)  # a cold process's HTTP stack loads before a slot is taken
         remaining = None if ctx.deadline is None else ctx.deadline - ctx.clock.monotonic()
         return await pacer.wait(info.id, info.label, remaining)
 

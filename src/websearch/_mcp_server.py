@@ -47,7 +47,6 @@ __all__ = [
     "build_server",
     "output_format",
     "output_schema",
-    "response_json",
     "serve_http",
     "serve_stdio",
     "structured_content",
@@ -131,7 +130,7 @@ def _schema_of(hint: Any) -> dict[str, Any]:
 
 def output_schema() -> dict[str, Any]:
     """The tool's `outputSchema`: `SearchResponse` as JSON. It holds for the lean structured
-    content and for the whole response (`response_json`, every field present, null when unset)."""
+    content and for the whole response (`--format json`'s `response`, every field present, null when unset)."""
     return _schema_of(SearchResponse)
 
 
@@ -143,12 +142,6 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)  # JSON has no inf or nan
     return value
-
-
-def response_json(response: SearchResponse) -> dict[str, Any]:
-    """The response as JSON, every field present (what `--format json` and `/v1/search` call `response`)."""
-    data: dict[str, Any] = _json_safe(response.to_dict())
-    return data
 
 
 def _lean(value: Any) -> Any:
