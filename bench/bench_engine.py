@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from websearch import WebSearch
-from websearch._clock import SystemClock
+from websearch._core._clock import SystemClock
 from websearch._state import MemoryStore, SqliteStore
 from websearch._state._store import Store
 from websearch.testing import FakeTavily, Reply
@@ -119,7 +119,7 @@ async def single_flight_rows(config: str) -> None:
 
 
 async def health_row(env: dict[str, str], folder: Path) -> None:
-    from websearch._engine import _Guards
+    from websearch._engine._engine import _Guards
 
     async with WebSearch(env=env, store=SqliteStore(folder / "health.db", SystemClock())) as ws:
         ctx = ws._context()

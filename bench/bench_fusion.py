@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench._parse import compare
 from websearch import SearchSource
-from websearch._fusion import fuse
+from websearch._engine._fusion import fuse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from fusion_reference import reference_fuse

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from websearch import WebSearch
-from websearch._clock import SystemClock
+from websearch._core._clock import SystemClock
 from websearch._state import MemoryStore, SqliteStore
 from websearch.providers import BaseTransport, HttpRequest, HttpResponse
 
@@ -54,13 +54,13 @@ WORKER = """
 import asyncio, inspect, os, sys, time
 from websearch import WebSearch
 try:
-    from websearch._wire import HttpResponse
+    from websearch._core._wire import HttpResponse
 except ImportError:
     from websearch.wire import HttpResponse
 os.sched_setaffinity(0, {0})
 
 try:  # a tree with BaseTransport checks a transport's seam: a bare one would go without a bound
-    from websearch._context import BaseTransport
+    from websearch._core._context import BaseTransport
 except ImportError:
     BaseTransport = object
 

@@ -61,8 +61,8 @@ async def trusted(self, name, result):  # the client's check of the result (json
 
 ClientSession.validate_tool_result = trusted
 import websearch
-from websearch._deferred import loaded
-from websearch._mcp_server import build_server
+from websearch._http._deferred import loaded
+from websearch._faces._mcp_server import build_server
 
 async def main():
     loop = asyncio.get_running_loop()

@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 import aiohttp
 
 from websearch import WebSearch
-from websearch._clock import SystemClock
+from websearch._core._clock import SystemClock
 from websearch._state import MemoryStore
 
 from ._fake import QUERY, pin, upstream

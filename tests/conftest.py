@@ -165,9 +165,9 @@ def provider_context(
 ) -> Any:
     """A ProviderContext over `env` and `config_dir` (settings.toml, agent.db), for calling a
     provider's pure functions directly; no transport unless one is given."""
-    from websearch._context import ProviderContext
-    from websearch._credentials import CredentialStore
-    from websearch._settings import Settings
+    from websearch._core._context import ProviderContext
+    from websearch._core._credentials import CredentialStore
+    from websearch._core._settings import Settings
 
     return ProviderContext(
         env, Settings.load(config_dir, env), CredentialStore(config_dir / "agent.db"), transport, clock or FakeClock()
@@ -182,8 +182,8 @@ def key_env(provider: str, config_dir: Path, key: str) -> dict[str, str]:
     """An environment that configures `provider` with `key`, decided by its registry row: its
     first `*_API_KEY` variable (else its first variable), else a stored OAuth login (for a
     provider whose only credential is one), and any setting it needs (SearXNG's endpoint)."""
-    from websearch._registry import PROVIDERS
-    from websearch._settings import ENV_TWINS
+    from websearch._core._registry import PROVIDERS
+    from websearch._core._settings import ENV_TWINS
 
     info = PROVIDERS[provider]
     env = {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
@@ -191,7 +191,7 @@ def key_env(provider: str, config_dir: Path, key: str) -> dict[str, str]:
     if names:
         env[names[0]] = key
     elif info.credential_ids:
-        from websearch._credentials import CredentialStore
+        from websearch._core._credentials import CredentialStore
 
         login = {"access_token": key, "refresh_token": key + "-r", "account_id": CODEX_ACCOUNT, "expires_at": 4e9}
         CredentialStore(config_dir / "agent.db").set(info.credential_ids[0], "oauth", login)

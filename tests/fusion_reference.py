@@ -1,6 +1,6 @@
 """Fusion as it was before its speed-up (December 2026), kept as a reference.
 
-Used only to check that `websearch._fusion` keys and fuses exactly as before. Not shipped.
+Used only to check that `websearch._engine._fusion` keys and fuses exactly as before. Not shipped.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from websearch._types import EngineRank, SearchSource
+from websearch._core._types import EngineRank, SearchSource
 
 RRF_K: Final = 60
 _DEFAULT_PORTS: Final = {"http": "80", "https": "443"}

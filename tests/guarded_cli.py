@@ -9,7 +9,7 @@ import netguard
 
 netguard.install()
 
-from websearch._cli import main  # noqa: E402
+from websearch._faces._cli import main  # noqa: E402
 
 if __name__ == "__main__":
     code = main()

@@ -19,7 +19,7 @@ import uvicorn
 
 from conftest import TESTS, cli_env
 from websearch import WebSearch
-from websearch._serve import ServeConfig, create_app
+from websearch._faces._serve import ServeConfig, create_app
 
 TOKEN = "tok-alpha-7f3a9c2e5b1d4f60"
 OTHER_TOKEN = "tok-beta-0c8e2a4f6b1d3e57"

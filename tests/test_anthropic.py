@@ -13,9 +13,9 @@ import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
 from websearch import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage, WebSearch
-from websearch._credentials import CredentialStore
-from websearch._notices import CutShort
-from websearch._prompts import SYSTEM_PROMPT
+from websearch._core._credentials import CredentialStore
+from websearch._core._notices import CutShort
+from websearch._providers._prompts import SYSTEM_PROMPT
 from websearch._providers.anthropic import PROVIDER, parse_message, parse_page_age
 from websearch.errors import MissingCredentialError, RateLimited
 from websearch.providers import HttpResponse, ProviderContext

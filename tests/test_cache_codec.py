@@ -22,8 +22,8 @@ from websearch import (
     SearchSource,
     SearchUsage,
 )
-from websearch._cache import decode, encode
-from websearch._notices import Notice
+from websearch._core._notices import Notice
+from websearch._engine._cache import decode, encode
 
 
 def full_response() -> SearchResponse:
@@ -94,7 +94,7 @@ def test_every_field_is_read_back_as_it_was_written() -> None:
 
 
 def test_a_response_read_back_cold_is_the_same_as_one_remembered() -> None:
-    from websearch._cache import _decoded
+    from websearch._engine._cache import _decoded
 
     data = encode(KEY, full_response(), 1000.0)
     cold = _decoded(data)
@@ -184,7 +184,7 @@ def test_a_hit_is_served_from_the_bytes_the_store_handed_back_not_from_what_was_
 
 
 def test_the_bounded_lru_drops_the_least_recently_used_by_count_and_by_bytes() -> None:
-    from websearch._lru import BoundedLRU
+    from websearch._core._lru import BoundedLRU
 
     lru: BoundedLRU[str, bytes] = BoundedLRU(3, 10, lambda key, value: len(value))
     for key in "abc":
@@ -203,7 +203,7 @@ def test_the_bounded_lru_drops_the_least_recently_used_by_count_and_by_bytes() -
 
 
 MEMO_FORKED = (
-    "from websearch import _cache\n"
+    "from websearch._engine import _cache\n"
     + held_at_fork("_cache._MEMO._lock")
     + """\
 if pid == 0:

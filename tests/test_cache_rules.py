@@ -16,7 +16,7 @@ import pytest
 from conftest import FakeClock
 from test_chain import Scripted, answer
 from websearch import SearchSource, WebSearch
-from websearch._notices import CutShort, cut_short, partial
+from websearch._core._notices import CutShort, cut_short, partial
 from websearch._state import MemoryStore, SqliteStore
 from websearch._state._store import Store
 from websearch.errors import UpstreamUnavailable

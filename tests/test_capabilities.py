@@ -11,8 +11,8 @@ import pytest
 
 from conftest import FakeClock, key_env, make_client
 from websearch import SearchParams
-from websearch._capabilities import PARAMETERS, capability_table, main, render_markdown
-from websearch._notices import not_supported
+from websearch._core._notices import not_supported
+from websearch._engine._capabilities import PARAMETERS, capability_table, main, render_markdown
 from websearch.providers import PROVIDERS, SEARCH_PROVIDER_ORDER
 from websearch.testing import FAKES
 
@@ -88,7 +88,7 @@ def test_the_table_covers_every_provider_and_parameter() -> None:
 
 def test_docs_parameters_md_is_the_generated_page() -> None:
     assert DOC.read_text(encoding="utf-8") == render_markdown(), (
-        "docs/parameters.md is out of date: run `python -m websearch._capabilities docs/parameters.md`"
+        "docs/parameters.md is out of date: run `python -m websearch._engine._capabilities docs/parameters.md`"
     )
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import FakeClock, messages
 from websearch import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage, WebSearch
-from websearch._notices import partial
+from websearch._core._notices import partial
 from websearch.errors import AuthenticationFailed, RequestRejected, UpstreamUnavailable
 from websearch.providers import PROVIDERS, SEARCH_PROVIDER_ORDER, Plan, Provider, ProviderInfo, ProviderResult
 
@@ -314,7 +314,7 @@ def test_lazy_loading_imports_only_the_tried_provider(tmp_path: Path) -> None:
     code = (
         "import sys, asyncio, websearch\n"
         "assert not [m for m in sys.modules if m.startswith('websearch._providers.')], 'eager provider import'\n"
-        "from websearch._chain import resolve_chain\n"
+        "from websearch._engine._chain import resolve_chain\n"
         "ws = websearch.WebSearch(env={'WEBSEARCH_CONFIG_DIR': sys.argv[1], 'SEARXNG_ENDPOINT': 'http://127.0.0.1:9'})\n"
         "print(resolve_chain(ws._context(with_transport=False), ws.lineup))\n"
         "print(sorted(m for m in sys.modules if m.startswith('websearch._providers.')))\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS, cli_env, run_cli
-from websearch._registry import PROVIDERS
+from websearch._core._registry import PROVIDERS
 from websearch.providers import SEARCH_PROVIDER_ORDER
 from websearch.testing import DdgResult, FakeDuckDuckGo, FakeTavily, Reply
 from websearch.testing.duckduckgo import challenge_page
@@ -150,7 +150,7 @@ def test_bad_settings_file_is_a_clear_error(env: dict[str, str], config_dir: Pat
 
 
 def test_readme_command_line_block_is_the_generated_one() -> None:
-    from websearch._cli import usage_block
+    from websearch._faces._cli import usage_block
 
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     assert "```\n" + usage_block() + "\n```" in readme, "README's CLI block is out of date: paste usage_block()"
@@ -282,7 +282,7 @@ def test_a_reader_gone_ends_quietly_with_141(ddg: FakeDuckDuckGo, env: dict[str,
 
 def test_help_lists_every_exit_status(config_dir: Path) -> None:
     """`websearch --help` and docs/cli.md name every status the command exits with, 141 included."""
-    from websearch import _cli
+    from websearch._faces import _cli
 
     codes = sorted({value for name, value in vars(_cli).items() if name.startswith("EXIT_") and isinstance(value, int)})
     proc = run_cli(["--help"], {"WEBSEARCH_CONFIG_DIR": str(config_dir)})

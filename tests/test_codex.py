@@ -12,9 +12,10 @@ import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
 from websearch import SearchParams, SearchResponse, SearchSource, SearchUsage
-from websearch._credentials import CredentialStore
-from websearch._prompts import SYSTEM_PROMPT
+from websearch._core._credentials import CredentialStore
+from websearch._http._sse import iter_sse
 from websearch._providers._base import Plan
+from websearch._providers._prompts import SYSTEM_PROMPT
 from websearch._providers.codex import (
     CLIENT_ID,
     MODELS,
@@ -24,7 +25,6 @@ from websearch._providers.codex import (
     parse_events,
     scrape_links,
 )
-from websearch._sse import iter_sse
 from websearch.errors import ConfigError, NoResults
 from websearch.providers import HttpResponse
 from websearch.testing import Reply

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import FakeClock, key_env, make_client, run_cli
 from websearch import render
-from websearch._credentials import CredentialStore
+from websearch._core._credentials import CredentialStore
 from websearch.providers import PROVIDERS
 from websearch.testing import FAKES, FakeBrave, FakeDuckDuckGo, Reply
 from websearch.testing.anthropic import anthropic_message, anthropic_turn

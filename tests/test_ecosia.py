@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import NOW, FakeClock, make_client, messages, run_cli
 from websearch import SearchResponse, WebSearch
+from websearch._core._registry import PROVIDERS
 from websearch._providers._paging import page_gap
 from websearch._providers.ecosia import (
     CHALLENGE_MESSAGE,
@@ -23,7 +24,6 @@ from websearch._providers.ecosia import (
     result_url,
     walk,
 )
-from websearch._registry import PROVIDERS
 from websearch.testing import Reply
 from websearch.testing._html import html_reply
 from websearch.testing.ecosia import (

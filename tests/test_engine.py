@@ -16,8 +16,8 @@ import pytest
 
 from conftest import FIRECRAWL_KEY, NOW, FakeClock, StillClock, eventually, key_env, make_client, messages, run_cli
 from websearch import SearchParams, WebSearch, render
-from websearch._cache import cache_key, entry_ttl, normalised
-from websearch._engine import credential_fingerprint
+from websearch._engine._cache import cache_key, entry_ttl, normalised
+from websearch._engine._engine import credential_fingerprint
 from websearch._state import MemoryStore
 from websearch.testing import FakeBrave, FakeDuckDuckGo, FakeFirecrawl, FakeTavily, Reply
 from websearch.testing.brave import quota_limited_reply, rate_limited_reply
@@ -200,7 +200,7 @@ def test_the_key_is_the_search_not_its_secrets() -> None:
 def test_a_setting_that_changes_the_answer_changes_the_key(tmp_path: Path, toml: str, env: dict[str, str]) -> None:
     # Clients configured apart on one store (the default: one SQLite file per user) were served
     # each other's answers: a German SearXNG search answered an English one.
-    from websearch._settings import Settings
+    from websearch._core._settings import Settings
 
     plain = Settings.load(tmp_path / "none", {}).answer_print()
     settings(tmp_path, toml)
@@ -223,7 +223,7 @@ def test_a_setting_that_changes_the_answer_changes_the_key(tmp_path: Path, toml:
 def test_what_only_runs_the_search_or_is_secret_leaves_the_key_alone(
     tmp_path: Path, toml: str, env: dict[str, str]
 ) -> None:
-    from websearch._settings import Settings
+    from websearch._core._settings import Settings
 
     plain = Settings.load(tmp_path / "none", {}).answer_print()
     settings(tmp_path, toml)
@@ -231,7 +231,7 @@ def test_what_only_runs_the_search_or_is_secret_leaves_the_key_alone(
 
 
 def test_a_remembered_key_is_the_key_made_afresh_and_tells_apart_what_only_its_type_does() -> None:
-    from websearch._cache import _made
+    from websearch._engine._cache import _made
 
     base = {
         "provider": "brave",
@@ -340,7 +340,7 @@ class _Slow:
 async def test_a_search_waiting_for_another_process_s_flight_spends_no_store_budget_on_its_looks(
     benv: dict[str, str], brave: FakeBrave, tmp_path: Path
 ) -> None:
-    from websearch._clock import SystemClock
+    from websearch._core._clock import SystemClock
     from websearch._state import SqliteStore
 
     clock = SystemClock()
@@ -363,7 +363,7 @@ async def test_a_long_flight_s_lease_renewals_spend_none_of_its_store_budget(
 ) -> None:
     # Renewed every half second in the background, the lease of a search of a few seconds spent
     # its budget (250 ms) at a loaded machine's round trips: its answer came with the notice.
-    from websearch._clock import SystemClock
+    from websearch._core._clock import SystemClock
     from websearch._state import SqliteStore
 
     clock = SystemClock()
@@ -605,7 +605,7 @@ async def test_a_key_refused_in_one_process_keeps_the_rate_limit_another_met(
 
 def test_a_refusal_older_than_a_day_is_not_shown_beside_a_long_cooldown() -> None:
     """A quota record can live a month (Brave's monthly reset); a refusal it carries lasts a day."""
-    from websearch._health import describe, iso
+    from websearch._engine._health import describe, iso
 
     now = 1_800_000_000.0
     record = {"kind": "quota", "until": now + 30 * 86400, "refused": {"fp": [now - 90_000, "refused"]}}
@@ -616,7 +616,7 @@ def test_a_refusal_older_than_a_day_is_not_shown_beside_a_long_cooldown() -> Non
 
 
 def test_a_failure_streak_is_counted_in_words_that_agree() -> None:
-    from websearch._health import describe
+    from websearch._engine._health import describe
 
     assert describe({"kind": "timeout", "fails": 1}, "fp", 0.0) == "1 failure in a row (timeout)"  # not "1 failures"
     assert describe({"kind": "timeout", "fails": 3}, "fp", 0.0) == "3 failures in a row (timeout)"
@@ -835,8 +835,8 @@ async def test_a_request_timeout_too_short_for_the_provider_leaves_its_health_al
 
 
 async def test_timeouts_count_against_a_provider_given_its_patience_or_its_own_timeout() -> None:
-    from websearch._context import DeadlineReached
-    from websearch._health import PATIENCE, Health
+    from websearch._core._context import DeadlineReached
+    from websearch._engine._health import PATIENCE, Health
     from websearch.errors import ProviderTimeoutError
 
     def fingerprint() -> str:
@@ -874,7 +874,7 @@ async def test_timeouts_count_against_a_provider_given_its_patience_or_its_own_t
 async def test_a_skip_says_what_the_provider_did_and_its_whole_reason() -> None:
     # It read "it answered rate_limited (Brave API error (429): ... (RATE_LIMITED); retry after
     # 120 s": the trailing ")" was stripped with the empty "()" it meant to drop.
-    from websearch._health import Health
+    from websearch._engine._health import Health
     from websearch.errors import Blocked, QuotaExhausted, RateLimited, UpstreamUnavailable
 
     clock = FakeClock()
@@ -1053,8 +1053,8 @@ async def test_a_cold_process_loads_the_http_stack_before_it_takes_a_pacing_slot
     import importlib
     import threading
 
-    from websearch import _deferred
-    from websearch._clock import SystemClock
+    from websearch._core._clock import SystemClock
+    from websearch._http import _deferred
 
     loading: concurrent.futures.Future[Any] = concurrent.futures.Future()
     monkeypatch.setattr(_deferred, "_loading", loading)  # the import, taking 0.3 s
@@ -1083,8 +1083,8 @@ async def test_a_paced_search_whose_http_stack_failed_to_load_fails_its_attempt(
     the transport once let the ImportError out of the search itself)."""
     import concurrent.futures
 
-    from websearch import _deferred
-    from websearch._clock import SystemClock
+    from websearch._core._clock import SystemClock
+    from websearch._http import _deferred
 
     failed: concurrent.futures.Future[Any] = concurrent.futures.Future()
     failed.set_exception(ImportError("no aiohttp here"))
@@ -1121,7 +1121,7 @@ async def test_a_busy_shared_store_holds_no_search_past_its_deadline(
 ) -> None:
     # A burst of 500 on SQLite's one writer thread (and on Redis's pooled connections) held
     # searches given 1 s for up to 1.4 s (3.2 s on Redis): each store call waited its turn.
-    from websearch._clock import SystemClock
+    from websearch._core._clock import SystemClock
     from websearch._state import SqliteStore
 
     clock = SystemClock()
@@ -1152,7 +1152,7 @@ async def test_a_store_held_locked_costs_a_search_half_its_deadline_not_its_answ
     # cache lookup: "Brave was not asked: the search's deadline had passed", and no notice.
     import sqlite3
 
-    from websearch._clock import SystemClock
+    from websearch._core._clock import SystemClock
     from websearch._state import SqliteStore
 
     path = tmp_path / "state.db"
@@ -1180,7 +1180,7 @@ async def test_the_hit_counts_are_written_outside_the_deadline_of_the_search_tha
 ) -> None:
     # The timer that writes the counts captures the context of the search that set it: under
     # that search's long-past deadline every write would have gone to memory, never the file.
-    from websearch._clock import SystemClock
+    from websearch._core._clock import SystemClock
     from websearch._state import SqliteStore
 
     clock = SystemClock()
@@ -1302,8 +1302,8 @@ async def test_the_deadline_holds_with_the_engine_off(benv: dict[str, str], brav
     ],
 )
 def test_the_deep_modes_keep_their_own_deadline(tmp_path: Path, toml: str, plain: float, deep: float) -> None:
-    from websearch._engine import Engine
-    from websearch._settings import Settings
+    from websearch._core._settings import Settings
+    from websearch._engine._engine import Engine
 
     settings(tmp_path, toml)
     engine = Engine(Settings.load(tmp_path, {}), {}, FakeClock())
@@ -1341,7 +1341,7 @@ def test_engine_arguments_are_checked(benv: dict[str, str]) -> None:
 
 
 def test_the_mcp_tool_takes_a_deadline() -> None:
-    from websearch._tool import input_schema, parse_arguments
+    from websearch._faces._tool import input_schema, parse_arguments
     from websearch.errors import InvalidSearchParams
 
     prop = input_schema(["brave"])["properties"]["deadline"]
@@ -1356,7 +1356,7 @@ def test_the_mcp_tool_takes_a_deadline() -> None:
 async def test_an_mcp_call_is_bounded_by_its_deadline(
     benv: dict[str, str], brave: FakeBrave, ddg: FakeDuckDuckGo
 ) -> None:
-    from websearch._mcp_server import WebSearchTool
+    from websearch._faces._mcp_server import WebSearchTool
 
     brave.enqueue(Reply(hang=True))
     async with make_client(env={**benv, **ddg.env}) as ws:
@@ -1529,9 +1529,9 @@ def test_the_engine_class_stays_small_enough_to_read() -> None:
     write-behind now live beside it. `Engine` stays under 250 lines, no method over 40."""
     import ast
 
-    import websearch._engine
+    import websearch._engine._engine
 
-    tree = ast.parse(Path(websearch._engine.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(websearch._engine._engine.__file__).read_text(encoding="utf-8"))
     (engine,) = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Engine"]
     assert engine.end_lineno is not None and engine.end_lineno - engine.lineno + 1 < 250
     methods = [node for node in engine.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]

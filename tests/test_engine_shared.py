@@ -247,7 +247,7 @@ def locked_sqlite(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Pa
     cache = tmp_path / "cache"
     cache.mkdir()
     if request.param == "wal":
-        from websearch._clock import SystemClock
+        from websearch._core._clock import SystemClock
         from websearch._state import SqliteStore
 
         async def lay_out() -> None:
@@ -464,7 +464,7 @@ async def test_a_child_made_by_fork_searches_with_state_of_its_own(
 STUCK_AT_EXIT = """\
 import netguard; netguard.install()
 import asyncio, websearch
-from websearch._clock import SystemClock
+from websearch._core._clock import SystemClock
 from websearch._state import MemoryStore
 
 class Stuck(MemoryStore):

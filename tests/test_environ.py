@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from websearch import WebSearch
-from websearch._environ import Environ
+from websearch._core._environ import Environ
 
 
 def test_it_answers_as_os_environ_does_and_sees_every_change(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import FakeClock, StillClock, make_client, messages, provider_context, search_once
 from websearch import ConfigError, SearchParams, SearchResponse, SearchSource, WebSearch
-from websearch._credentials import CredentialStore
+from websearch._core._credentials import CredentialStore
 from websearch._providers.exa import PROVIDER, UNEXPECTED_SHAPE
 from websearch._state import MemoryStore
 from websearch.errors import MissingCredentialError, RateLimited

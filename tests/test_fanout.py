@@ -281,7 +281,7 @@ def test_cli_fanout_and_public(fenv: dict[str, str]) -> None:
 
 
 async def test_mcp_fanout_argument(fenv: dict[str, str]) -> None:
-    from websearch._mcp_server import WebSearchTool
+    from websearch._faces._mcp_server import WebSearchTool
 
     async with make_client(env=fenv) as ws:
         tool = WebSearchTool(ws)

@@ -13,7 +13,7 @@ import pytest
 from conftest import NOW, FakeClock, messages
 from test_chain import Scripted
 from websearch import InvalidSearchParams, SearchParams, SearchResponse, SearchSource, WebSearch
-from websearch._filters import Filters, on_domains, resolve_filters, source_on_domains
+from websearch._core._filters import Filters, on_domains, resolve_filters, source_on_domains
 from websearch._providers._base import recency_bucket, with_site_operators
 from websearch.providers import PROVIDERS, ProviderResult
 

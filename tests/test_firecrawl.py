@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FIRECRAWL_KEY, FakeClock, make_client, messages, provider_context, search_once
 from websearch import Attempt, SearchParams, SearchResponse, SearchSource
-from websearch._credentials import CredentialStore
+from websearch._core._credentials import CredentialStore
 from websearch._providers.firecrawl import PROVIDER
 from websearch.errors import MissingCredentialError, SearchProviderError
 from websearch.providers import HttpResponse, ProviderContext

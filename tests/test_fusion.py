@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from fusion_reference import reference_fuse, reference_key
 from websearch import EngineRank, SearchSource
-from websearch._fusion import RRF_K, fuse, fusion_key
+from websearch._engine._fusion import RRF_K, fuse, fusion_key
 
 
 @pytest.mark.parametrize(

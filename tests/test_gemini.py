@@ -17,8 +17,9 @@ import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli
 from websearch import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage, WebSearch
-from websearch._credentials import CredentialStore
-from websearch._prompts import SYSTEM_PROMPT
+from websearch._core._credentials import CredentialStore
+from websearch._http._sse import SseEvent, iter_sse
+from websearch._providers._prompts import SYSTEM_PROMPT
 from websearch._providers.gemini import (
     ANTIGRAVITY_CLIENT,
     ANTIGRAVITY_ENDPOINTS,
@@ -34,7 +35,6 @@ from websearch._providers.gemini import (
     import_credentials,
     retry_hint,
 )
-from websearch._sse import SseEvent, iter_sse
 from websearch.errors import (
     ConfigError,
     InvalidResponse,

@@ -9,6 +9,8 @@ import pytest
 
 from conftest import FakeClock, make_client, messages, run_cli
 from websearch import SearchResponse, WebSearch
+from websearch._core._registry import PROVIDERS
+from websearch._core._wire import HttpResponse
 from websearch._providers._paging import page_gap
 from websearch._providers.google import (
     CAPTCHA_MESSAGE,
@@ -21,8 +23,6 @@ from websearch._providers.google import (
     parse_results,
     unwrap_href,
 )
-from websearch._registry import PROVIDERS
-from websearch._wire import HttpResponse
 from websearch.testing import Reply
 from websearch.testing.google import (
     FakeGoogle,

@@ -4,7 +4,7 @@ a provider is skipped after each kind of failure. The engine's use of it is in t
 from __future__ import annotations
 
 from conftest import NOW, FakeClock
-from websearch._health import Health
+from websearch._engine._health import Health
 from websearch._state import MemoryStore
 from websearch.errors import Blocked
 

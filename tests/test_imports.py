@@ -16,7 +16,7 @@ HEAVY = (
     "selectolax",
     "yarl",
     "websearch._providers.",
-    "websearch._transport",
+    "websearch._http._transport",
     "starlette",
     "uvicorn",
     "prometheus_client",
@@ -49,22 +49,26 @@ def test_import_websearch_loads_no_provider_or_parser(tmp_path: Path) -> None:
     assert not heavy(loaded_modules("import websearch", tmp_path))
 
 
+#: What `import websearch` loads of the package: the door, its errors, and the version's leaf.
+DOOR_ONLY = ["websearch", "websearch._core", "websearch._core._version", "websearch.errors"]
+
+
 def test_import_websearch_loads_its_names_on_first_use(tmp_path: Path) -> None:
     # the data model (dataclasses, the parameter table, the registry) costs a third of `--help`
     loaded = loaded_modules("import websearch", tmp_path)
-    assert sorted(m for m in loaded if m.startswith("websearch")) == ["websearch", "websearch.errors"]
+    assert sorted(m for m in loaded if m.startswith("websearch")) == sorted(DOOR_ONLY)
     assert "dataclasses" not in loaded
     every = loaded_modules(
         "import websearch\nfrom websearch import *\nassert set(websearch.__all__) <= set(globals())", tmp_path
     )
-    assert {"websearch._types", "websearch._registry", "websearch._client"} <= every
+    assert {"websearch._core._types", "websearch._core._registry", "websearch._client._client"} <= every
 
 
 @pytest.mark.parametrize("door", ["websearch.providers", "websearch.state"])
 def test_importing_a_door_loads_none_of_its_names(tmp_path: Path, door: str) -> None:
     # the provider author's and the stores' doors are as lazy as `websearch`: no provider, no aiohttp
     loaded = loaded_modules(f"import {door}", tmp_path)
-    assert sorted(m for m in loaded if m.startswith("websearch")) == sorted(["websearch", "websearch.errors", door])
+    assert sorted(m for m in loaded if m.startswith("websearch")) == sorted([*DOOR_ONLY, door])
     assert not heavy(loaded) and "dataclasses" not in loaded and "redis" not in loaded
 
 
@@ -82,7 +86,7 @@ def test_importing_a_door_loads_none_of_its_names(tmp_path: Path, door: str) -> 
 )
 def test_cli_cold_paths_import_nothing_heavy(tmp_path: Path, argv: list[str]) -> None:
     code = (
-        "from websearch._cli import main\n"
+        "from websearch._faces._cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
         f"    try: main({argv!r})\n"
         "    except SystemExit: pass\n"
@@ -165,7 +169,8 @@ def test_a_first_search_loads_the_http_stack_off_the_loop_and_keeps_a_short_dead
 
 _FORK_WHILE_LOADING = """
 import os, signal, sys, threading, time
-from websearch import WebSearch, _deferred
+from websearch import WebSearch
+from websearch._http import _deferred
 
 ws = WebSearch(engine=False, providers=["brave"])
 first = {}
@@ -211,18 +216,18 @@ def test_a_fork_while_the_first_search_loads_the_http_stack_gives_a_child_that_s
 _SECOND_CLIENT_WHILE_LOADING = """
 import asyncio, sys, threading, time
 import websearch
-from websearch import _deferred
+from websearch._http import _deferred
 
 gate = threading.Event()
 
-class HoldAiohttp:  # holds the import thread inside websearch._transport until the gate opens
+class HoldAiohttp:  # holds the import thread inside websearch._http._transport until the gate opens
     def find_spec(self, name, path=None, target=None):
         if name == "aiohttp":
             gate.wait(5)
 
 sys.meta_path.insert(0, HoldAiohttp())
 _deferred.preload()  # as the MCP server does when it starts
-while "websearch._transport" not in sys.modules:  # half imported: waiting for aiohttp
+while "websearch._http._transport" not in sys.modules:  # half imported: waiting for aiohttp
     time.sleep(0.001)
 
 async def main():

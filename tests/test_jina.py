@@ -11,9 +11,9 @@ import pytest
 
 from conftest import FakeClock, make_client, messages, search_once
 from websearch import SearchParams, SearchResponse, SearchSource
-from websearch._credentials import CredentialStore
+from websearch._core._credentials import CredentialStore
+from websearch._core._settings import Settings
 from websearch._providers.jina import PROVIDER
-from websearch._settings import Settings
 from websearch.errors import MissingCredentialError, RateLimited
 from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import Reply

@@ -12,9 +12,9 @@ import pytest
 
 from conftest import FakeClock, make_client, messages, search_once
 from websearch import SearchParams, SearchResponse, SearchSource
-from websearch._credentials import CredentialStore
+from websearch._core._credentials import CredentialStore
+from websearch._core._settings import Settings
 from websearch._providers.kagi import PROVIDER, after_date
-from websearch._settings import Settings
 from websearch.errors import MissingCredentialError, RateLimited
 from websearch.providers import HttpResponse, ProviderContext, ProviderResult
 from websearch.testing import Reply

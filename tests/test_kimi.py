@@ -11,9 +11,9 @@ import pytest
 
 from conftest import NOW, FakeClock, make_client, messages, provider_context, search_once
 from websearch import SearchParams, SearchResponse, SearchSource
-from websearch._credentials import CredentialStore
+from websearch._core._credentials import CredentialStore
+from websearch._http._transport import Transport
 from websearch._providers.kimi import PROVIDER
-from websearch._transport import Transport
 from websearch.errors import ConfigError, MissingCredentialError, RateLimited
 from websearch.providers import HttpRequest, HttpResponse, ProviderContext
 from websearch.testing import Reply

@@ -1,5 +1,6 @@
-"""Layers: no import cycles (type-only and function-level imports counted), settings checked by
-leaves below what reads them, and one declared table of settings."""
+"""Layers: the package's folders are its layers and imports only point down them; no import
+cycles (type-only and function-level imports counted); settings checked by leaves below what
+reads them; one declared table of settings."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from types import ModuleType
 
 import pytest
 
-from websearch._serve._config import ConnectionLimits, Limits, ServeConfig
-from websearch._settings import DEFAULT_TIMEOUT, ENV_TWINS, SETTINGS, Settings
+from websearch._core._settings import DEFAULT_TIMEOUT, ENV_TWINS, SETTINGS, Settings
+from websearch._faces._serve._config import ConnectionLimits, Limits, ServeConfig
 from websearch.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,15 +59,79 @@ def test_websearch_has_no_import_cycle(finder: ModuleType) -> None:
     assert finder.cycles(SRC, "websearch") == []
 
 
+#: The layers, bottom first: a module may import its own layer and those before it, never one after.
+LAYERS = ("_core", "_http", "_state", "_providers", "_engine", "_reading", "_client", "_faces")
+#: The doors at the top of the package (they may import any layer; no layer imports them), and
+#: `websearch.errors`, the public exception tree: a door, but a leaf every layer may import.
+DOORS = ("websearch", "websearch.__main__", "websearch.providers", "websearch.state", "websearch.testing")
+LEAF_DOOR = "websearch.errors"
+
+
+def layer_of(module: str) -> int | None:
+    """The rank of `module`'s layer, or None for a door (or the errors leaf)."""
+    parts = module.split(".")
+    if module == LEAF_DOOR:
+        return -1
+    if len(parts) > 1 and parts[1] in LAYERS:
+        return LAYERS.index(parts[1])
+    assert module in DOORS or module.startswith("websearch.testing."), f"{module} is in no layer"
+    return None
+
+
+def test_the_top_of_the_package_holds_the_doors_and_the_layers() -> None:
+    top = sorted(p.name for p in (SRC / "websearch").iterdir() if p.name != "__pycache__")
+    modules = [name for name in top if name.endswith(".py")]
+    assert modules == ["__init__.py", "__main__.py", "errors.py", "providers.py", "state.py"]
+    assert sorted(set(top) - set(modules) - {"py.typed"}) == sorted([*LAYERS, "testing"])
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import from a layer to a layer above it, or to a door."""
+    upward = []
+    for module, imported in sorted(graph.items()):
+        rank = layer_of(module)
+        if rank is None:  # a door: may open any layer
+            continue
+        for target in sorted(imported):
+            target_rank = layer_of(target)
+            if target_rank is None or target_rank > rank:
+                upward.append(f"{module} -> {target}")
+    return upward
+
+
+def test_imports_only_point_down_the_layers(finder: ModuleType) -> None:
+    graph = finder.graph(SRC, "websearch")
+    assert graph[LEAF_DOOR] == set()
+    assert upward_imports(graph) == []
+
+
+def test_the_layer_check_sees_an_upward_type_only_import(finder: ModuleType, tmp_path: Path) -> None:
+    pkg = SRC / "websearch"
+    for path in pkg.rglob("*.py"):
+        target = tmp_path / "websearch" / path.relative_to(pkg)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    types = tmp_path / "websearch" / "_core" / "_types.py"
+    upward = "\nif TYPE_CHECKING:\n    from .._engine._engine import Engine\n"
+    types.write_text(types.read_text(encoding="utf-8") + upward, encoding="utf-8")
+    assert upward_imports(finder.graph(tmp_path, "websearch")) == [
+        "websearch._core._types -> websearch._engine._engine"
+    ]
+
+
 def test_settings_import_nothing_that_reads_them(finder: ModuleType) -> None:
     graph = finder.graph(SRC, "websearch")
-    below = reach(graph, "websearch._settings")
-    assert {"websearch._checks", "websearch._registry"} <= below
-    assert not [m for m in below if m.startswith(("websearch._pacing", "websearch._serve", "websearch._providers"))]
-    assert "websearch._health" not in reach(graph, "websearch._pacing")
-    for leaf in ("websearch._checks", "websearch._skip", "websearch._providers._perplexity_auth"):
+    below = reach(graph, "websearch._core._settings")
+    assert {"websearch._core._checks", "websearch._core._registry"} <= below
+    assert not [
+        m
+        for m in below
+        if m.startswith(("websearch._engine._pacing", "websearch._faces._serve", "websearch._providers"))
+    ]
+    assert "websearch._engine._health" not in reach(graph, "websearch._engine._pacing")
+    for leaf in ("websearch._core._checks", "websearch._core._skip", "websearch._providers._perplexity_auth"):
         assert graph[leaf] <= {"websearch.errors"}, leaf
-    assert graph["websearch._registry"] == set()
+    assert graph["websearch._core._registry"] == set()
 
 
 def test_the_environment_twins_are_the_tables_rows_of_the_spec() -> None:

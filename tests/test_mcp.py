@@ -24,11 +24,11 @@ from mcp.client.streamable_http import streamable_http_client
 
 from conftest import TESTS, FakeClock, cli_env, make_client, run_cli
 from websearch import Attempt, ConfigError, InvalidSearchParams, SearchResponse, SearchSource
-from websearch._mcp_server import build_server, output_schema, structured_content, tool_text
-from websearch._notices import Notice, not_supported
-from websearch._rendering import render
-from websearch._tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
-from websearch._types import SearchCitation, SearchUsage
+from websearch._core._notices import Notice, not_supported
+from websearch._core._types import SearchCitation, SearchUsage
+from websearch._faces._mcp_server import build_server, output_schema, structured_content, tool_text
+from websearch._faces._rendering import render
+from websearch._faces._tool import ARGUMENTS, description, input_schema, parse_arguments, tool_definition
 from websearch.providers import SEARCH_PROVIDER_ORDER
 from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeFirecrawl, Reply
 from websearch.testing.firecrawl import firecrawl_error
@@ -265,8 +265,8 @@ def test_the_server_starts_loading_the_http_stack_when_it_starts_off_the_event_l
         "import asyncio, sys, threading\n"
         "from mcp import Client\n"
         "import websearch\n"
-        "from websearch import _deferred\n"
-        "from websearch._mcp_server import build_server\n"
+        "from websearch._http import _deferred\n"
+        "from websearch._faces._mcp_server import build_server\n"
         "seen = []\n"
         "def hook(event, args):\n"
         "    if event == 'import' and args[0] == 'aiohttp':\n"
@@ -718,7 +718,7 @@ HEAVY = (
     "uvicorn",
     "starlette",
     "websearch._providers",
-    "websearch._transport",
+    "websearch._http._transport",
 )
 
 
@@ -726,7 +726,7 @@ HEAVY = (
 def test_schema_and_help_import_nothing_heavy(tmp_path: Path, argv: list[str]) -> None:
     code = (
         "import sys, io, contextlib\n"
-        "from websearch._cli import main\n"
+        "from websearch._faces._cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    try: main({argv!r})\n"
         "    except SystemExit: pass\n"
@@ -744,7 +744,7 @@ def test_schema_and_help_import_nothing_heavy(tmp_path: Path, argv: list[str]) -
 
 
 def test_mcp_without_the_extra_says_how_to_install_it(tmp_path: Path) -> None:
-    code = "import sys\nsys.modules['mcp'] = None\nfrom websearch._cli import main\nraise SystemExit(main(['mcp']))\n"
+    code = "import sys\nsys.modules['mcp'] = None\nfrom websearch._faces._cli import main\nraise SystemExit(main(['mcp']))\n"
     proc = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

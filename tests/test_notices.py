@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from websearch._notices import (
+from websearch._core._notices import (
     NOTICE_KINDS,
     CutShort,
     Notice,

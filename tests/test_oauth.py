@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import NOW, FakeClock, make_client, run_cli
-from websearch._credentials import CredentialStore
-from websearch._oauth import OAuthToken, oauth_token
+from websearch._core._credentials import CredentialStore
+from websearch._http._oauth import OAuthToken, oauth_token
 from websearch.errors import MissingCredentialError, SearchProviderError
 from websearch.providers import HttpRequest
 from websearch.testing import FakeServer, RecordedRequest, Reply
@@ -79,7 +79,7 @@ async def test_ten_concurrent_searches_refresh_once(config_dir: Path, expired_st
     assert fake.last.path == "/oauth/token"
     # the next process reads the refreshed token from agent.db
     code = (
-        "import sys; from pathlib import Path; from websearch._credentials import CredentialStore\n"
+        "import sys; from pathlib import Path; from websearch._core._credentials import CredentialStore\n"
         "c = CredentialStore(Path(sys.argv[1])).get('codex'); print(c.data['access_token'], c.data['account_id'])"
     )
     proc = await asyncio.create_subprocess_exec(

@@ -4,7 +4,7 @@ by its rate, and a slot not waited for given back."""
 from __future__ import annotations
 
 from conftest import NOW, FakeClock
-from websearch._pacing import Pacer
+from websearch._engine._pacing import Pacer
 from websearch._state import MemoryStore
 
 

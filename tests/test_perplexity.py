@@ -16,9 +16,10 @@ import pytest
 
 from conftest import NOW, FakeClock, eventually, make_client, messages, provider_context, run_cli, search_once
 from websearch import Attempt, SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage, WebSearch
-from websearch._credentials import CredentialStore
-from websearch._prompts import SYSTEM_PROMPT
+from websearch._core._credentials import CredentialStore
+from websearch._http._sse import iter_sse
 from websearch._providers._base import Plan
+from websearch._providers._prompts import SYSTEM_PROMPT
 from websearch._providers.perplexity import (
     APP_USER_AGENT,
     BROWSER_USER_AGENT,
@@ -33,7 +34,6 @@ from websearch._providers.perplexity import (
     snapshot_sources,
     text_answer,
 )
-from websearch._sse import iter_sse
 from websearch.errors import InvalidResponse, MissingCredentialError, RateLimited
 from websearch.providers import HttpResponse, ProviderContext
 from websearch.testing import Reply

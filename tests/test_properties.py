@@ -43,11 +43,11 @@ from hypothesis import strategies as st
 
 from conftest import CODEX_ACCOUNT, FakeClock, key_env, provider_context
 from websearch import SearchCitation, SearchParams, SearchSource
-from websearch._context import ProviderContext
-from websearch._lineup import load_provider
+from websearch._core._context import ProviderContext
+from websearch._engine._lineup import load_provider
+from websearch._http._sse import SseEvent, aiter_sse, iter_sse
+from websearch._http._transport import Transport
 from websearch._providers._base import HttpProvider, Plan
-from websearch._sse import SseEvent, aiter_sse, iter_sse
-from websearch._transport import Transport
 from websearch.errors import SearchProviderError
 from websearch.providers import PROVIDERS, HttpRequest, HttpResponse, ProviderResult
 from websearch.testing import FAKES, FakeServer, MockTransport, RecordedRequest, Reply

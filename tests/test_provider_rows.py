@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import websearch.testing
-from websearch._capabilities import PROVIDERS_END, PROVIDERS_START, provider_list, with_provider_list
-from websearch._registry import PROVIDERS
+from websearch._core._registry import PROVIDERS
+from websearch._engine._capabilities import PROVIDERS_END, PROVIDERS_START, provider_list, with_provider_list
 
 ROOT = Path(__file__).resolve().parent.parent
 _NUMBER = (
@@ -42,7 +42,7 @@ def test_readme_provider_list_is_the_generated_one() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert PROVIDERS_START in readme and PROVIDERS_END in readme
     assert readme == with_provider_list(readme), (
-        "README.md's provider list is out of date: run `python -m websearch._capabilities --readme README.md`"
+        "README.md's provider list is out of date: run `python -m websearch._engine._capabilities --readme README.md`"
     )
     listed = " ".join(provider_list().split())
     assert all(row.label in listed for row in PROVIDERS.values())

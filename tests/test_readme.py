@@ -32,11 +32,11 @@ import pytest
 
 from conftest import TESTS, cli_env, make_client, run_cli
 from serve_helper import TOKEN, InProcess, http
-from websearch._cli import build_parser
-from websearch._clock import SystemClock
-from websearch._serve import ServeConfig
-from websearch._serve._config import read_token_file
-from websearch._settings import Settings
+from websearch._core._clock import SystemClock
+from websearch._core._settings import Settings
+from websearch._faces._cli import build_parser
+from websearch._faces._serve import ServeConfig
+from websearch._faces._serve._config import read_token_file
 from websearch._state import MemoryStore
 from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
 
@@ -290,7 +290,7 @@ def test_the_distribution_is_websearch_hub() -> None:
     """`websearch` on PyPI is another project's (a 2018 placeholder): this one is published as
     `websearch-hub`, its import name and command staying `websearch`."""
     assert DIST == "websearch-hub"
-    assert PROJECT["scripts"] == {"websearch": "websearch._cli:main"}
+    assert PROJECT["scripts"] == {"websearch": "websearch._faces._cli:main"}
     assert (ROOT / "src" / "websearch" / "__init__.py").is_file()
     assert not re.search(r"\d|eighteen|twenty|thirty", PROJECT["description"]), "the description counts providers"
     assert "pip install websearch-hub &&" in README.split("## Library")[0]  # the quick start

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from websearch import Attempt, SearchCitation, SearchResponse, SearchSource, SearchUsage, render
-from websearch._rendering import canonical_url, format_age, truncate
+from websearch._faces._rendering import canonical_url, format_age, truncate
 
 LONG = "x" * 300
 
@@ -202,7 +202,7 @@ def test_json_failure() -> None:
 
 def test_render_stays_the_function_after_the_module_is_imported() -> None:
     import websearch
-    import websearch._rendering
+    import websearch._faces._rendering
 
     assert callable(websearch.render)
     assert websearch.render(SearchResponse("x", error="e")) == "Error: e"

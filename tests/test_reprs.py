@@ -28,9 +28,9 @@ import websearch.testing
 from conftest import FakeClock, key_env, make_client, provider_context
 from serve_helper import InProcess, http
 from websearch import SearchFailedError, SearchParams
-from websearch._lineup import load_provider
-from websearch._serve import ServeConfig
-from websearch._settings import Settings
+from websearch._core._settings import Settings
+from websearch._engine._lineup import load_provider
+from websearch._faces._serve import ServeConfig
 from websearch._state import open_store
 from websearch.providers import PROVIDERS
 from websearch.state import MemoryStore

@@ -18,8 +18,8 @@ from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
 from conftest import run_cli
-from websearch._cli import build_parser
-from websearch._tool import SCHEMA_FORMATS, description, input_schema, parse_arguments, tool_definition
+from websearch._faces._cli import build_parser
+from websearch._faces._tool import SCHEMA_FORMATS, description, input_schema, parse_arguments, tool_definition
 
 OPENAI_DESCRIPTION_LIMIT = 1024  # what the OpenAI API accepts for a function's description
 
@@ -213,6 +213,6 @@ def test_the_library_schema_refuses_an_unknown_format_provider_or_strictness() -
 
 
 def test_tool_schema_is_loaded_lazily(tmp_path: Path) -> None:
-    code = "import sys, websearch\nbefore = 'websearch._tool' in sys.modules\nwebsearch.tool_schema\nprint(before)\n"
+    code = "import sys, websearch\nbefore = 'websearch._faces._tool' in sys.modules\nwebsearch.tool_schema\nprint(before)\n"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PATH": ""}, timeout=60)
     assert (proc.returncode, proc.stdout) == (0, "False\n"), proc.stderr

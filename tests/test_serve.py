@@ -32,12 +32,12 @@ from websearch import (
     SearchSource,
     SearchUsage,
 )
-from websearch._clock import SystemClock
-from websearch._params import PARAMS
-from websearch._rendering import render
-from websearch._serve import Limits, RateLimit, ServeConfig
-from websearch._serve._api import answer_json
-from websearch._serve._logging import configure
+from websearch._core._clock import SystemClock
+from websearch._core._params import PARAMS
+from websearch._faces._rendering import render
+from websearch._faces._serve import Limits, RateLimit, ServeConfig
+from websearch._faces._serve._api import answer_json
+from websearch._faces._serve._logging import configure
 from websearch._state import MemoryStore
 from websearch._state.redis import RedisStore
 from websearch.providers import SEARCH_PROVIDER_ORDER

@@ -84,7 +84,7 @@ def test_a_port_in_use_is_one_line_before_any_banner(ddg: FakeDuckDuckGo, env: d
 
 
 def test_without_the_serve_extra_it_says_what_to_install(tmp_path: Path) -> None:
-    code = "import sys\nsys.modules['starlette'] = None\nfrom websearch._cli import main\nraise SystemExit(main(['serve']))\n"
+    code = "import sys\nsys.modules['starlette'] = None\nfrom websearch._faces._cli import main\nraise SystemExit(main(['serve']))\n"
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=cli_env({"HOME": str(tmp_path)})
     )
@@ -96,7 +96,7 @@ def test_without_the_serve_extra_it_says_what_to_install(tmp_path: Path) -> None
 
 def test_help_and_serve_help_load_no_http_stack(tmp_path: Path) -> None:
     code = (
-        "import sys, io, contextlib\nfrom websearch._cli import main\n"
+        "import sys, io, contextlib\nfrom websearch._faces._cli import main\n"
         "for argv in (['--help'], ['serve', '--help']):\n"
         "    with contextlib.redirect_stdout(io.StringIO()):\n"
         "        try: main(argv)\n"

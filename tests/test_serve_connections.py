@@ -18,11 +18,11 @@ import pytest
 
 from conftest import make_client
 from serve_helper import TOKEN, InProcess, ServeProcess, http, serve_env
-from websearch._clock import SystemClock
-from websearch._serve import ServeConfig
-from websearch._serve._config import ConnectionLimits, accept_burst
-from websearch._serve._connections import GuardedH11Protocol
-from websearch._serve._logging import RepeatFilter
+from websearch._core._clock import SystemClock
+from websearch._faces._serve import ServeConfig
+from websearch._faces._serve._config import ConnectionLimits, accept_burst
+from websearch._faces._serve._connections import GuardedH11Protocol
+from websearch._faces._serve._logging import RepeatFilter
 from websearch._state import MemoryStore
 from websearch.testing import DdgResult, FakeDuckDuckGo, Reply
 from websearch.testing.duckduckgo import results_page

@@ -17,8 +17,8 @@ import pytest
 from conftest import TAVILY_KEY, make_client
 from serve_helper import TOKEN, InProcess, http
 from websearch import Attempt, SearchResponse, WebSearch, __version__
-from websearch._clock import SystemClock
-from websearch._serve._searxng import REASONS, searxng_answer
+from websearch._core._clock import SystemClock
+from websearch._faces._serve._searxng import REASONS, searxng_answer
 from websearch._state import MemoryStore
 from websearch.errors import SearchProviderError
 from websearch.testing import DdgResult, FakeDuckDuckGo, FakeSearXNG, FakeTavily, Reply

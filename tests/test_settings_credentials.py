@@ -13,8 +13,8 @@ import pytest
 
 from conftest import make_client
 from websearch import ConfigError, SearchResponse
-from websearch._credentials import _BUSY_FOR, Credential, CredentialStore, _patiently
-from websearch._settings import Settings, config_dir
+from websearch._core._credentials import _BUSY_FOR, Credential, CredentialStore, _patiently
+from websearch._core._settings import Settings, config_dir
 from websearch.providers import ProviderContext
 
 
@@ -136,7 +136,7 @@ def test_a_store_answered_locked_at_once_is_tried_again_until_the_lock_goes(tmp_
 
 
 def test_a_lock_held_past_the_busy_time_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("websearch._credentials._BUSY_FOR", 0.2)
+    monkeypatch.setattr("websearch._core._credentials._BUSY_FOR", 0.2)
     holder, waiter = _locked_at_once(tmp_path / "agent.db")
     started = time.monotonic()
     with pytest.raises(sqlite3.OperationalError, match="locked"):
@@ -184,7 +184,7 @@ def test_the_stamp_looks_at_the_file_at_most_once_a_second_but_sees_its_own_writ
 ) -> None:
     import time
 
-    from websearch import _credentials
+    from websearch._core import _credentials
 
     path = tmp_path / "agent.db"
     store = CredentialStore(path)
@@ -372,7 +372,7 @@ def test_web_search_provider_names_the_preferred_provider_as_the_mcp_tool_spec_h
 
 
 def test_a_redis_url_that_is_not_one_names_where_it_came_from(tmp_path: Path) -> None:
-    from websearch._clock import SystemClock
+    from websearch._core._clock import SystemClock
     from websearch._state import open_store
 
     env = {"WEBSEARCH_REDIS_URL": "http://127.0.0.1:6379"}
@@ -470,7 +470,7 @@ async def test_a_store_damaged_after_it_was_read_well_is_said_on_the_next_search
 ) -> None:
     """A search does not scan the lineup while agent.db is the one found readable; a change to
     the file (damaged, then moved aside) is seen on the next look at its stamp."""
-    from websearch import _credentials
+    from websearch._core import _credentials
     from websearch.testing import FakeDuckDuckGo
 
     monkeypatch.setattr(_credentials, "STAMP_EVERY", 0.0)  # look at the file on every search

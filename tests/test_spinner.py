@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS, cli_env
-from websearch._spinner import Spinner
+from websearch._faces._spinner import Spinner
 from websearch.testing import FakeBrave, Reply
 from websearch.testing.brave import brave_results_body
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
-from websearch._sse import SseEvent, aiter_sse, iter_sse
+from websearch._http._sse import SseEvent, aiter_sse, iter_sse
 from websearch.errors import ProviderConnectionError
 from websearch.providers import HttpRequest
 from websearch.testing import FakeServer, RecordedRequest, Reply
@@ -117,7 +117,7 @@ class EndlessEvent(FakeServer):
 
 
 async def stream_events(fake: FakeServer, tmp_path: Path, **transport: int) -> list[SseEvent]:
-    from websearch._transport import Transport
+    from websearch._http._transport import Transport
 
     async with make_client(
         env={"WEBSEARCH_CONFIG_DIR": str(tmp_path), **fake.env},

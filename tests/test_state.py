@@ -22,8 +22,8 @@ import pytest
 
 from conftest import FakeClock, RedisServer, held_at_fork
 from websearch import ConfigError
-from websearch._clock import SystemClock
-from websearch._settings import Settings
+from websearch._core._clock import SystemClock
+from websearch._core._settings import Settings
 from websearch._state import (
     MemoryStore,
     ResilientStore,
@@ -204,7 +204,7 @@ async def test_usage_counts_live_entries_and_their_bytes(rig: Rig) -> None:
 
 CHILD = """
 import asyncio, sys
-from websearch._clock import SystemClock
+from websearch._core._clock import SystemClock
 from websearch._state.sqlite import SqliteStore
 
 async def main(path, mode):
@@ -1015,7 +1015,7 @@ async def test_redis_copy_can_be_turned_off(redis_server: str, tmp_path: Path, c
 
 STORE_FORKED = """\
 import asyncio, os, sys
-from websearch._clock import SystemClock
+from websearch._core._clock import SystemClock
 from websearch._state import SqliteStore
 store = SqliteStore(sys.argv[1], SystemClock())
 asyncio.run(store.set("k", b"parent", 60))
@@ -1042,7 +1042,7 @@ def test_a_sqlite_store_used_across_a_fork_opens_its_own_connection_in_the_child
 MEMORY_FORKED = (
     """\
 import asyncio, signal
-from websearch._clock import SystemClock
+from websearch._core._clock import SystemClock
 from websearch._state import MemoryStore
 store = MemoryStore(SystemClock())  # a client's own, given as WebSearch(store=...)
 asyncio.run(store.set("k", b"parent", 60))

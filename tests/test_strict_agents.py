@@ -19,9 +19,9 @@ from mcp.client.streamable_http import streamable_http_client
 from conftest import TESTS, cli_env, make_client
 from serve_helper import TOKEN, InProcess, async_http
 from websearch import InvalidSearchParams, SearchResponse
-from websearch._clock import SystemClock
+from websearch._core._clock import SystemClock
+from websearch._faces._tool import ARGUMENTS, parse_arguments
 from websearch._state import MemoryStore
-from websearch._tool import ARGUMENTS, parse_arguments
 from websearch.testing import DdgResult, FakeDuckDuckGo
 
 
@@ -143,7 +143,7 @@ async def test_a_strict_call_at_plain_values_is_the_plain_call(converter: str) -
     temperature) stays, and provider auto (the automatic chain, the first of its enum)."""
     from types import SimpleNamespace
 
-    from websearch._tool import tool_definition
+    from websearch._faces._tool import tool_definition
 
     served = tool_definition("mcp", ["duckduckgo", "public"])
     tool = SimpleNamespace(name=served["name"], description=served["description"], input_schema=served["inputSchema"])

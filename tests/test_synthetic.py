@@ -11,7 +11,7 @@ import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, search_once
 from websearch import SearchParams, SearchResponse, SearchSource
-from websearch._credentials import CredentialStore
+from websearch._core._credentials import CredentialStore
 from websearch._providers.synthetic import PROVIDER
 from websearch.errors import MissingCredentialError, RateLimited
 from websearch.providers import HttpResponse, ProviderContext

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import TAVILY_KEY, FakeClock, messages, provider_context, search_once
 from websearch import Attempt, SearchParams, SearchResponse, SearchSource, WebSearch
-from websearch._credentials import CredentialStore
-from websearch._notices import not_applied
+from websearch._core._credentials import CredentialStore
+from websearch._core._notices import not_applied
 from websearch._providers.tavily import PROVIDER
 from websearch.errors import MissingCredentialError
 from websearch.providers import HttpResponse, ProviderContext

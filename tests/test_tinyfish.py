@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FakeClock, make_client, messages, provider_context, search_once
 from websearch import Attempt, SearchParams, SearchResponse, SearchSource
-from websearch._credentials import CredentialStore
+from websearch._core._credentials import CredentialStore
 from websearch._providers.tinyfish import PROVIDER, page_request
 from websearch.errors import MissingCredentialError, SearchProviderError
 from websearch.providers import HttpResponse, ProviderContext

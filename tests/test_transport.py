@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_client
-from websearch._transport import Transport, redact
+from websearch._http._transport import Transport, redact
 from websearch.errors import NetworkUnreachable, ProviderConnectionError
 from websearch.providers import HttpRequest, ProviderContext
 from websearch.testing import FakeDuckDuckGo, FakeServer, RecordedRequest, Reply

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from websearch._transport import json_text
+from websearch._http._transport import json_text
 from websearch.providers import HttpRequest, HttpResponse
 
 
@@ -77,9 +77,9 @@ async def test_a_request_is_cut_to_the_whole_millisecond_below_what_remains_of_t
     """Never past the deadline; and the timer setting of a cut value is made once, as the
     searches in a row that ask for the same one share it."""
     from conftest import FakeClock
-    from websearch._credentials import CredentialStore
-    from websearch._settings import Settings
-    from websearch._transport import _timeout
+    from websearch._core._credentials import CredentialStore
+    from websearch._core._settings import Settings
+    from websearch._http._transport import _timeout
     from websearch.providers import ProviderContext
 
     sent: list[HttpRequest] = []

@@ -12,10 +12,10 @@ import pytest
 
 from conftest import FakeClock, eventually, make_client, messages, run_cli, search_once
 from websearch import SearchCitation, SearchParams, SearchResponse, SearchSource, SearchUsage
-from websearch._credentials import CredentialStore
-from websearch._prompts import SYSTEM_PROMPT
+from websearch._core._credentials import CredentialStore
+from websearch._core._settings import Settings
+from websearch._providers._prompts import SYSTEM_PROMPT
 from websearch._providers.xai import PROVIDER
-from websearch._settings import Settings
 from websearch.errors import InvalidResponse, MissingCredentialError, RateLimited
 from websearch.providers import HttpResponse, ProviderContext, ProviderResult
 from websearch.testing import Reply

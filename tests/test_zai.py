@@ -13,7 +13,7 @@ import pytest
 
 from conftest import FakeClock, eventually, make_client, messages, provider_context, search_once
 from websearch import SearchParams, SearchResponse, SearchSource, WebSearch, __version__
-from websearch._credentials import CredentialStore
+from websearch._core._credentials import CredentialStore
 from websearch._providers._base import Plan
 from websearch._providers.zai import PROVIDER, parse_result
 from websearch.errors import MissingCredentialError, SearchProviderError

@@ -220,9 +220,9 @@ def place(registry: str, position: str) -> str:
 
 
 def run(copy: Path, python: Path, position: str, registry: str) -> list[str]:
-    (copy / "src/websearch/_registry.py").write_text(place(registry, position))
+    (copy / "src/websearch/_core/_registry.py").write_text(place(registry, position))
     (copy / "README.md").write_bytes((ROOT / "README.md").read_bytes())  # the list of the previous position
-    generate = [str(python), "-m", "websearch._capabilities", "docs/parameters.md", "--readme", "README.md"]
+    generate = [str(python), "-m", "websearch._engine._capabilities", "docs/parameters.md", "--readme", "README.md"]
     subprocess.run(generate, cwd=copy, capture_output=True, check=True)
     order = subprocess.run(
         [str(python), "-c", "import websearch.providers as p; print(p.SEARCH_PROVIDER_ORDER.index('stubsearch'))"],
@@ -255,7 +255,7 @@ def main(positions: list[str]) -> int:
         (copy / "src/websearch/_providers/stubhtml.py").write_text(HTML_MODULE)
         (copy / "src/websearch/testing/stubhtml.py").write_text(HTML_FAKE)
         (copy / "tests/test_stubhtml.py").write_text(HTML_TEST)
-        registry = (copy / "src/websearch/_registry.py").read_text()
+        registry = (copy / "src/websearch/_core/_registry.py").read_text()
         subprocess.run([sys.executable, "-m", "venv", str(copy / ".venv")], check=True)
         python = copy / ".venv/bin/python"
         pip = [str(python), "-m", "pip", "install", "--quiet", "-e", ".[test]"]

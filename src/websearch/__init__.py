@@ -37,15 +37,14 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._core._version import __version__ as __version__
 from .errors import ConfigError, InvalidSearchParams, SearchFailedError, StoreUnavailable, WebSearchError
 
 if TYPE_CHECKING:
-    from ._client import ProviderStatus, WebSearch, asearch, search
-    from ._notices import NOTICE_KINDS, Notice, NoticeKind
-    from ._params import MODE_VALUES, RECENCY_VALUES, Mode, Recency
-    from ._rendering import render
-    from ._tool import tool_schema
-    from ._types import (
+    from ._client._client import ProviderStatus, WebSearch, asearch, search
+    from ._core._notices import NOTICE_KINDS, Notice, NoticeKind
+    from ._core._params import MODE_VALUES, RECENCY_VALUES, Mode, Recency
+    from ._core._types import (
         Attempt,
         EngineRank,
         ProviderAnswer,
@@ -55,8 +54,9 @@ if TYPE_CHECKING:
         SearchSource,
         SearchUsage,
     )
+    from ._faces._rendering import render
+    from ._faces._tool import tool_schema
 
-__version__ = "0.1.0"
 
 __all__ = [
     "MODE_VALUES",
@@ -88,27 +88,27 @@ __all__ = [
 ]
 
 _LAZY = {  # name -> the module that defines it, imported on first use (PEP 562)
-    "NOTICE_KINDS": "_notices",
-    "Notice": "_notices",
-    "NoticeKind": "_notices",
-    "MODE_VALUES": "_params",
-    "RECENCY_VALUES": "_params",
-    "Mode": "_params",
-    "Recency": "_params",
-    "Attempt": "_types",
-    "EngineRank": "_types",
-    "ProviderAnswer": "_types",
-    "SearchCitation": "_types",
-    "SearchParams": "_types",
-    "SearchResponse": "_types",
-    "SearchSource": "_types",
-    "SearchUsage": "_types",
-    "WebSearch": "_client",
-    "ProviderStatus": "_client",
-    "asearch": "_client",
-    "search": "_client",
-    "render": "_rendering",
-    "tool_schema": "_tool",
+    "NOTICE_KINDS": "_core._notices",
+    "Notice": "_core._notices",
+    "NoticeKind": "_core._notices",
+    "MODE_VALUES": "_core._params",
+    "RECENCY_VALUES": "_core._params",
+    "Mode": "_core._params",
+    "Recency": "_core._params",
+    "Attempt": "_core._types",
+    "EngineRank": "_core._types",
+    "ProviderAnswer": "_core._types",
+    "SearchCitation": "_core._types",
+    "SearchParams": "_core._types",
+    "SearchResponse": "_core._types",
+    "SearchSource": "_core._types",
+    "SearchUsage": "_core._types",
+    "WebSearch": "_client._client",
+    "ProviderStatus": "_client._client",
+    "asearch": "_client._client",
+    "search": "_client._client",
+    "render": "_faces._rendering",
+    "tool_schema": "_faces._tool",
 }
 
 _PROVIDERS = "websearch.providers"

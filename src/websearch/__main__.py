@@ -1,5 +1,5 @@
 """`python -m websearch` runs the command-line tool."""
 
-from ._cli import main
+from ._faces._cli import main
 
 raise SystemExit(main())

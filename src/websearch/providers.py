@@ -42,13 +42,13 @@ from typing import TYPE_CHECKING, Any
 from . import _load
 
 if TYPE_CHECKING:
-    from ._clock import Clock, SystemClock
-    from ._context import BaseTransport, ProviderContext, SendsRequests
+    from ._core._clock import Clock, SystemClock
+    from ._core._context import BaseTransport, ProviderContext, SendsRequests
+    from ._core._registry import PROVIDERS, SEARCH_PROVIDER_ORDER, ProviderId, ProviderInfo
+    from ._core._types import ProviderResult
+    from ._core._wire import HttpRequest, HttpResponse
     from ._providers._base import HttpProvider, Plan, Provider
     from ._providers._errors import ErrorEnvelope
-    from ._registry import PROVIDERS, SEARCH_PROVIDER_ORDER, ProviderId, ProviderInfo
-    from ._types import ProviderResult
-    from ._wire import HttpRequest, HttpResponse
 
 __all__ = [
     "PROVIDERS",
@@ -70,22 +70,22 @@ __all__ = [
 ]
 
 _LAZY = {  # name -> the module of websearch that defines it
-    "Clock": "_clock",
-    "SystemClock": "_clock",
-    "ProviderContext": "_context",
-    "SendsRequests": "_context",
-    "BaseTransport": "_context",
+    "Clock": "_core._clock",
+    "SystemClock": "_core._clock",
+    "ProviderContext": "_core._context",
+    "SendsRequests": "_core._context",
+    "BaseTransport": "_core._context",
     "HttpProvider": "_providers._base",
     "Plan": "_providers._base",
     "Provider": "_providers._base",
     "ErrorEnvelope": "_providers._errors",
-    "PROVIDERS": "_registry",
-    "SEARCH_PROVIDER_ORDER": "_registry",
-    "ProviderId": "_registry",
-    "ProviderInfo": "_registry",
-    "ProviderResult": "_types",
-    "HttpRequest": "_wire",
-    "HttpResponse": "_wire",
+    "PROVIDERS": "_core._registry",
+    "SEARCH_PROVIDER_ORDER": "_core._registry",
+    "ProviderId": "_core._registry",
+    "ProviderInfo": "_core._registry",
+    "ProviderResult": "_core._types",
+    "HttpRequest": "_core._wire",
+    "HttpResponse": "_core._wire",
 }
 
 

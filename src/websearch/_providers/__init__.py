@@ -1,1 +1,1 @@
-"""Provider modules, one per search provider; loaded lazily through `websearch._registry`."""
+"""Provider modules, one per search provider; loaded lazily through `websearch._core._registry`."""

@@ -24,17 +24,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, overload
 
-from .._dates import age_seconds, parse_date
-from .._filters import Filters
-from .._notices import Notice, approximated, clamped, not_applied, overridden, widened
-from .._registry import ProviderInfo
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._dates import age_seconds, parse_date
+from .._core._filters import Filters
+from .._core._notices import Notice, approximated, clamped, not_applied, overridden, widened
+from .._core._registry import ProviderInfo
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import InvalidResponse, MissingCredentialError, SearchProviderError
 from ._errors import DEFAULT_ENVELOPE, ErrorEnvelope, http_error, redact_detail, retry_after_seconds, status_phrase
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 __all__ = [
     "HttpProvider",

@@ -27,8 +27,8 @@ from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import Any, Final
 
-from .._registry import ProviderInfo
-from .._wire import HttpResponse
+from .._core._registry import ProviderInfo
+from .._core._wire import HttpResponse
 from ..errors import (
     AuthenticationFailed,
     QuotaExhausted,

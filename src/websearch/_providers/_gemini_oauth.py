@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from .._oauth import OAuthToken, Refresh, oauth_token
-from .._wire import HttpRequest
+from .._core._wire import HttpRequest
+from .._http._oauth import OAuthToken, Refresh, oauth_token
 from ..errors import ConfigError, InvalidResponse
 from ._base import as_dict, as_str
 from ._errors import class_for_status, redact_detail
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from datetime import datetime
 
-    from .._context import ProviderContext
-    from .._wire import HttpResponse
+    from .._core._context import ProviderContext
+    from .._core._wire import HttpResponse
     from ..errors import SearchProviderError
 
 GEMINI_CLI_ENDPOINT: Final = "https://cloudcode-pa.googleapis.com"

@@ -18,7 +18,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from .._types import ProviderResult
+from .._core._types import ProviderResult
 from ..errors import (
     ProviderConnectionError,
     ProviderTimeoutError,
@@ -31,8 +31,8 @@ from ._errors import MAX_RETRY_AFTER, retry_after_seconds
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from .._context import ProviderContext
-    from .._wire import HttpRequest, HttpResponse
+    from .._core._context import ProviderContext
+    from .._core._wire import HttpRequest, HttpResponse
 
 MAX_RETRIES: Final = 3
 BASE_DELAY: Final = 1.0  # seconds, doubled on each retry

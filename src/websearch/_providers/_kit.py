@@ -19,16 +19,16 @@ from urllib.parse import urlencode, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._notices import Notice, not_applied
-from .._types import SearchParams
-from .._wire import HttpRequest, HttpResponse
+from .._core._notices import Notice, not_applied
+from .._core._types import SearchParams
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import Blocked
 from ._base import Plan, Support, bucket_notices, count, recency_bucket, site_operator_notices, with_site_operators
 from ._html import WINDOWED, html_envelope
 from ._paging import P, PagedProvider
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 __all__ = ["ADVICE", "QUERY", "Challenge", "KeylessEngine", "Params", "url_path"]
 

@@ -25,15 +25,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Final, Generic, Protocol, TypeVar
 
-from .._notices import Notice, clamped, cut_short, partial
-from .._types import ProviderResult, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._notices import Notice, clamped, cut_short, partial
+from .._core._types import ProviderResult, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import SearchProviderError
 from ._base import HttpProvider, Plan
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
-    from .._registry import ProviderInfo
+    from .._core._context import ProviderContext
+    from .._core._registry import ProviderInfo
 
 __all__ = ["MARGIN_S", "PAGE_MIN_S", "Page", "Paged", "PagedProvider", "page_gap"]
 

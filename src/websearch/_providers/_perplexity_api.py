@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._registry import PROVIDERS
-from .._sse import SseEvent
-from .._types import ProviderResult, SearchCitation, SearchSource, SearchUsage
-from .._wire import HttpRequest, HttpResponse, loads, loads_or_none
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchCitation, SearchSource, SearchUsage
+from .._core._wire import HttpRequest, HttpResponse, loads, loads_or_none
+from .._http._sse import SseEvent
 from ..errors import InvalidResponse, QuotaExhausted, SearchProviderError
 from ._base import Plan, age_seconds, as_dict, as_list, as_str
 from ._errors import ErrorEnvelope, http_error

@@ -17,16 +17,16 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from .._notices import Notice, not_applied
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest
+from .._core._notices import Notice, not_applied
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._wire import HttpRequest
 from ..errors import SearchProviderError
 from ._base import Plan, as_list, as_str
 from ._errors import ErrorEnvelope
 from ._perplexity_api import AUTH_NAMES, ID, EventStream, int_or_none, json_or_none, to_source
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
     from ._perplexity_auth import Auth
 
 ASK_URL: Final = "https://www.perplexity.ai/rest/sse/perplexity_ask"

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from .._filters import recency_start
-from .._notices import Notice, approximated
+from .._core._filters import recency_start
+from .._core._notices import Notice, approximated
 from ._base import recency_overridden
 
 if TYPE_CHECKING:

@@ -40,13 +40,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit
 
-from .._context import base_url_env, env_url
-from .._notices import cut_short, dropped, partial
-from .._oauth import OAuthToken, oauth_token
-from .._prompts import SYSTEM_PROMPT
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
-from .._wire import HttpRequest, HttpResponse
+from .._core._context import base_url_env, env_url
+from .._core._notices import cut_short, dropped, partial
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
+from .._core._wire import HttpRequest, HttpResponse
+from .._http._oauth import OAuthToken, oauth_token
 from ..errors import (
     AuthenticationFailed,
     InvalidResponse,
@@ -68,9 +67,10 @@ from ._base import (
     require_key,
 )
 from ._errors import ErrorEnvelope
+from ._prompts import SYSTEM_PROMPT
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 OFFICIAL_BASE: Final = "https://api.anthropic.com"
 MESSAGES_PATH: Final = "/v1/messages"

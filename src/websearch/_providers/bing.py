@@ -12,11 +12,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._filters import recency_start
-from .._notices import Notice
-from .._registry import PROVIDERS
-from .._types import SearchSource
-from .._wire import HttpResponse
+from .._core._filters import recency_start
+from .._core._notices import Notice
+from .._core._registry import PROVIDERS
+from .._core._types import SearchSource
+from .._core._wire import HttpResponse
 from ._base import Plan, age_seconds, day_range_notices
 from ._html import DATED, browser_headers, keep, node_text, results_part
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params

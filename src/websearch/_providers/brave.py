@@ -32,11 +32,11 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._filters import recency_start
-from .._notices import Notice
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._filters import recency_start
+from .._core._notices import Notice
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import AuthenticationFailed, QuotaExhausted, RateLimited
 from ._base import (
     HttpProvider,
@@ -54,7 +54,7 @@ from ._base import (
 from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://api.search.brave.com/res/v1/web/search"
 DEFAULT_RESULTS: Final = 10

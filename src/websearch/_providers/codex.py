@@ -33,13 +33,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit, urlunsplit
 
-from .. import __version__
-from .._oauth import OAuthToken, oauth_token
-from .._prompts import SYSTEM_PROMPT
-from .._registry import PROVIDERS
-from .._sse import SseEvent, aiter_sse
-from .._types import ProviderResult, SearchParams, SearchSource, SearchUsage
-from .._wire import HttpRequest, HttpResponse, loads_or_none
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams, SearchSource, SearchUsage
+from .._core._version import __version__
+from .._core._wire import HttpRequest, HttpResponse, loads_or_none
+from .._http._oauth import OAuthToken, oauth_token
+from .._http._sse import SseEvent, aiter_sse
 from ..errors import (
     AuthenticationFailed,
     ConfigError,
@@ -54,9 +53,10 @@ from ..errors import (
 )
 from ._base import Plan, Provider, Support, as_dict, as_int, as_list, as_str, local_cap, redact_detail
 from ._errors import ErrorClass, ErrorEnvelope, dig
+from ._prompts import SYSTEM_PROMPT
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://chatgpt.com/backend-api/codex/responses"
 TOKEN_URL: Final = "https://auth.openai.com/oauth/token"

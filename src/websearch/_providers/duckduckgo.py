@@ -12,9 +12,9 @@ from urllib.parse import parse_qsl
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._registry import PROVIDERS
-from .._types import SearchSource
-from .._wire import HttpResponse
+from .._core._registry import PROVIDERS
+from .._core._types import SearchSource
+from .._core._wire import HttpResponse
 from ._base import Plan
 from ._html import browser_headers, has_class, keep, node_text, results_part, web_url
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params

@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._registry import PROVIDERS
-from .._types import SearchSource
-from .._wire import HttpResponse
+from .._core._registry import PROVIDERS
+from .._core._types import SearchSource
+from .._core._wire import HttpResponse
 from ..errors import Blocked
 from ._base import Plan, age_seconds
 from ._html import browser_headers, html_envelope, keep, node_text, results_part, web_url

@@ -10,7 +10,7 @@ tool of https://mcp.exa.ai/mcp is called (JSON-RPC `tools/call`, answered as SSE
 query and numResults are sent, the rest is disclosed) and either an Exa JSON response or its
 plain-text `Title:` listing is read. Which of the two is decided once, in `plan` (`ExaState`).
 With `exa.searchDelayMs` set, every Exa request, REST or MCP, starts at least that long after the
-previous one: that is Exa's rate in the engine's pacing (`websearch._pacing`), shared by every
+previous one: that is Exa's rate in the engine's pacing (`websearch._engine._pacing`), shared by every
 process on one state store. Unset, Exa is not paced (its limit is the key's plan's).
 
 REST errors are `{"requestId", "error", "tag"}`: the tag is the code (NO_MORE_CREDITS and
@@ -28,12 +28,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._filters import Filters, recency_start
-from .._notices import Notice, approximated, dropped, not_applied, not_supported, overridden
-from .._params import DEFAULT_TEXT_CHARS
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse, loads_or_none
+from .._core._filters import Filters, recency_start
+from .._core._notices import Notice, approximated, dropped, not_applied, not_supported, overridden
+from .._core._params import DEFAULT_TEXT_CHARS
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchCitation, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse, loads_or_none
 from ..errors import (
     AuthenticationFailed,
     InvalidResponse,
@@ -46,7 +46,7 @@ from ._base import HttpProvider, Plan, Support, age_seconds, as_dict, as_list, c
 from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 API_URL: Final = "https://api.exa.ai/search"
 MCP_URL: Final = "https://mcp.exa.ai/mcp"

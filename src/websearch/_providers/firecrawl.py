@@ -34,10 +34,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._notices import Notice, not_applied, partial
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._notices import Notice, not_applied, partial
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ._base import (
     HttpProvider,
     Plan,
@@ -54,7 +54,7 @@ from ._errors import MAX_RETRY_AFTER, ErrorEnvelope
 from ._tbs import TbsWords, tbs_parts
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://api.firecrawl.dev/v2/search"
 DEFAULT_RESULTS: Final = 10

@@ -40,13 +40,12 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._notices import Notice, not_applied
-from .._oauth import OAuthToken, oauth_token
-from .._prompts import SYSTEM_PROMPT
-from .._registry import PROVIDERS
-from .._sse import SseEvent, aiter_sse
-from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
-from .._wire import HttpRequest, HttpResponse, loads
+from .._core._notices import Notice, not_applied
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
+from .._core._wire import HttpRequest, HttpResponse, loads
+from .._http._oauth import OAuthToken, oauth_token
+from .._http._sse import SseEvent, aiter_sse
 from ..errors import (
     AuthenticationFailed,
     InvalidResponse,
@@ -80,9 +79,10 @@ from ._gemini_oauth import (
     refresher,
 )
 from ._gemini_retry import Outcome, envelope_hint, retry_hint, send_with_retries
+from ._prompts import SYSTEM_PROMPT
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 __all__ = [
     "ANTIGRAVITY_CLIENT",

@@ -13,10 +13,10 @@ from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._notices import Notice, partial
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchSource
-from .._wire import HttpResponse
+from .._core._notices import Notice, partial
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchSource
+from .._core._wire import HttpResponse
 from ..errors import Blocked, InvalidResponse
 from ._base import Plan, Support
 from ._errors import ErrorEnvelope
@@ -25,7 +25,7 @@ from ._kit import ADVICE, QUERY, KeylessEngine, Params
 from ._tbs import TbsWords, tbs_parts
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://www.google.com/search"
 DEFAULT_RESULTS: Final = 10

@@ -19,16 +19,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import quote
 
-from .._notices import approximated
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._notices import approximated
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import QuotaExhausted, RequestRejected
 from ._base import HttpProvider, Plan, Support, as_list, as_str, count, require_key, with_site_operators
 from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://s.jina.ai/"
 #: What encodeURIComponent leaves as is, besides letters, digits and `-_.~` (quote's own safe set).

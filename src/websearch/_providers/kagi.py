@@ -22,10 +22,10 @@ import calendar
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._notices import Notice, approximated
-from .._registry import PROVIDERS
-from .._types import ProviderResult, Recency, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._notices import Notice, approximated
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, Recency, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import AuthenticationFailed, QuotaExhausted
 from ._base import (
     HttpProvider,
@@ -44,7 +44,7 @@ from ._base import (
 from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://kagi.com/api/v1/search"
 DEFAULT_RESULTS: Final = 10

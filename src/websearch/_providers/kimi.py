@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._context import env_url
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._context import env_url
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import QuotaExhausted
 from ._base import (
     HttpProvider,
@@ -39,7 +39,7 @@ from ._errors import ErrorEnvelope
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://api.kimi.com/coding/v1/search"
 #: Variables holding the whole search URL (not a base URL, and not keys), the first set one wins.

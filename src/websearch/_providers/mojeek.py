@@ -13,11 +13,11 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._filters import recency_start
-from .._notices import Notice, approximated
-from .._registry import PROVIDERS
-from .._types import SearchSource
-from .._wire import HttpResponse
+from .._core._filters import recency_start
+from .._core._notices import Notice, approximated
+from .._core._registry import PROVIDERS
+from .._core._types import SearchSource
+from .._core._wire import HttpResponse
 from ._base import Plan, recency_overridden
 from ._html import DATED, browser_headers, has_class, keep, node_text, web_url
 from ._kit import ADVICE, Challenge, KeylessEngine, Params

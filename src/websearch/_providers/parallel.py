@@ -16,17 +16,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._notices import approximated
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._notices import approximated
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ._base import HttpProvider, Plan, Support, age_seconds, as_list, as_str, count, require_key
 from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://api.parallel.ai/v1beta/search"
 BETA_HEADER: Final = "search-extract-2025-10-10"

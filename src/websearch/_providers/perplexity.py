@@ -37,12 +37,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._filters import recency_start
-from .._notices import Notice, approximated, dropped, not_applied, partial
-from .._prompts import SYSTEM_PROMPT
-from .._sse import SseEvent, aiter_sse
-from .._types import ProviderResult, SearchParams
-from .._wire import HttpRequest
+from .._core._filters import recency_start
+from .._core._notices import Notice, approximated, dropped, not_applied, partial
+from .._core._types import ProviderResult, SearchParams
+from .._core._wire import HttpRequest
+from .._http._sse import SseEvent, aiter_sse
 from ..errors import MissingCredentialError, SearchProviderError
 from ._base import Plan, Provider, Support, recency_overridden
 from ._perplexity_api import AUTH_NAMES, CHAT_ENVELOPE, ID, INFO, ChatStream, EventStream
@@ -58,10 +57,11 @@ from ._perplexity_ask import (
     text_answer,
 )
 from ._perplexity_auth import Auth
+from ._prompts import SYSTEM_PROMPT
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
-    from .._credentials import Credential
+    from .._core._context import ProviderContext
+    from .._core._credentials import Credential
 
 __all__ = [
     "APP_USER_AGENT",

@@ -41,10 +41,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import urlsplit
 
-from .._notices import Notice, approximated, clamped, cut_short, not_applied, partial
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._notices import Notice, approximated, clamped, cut_short, not_applied, partial
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import ConfigError, MissingCredentialError, SearchProviderError, UpstreamUnavailable
 from ._base import (
     HttpProvider,
@@ -64,7 +64,7 @@ from ._errors import ErrorEnvelope
 from ._html import WINDOWED
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 DEFAULT_RESULTS: Final = 10
 #: About how many results a SearXNG page holds: a larger count asks for further pages.

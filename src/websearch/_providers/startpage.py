@@ -15,10 +15,10 @@ from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._dates import age_seconds
-from .._registry import PROVIDERS
-from .._types import SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._dates import age_seconds
+from .._core._registry import PROVIDERS
+from .._core._types import SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import Blocked, InvalidResponse
 from ._base import Plan
 from ._html import browser_headers, fold, html_envelope, keep

@@ -33,11 +33,11 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._filters import recency_start
-from .._notices import Notice, approximated, not_applied
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams
-from .._wire import HttpRequest, HttpResponse
+from .._core._filters import recency_start
+from .._core._notices import Notice, approximated, not_applied
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import QuotaExhausted
 from ._base import (
     HttpProvider,
@@ -53,7 +53,7 @@ from ._base import (
 from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://api.tavily.com/search"
 DEFAULT_RESULTS: Final = 5

@@ -18,9 +18,9 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._wire import HttpRequest, HttpResponse
 from ._base import (
     HttpProvider,
     Plan,
@@ -35,7 +35,7 @@ from ._base import (
 from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://api.search.tinyfish.ai/"
 DEFAULT_RESULTS: Final = 10

@@ -21,17 +21,17 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .._notices import Notice, approximated, dropped
-from .._prompts import SYSTEM_PROMPT
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
-from .._wire import HttpRequest, HttpResponse
+from .._core._notices import Notice, approximated, dropped
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import AuthenticationFailed, QuotaExhausted
 from ._base import HttpProvider, Plan, Support, as_dict, as_int, as_list, as_str, count, require_key
 from ._errors import ErrorEnvelope, dig
+from ._prompts import SYSTEM_PROMPT
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://api.x.ai/v1/responses"
 MODEL: Final = "grok-4.3"

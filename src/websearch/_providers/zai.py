@@ -26,18 +26,18 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from .. import __version__
-from .._notices import not_applied
-from .._registry import PROVIDERS
-from .._sse import iter_sse
-from .._types import ProviderResult, SearchParams, SearchSource
-from .._wire import HttpRequest, HttpResponse, loads_or_none
+from .._core._notices import not_applied
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams, SearchSource
+from .._core._version import __version__
+from .._core._wire import HttpRequest, HttpResponse, loads_or_none
+from .._http._sse import iter_sse
 from ..errors import InvalidResponse, SearchProviderError
 from ._base import Plan, Provider, Support, as_dict, as_list, bucket_notices, count, recency_bucket, require_key
 from ._errors import ErrorEnvelope, class_for_status
 
 if TYPE_CHECKING:
-    from .._context import ProviderContext
+    from .._core._context import ProviderContext
 
 URL: Final = "https://api.z.ai/api/mcp/web_search_prime/mcp"
 TOOL: Final = "web_search_prime"

@@ -18,8 +18,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Final, TypeVar
 
-from .._clock import Clock
-from .._settings import Settings
+from .._core._clock import Clock
+from .._core._settings import Settings
 from ..errors import ConfigError
 from ._store import DEADLINE, Store, StoreDeadline, StoreUnavailable
 from ._tally import Tally

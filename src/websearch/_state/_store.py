@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 from ..errors import StoreUnavailable
 
 if TYPE_CHECKING:
-    from .._clock import Clock
+    from .._core._clock import Clock
 
 __all__ = [
     "DEADLINE",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final
 from ._store import DEADLINE, Budget, Store, unbounded
 
 if TYPE_CHECKING:
-    from .._clock import Clock
+    from .._core._clock import Clock
 
 __all__ = ["Tally"]
 

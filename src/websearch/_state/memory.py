@@ -18,8 +18,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Final
 
-from .._clock import Clock, wall_seconds
-from .._fork import in_child
+from .._core._clock import Clock, wall_seconds
+from .._core._fork import in_child
 
 __all__ = ["MemoryStore", "bucket_step", "check_bucket", "check_ttl"]
 

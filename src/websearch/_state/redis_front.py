@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from redis import exceptions as rx
 
-from .._lru import BoundedLRU
+from .._core._lru import BoundedLRU
 
 __all__ = ["Front"]
 

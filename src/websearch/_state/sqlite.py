@@ -40,8 +40,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from .._clock import Clock, wall_seconds
-from .._fork import INHERITED, in_child
+from .._core._clock import Clock, wall_seconds
+from .._core._fork import INHERITED, in_child
 from ._store import READ_SHARE, WRITE_SHARE, StoreDeadline, StoreUnavailable, allowed_wait
 from .memory import BUCKET, COUNTER, LEASE, VALUE, bucket_step, check_bucket, check_ttl
 

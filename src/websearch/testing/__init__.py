@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .._registry import PROVIDERS, load_object
+from .._core._registry import PROVIDERS, load_object
 from ._mock import MockTransport
 from ._server import FakeServer, RecordedRequest, Reply, honour_domains, running_providers, site_domains
 from .duckduckgo import DdgResult

@@ -26,8 +26,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
-from .._context import BaseTransport
-from .._wire import HttpRequest, HttpResponse
+from .._core._context import BaseTransport
+from .._core._wire import HttpRequest, HttpResponse
 from ..errors import ProviderConnectionError, ProviderTimeoutError
 
 __all__ = ["Handler", "MockTransport"]
@@ -58,7 +58,7 @@ class MockTransport(BaseTransport):
         """The handler's answer to `request`, with the request's secrets attached for redaction."""
         self.calls.append((provider, request))
         if request.json is not None:
-            from .._transport import json_text
+            from .._http._transport import json_text
 
             try:
                 json_text(request.json)
@@ -93,7 +93,7 @@ class MockTransport(BaseTransport):
 
 def _timed_out(provider: str, seconds: float | None) -> ProviderTimeoutError:
     """What the built-in transport raises for a request that ran out of its timeout."""
-    from .._registry import PROVIDERS
+    from .._core._registry import PROVIDERS
 
     info = PROVIDERS.get(provider)
     error = ProviderTimeoutError(provider, f"{info.label if info else provider} did not answer within {seconds:g} s")

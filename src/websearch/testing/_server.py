@@ -26,7 +26,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from aiohttp import web
 
-from .._registry import PROVIDERS
+from .._core._registry import PROVIDERS
 
 __all__ = ["FakeServer", "RecordedRequest", "Reply", "honour_domains", "running_providers", "site_domains"]
 

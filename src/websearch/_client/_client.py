@@ -1,0 +1,656 @@
+"""`WebSearch`: the client that owns settings, credentials, the provider list, one HTTP session
+and the clock.
+
+Async first (`asearch`); `search` runs the same coroutine on a private event loop in a
+background thread, so it also works where a loop is already running (notebooks, servers). One
+client may serve several loops at once (that private loop beside the caller's, or threads of
+their own): the transport keeps a session per loop and the engine shares flights across them. The
+command line and the MCP server do everything through this class: searches, the provider
+listing and the stored credentials.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import json
+import os
+import sys
+import threading
+import weakref
+from collections.abc import Callable, Coroutine, Iterable, Mapping
+from concurrent.futures import Future
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Self
+
+from .._core._clock import Clock, SystemClock, wall_seconds
+from .._core._context import ProviderContext, Sends, SendsRequests, complete
+from .._core._credentials import Credential, CredentialStore
+from .._core._fork import INHERITED, in_child
+from .._core._notices import Notice, clamped, dropped
+from .._core._params import provider_with_fanout
+from .._core._registry import PROVIDERS
+from .._core._settings import Settings
+from .._core._settings import config_dir as default_config_dir
+from .._core._types import SearchParams, SearchResponse
+from .._engine._chain import resolve_chain
+from .._engine._engine import CacheMode, Engine, credential_fingerprint
+from .._engine._fanout import DEFAULT_SOFT_DEADLINE, FUSED, PUBLIC, Fanout
+from .._engine._health import describe
+from .._engine._lineup import Lineup, load_provider
+from .._http._deferred import DeferredTransport, loaded
+from ..errors import ConfigError, InvalidSearchParams
+
+if TYPE_CHECKING:
+    from .._http._transport import Transport
+    from .._providers._base import Provider
+    from .._state._store import Store
+
+__all__ = ["DEFAULT_MAX_PROVIDERS", "ProviderStatus", "WebSearch", "asearch", "search"]
+
+#: `fanout.max_providers` when unset: the most providers one fan-out asks.
+DEFAULT_MAX_PROVIDERS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderStatus:
+    """One row of `websearch providers`."""
+
+    id: str
+    label: str
+    available: bool
+    reason: str  # what would make it available (meaningful when it is not)
+    preferred: bool
+    excluded: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as a JSON-ready dict."""
+        return asdict(self)
+
+
+class WebSearch:
+    """A reusable search client. Use one per application; close it when done.
+
+    `env` defaults to `os.environ`; `config_dir` to `$WEBSEARCH_CONFIG_DIR` or the user config
+    directory; `timeout` (seconds per HTTP request) to the setting `http.timeout`, else 60.
+    `api_keys` maps provider ids to keys that win over the environment and agent.db.
+    `providers` fixes the chain: exactly these, in this order (built-in ids, or provider objects
+    of your own), each still gated by availability and `providers.webSearchExclude`; the default
+    is the setting `providers.list` (env `WEBSEARCH_PROVIDERS`), else every built-in provider.
+    `store` is the state store of the cache, single-flight, provider health and pacing (default:
+    `[state]` settings: SQLite in the user cache directory, or Redis); `engine=False` (or
+    `WEBSEARCH_ENGINE=off`) turns those off, leaving every search to go upstream as asked.
+    `transport` replaces the built-in HTTP transport (see `SendsRequests` and `BaseTransport`).
+    """
+
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        config_dir: Path | str | None = None,
+        settings: Settings | None = None,
+        credentials: CredentialStore | None = None,
+        api_keys: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        clock: Clock | None = None,
+        transport: Sends | None = None,
+        providers: Iterable[str | Provider] | None = None,
+        store: Store | None = None,
+        engine: bool | None = None,
+    ) -> None:
+
+        from .._core._environ import Environ
+
+        # os.environ itself raises and catches a KeyError for each unset name a search asks for
+        self.env: Mapping[str, str] = Environ() if env is None or env is os.environ else env
+        directory = Path(config_dir) if config_dir is not None else default_config_dir(self.env)
+        self.settings = settings if settings is not None else Settings.load(directory, self.env)
+        self.credentials = credentials if credentials is not None else CredentialStore(directory / "agent.db")
+        self.clock: Clock = clock or SystemClock()
+        self.timeout = timeout if timeout is not None else self.settings.http_timeout
+        if not 0 < self.timeout < float("inf"):
+            raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout}")
+        chosen = providers if providers is not None else self.settings.provider_list
+        self.lineup = Lineup(chosen)
+        self._api_keys = dict(api_keys or {})
+        enabled = engine if engine is not None else self.env.get("WEBSEARCH_ENGINE", "on").strip().lower() != "off"
+        # Checked once, here: downstream, every transport has all of `SendsRequests`.
+        seam: SendsRequests | None = None if transport is None else complete(transport)
+        if store is None and seam is not None and seam.in_process:
+            from .._state import MemoryStore
+
+            store = MemoryStore(self.clock)  # a transport that reaches nothing real shares no real state
+        self.engine = Engine(self.settings, self.env, self.clock, store, enabled)
+        self._transport = seam
+        self._owns_transport = seam is None
+        self._built_in: DeferredTransport | Transport | None = None  # the transport made here, once made
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._loop_lock = threading.Lock()
+        self._armed = False  # in `_UNCLOSED`, to be closed at exit unless closed before
+
+    def __repr__(self) -> str:
+        return f"WebSearch(config={self.settings.path}, timeout={self.timeout:g})"
+
+    # -- async ---------------------------------------------------------------------------------
+
+    def _context(self, *, with_transport: bool = True) -> ProviderContext:
+        transport = self._transport
+        if transport is None and with_transport:
+            transport = self._transport = self._built_in = self._new_transport()
+        elif type(transport) is DeferredTransport and transport.real is not None:
+            transport = self._transport = self._built_in = transport.real  # loaded: straight to it from now on
+        if with_transport and not self._armed:
+            _close_at_exit(self)
+        return ProviderContext(
+            self.env, self.settings, self.credentials, transport, self.clock, self._api_keys, timeout=self.timeout
+        )
+
+    def _new_transport(self) -> DeferredTransport | Transport:
+        """The built-in transport; until aiohttp is imported, one that imports it in a thread
+        on the first request (the import takes about 200 ms, which would stall the loop)."""
+        labels = {info.id: info.label for info in self.lineup.infos()}
+        stream, event = self.settings.stream_limits
+        options = {
+            "timeout": self.timeout,
+            "env": self.env,
+            "labels": labels,
+            "max_stream_bytes": stream,
+            "max_event_bytes": event,
+        }
+        module = loaded()
+        return DeferredTransport(**options) if module is None else module.Transport(**options)
+
+    def provider_status(self) -> list[ProviderStatus]:
+        """Every provider of this client in chain order: available or not, and what would make it
+        so; then `public`, the fan-out over every available keyless engine (explicit only)."""
+        ctx = self._context(with_transport=False)
+        available = self.lineup.scan(ctx).available
+        preferred, excluded = self.settings.preferred_provider, self.settings.excluded_providers
+        keyless = [i for i in self.lineup.ids if self.lineup.info(i).tier == "keyless" and i not in excluded]
+        engines = [i for i in keyless if i in available]
+        public = ProviderStatus(
+            PUBLIC,
+            "Public",
+            bool(engines),
+            f"all keyless engines at once: {', '.join(engines)}" if engines else "no keyless engine is available",
+            preferred == PUBLIC,
+            False,
+        )
+        return [*self._rows(ctx, available, preferred, excluded), public]
+
+    def _rows(
+        self, ctx: ProviderContext, available: frozenset[str], preferred: str, excluded: frozenset[str]
+    ) -> list[ProviderStatus]:
+        return [
+            ProviderStatus(
+                info.id,
+                info.label,
+                info.id in available,
+                self.lineup.reason(info.id, ctx),
+                info.id == preferred,
+                info.id in excluded,
+            )
+            for info in self.lineup.infos()
+        ]
+
+    async def asearch(
+        self,
+        query: str,
+        *,
+        provider: str | None = None,
+        exclude: Iterable[str] = (),
+        providers: Iterable[str] | None = None,
+        cache: CacheMode = "use",
+        deadline: float | None = None,
+        hedge: float | None = None,
+        fanout: Iterable[str] | None = None,
+        **params: Any,
+    ) -> SearchResponse:
+        """Search once. Provider failures come back as a response with `error` set; invalid
+        parameters raise `InvalidSearchParams`; cancellation raises `asyncio.CancelledError`.
+
+        `provider` forces one provider ("auto" walks the automatic chain, ignoring the
+        `providers.webSearch` preference; a forced provider that fails is followed by the
+        `providers.webSearchFallback` tier); `exclude` adds ids the automatic chain must skip;
+        `providers` narrows the chain to exactly these ids, in this order, for this search.
+        `cache` is "use" (serve a fresh cached answer), "refresh" (search anew, then cache) or
+        "off"; `deadline` bounds the whole search in seconds (default `search.deadline`, else 30;
+        for the deep modes `search.deep_deadline`, else 120); `hedge` starts the next provider
+        beside one that has not answered within that many seconds. `fanout` asks these providers at once and fuses their
+        results (`provider="public"`: every available keyless engine); the setting
+        `providers.webSearchFanout` makes it the default. `params` are the fields of
+        `SearchParams`; `num_results` is accepted for `limit`.
+        """
+        if cache != "use" or deadline is not None or hedge is not None:  # else nothing to check
+            _check_engine_args(cache, deadline, hedge)
+        if "num_results" in params:  # the MCP tool's name for limit
+            alias = params.pop("num_results")
+            if params.get("limit") is not None and alias is not None and params["limit"] != alias:
+                raise InvalidSearchParams(
+                    "num_results",
+                    f"num_results is another name for limit; give one of them; got {alias} and {params['limit']}",
+                )
+            params["limit"] = params.get("limit") if params.get("limit") is not None else alias
+        try:
+            search_params = SearchParams(query, **params)
+        except TypeError as exc:  # an unknown keyword
+            raise _unknown_params(params, exc) from None
+        asked = None if providers is None else _names(providers)  # once: it may be an iterator
+        lineup = self.lineup if asked is None else self.lineup.narrowed(asked)
+        excluded = self.settings.excluded_providers
+        if exclude:
+            excluded = excluded | frozenset(self._known(name, param="exclude") for name in _names(exclude))
+        if provider is not None and provider not in ("auto", PUBLIC):
+            self._known(provider, lineup, said=("auto", PUBLIC))
+        ctx = self._context()
+        plan = self._fanout(provider, fanout, lineup, excluded, ctx)
+        preferred = self.settings.preferred_provider
+        response = await self.engine.search(
+            search_params,
+            ctx,
+            lineup,
+            provider=provider,
+            preferred=preferred,
+            excluded=excluded,
+            cache=cache,
+            deadline=deadline,
+            hedge=hedge,
+            fanout=plan,
+        )
+        if asked is not None and plan is None and provider in (None, "auto"):
+            # Said on every search, not cached: what is available changes under a cached answer.
+            chain = resolve_chain(ctx, lineup, "auto" if provider == "auto" else preferred, excluded)
+            _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
+            if left:
+                response.notices = (*left, *response.notices)
+        return response
+
+    def _fanout(
+        self,
+        provider: str | None,
+        fanout: Iterable[str] | None,
+        lineup: Lineup,
+        excluded: frozenset[str],
+        ctx: ProviderContext,
+    ) -> Fanout | None:
+        """The fan-out this search makes, if any: `public`, the `fanout` argument, or the
+        setting; providers not available here are left out with a notice, and the list is cut
+        to `fanout.max_providers` with one."""
+        if fanout is None and provider is not None and provider != PUBLIC:
+            return None  # a chosen provider: the common case, decided before any setting is read
+        setting: list[str] = self.settings.get("providers.webSearchFanout") or []
+        preferred = self.settings.preferred_provider
+        public = provider == PUBLIC or (provider is None and fanout is None and preferred == PUBLIC)
+        if fanout is not None and provider not in (None, "auto"):  # auto beside a fanout: the fanout
+            raise provider_with_fanout(provider, list(fanout))
+        if not public and fanout is None and not setting:
+            return None
+        soft = self.settings.get_number("fanout.soft_deadline", DEFAULT_SOFT_DEADLINE)
+        available = lineup.scan(ctx).available
+        if public:
+            keyless = [i for i in lineup.ids if lineup.info(i).tier == "keyless" and i not in excluded]
+            return Fanout(tuple(i for i in keyless if i in available), PUBLIC, soft)
+        names = [
+            self._known(name, lineup, param="fanout") for name in (_names(fanout) if fanout is not None else setting)
+        ]
+        # The excluded are left out as `providers=` and public leave them out: they were asked.
+        ids, notices = _left_out("fanout", names, excluded, lambda i: lineup.may_run(i, ctx), lineup, ctx)
+        cap = int(self.settings.get_number("fanout.max_providers", DEFAULT_MAX_PROVIDERS))
+        if len(ids) > cap:
+            notices.append(clamped("fanout", list(ids), f"the first {cap}", "the setting fanout.max_providers"))
+            ids = ids[:cap]
+        return Fanout(ids, "fanout", soft, tuple(notices))
+
+    async def aclose(self) -> None:
+        """Close the HTTP session (only one this client created; the sync `search`'s too, when
+        it ran on this client's private loop) and the state store. A search still in flight on
+        a closed session ends cancelled (`asyncio.CancelledError`; no provider is blamed)."""
+        if self._owns_transport and self._transport is not None:
+            await self._transport.aclose()
+            private = self._loop
+            if private is not None and private is not asyncio.get_running_loop() and private.is_running():
+                await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._transport.aclose(), private))
+        await self.engine.aclose()
+        _UNCLOSED.discard(self)
+        self._armed = False
+
+    # -- the engine's state ----------------------------------------------------------------------
+
+    async def cache_stats(self) -> dict[str, Any]:
+        """The cache's entries, bytes, hits, misses and hit rate (`websearch cache stats`);
+        StoreUnavailable when the shared store could not serve them."""
+        stats = await self.engine.stats()
+        self._reached()
+        return stats
+
+    async def clear_cache(self, provider: str | None = None) -> int:
+        """Drop cached answers (those `provider` served, when given: a provider id, or `public`
+        or `fanout` for the fused answers); how many. StoreUnavailable when the shared store
+        could not be cleared."""
+        tag = None if not provider else provider if provider in FUSED else self._known(provider, said=FUSED)
+        removed = await self.engine.clear(tag)
+        self._reached()
+        return removed
+
+    async def provider_health(self) -> dict[str, str]:
+        """Each provider that is cooling down, whose circuit is open or whose key (this client's)
+        was refused, with what and until when."""
+        health = self.engine.health()
+        ctx = self._context(with_transport=False)
+        states: dict[str, str] = {}
+        for info in self.lineup.infos():
+            record = await health.record(info.id)
+            state = describe(record, credential_fingerprint(info, ctx), wall_seconds(self.clock)) if record else None
+            if state is not None:
+                states[info.id] = state
+        return states
+
+    async def reset_health(self, provider: str) -> None:
+        """Forget a provider's cooldown or open circuit (`websearch providers --reset ID`);
+        StoreUnavailable when the shared store, which holds it, could not be reached."""
+        await self.engine.health().reset(self._known(provider))
+        self._reached()
+
+    def _reached(self) -> None:
+        """StoreUnavailable when the last call on the state store ran on in-process state."""
+        degraded = self.engine.state().degraded
+        if degraded:
+            from .._state import StoreUnavailable
+
+            raise StoreUnavailable(degraded)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- stored credentials ----------------------------------------------------------------------
+
+    def stored_credentials(self) -> list[Credential]:
+        """Every credential in agent.db, ordered by provider id (their reprs mask the secrets)."""
+        return self.credentials.list()
+
+    def store_credential(self, provider: str, secret: str) -> Credential:
+        """Store a key for `provider` in agent.db; a JSON object (access_token, refresh_token,
+        expires_at, account_id, project_id) is stored as an OAuth login."""
+        self._storable(provider)
+        row = self.lineup.info(provider) if provider in self.lineup else PROVIDERS[provider]
+        if not row.credential_ids:
+            raise ConfigError(f"{row.label} takes no key: nothing would read one stored for it")
+        secret = secret.strip()
+        if not secret:
+            raise ConfigError("no secret given")
+        if not secret.startswith("{"):
+            return self.credentials.set(provider, "api_key", {"api_key": secret})
+        from .._http._oauth import OAuthToken
+
+        try:
+            data = json.loads(secret)
+        except ValueError:
+            raise ConfigError("the input starts with '{' but is not valid JSON") from None
+        return self.credentials.set(provider, "oauth", OAuthToken.from_dict(data).to_dict())
+
+    def remove_credential(self, provider: str) -> bool:
+        """Delete `provider`'s stored credential; False when there was none."""
+        return self.credentials.remove(self._storable(provider))
+
+    def import_login(self, provider: str, home: Path | None = None) -> Credential:
+        """Copy the login of a provider's official CLI (Codex, Gemini) from `home` into agent.db."""
+        self._storable(provider)
+        importer = getattr(
+            self.lineup.load(provider) if provider in self.lineup else load_provider(provider), "import_login", None
+        )
+        if importer is None:
+            raise ConfigError(f"{provider} has no official CLI login to import")
+        token = importer(home or Path.home())
+        return self.credentials.set(provider, "oauth", token.to_dict())
+
+    # -- sync ----------------------------------------------------------------------------------
+
+    def search(self, query: str, **params: Any) -> SearchResponse:
+        """Blocking `asearch`, run on this client's private event loop."""
+        future: Future[SearchResponse] = asyncio.run_coroutine_threadsafe(
+            self.asearch(query, **params), self._private_loop()
+        )
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            future.cancel()
+            raise
+
+    def close(self) -> None:
+        """Close the sessions and the state store, and stop the private loop. A client used
+        only from loops now closed (`asyncio.run` after `asyncio.run`) still holds the last one's
+        session, its store and its unwritten counts: they are closed on a loop of the calling
+        thread's own (on the private loop, started for it, when a loop runs in this thread; the
+        running loop's own session is then closed on that loop, without waiting)."""
+        self._close(None)
+
+    def _close(self, within: float | None) -> None:
+        """`close`, given up after `within` seconds (TimeoutError): at exit, a store or a peer
+        that does not answer must not hold the process up."""
+        opened = (self._owns_transport and self._transport is not None) or self.engine.opened
+        if self._loop is None and not opened:
+            return
+        if self._loop is None and not _loop_running():
+            # No private loop: close on a loop of this thread's own, starting no thread (which
+            # Python 3.12 refuses at exit, where the clients left open are closed).
+            asyncio.run(asyncio.wait_for(self.aclose(), within))
+            return
+        loop = self._private_loop()
+        thread = self._thread
+        assert thread is not None
+        closing = self.aclose()
+        try:
+            asyncio.run_coroutine_threadsafe(closing, loop).result(within)
+        finally:  # the loop stops next: a search left pending on it leaves its caller waiting for ever
+            asyncio.run_coroutine_threadsafe(_cancel_all_but(closing), loop).result(_CLOSE_WITHIN + 1)
+        if self._built_in is not None and _loop_running():  # the session of the loop running this
+            self._built_in.close_soon()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+        self._loop = self._thread = None
+
+    def __del__(self) -> None:
+        """A client dropped without `close` (`WebSearch().search(q)` on one line) releases what
+        it opened, as `close` does, within `_CLOSE_WITHIN` seconds: its private loop's thread and
+        its store's worker outlived it (two threads a client, for the life of the process), and
+        aiohttp said its sessions unclosed at exit. Dropped on its own loop's thread (in a cycle
+        the collector found there), it is closed on that loop without waiting for itself."""
+        if not getattr(self, "_armed", False) or sys.is_finalizing():
+            return  # nothing opened, or closed already; at exit, `_close_unclosed` closed it
+        with contextlib.suppress(Exception):  # a collection must not fail the code it interrupted
+            if self._thread is not None and self._thread is threading.current_thread():
+                loop = self._loop
+                assert loop is not None
+                loop.create_task(self.aclose()).add_done_callback(lambda _: loop.stop())
+            else:
+                self._close(_CLOSE_WITHIN)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _after_fork(self) -> None:
+        """In a child made by `fork`: what the parent's threads ran is not here (the private
+        loop's thread, the store's worker), and the sessions' sockets and the loops' selectors
+        are shared with the parent, so closing them would act on the parent's. They are left
+        as they are, kept from being collected, and made afresh on first use."""
+        transport = self._built_in
+        if transport is not None:
+            transport.abandon()
+        INHERITED.append((self._loop, self._thread, transport, self.engine))
+        self._loop = self._thread = None
+        self._loop_lock = threading.Lock()
+        if self._owns_transport:
+            self._transport = self._built_in = None
+        old = self.engine
+        self.engine = Engine(self.settings, self.env, self.clock, old.store, old.enabled, observer=old.observer)
+
+    def _private_loop(self) -> asyncio.AbstractEventLoop:
+        with self._loop_lock:  # several threads may make their first search at once
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="websearch-loop", daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def _known(
+        self, name: str, lineup: Lineup | None = None, *, param: str = "provider", said: tuple[str, ...] = ()
+    ) -> str:
+        """`name` if `lineup` (this client's) has it; else InvalidSearchParams naming `param`, the
+        argument it came in, and what it may be: the lineup's ids after `said`, the other names
+        the caller checked for already."""
+        lineup = lineup or self.lineup
+        if name not in lineup:
+            names = ", ".join((*said, *lineup.ids))
+            raise InvalidSearchParams(param, f"{param} must be one of: {names}; got {json.dumps(name)}")
+        return name
+
+    def _storable(self, name: str) -> str:
+        """A provider id agent.db may hold a credential for: this client's, or any built-in one."""
+        if name in self.lineup or name in PROVIDERS:
+            return name
+        return self._known(name)
+
+
+def _unknown_params(params: Mapping[str, Any], exc: TypeError) -> InvalidSearchParams:
+    """The error for keywords `asearch` does not take, naming the first and the one meant."""
+    import inspect
+    from dataclasses import fields
+
+    from .._core._closest import meant
+
+    known = [f.name for f in fields(SearchParams) if f.init and f.name != "query" and not f.name.startswith("_")]
+    own = inspect.signature(WebSearch.asearch).parameters
+    known += [name for name in own if name not in ("self", "query", "params")] + ["num_results"]
+    unknown = sorted(set(params) - set(known))
+    if not unknown:
+        return InvalidSearchParams("params", f"unknown search parameter: {exc}")
+    name = unknown[0]
+    return InvalidSearchParams(
+        name, f"{name} is not a search parameter{meant(name, known)}; the parameters are: {', '.join(sorted(known))}"
+    )
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _check_engine_args(cache: object, deadline: object, hedge: object) -> None:
+    if cache not in ("use", "refresh", "off"):
+        raise InvalidSearchParams(
+            "cache", f"cache must be one of: use, refresh, off; got {json.dumps(cache, default=str)}"
+        )
+    for name, value in (("deadline", deadline), ("hedge", hedge)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise InvalidSearchParams(
+                name, f"{name} must be a positive number of seconds; got {json.dumps(value, default=str)}"
+            )
+
+
+def _names(value: Iterable[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _left_out(
+    param: str,
+    given: list[str],
+    excluded: frozenset[str],
+    usable: Callable[[str], bool],
+    lineup: Lineup,
+    ctx: ProviderContext,
+) -> tuple[tuple[str, ...], list[Notice]]:
+    """The providers `param` names (`given`, as given: `fanout=`, `providers=`) less the excluded
+    and those not usable here, and a notice for each of the two, saying which and why."""
+    ids, notices = tuple(dict.fromkeys(given)), list[Notice]()
+    out = [i for i in ids if i in excluded]
+    if out:
+        why = f"{', '.join(out)} excluded (by the setting providers.webSearchExclude or exclude=)"
+        notices.append(dropped(param, given, why))
+        ids = tuple(i for i in ids if i not in out)
+    missing = [i for i in ids if not usable(i)]
+    if missing:
+        why = "; ".join(f"{i}: {lineup.reason(i, ctx)}" for i in missing)
+        notices.append(dropped(param, given, f"not available here ({why})"))
+        ids = tuple(i for i in ids if i not in missing)
+    return ids, notices
+
+
+async def asearch(query: str, **params: Any) -> SearchResponse:
+    """Search with a short-lived client. For many searches, reuse a `WebSearch`."""
+    async with WebSearch() as client:
+        return await client.asearch(query, **params)
+
+
+#: Clients that have searched and are not closed yet: closed at exit, so a script that never
+#: calls `close` (`ws = WebSearch(); ws.search(...)`) ends without aiohttp's "Unclosed client
+#: session" lines and with its hit and miss counts written. Weak: a client dropped before exit
+#: is not kept, and closes itself (`WebSearch.__del__`).
+_UNCLOSED: Final[weakref.WeakSet[WebSearch]] = weakref.WeakSet()
+
+
+def _close_at_exit(client: WebSearch) -> None:
+    _UNCLOSED.add(client)
+    client._armed = True  # a flag, not a look in the set: a search checks it (the set makes a weakref)
+
+
+def _close_unclosed() -> None:
+    for client in list(_UNCLOSED):
+        with contextlib.suppress(Exception):  # at exit: one client's failure must not keep the rest open
+            client._close(_CLOSE_WITHIN)
+
+
+async def _cancel_all_but(closing: Coroutine[Any, Any, None]) -> None:
+    """Cancel every task on the running loop but this one and `closing` (a client's `aclose`,
+    which, when it could not finish, is left to be reported pending), and wait for them: the
+    searches a close did not end (a request it cut whose end has not run yet, a wait on a
+    transport of the caller's) end cancelled, and their blocking callers with them."""
+    current = asyncio.current_task()
+    pending = [task for task in asyncio.all_tasks() if task is not current and task.get_coro() is not closing]
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=_CLOSE_WITHIN)
+
+
+#: Seconds a client closed for its user (left open at exit, or dropped without `close`) may take.
+_CLOSE_WITHIN: Final = 5.0
+atexit.register(_close_unclosed)
+
+
+def _forked() -> None:
+    global _default_lock
+    _default_lock = threading.Lock()  # another thread may have held it at the fork
+    for client in list(_UNCLOSED):
+        client._after_fork()
+
+
+in_child(_forked)
+
+
+_default: WebSearch | None = None
+_default_lock = threading.Lock()
+
+
+def search(query: str, **params: Any) -> SearchResponse:
+    """Blocking search through a process-wide client (closed at exit)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = WebSearch()  # closed at exit, as every client left open is
+    return _default.search(query, **params)

@@ -1,0 +1,239 @@
+"""The leaf checkers of settings: each takes a key (or the name a message gives the value) and a
+value, and raises ConfigError in the words every refusal uses (`<name> must be ...; got ...`).
+
+A leaf on purpose: it imports nothing of websearch but its errors, so `_settings` can check every
+key as it reads the file without importing what reads them (`_pacing`, `_serve._config`), and
+those modules take their parsers (`parse_rate`, `check_http_url`, `is_loopback`, the `[serve]`
+checks) from here.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from ..errors import ConfigError
+
+__all__ = [
+    "MAX_DELAY_MS",
+    "MIN_TOKEN_CHARS",
+    "RateLimit",
+    "boolean",
+    "check_http_url",
+    "check_serve_setting",
+    "check_token",
+    "delay_ms",
+    "endpoint",
+    "is_loopback",
+    "mcp_format",
+    "non_negative",
+    "origins",
+    "pacing_rate",
+    "parse_rate",
+    "positive",
+    "rate_limit",
+    "setting_tokens",
+    "state_backend",
+    "string",
+    "whole_number",
+    "without_userinfo",
+]
+
+#: Longest Exa pacing delay accepted: an hour (1e12 ms would stall every search for ever).
+MAX_DELAY_MS: Final = 3_600_000
+MIN_TOKEN_CHARS: Final = 16
+#: RFC 6750's b64token: what may follow "Bearer " in an Authorization header.
+_TOKEN_RE: Final = re.compile(r"[A-Za-z0-9._~+/-]+=*")
+_LOOPBACK_NAMES: Final = frozenset({"localhost", "ip6-localhost"})
+_RATE_RE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*")
+_UNITS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0}
+_USERINFO: Final = re.compile(r"^(\s*[A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+
+
+def string(key: str, value: Any) -> None:
+    """A string."""
+    if not isinstance(value, str):
+        raise ConfigError(f"setting {key} must be a string; got {value!r}")
+
+
+def boolean(key: str, value: Any) -> None:
+    """true or false (a TOML boolean)."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"setting {key} must be true or false; got {value!r}")
+
+
+def positive(key: str, value: Any) -> None:
+    """A finite number above 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ConfigError(f"setting {key} must be a positive number; got {value!r}")
+
+
+def non_negative(key: str, value: Any) -> None:
+    """A finite number, 0 or more."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        raise ConfigError(f"setting {key} must be a number, 0 or more; got {value!r}")
+
+
+def whole_number(key: str, value: Any) -> None:
+    """A whole number, 1 or more."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"setting {key} must be a whole number of at least 1; got {value!r}")
+
+
+def delay_ms(key: str, value: Any) -> None:
+    """Milliseconds, from 0 to an hour."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_DELAY_MS:
+        raise ConfigError(f"setting {key} must be a number of milliseconds from 0 to {MAX_DELAY_MS}; got {value!r}")
+
+
+def state_backend(key: str, value: Any) -> None:
+    """One of the state stores."""
+    if value not in ("memory", "sqlite", "redis"):
+        raise ConfigError(f"setting {key} is {value!r}; use one of: memory, sqlite, redis")
+
+
+def mcp_format(key: str, value: Any) -> None:
+    """One of the MCP tool's output formats."""
+    if value not in ("blocks", "summary"):
+        raise ConfigError(f"setting {key} is {value!r}; use one of: blocks, summary")
+
+
+def endpoint(key: str, value: Any) -> None:
+    """A string that is an http(s) URL with a host."""
+    string(key, value)
+    check_http_url(f"setting {key}", value)
+
+
+def check_http_url(name: str, value: str) -> None:
+    """ConfigError unless `value` is an http(s) URL with a host (`name` says where it was set):
+    anything else fails at every search, in aiohttp's words."""
+    try:
+        parts = urlsplit(value.strip())
+        fine = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 - a port that is no number raises here
+    except ValueError:
+        fine = False
+    if not fine:
+        raise ConfigError(f"{name} must be an http:// or https:// URL with a host; got {without_userinfo(value)!r}")
+
+
+def without_userinfo(url: str) -> str:
+    """`url` with any `user:password@` before its host shown as `***@`: a gateway's or a proxy's
+    URL may carry credentials, and a message quoting the URL must not carry them on. Textual,
+    so a URL too broken to parse is covered too."""
+    return _USERINFO.sub(r"\1***@", url)
+
+
+def is_loopback(host: str) -> bool:
+    """`localhost` or a loopback address (127.0.0.0/8, ::1), with or without IPv6 brackets."""
+    name = host.strip().lower().removeprefix("[").removesuffix("]")
+    if name in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_rate(text: str) -> float:
+    """Requests per second from "1/s", "30/min", "100/h"; ConfigError otherwise."""
+    match = _RATE_RE.fullmatch(text) if isinstance(text, str) else None
+    if match is None or float(match.group(1)) <= 0:
+        raise ConfigError(f'a pacing rate must read like "1/s", "30/min" or "100/h"; got {text!r}')
+    return float(match.group(1)) / _UNITS[match.group(2)[0]]
+
+
+def pacing_rate(key: str, value: Any) -> None:
+    """A `[pacing]` entry: a rate, or 0 / "0" / "off"."""
+    if value not in (0, "0", "off"):
+        try:
+            parse_rate(value)
+        except ConfigError as exc:
+            raise ConfigError(f"setting {key}: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """A per-token request budget: `burst` requests at once, refilled at `rate` per second
+    ("60/min" is 60 at once, then one a second)."""
+
+    text: str
+    rate: float
+    burst: float
+
+
+def rate_limit(value: Any) -> RateLimit | None:
+    """`serve.rate_limit` parsed: None when unset or off."""
+    if value is None or value in (0, "0", "off", ""):
+        return None
+    try:
+        rate = parse_rate(value)
+    except ConfigError:
+        raise ConfigError(
+            f'setting serve.rate_limit must read like "60/min", "5/s" or "1000/h"; got {value!r}'
+        ) from None
+    burst = float(str(value).split("/")[0])
+    return RateLimit(str(value).strip(), rate, max(1.0, burst))
+
+
+def check_token(token: str, where: str) -> None:
+    """A token fit to be a password and to travel in a header; the message never shows it."""
+    if len(token) < MIN_TOKEN_CHARS:
+        raise ConfigError(f"{where} is too short: a token must have at least {MIN_TOKEN_CHARS} characters")
+    if not _TOKEN_RE.fullmatch(token):
+        raise ConfigError(f"{where} has characters a bearer token cannot carry (use letters, digits and -._~+/)")
+
+
+def setting_tokens(value: Any) -> list[str]:
+    """`serve.tokens`: a list from settings.toml, or `WEBSEARCH_SERVE_TOKENS`, comma-separated."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        tokens = [t.strip() for t in value.split(",") if t.strip()]
+        where = "WEBSEARCH_SERVE_TOKENS"
+    elif isinstance(value, list) and all(isinstance(t, str) for t in value):
+        tokens, where = value, "setting serve.tokens"
+    else:
+        raise ConfigError("setting serve.tokens must be a list of strings")
+    for i, token in enumerate(tokens, 1):
+        check_token(token, f"token {i} of {where}")
+    return tokens
+
+
+def origins(key: str, value: Any) -> list[str]:
+    """`serve.cors_origins`: "*" or origins (scheme://host[:port]), without a trailing slash."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"setting {key} must be a list of origins such as 'https://chat.example.org'")
+    for origin in value:
+        if origin == "*":
+            continue
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
+            raise ConfigError(
+                f"setting {key}: {origin!r} is not an origin (scheme://host[:port], no path), such as "
+                "'https://chat.example.org'"
+            )
+    return [origin.rstrip("/") for origin in value]
+
+
+def check_serve_setting(key: str, value: Any) -> None:
+    """Check one `[serve]` value of settings.toml."""
+    name = key.removeprefix("serve.")
+    if name == "tokens":
+        if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+            raise ConfigError(f"setting {key} must be a list of strings")
+        setting_tokens(value)
+    elif name == "rate_limit":
+        rate_limit(value)
+    elif name == "log_queries":
+        boolean(key, value)
+    elif name == "cors_origins":
+        origins(key, value)
+    elif name in ("max_query_chars", "max_limit", "max_fanout", "max_connections"):
+        whole_number(key, value)
+    elif name in ("max_body_kb", "max_deadline", "grace_period", "request_timeout"):
+        positive(key, value)
