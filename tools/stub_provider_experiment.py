@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
-from .._registry import PROVIDERS
-from .._types import ProviderResult, SearchParams
-from .._wire import HttpRequest, HttpResponse
+from .._core._registry import PROVIDERS
+from .._core._types import ProviderResult, SearchParams
+from .._core._wire import HttpRequest, HttpResponse
 from ._base import HttpProvider, Plan, Support, as_list, as_str, count, make_source
 
 URL: Final = "https://stub.invalid/search"
@@ -90,9 +90,9 @@ from typing import Final
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._registry import PROVIDERS
-from .._types import SearchSource
-from .._wire import HttpResponse
+from .._core._registry import PROVIDERS
+from .._core._types import SearchSource
+from .._core._wire import HttpResponse
 from ._base import Plan
 from ._html import browser_headers, keep, node_text, web_url
 from ._kit import QUERY, Challenge, KeylessEngine, Params
@@ -223,7 +223,9 @@ def run(copy: Path, python: Path, position: str, registry: str) -> list[str]:
     (copy / "src/websearch/_core/_registry.py").write_text(place(registry, position))
     (copy / "README.md").write_bytes((ROOT / "README.md").read_bytes())  # the list of the previous position
     generate = [str(python), "-m", "websearch._engine._capabilities", "docs/parameters.md", "--readme", "README.md"]
-    subprocess.run(generate, cwd=copy, capture_output=True, check=True)
+    generated = subprocess.run(generate, cwd=copy, capture_output=True, text=True)
+    if generated.returncode:
+        raise SystemExit(f"generating the provider lists failed:\n{generated.stderr[-2000:]}")
     order = subprocess.run(
         [str(python), "-c", "import websearch.providers as p; print(p.SEARCH_PROVIDER_ORDER.index('stubsearch'))"],
         cwd=copy,
