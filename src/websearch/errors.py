@@ -6,7 +6,7 @@ WebSearchError
  ├── ConfigError                            settings.toml or a credential is malformed
  ├── SearchFailedError                      raised by SearchResponse.raise_for_error()
  ├── StoreUnavailable                       the state store cannot serve a call; `reason` says why
- └── SearchProviderError                    one provider failed: provider, message, status  kind
+ ├── SearchProviderError                    one provider failed: provider, message, status  kind
       ├── MissingCredentialError            no key/token for that provider                  missing_credential
       ├── AuthenticationFailed              the key or login was refused (401, 403, ...)    auth
       ├── QuotaExhausted                    out of credits, or over the plan's budget       quota
@@ -19,6 +19,18 @@ WebSearchError
       ├── ProviderTimeoutError              the upstream did not answer in time             timeout
       └── ProviderConnectionError           refused, reset, broken body                     connection
            └── NetworkUnreachable           this machine: no lookup, no route, no proxy     connection
+ └── FetchError                             a page could not be read: url, message, status  kind
+      ├── UrlNotAllowed                     a scheme, address or host the fetch policy bars not_allowed
+      ├── RobotsDisallowed                  the site's robots.txt forbids the page          robots
+      ├── TooManyRedirects                  more hops than the limit (10)                   redirects
+      ├── FetchHttpError                    the server answered 4xx or 5xx (`status`)       http_status
+      ├── PageBlocked                       a bot challenge instead of the page             blocked
+      ├── FetchTooLarge                     the body passed `[fetch] max_mb`                too_large
+      ├── UnsupportedContent                a type no reader reads (`content_type`)         unsupported_type
+      ├── NeedsJavascript                   a page whose text only scripts would write      needs_javascript
+      ├── NoText                            a document with no text (an image-only PDF)     no_text
+      ├── FetchTimeout                      the deadline came before the page               timeout
+      └── FetchConnectionError              refused, reset, a name that does not resolve   connection
 ```
 
 Every class has a `kind` (the last column), which `--format json` shows as an attempt's
@@ -40,21 +52,33 @@ __all__ = [
     "Blocked",
     "ConfigError",
     "ConfigWarning",
+    "FetchConnectionError",
+    "FetchError",
+    "FetchHttpError",
+    "FetchTimeout",
+    "FetchTooLarge",
     "InsecureConfigWarning",
     "InvalidResponse",
     "InvalidSearchParams",
     "MissingCredentialError",
+    "NeedsJavascript",
     "NetworkUnreachable",
     "NoResults",
+    "NoText",
+    "PageBlocked",
     "ProviderConnectionError",
     "ProviderTimeoutError",
     "QuotaExhausted",
     "RateLimited",
     "RequestRejected",
+    "RobotsDisallowed",
     "SearchFailedError",
     "SearchProviderError",
     "StoreUnavailable",
+    "TooManyRedirects",
+    "UnsupportedContent",
     "UpstreamUnavailable",
+    "UrlNotAllowed",
     "WebSearchError",
 ]
 
@@ -223,6 +247,117 @@ class NetworkUnreachable(ProviderConnectionError):
     route to its network, or the proxy could not be reached. That tells of this machine's network
     (offline, DNS down), not of the provider, so it opens no circuit: one offline machine must not
     mark every provider down for all the others sharing a store."""
+
+
+class FetchError(WebSearchError):
+    """A page could not be read (`fetch`, and each page `research` reads). `url` is the address
+    asked for (or the hop that failed), `status` the HTTP status when there was one,
+    `content_type` the type the server declared when it matters. Messages name the URL and say
+    what to do; they never hold a secret (a URL's user and password are removed)."""
+
+    kind: ClassVar[str] = "error"
+
+    def __init__(
+        self,
+        url: str,
+        message: str,
+        status: int | None = None,
+        *,
+        content_type: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.url = url
+        self.message = message
+        self.status = status
+        self.content_type = content_type
+        self.retry_after = retry_after
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(url={self.url!r}, message={self.message!r}, status={self.status!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_fetch, (type(self), self.url, self.message, self.status, self.content_type, self.retry_after))
+
+
+class UrlNotAllowed(FetchError):
+    """The URL is not one websearch fetches: not http(s), a name that resolves to a loopback,
+    private, link-local, metadata or otherwise reserved address (any of its addresses), a
+    redirect into one, or a host outside `[fetch] allow_hosts` when that is set."""
+
+    kind = "not_allowed"
+
+
+class RobotsDisallowed(FetchError):
+    """The site's robots.txt forbids websearch this page (`[fetch] robots = false` overrides)."""
+
+    kind = "robots"
+
+
+class TooManyRedirects(FetchError):
+    """The redirects went on past the limit (10 hops)."""
+
+    kind = "redirects"
+
+
+class FetchHttpError(FetchError):
+    """The server answered with an error status (4xx, 5xx); `status` keeps it."""
+
+    kind = "http_status"
+
+
+class PageBlocked(FetchError):
+    """The server answered with a bot challenge or CAPTCHA page instead of the page."""
+
+    kind = "blocked"
+
+
+class FetchTooLarge(FetchError):
+    """The body (after decompression) passed the size cap, `[fetch] max_mb`."""
+
+    kind = "too_large"
+
+
+class UnsupportedContent(FetchError):
+    """A content type no reader turns into text (an image, an archive, audio...); `content_type`."""
+
+    kind = "unsupported_type"
+
+
+class NeedsJavascript(FetchError):
+    """The page is an application shell: large HTML whose text only its scripts would write. A
+    browser-based reader is needed; websearch does not run scripts."""
+
+    kind = "needs_javascript"
+
+
+class NoText(FetchError):
+    """The document has no text to give: an image-only (scanned) PDF, an empty page."""
+
+    kind = "no_text"
+
+
+class FetchTimeout(FetchError):
+    """The deadline came before the page was read (a slow server, a body that drips)."""
+
+    kind = "timeout"
+
+
+class FetchConnectionError(FetchError):
+    """The connection could not be made or broke: refused, reset, a name that does not resolve."""
+
+    kind = "connection"
+
+
+def _rebuild_fetch(
+    cls: type[FetchError],
+    url: str,
+    message: str,
+    status: int | None,
+    content_type: str | None,
+    retry: float | None,
+) -> FetchError:
+    return cls(url, message, status, content_type=content_type, retry_after=retry)
 
 
 def _rebuild(
