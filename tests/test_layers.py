@@ -5,6 +5,7 @@ reads them; one declared table of settings."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -191,3 +192,17 @@ def test_each_kind_of_setting_is_checked_when_read(key: str, value: object, mess
     with pytest.raises(ConfigError) as caught:
         Settings({key: value}, {})
     assert str(caught.value).startswith(message)
+
+
+def test_nothing_writes_a_deadline_or_a_choice_onto_a_context() -> None:
+    # One Budget per search, passed down as an argument; each attempt gets a context of its own
+    # (`ProviderContext.for_attempt`). Written onto the search's shared context, a hedged
+    # attempt's `explicit` and a fan-out's soft deadline leaked into the other attempts.
+    pattern = re.compile(r"\bctx\.(deadline|soft_deadline|explicit|budget)\s*=(?!=)")
+    found = [
+        f"{path.relative_to(SRC)}:{number}"
+        for path in sorted((SRC / "websearch").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []

@@ -110,8 +110,7 @@ class Lab:
         config.mkdir(mode=0o700)
         base = key_env(provider, config, KEY) if env is None else {"WEBSEARCH_CONFIG_DIR": str(config), **env}
         ctx: ProviderContext = provider_context(config, base, FakeClock())
-        ctx.explicit = explicit
-        return ctx
+        return ctx.for_attempt(ctx.budget, explicit=explicit)
 
     def scenarios(self, provider: str) -> list[Scenario]:
         found = self._scenarios.get(provider)

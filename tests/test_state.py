@@ -22,6 +22,7 @@ import pytest
 
 from conftest import FakeClock, RedisServer, held_at_fork
 from websearch import ConfigError
+from websearch._core._budget import Budget
 from websearch._core._clock import SystemClock
 from websearch._core._settings import Settings
 from websearch._state import (
@@ -34,7 +35,7 @@ from websearch._state import (
     open_store,
 )
 from websearch._state import Unavailable as UnavailableStore
-from websearch._state._store import DEADLINE, Budget, StoreDeadline
+from websearch._state._store import DEADLINE, StoreDeadline, StoreWait
 from websearch._state.redis import RedisStore
 from websearch._state.sqlite import BUSY_TIMEOUT
 
@@ -535,11 +536,11 @@ async def test_redis_waits_in_a_queue_that_moves_and_fails_one_that_is_stuck(
 
 
 @contextmanager
-def search_deadline(seconds: float, max_wait: float = float("inf")) -> Iterator[Budget]:
+def search_deadline(seconds: float, max_wait: float = float("inf")) -> Iterator[StoreWait]:
     """Store calls made here belong to a search with `seconds` left and `max_wait` seconds to wait
     for the store in all (as the engine sets it; unbounded unless given)."""
     clock = SystemClock()
-    budget = Budget(clock, clock.monotonic() + seconds, max_wait)
+    budget = StoreWait(Budget.start(clock, seconds), max_wait)
     bound = DEADLINE.set(budget)
     try:
         yield budget

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from websearch._core._budget import Budget
 from websearch._http._transport import json_text
 from websearch.providers import HttpRequest, HttpResponse
 
@@ -96,7 +97,7 @@ async def test_a_request_is_cut_to_the_whole_millisecond_below_what_remains_of_t
     ctx = ProviderContext({}, Settings.load(tmp_path, {}), CredentialStore(tmp_path / "agent.db"), Bounding(), clock)  # type: ignore[arg-type]
     request = HttpRequest("GET", "http://127.0.0.1/search", {})
     for remaining, cut in [(2.5009, 2.5), (2.5001, 2.5), (0.0004, 0.001), (90.0, None)]:
-        ctx.deadline = clock.monotonic() + remaining
+        ctx = ctx.for_attempt(Budget.start(clock, remaining), explicit=False)
         await ctx.send("brave", request)
         assert sent[-1].timeout == cut
     assert _timeout(2.5) is _timeout(2.5)

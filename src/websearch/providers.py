@@ -15,7 +15,8 @@ one class per kind of failure, are in `websearch.errors`.
 - `Plan`: what a provider decided for one search before anything is sent: the request, the
   notices of what it changed, the limit, the instant it was made.
 - `ProviderContext`: the injected world of one search: env, settings, credentials, transport,
-  clock, deadline (`ctx.endpoint(...)` honours `WEBSEARCH_<ID>_BASE_URL`).
+  clock, the attempt's `budget` (when the search must be over; `ctx.deadline` reads its end) and
+  whether the provider was chosen `explicit`ly (`ctx.endpoint(...)` honours `WEBSEARCH_<ID>_BASE_URL`).
 - `ProviderInfo`: what the chain knows of a provider before importing it: `id`, `label`, and
   `keyless=True` or the `env_keys` whose presence makes it available.
 - `ProviderId`: a provider's id (`"brave"`), a `str`.

@@ -44,11 +44,9 @@ class Budget:
         left = self.remaining()
         return left is not None and left <= 0
 
-    def with_soft_end(self, seconds: float) -> Budget:
-        """The same budget with a soft end `seconds` from now (a fan-out's attempts)."""
-        if self.clock is None:
-            raise ValueError("a budget without a clock has no 'now' to count a soft end from")
-        return Budget(self.clock, self.ends, self.clock.monotonic() + seconds)
+    def with_soft_end(self, soft_ends: float) -> Budget:
+        """The same budget with a soft end at `soft_ends` (a fan-out's attempts)."""
+        return Budget(self.clock, self.ends, soft_ends)
 
     def __repr__(self) -> str:
         return f"Budget(ends={self.ends!r}, soft_ends={self.soft_ends!r})"

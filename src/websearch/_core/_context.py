@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ProviderTimeoutError
+from ._budget import NO_DEADLINE, Budget
 from ._checks import check_http_url
 from ._clock import Clock
 from ._credentials import CredentialStore
@@ -182,17 +183,38 @@ class ProviderContext:
     transport: SendsRequests | None  # None for availability checks, which never send
     clock: Clock
     api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
-    #: True while the provider being asked was chosen explicitly (`provider=`, or the preference).
+    #: True in an attempt at a provider chosen explicitly (`provider=`, the preference, a fan-out).
     explicit: bool = False
-    #: When the whole search must be over, on `clock.monotonic()` (None: no deadline).
-    deadline: float | None = None
-    #: In a fan-out, when its soft deadline comes, on `clock.monotonic()`: an engine that pages
-    #: stops there and serves the pages it has (the fan-out cancels what is still running).
-    soft_deadline: float | None = None
+    #: The time of the search this context's attempt belongs to (`Budget.ends`: when it must be
+    #: over; `soft_ends`: when a fan-out's pages stop). The walk gives each attempt its own
+    #: context (`for_attempt`); nothing assigns a budget onto a shared one.
+    budget: Budget = NO_DEADLINE
     #: The client's per-request timeout (None: the setting `http.timeout`), for a provider whose
     #: own budget is reckoned from it (a turn of several requests, a slow mode's longer one).
     timeout: float | None = None
-    _filters: tuple[SearchParams, Filters, list[Notice]] | None = field(default=None, repr=False)
+    #: The richer parameters normalised once per search, shared by its attempts' contexts.
+    _filters: list[tuple[SearchParams, Filters, list[Notice]]] = field(default_factory=list, repr=False)
+
+    @property
+    def deadline(self) -> float | None:
+        """When the search must be over, on `clock.monotonic()` (None: no deadline)."""
+        return self.budget.ends
+
+    def for_attempt(self, budget: Budget, *, explicit: bool) -> ProviderContext:
+        """This search's context for one attempt: the same world, with the attempt's budget and
+        whether its provider was chosen explicitly (a new value; this one is not changed)."""
+        return ProviderContext(
+            self.env,
+            self.settings,
+            self.credentials,
+            self.transport,
+            self.clock,
+            self.api_keys,
+            explicit,
+            budget,
+            self.timeout,
+            self._filters,
+        )
 
     def filters(self, params: SearchParams) -> Filters:
         """The normalised richer parameters (`websearch._core._filters`), computed once per search."""
@@ -206,12 +228,12 @@ class ProviderContext:
 
     def _resolve(self, params: SearchParams) -> tuple[SearchParams, Filters, list[Notice]]:
         """One slot: a context serves one search, so it sees one `SearchParams`."""
-        cached = self._filters
-        if cached is None or cached[0] is not params:
+        slot = self._filters
+        if not slot or slot[0][0] is not params:
             from ._filters import resolve_filters
 
-            cached = self._filters = (params, *resolve_filters(params, self.clock.now()))
-        return cached
+            slot[:] = [(params, *resolve_filters(params, self.clock.now()))]
+        return slot[0]
 
     def endpoint(self, provider_id: str, url: str) -> str:
         """`url` with scheme, host and port replaced by `WEBSEARCH_<ID>_BASE_URL` when set.
@@ -249,9 +271,10 @@ class ProviderContext:
         (`bounds_each_request`), a search made only of requests then keeps its deadline without
         a timer of its own (a timer costs about 10 us a search)."""
         transport = self._transport()
-        if self.deadline is None:
+        ends = self.budget.ends
+        if ends is None:
             return transport.send(provider_id, request)
-        remaining = self.deadline - self.clock.monotonic()
+        remaining = ends - self.clock.monotonic()
         own = request.timeout if request.timeout is not None else transport.timeout
         if own is not None and own <= remaining:
             return transport.send(provider_id, request)

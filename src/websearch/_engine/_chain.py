@@ -10,12 +10,12 @@ provider's id or an error's text. Cancellation is never swallowed.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
+from .._core._budget import NO_DEADLINE, Budget
 from .._core._context import DeadlineReached, too_late
 from .._core._notices import Notice, fallback, not_supported, partial, results_dropped
 from .._core._skip import Skip
@@ -79,7 +79,7 @@ class Guards(Protocol):
     """What the engine checks around each attempt: health and pacing before, health and the plan
     rate the answer reported (`ProviderResult.plan_rate`, the provider's pace from then on) after."""
 
-    async def before(self, info: ProviderInfo, ctx: ProviderContext) -> Skip | None: ...
+    async def before(self, info: ProviderInfo, ctx: ProviderContext, budget: Budget) -> Skip | None: ...
 
     async def after(
         self, info: ProviderInfo, ctx: ProviderContext, error: BaseException | None, plan_rate: float | None
@@ -88,12 +88,12 @@ class Guards(Protocol):
 
 @dataclass(slots=True)
 class Walk:
-    """How to walk: the engine's `guards`, a `deadline` (on the context clock's monotonic time)
-    for the whole search, and `hedge`: seconds after which the next provider starts alongside.
+    """How to walk: the engine's `guards`, the search's `budget` (each attempt's context is given
+    it, `ProviderContext.for_attempt`), and `hedge`: seconds after which the next provider starts alongside.
     Read only; not frozen, because one is made per search and a frozen one costs three times as much."""
 
     guards: Guards | None = None
-    deadline: float | None = None
+    budget: Budget = NO_DEADLINE
     hedge: float | None = None
 
 
@@ -132,7 +132,6 @@ async def run_search(
     if not chain:
         return SearchResponse(provider="none", query=params.query, notices=tuple(notices), error=NO_PROVIDER_MESSAGE)
 
-    ctx.deadline = walk.deadline
     attempts: list[Attempt] = []
     served_by_fallback: str | None = None
     walked = chain
@@ -170,20 +169,20 @@ async def _walk(
     answer winning and the others cancelled (their attempts say so)."""
     if walk.hedge is None:
         for provider_id in ids:
-            ctx.explicit = provider_id == chosen  # one attempt at a time: the context is this search's own
-            result, attempt = await guarded(lineup, lineup.info(provider_id), params, ctx, walk)
+            own = ctx.for_attempt(walk.budget, explicit=provider_id == chosen)
+            result, attempt = await guarded(lineup, lineup.info(provider_id), params, own, walk)
             attempts.append(attempt)
             if result is not None:
                 return provider_id, result
         return None
-    await transport_ready(ctx, walk.deadline)  # the hedge counts from the first request, not from the import
+    await transport_ready(ctx, walk.budget)  # the hedge counts from the first request, not from the import
     clock, waiting = ctx.clock, list(ids)
     running: dict[asyncio.Task[tuple[ProviderResult | None, Attempt]], tuple[int, str, float]] = {}
     ended: list[tuple[int, Attempt]] = []  # (start order, attempt): recorded in the order they started
 
     def start() -> None:
         provider_id = waiting.pop(0)
-        own = dataclasses.replace(ctx, explicit=provider_id == chosen)  # attempts run side by side
+        own = ctx.for_attempt(walk.budget, explicit=provider_id == chosen)
         task = asyncio.ensure_future(guarded(lineup, lineup.info(provider_id), params, own, walk))
         running[task] = (len(ids) - len(waiting) - 1, provider_id, clock.monotonic())
 
@@ -216,31 +215,31 @@ async def _walk(
         attempts.extend(attempt for _, attempt in sorted(ended, key=lambda pair: pair[0]))
 
 
-async def transport_ready(ctx: ProviderContext, deadline: float | None) -> None:
+async def transport_ready(ctx: ProviderContext, budget: Budget) -> None:
     """The built-in transport of a fresh process loaded (aiohttp's import, about 0.2 s), waiting
-    until `deadline` at most. A walk whose clock counts from its first attempt (the hedge, the
+    until the `budget`'s end at most. A walk whose clock counts from its first attempt (the hedge, the
     fan-out's soft deadline) waits for it first: counted in the first attempt, it started the
     hedge's second provider beside a first one that answered at once."""
     if ctx.transport is not None:
-        await ctx.transport.ready(None if deadline is None else deadline - ctx.clock.monotonic())
+        await ctx.transport.ready(budget.remaining())
 
 
 async def guarded(
     lineup: Lineup, info: ProviderInfo, params: SearchParams, ctx: ProviderContext, walk: Walk
 ) -> tuple[ProviderResult | None, Attempt]:
     """One attempt inside the engine's checks and the search's deadline."""
-    clock = ctx.clock
-    remaining = None if walk.deadline is None else walk.deadline - clock.monotonic()
+    budget = walk.budget
+    remaining = budget.remaining()
     if remaining is not None and remaining <= 0:
         message = f"{info.label} was not asked: the search's deadline had passed"
         return None, Attempt(info.id, None, message, 0.0, "timeout", skipped="deadline")
     if walk.guards is not None:
-        skip = await walk.guards.before(info, ctx)
+        skip = await walk.guards.before(info, ctx, budget)
         if skip is not None:
             return None, Attempt(
                 info.id, None, skip.message, 0.0, skip.kind, skipped=skip.reason, until=iso(skip.until)
             )
-        remaining = None if walk.deadline is None else walk.deadline - clock.monotonic()
+        remaining = budget.remaining()
     result, attempt, error = await _attempt(lineup, info, params, ctx, remaining)
     if walk.guards is not None:
         await walk.guards.after(info, ctx, error, None if result is None else result.plan_rate)
@@ -288,7 +287,7 @@ async def _within(
         return await impl.search(plan, ctx)
     try:
         if (
-            ctx.deadline is not None
+            ctx.budget.ends is not None
             and ctx.transport is not None
             and ctx.transport.bounds_each_request
             and impl.requests_only()

@@ -26,9 +26,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
+from .._core._budget import Budget
 from .._core._clock import wall_seconds
 from .._core._notices import CutShort, local_state
-from .._state._store import DEADLINE, MAX_WAIT, Budget
+from .._state._store import DEADLINE, MAX_WAIT, StoreWait
 from ._cache import PREFIX, cache_key, copy_of, decode, encode, encode_copy, entry_ttl
 from ._chain import Walk, fallback_tier_ids, run_search, transport_ready
 from ._fanout import Fanout, run_fanout
@@ -194,16 +195,16 @@ class Engine:
     ) -> SearchResponse:
         """One search through the cache, single-flight, guards and deadline; a `fanout` asks
         its providers at once instead of walking the chain. The observer, if any, hears of it."""
-        ends = self.clock.monotonic() + self.deadline_for(params, deadline)
+        budget = Budget.start(self.clock, self.deadline_for(params, deadline))
         hedge = self._hedge if hedge is None else hedge
-        search = _Search(params, ctx, lineup, provider, preferred, excluded, fanout, cache, ends, hedge)
+        search = _Search(params, ctx, lineup, provider, preferred, excluded, fanout, cache, budget, hedge)
         if not self.enabled:
             response, joined = await search.run(None), False
         elif self._resilient is not None and self._resilient.direct is not None:
             response, joined = await self._search(search)  # in process: no waits
         else:
             # A shared store's calls for this search wait no longer, and no longer than `max_wait` in all.
-            bound = DEADLINE.set(Budget(self.clock, ends, self.max_wait))
+            bound = DEADLINE.set(StoreWait(budget, self.max_wait))
             try:
                 response, joined = await self._search(search)
             finally:
@@ -238,7 +239,7 @@ class Engine:
         response, joined = await self._flights.lead_or_follow(
             key,
             functools.partial(search.run, _Guards(self, search.lineup)),
-            ends=search.ends,
+            budget=search.budget,
             cache="off" if search.cache == "use" and not caching else search.cache,
             entry=functools.partial(self._entry, search, key, direct) if caching else _uncached,
         )
@@ -371,7 +372,7 @@ class _Guards:
         first needed, as most searches take none."""
         return f"{_PROCESS}:{os.getpid()}:{next(_SEARCHES)}"
 
-    async def before(self, info: ProviderInfo, ctx: ProviderContext) -> Skip | None:
+    async def before(self, info: ProviderInfo, ctx: ProviderContext, budget: Budget) -> Skip | None:
         health = self.engine.health()
         if not health.unrecorded(info.id):
             skip, recorded = await health.check(
@@ -384,9 +385,8 @@ class _Guards:
         pacer = self.engine.pacer()
         if not pacer.paces(info.id):
             return None
-        await transport_ready(ctx, ctx.deadline)  # a cold process's HTTP stack loads before a slot is taken
-        remaining = None if ctx.deadline is None else ctx.deadline - ctx.clock.monotonic()
-        return await pacer.wait(info.id, info.label, remaining)
+        await transport_ready(ctx, budget)  # a cold process's HTTP stack loads before a slot is taken
+        return await pacer.wait(info.id, info.label, budget)
 
     async def after(
         self, info: ProviderInfo, ctx: ProviderContext, error: BaseException | None, plan_rate: float | None
@@ -417,12 +417,12 @@ class _Search:
     excluded: frozenset[str]
     fanout: Fanout | None
     cache: CacheMode
-    ends: float
+    budget: Budget
     hedge: float | None
 
     async def run(self, guards: Guards | None) -> SearchResponse:
         """The chain, or the fan-out, each attempt behind `guards`."""
-        walk = Walk(guards, self.ends, self.hedge)
+        walk = Walk(guards, self.budget, self.hedge)
         if self.fanout is not None:
             return await run_fanout(self.params, self.ctx, self.lineup, self.fanout, walk)
         return await run_search(

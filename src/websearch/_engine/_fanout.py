@@ -4,7 +4,7 @@ Every provider starts together, each inside the engine's guards (cooldowns, paci
 search's deadline, as in the chain. The walk ends when every provider has ended, or when at
 least one has answered and the soft deadline (default 5 s) has passed; the stragglers are then
 cancelled and their attempts say so. An engine that pages stops paging at the soft deadline and
-serves the pages it has (`ProviderContext.soft_deadline`), so a polite gap between its pages
+serves the pages it has (`Budget.soft_ends`, in each attempt's `ctx.budget`), so a polite gap between its pages
 does not cost it the first ones. Sources are fused (`websearch._engine._fusion`: reciprocal-rank
 fusion, agreement first); the first answer in fan-out order is the response's answer and every
 answer is kept in `answers`. A fan-out fails only when every provider failed; a partial one
@@ -16,7 +16,6 @@ available keyless engine.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -72,15 +71,12 @@ async def run_fanout(
     if not ids:
         error = f"{name}: no provider to fan out over is available"
         return SearchResponse(provider=name, query=params.query, notices=tuple(said), error=error)
-    ctx.deadline = walk.deadline
-    await transport_ready(ctx, walk.deadline)  # the soft deadline counts from the requests, not the import
+    await transport_ready(ctx, walk.budget)  # the soft deadline counts from the requests, not the import
     loop = asyncio.get_running_loop()
     soft_end = loop.time() + soft_deadline
-    soft = ctx.clock.monotonic() + soft_deadline
+    budget = walk.budget.with_soft_end(ctx.clock.monotonic() + soft_deadline)
     tasks = {
-        asyncio.ensure_future(
-            guarded(lineup, lineup.info(i), params, dataclasses.replace(ctx, explicit=True, soft_deadline=soft), walk)
-        ): i
+        asyncio.ensure_future(guarded(lineup, lineup.info(i), params, ctx.for_attempt(budget, explicit=True), walk)): i
         for i in ids
     }
     started = ctx.clock.monotonic()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -24,6 +25,7 @@ from .._state._store import DEADLINE, unbounded
 from ._cache import PREFIX, copy_of
 
 if TYPE_CHECKING:
+    from .._core._budget import Budget
     from .._core._clock import Clock
     from .._core._types import SearchResponse
     from .._state import ResilientStore
@@ -69,14 +71,16 @@ class Flights:
         key: str,
         run: Callable[[], Awaitable[SearchResponse]],
         *,
-        ends: float,
+        budget: Budget,
         cache: Literal["use", "refresh", "off"],
         entry: Callable[[SearchResponse], Entry | None],
     ) -> tuple[SearchResponse, bool]:
         """The answer of the search named `key`: another's flight's, or `run()`'s, leading a
         flight; and whether it was an in-process flight's. `cache`: "use" joins any flight,
         reading answers from the cache; "refresh" leads; "off" joins flights in this process
-        only. `entry` gives a leader's answer as the cache is to hold it (None: not cached)."""
+        only. `entry` gives a leader's answer as the cache is to hold it (None: not cached).
+        Nothing waits past the search's `budget`."""
+        ends = math.inf if budget.ends is None else budget.ends
         leader = self._flights.get(key) if cache != "refresh" else None
         if leader is not None:
             followed = await self._follow(leader, key, run, ends, cache)

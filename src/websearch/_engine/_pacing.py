@@ -28,6 +28,7 @@ from .._core._checks import parse_rate
 from .._core._skip import Skip
 
 if TYPE_CHECKING:
+    from .._core._budget import Budget
     from .._core._clock import Clock
     from .._core._settings import Settings
     from .._state._store import Store
@@ -109,16 +110,17 @@ class Pacer:
             await self.store.set(PLAN + provider, repr(rate).encode(), PLAN_TTL)
             await self.store.take(PREFIX + provider, rate, 1.0)
 
-    async def wait(self, provider: str, label: str, remaining: float | None) -> Skip | None:
+    async def wait(self, provider: str, label: str, budget: Budget) -> Skip | None:
         """Take the provider's next slot, sleeping until it comes; a Skip instead when that is
         further than one interval away (other searches are queued for the slots before it) or
-        later than `remaining` seconds from now (its slot is given back)."""
+        after the search's `budget` ends (its slot is given back)."""
         rate = await self.rate(provider)
         if rate is None:
             return None
         wait = await self.store.take(PREFIX + provider, rate, 1.0)
         if wait <= 0:
             return None
+        remaining = budget.remaining()
         late = remaining is not None and wait > remaining
         if late or wait > 1.0 / rate + _SLACK:
             await self.store.untake(PREFIX + provider, rate, 1.0)

@@ -71,7 +71,7 @@ async def send_with_retries(
             delay = error.retry_after if error.retry_after is not None else BASE_DELAY * 2**attempt
             if ctx.clock.monotonic() - started + delay > RATE_LIMIT_BUDGET:
                 raise error
-            if ctx.deadline is not None and ctx.clock.monotonic() + delay >= ctx.deadline:
+            if ctx.budget.ends is not None and ctx.clock.monotonic() + delay >= ctx.budget.ends:
                 raise error  # the wait would pass the search's deadline: the engine cools Gemini down instead
             await ctx.clock.sleep(delay)
     assert error is not None

@@ -9,7 +9,7 @@ when that fits before the search's deadline: a later page is asked only when the
 it `PAGE_MIN_S` after the gap and `MARGIN_S` for the chain, and is given up when that time runs
 out, so a slow later page never costs the pages before it (each a `cut_short` notice: the
 answer is served, and never cached, for a search with more time may read every page). In a
-fan-out, the soft deadline (`ctx.soft_deadline`) bounds the pages the same way, as the fan-out
+fan-out, the soft deadline (`ctx.budget.soft_ends`) bounds the pages the same way, as the fan-out
 cancels an engine still running then: the pages in hand are served, with a `partial` notice
 (cached as the fan-out's answer is: the next fan-out has the same soft deadline).
 
@@ -160,8 +160,8 @@ def _page_budget(ctx: ProviderContext, gap: float, label: str, n: int, stop: str
     budget: float | None = None
     now = ctx.clock.monotonic()
     ends = (
-        (ctx.deadline, "the search's deadline", cut_short),
-        (ctx.soft_deadline, "the fan-out's soft deadline", partial),
+        (ctx.budget.ends, "the search's deadline", cut_short),
+        (ctx.budget.soft_ends, "the fan-out's soft deadline", partial),
     )
     for end, whose, notice in ends:
         if end is None:

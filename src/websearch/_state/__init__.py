@@ -131,9 +131,9 @@ class ResilientStore:
 
     State written during an outage stays in memory and is not copied back: a cache entry or a
     counter lost at the switch costs one extra request, never a wrong answer. Each search's calls
-    spend its store budget (`Budget`: the time they waited, in all); a call cut by it
+    spend its store budget (`StoreWait`: the time they waited, in all); a call cut by it
     (`StoreDeadline`: the store busy, or hung) uses memory, and so does every later call of the
-    same search (`Budget.cut`, which the engine's notice reads): a hung store cost each of them
+    same search (`StoreWait.cut`, which the engine's notice reads): a hung store cost each of them
     its share of what was left, until no time remained to ask a provider.
     """
 

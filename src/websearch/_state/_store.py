@@ -8,7 +8,7 @@ Keys are plain strings (the engine namespaces them: `cache:`, `flight:`, `health
 engine can fall back to in-process state and say so, never failing a search. No secret is ever
 written here: the engine stores rendered responses and fingerprints, never keys.
 
-A search bounds its store calls (`DEADLINE`, a `Budget` the engine sets for the search): a shared
+A search bounds its store calls (`DEADLINE`, a `StoreWait` the engine sets for the search): a shared
 store that is busy rather than down (a burst queued on SQLite's writer thread or on Redis's pooled
 connections) held searches given 1 s for up to 1.2-1.4 s (SQLite) and 2.4-3.2 s (Redis) in a burst
 of 500 in one process, and one that hung (a Redis that accepts connections and never answers, a
@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING, Final, Protocol
 from ..errors import StoreUnavailable
 
 if TYPE_CHECKING:
-    from .._core._clock import Clock
+    from .._core._budget import Budget
 
 __all__ = [
     "DEADLINE",
     "MAX_WAIT",
     "READ_SHARE",
     "WRITE_SHARE",
-    "Budget",
     "Store",
     "StoreDeadline",
     "StoreUnavailable",
+    "StoreWait",
     "allowed_wait",
     "unbounded",
 ]
@@ -52,30 +52,31 @@ WRITE_SHARE: Final = 0.5
 MAX_WAIT: Final = 0.25
 
 
-class Budget:
-    """One search's bound on its store calls: its deadline (monotonic) and what is left of its
-    total wait on the store. `cut`: a call came too late, and the rest of the search goes without
-    the store. Mutable, one per search, shared by the tasks it starts (a lease's renewals)."""
+class StoreWait:
+    """One search's bound on its store calls: its `budget` (the search's own deadline) and what
+    is left of its total wait on the store. `cut`: a call came too late, and the rest of the search
+    goes without the store. Mutable, one per search, shared by the tasks it starts (a lease's
+    renewals)."""
 
-    __slots__ = ("clock", "cut", "ends", "left")
+    __slots__ = ("budget", "cut", "left")
 
-    def __init__(self, clock: Clock, ends: float, left: float = MAX_WAIT) -> None:
-        self.clock = clock
-        self.ends = ends
+    def __init__(self, budget: Budget, left: float = MAX_WAIT) -> None:
+        self.budget = budget
         self.left = left
         self.cut = False
 
     def allowed(self, share: float) -> float:
         """Seconds the next call may wait: `share` of what is left of the deadline, and no more
         than what is left of the total wait."""
-        return max(0.0, min((self.ends - self.clock.monotonic()) * share, self.left))
+        remaining = self.budget.remaining()
+        return max(0.0, self.left if remaining is None else min(remaining * share, self.left))
 
     def spend(self, seconds: float) -> None:
         self.left = max(0.0, self.left - seconds)
 
 
 #: The budget of the search whose store calls run in this context, if any.
-DEADLINE: Final[contextvars.ContextVar[Budget | None]] = contextvars.ContextVar(
+DEADLINE: Final[contextvars.ContextVar[StoreWait | None]] = contextvars.ContextVar(
     "websearch_store_deadline", default=None
 )
 

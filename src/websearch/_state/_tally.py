@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Final
 
-from ._store import DEADLINE, Budget, Store, unbounded
+from .._core._budget import Budget
+from ._store import DEADLINE, Store, StoreWait, unbounded
 
 if TYPE_CHECKING:
     from .._core._clock import Clock
@@ -66,7 +67,7 @@ class Tally:
             await asyncio.wait([writing], timeout=within)
         if within is None:
             return await self._write()
-        bound = DEADLINE.set(Budget(self._clock, self._clock.monotonic() + 2 * within, within))
+        bound = DEADLINE.set(StoreWait(Budget.start(self._clock, 2 * within), within))
         try:
             await self._write()
         finally:
