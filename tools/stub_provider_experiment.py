@@ -73,6 +73,8 @@ from ._server import FakeServer, RecordedRequest, Reply
 
 
 class FakeStub(FakeServer):
+    """The stub engine's JSON API: `n` results for `q`."""
+
     provider_id = "stubsearch"
 
     def default_reply(self, request: RecordedRequest) -> Reply:
@@ -146,6 +148,8 @@ CAPTCHA = "<html><body><form id=captcha action=/verify><input name=answer></form
 
 
 class FakeStubHtml(FakeServer):
+    """The stub HTML engine's result pages, 10 results a page, and a captcha for "captcha"."""
+
     provider_id = "stubhtml"
 
     def default_reply(self, request: RecordedRequest) -> Reply:
