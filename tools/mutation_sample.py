@@ -112,7 +112,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "engine: a follower takes its shorter-lived leader's timeout",
         "_engine/_flights.py",
-        "if leader_ends < ends and _out_of_time(answer) and self._clock.monotonic() < ends:",
+        "if leader_ends < ends and self._out_of_time(answer) and self._clock.monotonic() < ends:",
         "if False:",
         ENGINE,
     ),

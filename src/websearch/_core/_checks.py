@@ -90,6 +90,17 @@ def delay_ms(key: str, value: Any) -> None:
         raise ConfigError(f"setting {key} must be a number of milliseconds from 0 to {MAX_DELAY_MS}; got {value!r}")
 
 
+_HOST_PATTERN: Final = re.compile(r"(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\]|[0-9.]+", re.IGNORECASE)
+
+
+def host_patterns(key: str, value: Any) -> None:
+    """A list of host names (`docs.internal`), `*.suffix` patterns or IP literals."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and _HOST_PATTERN.fullmatch(v) for v in value):
+        raise ConfigError(
+            f'setting {key} must be a list of host names, "*.suffix" patterns or IP addresses; got {value!r}'
+        )
+
+
 def state_backend(key: str, value: Any) -> None:
     """One of the state stores."""
     if value not in ("memory", "sqlite", "redis"):

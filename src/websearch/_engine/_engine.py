@@ -94,9 +94,9 @@ class Engine:
     _slow: bool = field(default=False, repr=False)  # the shared store was too slow for the last search
 
     @functools.cached_property
-    def _flights(self) -> Flights:
+    def _flights(self) -> Flights[SearchResponse]:
         """Single-flight for this engine's searches, on its store."""
-        return Flights(self.clock, self.state, self._cached, self._joined)
+        return Flights(self.clock, self.state, self._cached, self._joined, copy=copy_of, out_of_time=out_of_time)
 
     @functools.cached_property
     def _behind(self) -> _Behind:
@@ -441,6 +441,11 @@ class _Search:
         if any(isinstance(notice, CutShort) for notice in response.notices):
             return False
         return self.fanout.cacheable(response) if self.fanout is not None else response.ok
+
+
+def out_of_time(response: SearchResponse) -> bool:
+    """A failure in which time ran out: an attempt timed out, or was not asked for the deadline."""
+    return not response.ok and any(a.error_kind == "timeout" or a.skipped == "deadline" for a in response.attempts)
 
 
 def _uncached(response: SearchResponse) -> None:

@@ -1,5 +1,7 @@
-"""Single-flight: identical searches in flight share one upstream walk, behind one call,
-`Flights.lead_or_follow(key, run)`.
+"""Single-flight: identical searches (or page fetches) in flight share one upstream walk, behind
+one call, `Flights.lead_or_follow(key, run)`. Generic in what it shares: the engine's flights
+carry `T`s, the reader's `FetchResponse`s; each says how to copy one and when one
+failed for want of time.
 
 Three kinds, by where the other search runs: on this event loop, a follower awaits the
 leader's future; on another loop of this process (another thread's, or the sync `search`'s
@@ -18,16 +20,15 @@ import contextlib
 import math
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar
 
 from .._core._context import ClosedUnder
 from .._state._store import DEADLINE, unbounded
-from ._cache import PREFIX, copy_of
+from ._cache import PREFIX
 
 if TYPE_CHECKING:
     from .._core._budget import Budget
     from .._core._clock import Clock
-    from .._core._types import SearchResponse
     from .._state import ResilientStore
 
 __all__ = ["Entry", "Flights"]
@@ -36,29 +37,37 @@ __all__ = ["Entry", "Flights"]
 Entry = tuple[bytes, float, str | None]
 POLL: Final = 0.05  # seconds between looks at the cache while another process leads a flight
 LEASE: Final = 2.0  # seconds a flight's lease lives unless its leader renews it (every quarter of it)
+T = TypeVar("T")
 
 
-class Flights:
+class Flights(Generic[T]):
     """One engine's flights. `state` opens its store; `read` looks an answer up in the cache;
-    `joined` is told of each search that waited on another's flight (the observer's)."""
+    `joined` is told of each search that waited on another's flight (the observer's); `copy`
+    gives a follower its own copy of an answer; `out_of_time` tells an answer that failed because
+    its leader's deadline came (a follower with more time asks again)."""
 
     def __init__(
         self,
         clock: Clock,
         state: Callable[[], ResilientStore],
-        read: Callable[[str], Awaitable[SearchResponse | None]],
+        read: Callable[[str], Awaitable[T | None]],
         joined: Callable[[], None],
+        *,
+        copy: Callable[[T], T],
+        out_of_time: Callable[[T], bool],
     ) -> None:
         self._clock = clock
         self._state = state
         self._read = read
         self._joined = joined
+        self._copy = copy
+        self._out_of_time = out_of_time
         self._owner = uuid.uuid4().hex
-        self._flights: dict[str, asyncio.Future[SearchResponse]] = {}
+        self._flights: dict[str, asyncio.Future[T]] = {}
         #: Each flight's deadline (monotonic): a follower given longer does not take its leader's
         #: failure for its own.
-        self._ends: dict[asyncio.Future[SearchResponse], float] = {}
-        self._followed: set[asyncio.Future[SearchResponse]] = set()  # flights with followers
+        self._ends: dict[asyncio.Future[T], float] = {}
+        self._followed: set[asyncio.Future[T]] = set()  # flights with followers
         #: Flights' cache writes and lease releases still under way after their searches returned.
         self._tails: set[asyncio.Task[None]] = set()
 
@@ -69,12 +78,12 @@ class Flights:
     async def lead_or_follow(
         self,
         key: str,
-        run: Callable[[], Awaitable[SearchResponse]],
+        run: Callable[[], Awaitable[T]],
         *,
         budget: Budget,
         cache: Literal["use", "refresh", "off"],
-        entry: Callable[[SearchResponse], Entry | None],
-    ) -> tuple[SearchResponse, bool]:
+        entry: Callable[[T], Entry | None],
+    ) -> tuple[T, bool]:
         """The answer of the search named `key`: another's flight's, or `run()`'s, leading a
         flight; and whether it was an in-process flight's. `cache`: "use" joins any flight,
         reading answers from the cache; "refresh" leads; "off" joins flights in this process
@@ -86,7 +95,7 @@ class Flights:
             followed = await self._follow(leader, key, run, ends, cache)
             if followed is not None:
                 return followed
-        flight: asyncio.Future[SearchResponse] = asyncio.get_running_loop().create_future()
+        flight: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._flights[key], self._ends[flight] = flight, ends
         try:
             store = self._state()
@@ -100,7 +109,7 @@ class Flights:
                     await self._settle(store.set(key, value, ttl, tag=tag), ends)
             # Followers copy the answer when they wake, after this caller had it: from a copy
             # of their own, or what this caller changes meanwhile would reach them.
-            flight.set_result(copy_of(response) if flight in self._followed else response)
+            flight.set_result(self._copy(response) if flight in self._followed else response)
             return response, False
         except BaseException as exc:
             _failed(flight, exc)
@@ -113,12 +122,12 @@ class Flights:
 
     async def _follow(
         self,
-        leader: asyncio.Future[SearchResponse] | None,
+        leader: asyncio.Future[T] | None,
         key: str,
-        run: Callable[[], Awaitable[SearchResponse]],
+        run: Callable[[], Awaitable[T]],
         ends: float,
         cache: str,
-    ) -> tuple[SearchResponse, bool] | None:
+    ) -> tuple[T, bool] | None:
         """The answer of the flight `leader` (another of this process's), or None: this search
         is to lead. A search whose deadline passed while it waited (one given a longer deadline
         leads) gets `run()`'s answer past the deadline, every provider not asked, leading nothing."""
@@ -141,15 +150,15 @@ class Flights:
                 raise ClosedUnder("the client was closed under the search this one shared") from None
             except TimeoutError:  # this search's own deadline came first
                 return await run(), False
-            if leader_ends < ends and _out_of_time(answer) and self._clock.monotonic() < ends:
+            if leader_ends < ends and self._out_of_time(answer) and self._clock.monotonic() < ends:
                 # The leader ran out of its own, shorter deadline: this search has time to ask.
                 leader = self._flights.get(key)
                 continue
             self._joined()
-            return copy_of(answer), True
+            return self._copy(answer), True
         return None
 
-    async def _landed(self, leader: asyncio.Future[SearchResponse], key: str, ends: float) -> SearchResponse | None:
+    async def _landed(self, leader: asyncio.Future[T], key: str, ends: float) -> T | None:
         """The answer of a flight on another loop, read from the cache once the flight is done
         (waiting until the deadline at most); None when it left none (it failed, or its loop
         is gone): then this search leads its own."""
@@ -171,10 +180,10 @@ class Flights:
     async def _lead(
         self,
         key: str,
-        run: Callable[[], Awaitable[SearchResponse]],
+        run: Callable[[], Awaitable[T]],
         ends: float,
-        entry: Callable[[SearchResponse], Entry | None],
-    ) -> SearchResponse:
+        entry: Callable[[T], Entry | None],
+    ) -> T:
         """`run()` behind the flight's lease in a store other processes see, unless another
         process already leads it: then its answer from the cache, waiting for it until the deadline."""
         store = self._state()
@@ -195,7 +204,7 @@ class Flights:
                 await store.release(lease, self._owner)
                 return hit
         keeper = self._keeper(store, lease) if shared else None
-        response: SearchResponse | None = None
+        response: T | None = None
         try:
             response = await run()
             return response
@@ -204,7 +213,7 @@ class Flights:
             if cached is not None or keeper is not None:
                 await self._settle(self._cache_and_release(store, key, cached, lease, keeper), ends)
 
-    async def _wait(self, store: ResilientStore, key: str, lease: str, ends: float) -> SearchResponse | bool:
+    async def _wait(self, store: ResilientStore, key: str, lease: str, ends: float) -> T | bool:
         """While another process leads the flight: its answer, once in the cache; or True, the
         lease let go and taken; or False, the deadline came first."""
         budget = DEADLINE.get()
@@ -299,7 +308,7 @@ class _LeaderClosedUnder(Exception):
     """What a flight's followers get when the client was closed under its leader's request."""
 
 
-def _failed(flight: asyncio.Future[SearchResponse], exc: BaseException) -> None:
+def _failed(flight: asyncio.Future[T], exc: BaseException) -> None:
     """Tell a flight's followers its leader failed. A cancelled caller (an agent given up on, a
     timeout of its own) fails nobody else: its followers search again, one of them leading."""
     if isinstance(exc, ClosedUnder):
@@ -312,8 +321,3 @@ def _failed(flight: asyncio.Future[SearchResponse], exc: BaseException) -> None:
 def _settle(done: asyncio.Future[None]) -> None:
     if not done.done():
         done.set_result(None)
-
-
-def _out_of_time(response: SearchResponse) -> bool:
-    """A failure in which time ran out: an attempt timed out, or was not asked for the deadline."""
-    return not response.ok and any(a.error_kind == "timeout" or a.skipped == "deadline" for a in response.attempts)
