@@ -13,12 +13,12 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core._budget import Budget
-from .._core._pages import FetchResponse, ResearchResponse
+from .._core._pages import FetchFormat, FetchResponse, ResearchResponse
 from ..errors import InvalidSearchParams
 
 if TYPE_CHECKING:
     from .._core._types import SearchResponse
-    from .._engine._engine import Engine
+    from .._engine._engine import CacheMode, Engine
     from .._reading._policy import Resolver
     from .._reading._reader import Reader
 
@@ -55,8 +55,8 @@ class Reads:
         *,
         max_chars: int = 20000,
         start: int = 0,
-        format: str = "markdown",
-        cache: str = "use",
+        format: FetchFormat = "markdown",
+        cache: CacheMode = "use",
         deadline: float | None = None,
     ) -> FetchResponse:
         """Read `url` as clean text: `format` "markdown" (the main content), "text" or "html";

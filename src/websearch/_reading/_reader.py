@@ -23,6 +23,7 @@ from .._core._clock import wall_seconds
 from .._core._notices import Notice, not_applied, suspicious
 from .._core._pages import FORMATS, FetchResponse
 from .._core._types import Attempt
+from .._engine._engine import CacheMode
 from .._engine._flights import Flights
 from .._state._store import DEADLINE, StoreWait
 from ..errors import FetchError, FetchHttpError, FetchTimeout, InvalidSearchParams
@@ -94,7 +95,7 @@ class Reader:
         max_chars: int = 20000,
         start: int = 0,
         fmt: str = "markdown",
-        cache: str = "use",
+        cache: CacheMode = "use",
         deadline: float | None = None,
     ) -> FetchResponse:
         """The window `[start, start + max_chars)` of `url`'s text, cut at a boundary."""
@@ -104,7 +105,7 @@ class Reader:
         page = await self.page(url, fmt, cache, budget)
         return _windowed(page, start, max_chars)
 
-    async def page(self, url: str, fmt: str, cache: str, budget: Budget) -> FetchResponse:
+    async def page(self, url: str, fmt: str, cache: CacheMode, budget: Budget) -> FetchResponse:
         """The whole text of `url` as `fmt` (from the cache, a flight, or read now)."""
         from ._policy import check_url
 
@@ -153,12 +154,8 @@ class Reader:
             await self._cool_down(exc)
             return _failed(url, fmt, exc, _ms(self.clock.monotonic() - started))
         except TimeoutError:
-            return _failed(
-                url,
-                fmt,
-                FetchTimeout(url, f"{url} was not read before the deadline"),
-                _ms(self.clock.monotonic() - started),
-            )
+            late = FetchTimeout(url, f"{url} was not read before the deadline")
+            return _failed(url, fmt, late, _ms(self.clock.monotonic() - started))
         attempt = Attempt("fetch", raw.status, None, _ms(self.clock.monotonic() - started))
         return dataclasses.replace(page, attempts=(attempt,))
 

@@ -162,7 +162,7 @@ def _response(
         outcomes.append(PageOutcome(use.url, used, use.reason, None, None, numbers.get(use.url) if used else None))
     order = {url: i for i, url in enumerate([u for u, _ in read_pages] + [o.url for o in outcomes])}
     outcomes.sort(key=lambda o: order.get(o.url, len(order)))
-    for url, page in read_pages:
+    for _, page in read_pages:
         notices.extend(n for n in page.notices if n.kind == "suspicious" and n not in notices)
     error = None if context.text.strip() or answers else "no page could be read for this question"
     return ResearchResponse(
