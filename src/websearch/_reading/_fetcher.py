@@ -199,47 +199,60 @@ class Fetcher:
     async def _follow(
         self, url: str, budget: Budget, hop: list[str], headers: dict[str, str], cap: int, truncate: bool
     ) -> RawPage:
-        session = self._client()
         redirects: list[str] = []
         current = url
         while True:
             try:
-                parts = check_url(current, self.policy)
+                answer = await self._hop(current, budget, hop, headers, cap, truncate, redirects)
             except UrlNotAllowed as exc:
                 if not redirects:
                     raise
                 raise UrlNotAllowed(exc.url, f"{exc.message} (a redirect from {redirects[-1]})") from None
-            target = urlunsplit(parts._replace(fragment=""))
-            hop[0] = target
-            if self._proxy is not None and parts.hostname is not None:
-                port = parts.port or (443 if parts.scheme == "https" else 80)
-                await vetted(self._resolver, parts.hostname, port, self.policy, url=target)
-            token = _HOP.set(target)
-            try:
-                async with session.get(target, headers=headers, allow_redirects=False, proxy=self._proxy) as resp:
-                    location = resp.headers.get("Location") if resp.status in _REDIRECTS else None
-                    if location is None:
-                        return await self._page(resp, target, tuple(redirects), budget, cap, truncate)
-                    if len(redirects) >= self.policy.max_redirects:
-                        raise TooManyRedirects(
-                            target,
-                            f"{redirects[0] if redirects else target} redirected more than "
-                            f"{self.policy.max_redirects} times; the site's redirects go in circles or on and on",
-                        )
-                    redirects.append(target)
-                    current = urljoin(target, location.strip())
-            except FetchError:
-                raise
-            except aiohttp.ClientError as exc:
-                raise _connection_error(exc, target, self._proxy) from None
-            except OSError as exc:
-                raise FetchConnectionError(
-                    target, f"could not read {target} ({_reason(exc)}); try again later"
-                ) from None
-            except ValueError:
-                raise UrlNotAllowed(target, f"{target} cannot be requested; check how the URL is written") from None
-            finally:
-                _HOP.reset(token)
+            if isinstance(answer, RawPage):
+                return answer
+            current = answer
+
+    async def _hop(
+        self,
+        url: str,
+        budget: Budget,
+        hop: list[str],
+        headers: dict[str, str],
+        cap: int,
+        truncate: bool,
+        redirects: list[str],
+    ) -> RawPage | str:
+        """One request: the page, or the URL its redirect leads to (`redirects` gains this one)."""
+        parts = check_url(url, self.policy)
+        target = urlunsplit(parts._replace(fragment=""))
+        hop[0] = target
+        if self._proxy is not None and parts.hostname is not None:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            await vetted(self._resolver, parts.hostname, port, self.policy, url=target)
+        token = _HOP.set(target)
+        try:
+            async with self._client().get(target, headers=headers, allow_redirects=False, proxy=self._proxy) as resp:
+                location = resp.headers.get("Location") if resp.status in _REDIRECTS else None
+                if location is None:
+                    return await self._page(resp, target, tuple(redirects), budget, cap, truncate)
+                if len(redirects) >= self.policy.max_redirects:
+                    raise TooManyRedirects(
+                        target,
+                        f"{redirects[0] if redirects else target} redirected more than "
+                        f"{self.policy.max_redirects} times; the site's redirects go in circles or on and on",
+                    )
+                redirects.append(target)
+                return urljoin(target, location.strip())
+        except FetchError:
+            raise
+        except aiohttp.ClientError as exc:
+            raise _connection_error(exc, target, self._proxy) from None
+        except OSError as exc:
+            raise FetchConnectionError(target, f"could not read {target} ({_reason(exc)}); try again later") from None
+        except ValueError:
+            raise UrlNotAllowed(target, f"{target} cannot be requested; check how the URL is written") from None
+        finally:
+            _HOP.reset(token)
 
     async def _page(
         self,

@@ -215,11 +215,18 @@ def _check_name(host: str, policy: FetchPolicy, shown: str) -> None:
     name = _normal_host(host)
     if policy.host_allowed(name):
         return
-    if name in _REFUSED_NAMES or name.endswith(".localhost"):
-        what = "this machine" if "localhost" in name else "a cloud metadata service"
+    if name.endswith(".localhost") or name in ("localhost", "localhost.localdomain"):
+        if not policy.allow_private:  # loopback, which allow_private opens (its addresses are checked still)
+            raise UrlNotAllowed(
+                shown,
+                f"{shown} names this machine; add the host to [fetch] allow_hosts, or set [fetch] allow_private "
+                "to fetch private addresses",
+            )
+    elif name in _REFUSED_NAMES:
         raise UrlNotAllowed(
             shown,
-            f"{shown} names {what}; websearch does not fetch it unless the host is in [fetch] allow_hosts",
+            f"{shown} names a cloud metadata service; websearch never fetches it unless the host is in "
+            "[fetch] allow_hosts",
         )
 
 
