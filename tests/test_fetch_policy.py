@@ -282,3 +282,46 @@ async def test_the_system_resolver_resolves_offline_and_vetted_refuses_loopback(
     with pytest.raises(UrlNotAllowed):
         await vetted(SystemResolver(), "localhost.", 80, STRICT)  # the name check, then the addresses
     assert await vetted(SystemResolver(), "localhost", 80, PRIVATE_OK) == addresses
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://１２７.０.０.１/",  # fullwidth digits: IDNA maps them to 127.0.0.1
+        "http://①②⑦.⓪.⓪.①/",
+        "http://ｌｏｃａｌｈｏｓｔ:8080/",
+        "http://ｍｅｔａｄａｔａ.google.internal/",
+        "http://１６９.２５４.１６９.２５４/",
+    ],
+)
+def test_a_host_is_checked_as_the_connection_reads_it(url: str) -> None:
+    with pytest.raises(UrlNotAllowed):
+        check_url(url, STRICT)
+
+
+def test_an_international_name_is_sent_in_its_ascii_form() -> None:
+    parts = check_url("https://Bücher.example:8443/a", STRICT)
+    assert (parts.hostname, parts.netloc) == ("xn--bcher-kva.example", "xn--bcher-kva.example:8443")
+    policy = FetchPolicy(allow_hosts=frozenset({"xn--bcher-kva.example"}))
+    check_address("10.0.0.1", "xn--bcher-kva.example", policy)
+
+
+def test_allow_private_opens_the_names_of_this_machine_but_never_the_metadata_service() -> None:
+    check_url("http://localhost:8080/", PRIVATE_OK)
+    check_url("http://app.localhost/", PRIVATE_OK)
+    for url in ("http://metadata.google.internal/", "http://metadata/"):
+        with pytest.raises(UrlNotAllowed, match="never fetches"):
+            check_url(url, PRIVATE_OK)
+    check_url("http://metadata.google.internal/", FetchPolicy(allow_hosts=frozenset({"metadata.google.internal"})))
+
+
+def test_the_policy_and_robots_modules_load_no_http_stack() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, websearch._reading._policy, websearch._reading._robots\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('aiohttp', 'yarl', 'multidict', 'idna')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"

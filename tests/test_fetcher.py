@@ -420,3 +420,12 @@ async def test_through_a_proxy_the_name_is_still_vetted_and_the_page_says_proxie
             ("/start", "site.test"),
         ]
     assert names.calls == ["site.test", "internal.test", "site.test", "internal.test"]
+
+
+async def test_a_host_that_the_http_stack_reads_as_loopback_never_reaches_it(site: Site) -> None:
+    # IDNA maps fullwidth and circled digits to ASCII ones: aiohttp would connect to 127.0.0.1
+    async with Fetcher(FetchPolicy(), resolver=resolver()) as fetcher:
+        for host in ("１２７.０.０.１", "①②⑦.⓪.⓪.①", "ｌｏｃａｌｈｏｓｔ"):
+            with pytest.raises(UrlNotAllowed):
+                await fetcher.fetch(f"http://{host}:{site.port}/", budget())
+    assert site.requests == []

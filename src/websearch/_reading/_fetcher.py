@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Final, Self
 from urllib.parse import urljoin, urlunsplit
 
 import aiohttp
+import yarl
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from ..errors import (
@@ -226,12 +227,13 @@ class Fetcher:
         parts = check_url(url, self.policy)
         target = urlunsplit(parts._replace(fragment=""))
         hop[0] = target
+        wire = _as_requested(target, parts.hostname or "")
         if self._proxy is not None and parts.hostname is not None:
             port = parts.port or (443 if parts.scheme == "https" else 80)
             await vetted(self._resolver, parts.hostname, port, self.policy, url=target)
         token = _HOP.set(target)
         try:
-            async with self._client().get(target, headers=headers, allow_redirects=False, proxy=self._proxy) as resp:
+            async with self._client().get(wire, headers=headers, allow_redirects=False, proxy=self._proxy) as resp:
                 location = resp.headers.get("Location") if resp.status in _REDIRECTS else None
                 if location is None:
                     return await self._page(resp, target, tuple(redirects), budget, cap, truncate)
@@ -284,6 +286,24 @@ class Fetcher:
             raise _too_large(url, cap)
         body = await _read(resp, url, cap, truncate=truncate)
         return RawPage(url, resp.status, headers, body, redirects, media, charset, self._proxy is not None)
+
+
+def _as_requested(target: str, host: str) -> yarl.URL:
+    """`target` as aiohttp will request it, refused if the HTTP stack reads its host otherwise
+    than the checks did (an address where they saw a name would be connected to unchecked)."""
+    try:
+        url = yarl.URL(target)
+    except ValueError:
+        raise UrlNotAllowed(target, f"{target} cannot be requested; check how the URL is written") from None
+    seen = (url.raw_host or "").rstrip(".").lower()
+    if seen != host.rstrip(".").lower():
+        try:
+            same = ipaddress.ip_address(seen) == ipaddress.ip_address(host)
+        except ValueError:
+            same = False
+        if not same:
+            raise UrlNotAllowed(target, f"{target} has a host websearch cannot read unambiguously; check the URL")
+    return url
 
 
 def _request_headers(policy: FetchPolicy, accept: str, extra: Mapping[str, str] | None) -> dict[str, str]:

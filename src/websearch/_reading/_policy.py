@@ -152,6 +152,12 @@ def check_url(url: str, policy: FetchPolicy) -> SplitResult:
     if not host or port == 0 or any(c.isspace() or ord(c) < 0x20 for c in host):
         raise UrlNotAllowed(shown, f"{shown} has no valid host to fetch from; check how the URL is written")
     netloc = parts.netloc.rpartition("@")[2]
+    if not host.isascii():  # checked as the connection will read it: IDNA maps "１２７.０.０.１" to 127.0.0.1
+        ascii_host = _idna(host)
+        if ascii_host is None:
+            raise UrlNotAllowed(shown, f"{shown} has a host name that cannot be encoded; check how the URL is written")
+        host = ascii_host
+        netloc = host if port is None else f"{host}:{port}"
     address = _literal_address(host)
     if address is None:
         numeric = _numeric_ipv4(host.rstrip("."))
@@ -168,6 +174,19 @@ def check_url(url: str, policy: FetchPolicy) -> SplitResult:
     else:
         _check_name(host, policy, shown)
     return clean
+
+
+def _idna(host: str) -> str | None:
+    """`host` in ASCII as the HTTP stack encodes it (IDNA with UTS 46 mapping, else IDNA 2003)."""
+    import idna  # a dependency of yarl; loaded only for a name that is not ASCII
+
+    try:
+        return idna.encode(host, uts46=True).decode("ascii").lower()
+    except UnicodeError:
+        try:
+            return host.encode("idna").decode("ascii").lower()
+        except UnicodeError:
+            return None
 
 
 def _literal_address(host: str) -> IPAddress | None:
