@@ -429,3 +429,18 @@ async def test_a_host_that_the_http_stack_reads_as_loopback_never_reaches_it(sit
             with pytest.raises(UrlNotAllowed):
                 await fetcher.fetch(f"http://{host}:{site.port}/", budget())
     assert site.requests == []
+
+
+async def test_the_callers_credentials_do_not_follow_a_redirect_to_another_origin(site: Site) -> None:
+    names = FakeResolver({"site.test": ["127.0.0.1"], "other.test": ["127.0.0.1"]})
+    policy = FetchPolicy(allow_hosts=frozenset({"site.test", "other.test"}))
+    site.enqueue(
+        Reply(302, b"", headers={"Location": "/same"}),
+        Reply(302, b"", headers={"Location": f"http://other.test:{site.port}/other"}),
+    )
+    async with Fetcher(policy, resolver=names) as fetcher:
+        await fetcher.fetch(
+            f"http://site.test:{site.port}/start", budget(), headers={"Authorization": "Bearer t0ken", "X-Keep": "1"}
+        )
+    seen = [(r.path, r.headers.get("authorization"), r.headers.get("x-keep")) for r in site.requests]
+    assert seen == [("/start", "Bearer t0ken", "1"), ("/same", "Bearer t0ken", "1"), ("/other", None, "1")]

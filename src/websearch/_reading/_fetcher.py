@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Final, Self
-from urllib.parse import urljoin, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import aiohttp
 import yarl
@@ -59,6 +59,7 @@ DEFAULT_ACCEPT: Final = (
 #: How much of an error page is read (enough to recognise a challenge page).
 ERROR_BODY_BYTES: Final = 256 * 1024
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
+_CREDENTIAL_HEADERS: Final = frozenset({"authorization", "cookie", "proxy-authorization"})
 _PIECE: Final = 64 * 1024  # decompressed bytes made per step: memory stays bounded whatever the ratio
 _NUMERIC_FLAGS: Final = socket.AI_NUMERICHOST | socket.AI_NUMERICSERV
 #: The redacted URL of the hop being connected, for the messages of the pinned resolver.
@@ -202,7 +203,10 @@ class Fetcher:
     ) -> RawPage:
         redirects: list[str] = []
         current = url
+        origin = _origin_of(url)
         while True:
+            if redirects and _origin_of(current) != origin:  # the caller's credentials stay with its origin
+                headers = {k: v for k, v in headers.items() if k.lower() not in _CREDENTIAL_HEADERS}
             try:
                 answer = await self._hop(current, budget, hop, headers, cap, truncate, redirects)
             except UrlNotAllowed as exc:
@@ -286,6 +290,14 @@ class Fetcher:
             raise _too_large(url, cap)
         body = await _read(resp, url, cap, truncate=truncate)
         return RawPage(url, resp.status, headers, body, redirects, media, charset, self._proxy is not None)
+
+
+def _origin_of(url: str) -> tuple[str, str | None, int | None]:
+    try:
+        parts = urlsplit(url)
+        return parts.scheme.lower(), parts.hostname, parts.port
+    except ValueError:
+        return ("", None, None)
 
 
 def _as_requested(target: str, host: str) -> yarl.URL:

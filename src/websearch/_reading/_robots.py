@@ -30,12 +30,14 @@ if TYPE_CHECKING:
     from .._core._clock import Clock
     from ._fetcher import Fetcher
 
-__all__ = ["AGENT", "ROBOTS_BYTES", "Robots"]
+__all__ = ["AGENT", "MAX_ORIGINS", "ROBOTS_BYTES", "Robots"]
 
 #: The product token robots.txt groups are matched against.
 AGENT: Final = "websearch"
 #: How much of a robots.txt is read (RFC 9309 asks crawlers to parse at least 500 KiB).
 ROBOTS_BYTES: Final = 512 * 1024
+#: How many origins' rules are kept in memory at most.
+MAX_ORIGINS: Final = 4096
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 #: An origin's rules: parsed, or everything allowed (True) or nothing (False).
@@ -75,10 +77,13 @@ class Robots:
                     rules = self._fresh(origin)
                     if rules is None:
                         rules = await self._load(origin, budget)
-                        self._rules[origin] = (self._clock.monotonic() + self._ttl, rules)
+                        self._keep(origin, rules)
             except TimeoutError:
                 shown = f"{origin}/robots.txt"
                 raise FetchTimeout(shown, f"{shown} was not read before the deadline; allow more time") from None
+            finally:
+                if not lock.locked():  # a caller still waiting holds its own reference
+                    self._locks.pop(origin, None)
         if isinstance(rules, bool):
             return rules
         return rules.can_fetch(urlunsplit(parts._replace(fragment="")), AGENT)
@@ -92,6 +97,15 @@ class Robots:
             return None
         rules = self._fresh(origin)
         return rules.crawl_delay(AGENT) if isinstance(rules, Protego) else None
+
+    def _keep(self, origin: str, rules: _Rules) -> None:
+        now = self._clock.monotonic()
+        if len(self._rules) >= MAX_ORIGINS:  # a long-running server reads many sites: forget the stale
+            self._rules = {o: kept for o, kept in self._rules.items() if kept[0] > now}
+            for old in list(self._rules)[: max(0, len(self._rules) - MAX_ORIGINS // 2)]:
+                del self._rules[old]  # the oldest read first
+        self._rules.pop(origin, None)
+        self._rules[origin] = (now + self._ttl, rules)
 
     def _fresh(self, origin: str) -> _Rules | None:
         cached = self._rules.get(origin)
