@@ -116,7 +116,9 @@ def main() -> None:
     if not (folder / "ground-truth.json").is_file():
         sys.exit(f"no benchmark at {folder} (give --pages DIR)")
     ground = json.loads((folder / "ground-truth.json").read_text())
-    pages = {key: (gzip.decompress((folder / "html" / f"{key}.html.gz").read_bytes()), v["url"]) for key, v in ground.items()}
+    pages = {
+        key: (gzip.decompress((folder / "html" / f"{key}.html.gz").read_bytes()), v["url"]) for key, v in ground.items()
+    }
     truth = {key: v["articleBody"] for key, v in ground.items()}
     print(f"{len(pages)} pages from {folder}")
     our_outputs: dict[str, str] = {}

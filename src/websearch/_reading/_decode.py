@@ -26,7 +26,9 @@ _BOMS = (
 _ALIASES = {"iso-8859-1": "cp1252", "latin-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252", "us-ascii": "cp1252"}
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I)
 _XML_ENCODING = re.compile(rb"""^<\?xml[^>]{0,100}?encoding\s*=\s*["']([A-Za-z0-9_.:-]{1,40})""", re.I)
-_HTML_START = re.compile(rb"^(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title|script|div|p\b)", re.I | re.S)
+_HTML_START = re.compile(
+    rb"^(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title|script|div|p\b)", re.I | re.S
+)
 _XML_ROOT = re.compile(rb"<(?:rss|feed|rdf:RDF|urlset|sitemapindex)[\s>]", re.I)
 _MAGIC = (
     b"\x89PNG",

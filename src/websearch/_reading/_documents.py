@@ -59,7 +59,9 @@ def read_pdf(body: bytes, url: str) -> Document:
         raise
     except Exception as exc:  # pypdf raises many kinds (PdfReadError, ValueError, KeyError...) on damaged files
         raise UnsupportedContent(
-            url, f"{url} is a damaged or truncated PDF that cannot be read ({type(exc).__name__}).", content_type=PDF_TYPE
+            url,
+            f"{url} is a damaged or truncated PDF that cannot be read ({type(exc).__name__}).",
+            content_type=PDF_TYPE,
         ) from None
     if not texts:
         raise NoText(url, f"{url} is a PDF without pages.")
@@ -163,9 +165,7 @@ def _feed(root: Any, name: str) -> Document:
         if not link:
             node = _child(entry, "link")
             link = node.get("href") if node is not None else None
-        date = next(
-            (d for tag in ("pubDate", "published", "updated", "date") if (d := _child_text(entry, tag))), None
-        )
+        date = next((d for tag in ("pubDate", "published", "updated", "date") if (d := _child_text(entry, tag))), None)
         summary = next(
             (_strip_html(s) for tag in ("description", "summary", "content") if (s := _child_text(entry, tag))), None
         )

@@ -103,9 +103,7 @@ def read(body: bytes, *, url: str, content_type: str | None, charset: str | None
     kind = _kind(body, media, url)
     if kind is None:
         shown = media or "an unlabelled binary body"
-        raise UnsupportedContent(
-            url, f"{url} is {shown}, a type websearch does not read as text.", content_type=media
-        )
+        raise UnsupportedContent(url, f"{url} is {shown}, a type websearch does not read as text.", content_type=media)
     if kind == "pdf":
         doc = _documents.read_pdf(body, url)
         return _plain(doc, "pdf", fmt)

@@ -95,7 +95,9 @@ def markdown_alternate(html: bytes | str, base_url: str) -> str | None:
     markdown version some sites offer beside the HTML, or None."""
     head = html[:200_000].decode("utf-8", "replace") if isinstance(html, bytes) else html[:200_000]
     for tag in _ALTERNATE.findall(head):
-        attrs = {m.group(1).lower(): next(g for g in m.groups()[1:] if g is not None) for m in _ATTR.finditer(tag)}
+        attrs: dict[str, str] = {
+            m.group(1).lower(): next(g for g in m.groups()[1:] if g is not None) for m in _ATTR.finditer(tag)
+        }
         rels = attrs.get("rel", "").lower().split()
         kind = attrs.get("type", "").split(";")[0].strip().lower()
         href = attrs.get("href", "").strip()
@@ -161,10 +163,15 @@ def _metadata(tree: Any, url: str) -> dict[str, Any]:
     return found
 
 
+_LOWER_HTTP_EQUIV = "translate(@http-equiv, 'CONTENT-LANGUAGE', 'content-language')"
+
+
 def _language(tree: Any) -> str | None:
     candidates = [
         _lxml_first(tree, "/html/@lang"),
-        _lxml_first(tree, "//meta[translate(@http-equiv, 'CONTENT-LANGUAGE', 'content-language')='content-language']/@content"),
+        _lxml_first(
+            tree, "//meta[translate(@http-equiv, 'CONTENT-LANGUAGE', 'content-language')='content-language']/@content"
+        ),
         _lxml_first(tree, "//meta[@property='og:locale']/@content"),
     ]
     for value in candidates:

@@ -35,18 +35,15 @@ SKIP = frozenset(
         "-comment",
     }
 )
-BLOCK = frozenset(
+# blocks that end a paragraph (a blank line after them), and those that only start a new line
+PARAGRAPH = frozenset(
     {
         "address",
         "article",
         "aside",
         "blockquote",
-        "dd",
         "details",
-        "div",
         "dl",
-        "dt",
-        "figcaption",
         "figure",
         "footer",
         "h1",
@@ -56,24 +53,19 @@ BLOCK = frozenset(
         "h5",
         "h6",
         "header",
-        "hr",
-        "li",
         "main",
         "ol",
         "p",
         "pre",
         "section",
-        "summary",
         "table",
-        "td",
-        "th",
-        "tr",
         "ul",
-        "br",
         "body",
         "html",
     }
 )
+LINE = frozenset({"br", "dd", "div", "dt", "figcaption", "hr", "li", "summary", "tr"})
+CELL = frozenset({"td", "th"})
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])", re.I)
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
@@ -126,16 +118,20 @@ def text_of(root: LexborNode | None, *, skip_hidden: bool = True) -> str:
         node, leaving = stack.pop()
         tag = node.tag or ""
         if leaving:
-            parts.append("\n")
+            parts.append("\n\n")
             continue
         if tag == "-text":
             parts.append(node.text_content or "")
             continue
         if tag in SKIP or tag.startswith("-") or (skip_hidden and is_hidden(node)):
             continue
-        if tag in BLOCK:
-            parts.append("\n")
+        if tag in PARAGRAPH:
+            parts.append("\n\n")
             stack.append((node, True))
+        elif tag in LINE:
+            parts.append("\n")
+        elif tag in CELL:
+            parts.append(" ")
         stack.extend((child, False) for child in reversed(list(children(node))))
     return tidy("".join(parts))
 

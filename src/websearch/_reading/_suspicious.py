@@ -20,14 +20,17 @@ ZERO_WIDTH = "zero-width characters"
 BIDI = "bidirectional override characters"
 HIDDEN = "hidden text"
 
-_ROLE = r"(?:ai|a\.i\.|llm|language model|large language model|assistant|chatbot|chat ?gpt|gpt|claude|gemini|agent|bot)s?"
+_ROLE = (
+    r"(?:ai|a\.i\.|llm|language model|large language model|assistant|chatbot|chat ?gpt|gpt|claude|gemini|agent|bot)s?"
+)
 _PHRASES = re.compile(
     "|".join(
         (
             r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|of\s+|your\s+|these\s+|those\s+){0,3}"
             r"(?:previous|prior|above|earlier|preceding|former|original|existing)\s+"
             r"(?:instructions?|prompts?|directions?|directives?|rules|messages?|context|guidelines)\b",
-            r"\b(?:disregard|ignore|forget)\s+(?:everything|all|anything)\s+(?:above|before|previously|you were told)\b",
+            r"\b(?:disregard|ignore|forget)\s+(?:everything|all|anything)\s+"
+            r"(?:above|before|previously|you were told)\b",
             r"\bdisregard\s+the\s+above\b",
             r"\byou\s+are\s+now\s+(?:a\s+|an\s+|in\s+)?(?:[\w-]+\s+){0,3}?"
             r"(?:assistant|ai|model|chatbot|bot|agent|persona|mode|jailbroken|dan|unrestricted|unfiltered)\b",
