@@ -129,10 +129,23 @@ def test_an_empty_mount_point_on_a_small_page_needs_javascript() -> None:
         read(html_of('<div id="__next"></div><script src="/_next/static/chunks/main.js"></script>'))
 
 
-def test_a_large_page_whose_text_is_tiny_needs_javascript_even_without_a_mount_point() -> None:
+def test_a_large_page_with_scripts_whose_text_is_tiny_needs_javascript_even_without_a_mount_point() -> None:
     styles = "<style>" + ".c{color:red}" * 800 + "</style>"
     with pytest.raises(NeedsJavascript):
-        read(html_of("<div><span>Loading</span></div>", head=styles))
+        read(html_of('<div><span>Loading</span></div><script src="/bundle.js"></script>', head=styles))
+
+
+def test_a_large_page_without_scripts_gives_its_little_text() -> None:
+    styles = "<style>" + ".c{color:red}" * 800 + "</style>"
+    page = read(html_of("<div><span>Closed today.</span></div>", head=styles))
+    assert "Closed today." in page.text
+
+
+def test_an_html_format_extraction_is_never_empty_markup() -> None:
+    with pytest.raises(NoText):
+        read(html_of("<div><p> </p></div>"), fmt="html")
+    page = read(html_of("<div><span>Closed today.</span></div>"), fmt="html")
+    assert "Closed today." in page.text
 
 
 CHALLENGE = html_of(
@@ -313,6 +326,10 @@ def test_json_that_does_not_parse_is_given_as_text() -> None:
     page = read('{"name": "unterminated', "application/json")
     assert page.kind == "text"
     assert page.text == '{"name": "unterminated'
+
+
+def test_an_error_page_sent_as_json_is_read_as_html() -> None:
+    assert read(ARTICLE, "application/json").kind == "html"
 
 
 def test_json_without_a_declared_type_is_sniffed() -> None:

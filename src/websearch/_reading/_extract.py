@@ -150,7 +150,7 @@ def _kind(body: bytes, media: str | None, url: str) -> Kind | None:
     if media in _XML_TYPES or (media and media.endswith("+xml") and media not in _BINARY_TYPES):
         return "html" if sniffed == "html" else "xml"
     if media in _JSON_TYPES or (media and media.endswith("+json")):
-        return "json"
+        return "html" if sniffed == "html" else "json"
     if media in _MARKDOWN_TYPES:
         return "markdown"
     if media and media.startswith("text/"):

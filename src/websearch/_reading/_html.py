@@ -34,6 +34,7 @@ _TRAFILATURA_FORMAT = {"markdown": "markdown", "text": "txt", "html": "html"}
 _DATE_PARAMS = {"original_date": True, "extensive_search": False, "max_date": "2999-12-31"}
 _ALTERNATE = re.compile(r"<link\b[^>]*>", re.I)
 _ATTR = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+_HEADING_AFTER_LINE = re.compile(r"(?<=[^\n])\n(?=#{1,6} )")
 _LANG = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 
 for _name in ("readability", "courlan", "justext"):
@@ -61,12 +62,12 @@ def extract_html(html: str, *, url: str, fmt: Format) -> HtmlContent:
         raise PageBlocked(url, f"{url} answered with a bot challenge page instead of the page.")
     lxml_tree = _lxml_tree(html)
     text = _trafilatura(lxml_tree, url, fmt) if lxml_tree is not None else ""
-    if len(text) < ENOUGH:
+    if _length(text, fmt) < ENOUGH:
         fallback = _readability(html, url, fmt)
-        if len(fallback) > len(text):
+        if _length(fallback, fmt) > _length(text, fmt):
             text = fallback
     whole_page = False
-    if len(text) < ENOUGH:
+    if (length := _length(text, fmt)) < ENOUGH:
         tree = _page_text.parse(html)
         visible = _page_text.visible_text(tree)
         if _page_text.is_app_shell(len(html), tree, visible):
@@ -75,9 +76,9 @@ def extract_html(html: str, *, url: str, fmt: Format) -> HtmlContent:
                 f"{url} is a JavaScript application: its text is written by scripts, which websearch does not run. "
                 "A browser-based reader is needed for it.",
             )
-        if len(visible) > 2 * len(text):
+        if len(visible) > 2 * length:
             text, whole_page = (_escape_html(visible) if fmt == "html" else visible), True
-        if not text.strip():
+        elif length == 0:
             raise NoText(url, f"{url} has no text to read (an empty page).")
     meta = _metadata(lxml_tree, url)
     return HtmlContent(
@@ -111,6 +112,13 @@ def markdown_alternate(html: bytes | str, base_url: str) -> str | None:
     return None
 
 
+def _length(text: str, fmt: Format) -> int:
+    """The characters of text in `text` (its markup left out when it is HTML)."""
+    if fmt != "html" or not text:
+        return len(text.strip())
+    return len(_page_text.text_of(_page_text.parse(text).root))
+
+
 def _lxml_tree(html: str) -> Any:
     try:
         from trafilatura.utils import load_html
@@ -127,7 +135,9 @@ def _trafilatura(tree: Any, url: str, fmt: Format) -> str:
         found = trafilatura.extract(tree, url=url, output_format=_TRAFILATURA_FORMAT[fmt], **_TRAFILATURA_OPTIONS)
     except Exception:  # trafilatura failing on a page means it found nothing in it
         return ""
-    return (found or "").strip()
+    found = (found or "").strip()
+    # trafilatura's markdown puts a heading right under the paragraph before it: a blank line between
+    return _HEADING_AFTER_LINE.sub("\n\n", found) if fmt == "markdown" else found
 
 
 def _readability(html: str, url: str, fmt: Format) -> str:

@@ -166,12 +166,13 @@ def is_challenge(html: str, tree: LexborHTMLParser | None = None) -> bool:
 
 
 def is_app_shell(html_size: int, tree: LexborHTMLParser, visible: str) -> bool:
-    """A page whose text only scripts would write: large HTML with almost no visible text, or an
-    empty framework mount point or a `<noscript>` about JavaScript on a page with little text."""
+    """A page whose text only scripts would write: large HTML with scripts and almost no visible
+    text, or an empty framework mount point or a `<noscript>` about JavaScript on a page with little
+    text. A page without any script is never one (its little text is all it has)."""
+    if len(visible) >= SHELL_HINTED_MAX_TEXT or tree.css_first("script") is None:
+        return False
     if html_size > SHELL_MIN_HTML and len(visible) < SHELL_MAX_TEXT:
         return True
-    if len(visible) >= SHELL_HINTED_MAX_TEXT:
-        return False
     for mount in tree.css(_MOUNTS):
         if not text_of(mount, skip_hidden=False):
             return True

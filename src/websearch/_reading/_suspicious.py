@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from websearch._reading import _page_text
+from websearch._reading import _decode, _page_text
 
 ADDRESSED = "instructions addressed to the model"
 ZERO_WIDTH = "zero-width characters"
@@ -90,7 +90,7 @@ def hidden_html_text(html: bytes | str) -> list[str]:
     """The texts of elements a person does not see (`display:none`, `visibility:hidden`,
     `font-size:0`, the `hidden` attribute, `aria-hidden="true"`) that address the model; each at
     most 500 characters. The caller makes a notice of them: a reader sees no such text."""
-    page = html.decode("utf-8", "replace") if isinstance(html, bytes) else html
+    page = _decode.decode(html, None) if isinstance(html, bytes) else html
     if not page:
         return []
     tree = _page_text.parse(page)
