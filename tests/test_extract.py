@@ -103,6 +103,14 @@ def test_a_page_without_main_content_gives_the_whole_visible_text_and_says_so() 
     assert page.text == "alpha 0\nbeta 1\ngamma 2"
 
 
+def test_readability_reads_what_trafilatura_leaves_out() -> None:
+    # trafilatura drops <aside> whole; readability scores its paragraphs as the content
+    page = read(html_of("<aside>" + "".join(f"<p>{p} {p}</p>" for p in PARAGRAPHS) + "</aside>"), fmt="text")
+    assert not page.whole_page
+    for paragraph in PARAGRAPHS:
+        assert paragraph in page.text
+
+
 def test_a_short_page_is_read_not_refused() -> None:
     page = read(html_of("<p>Opening hours: 9 to 5.</p>", head="<title>Hours</title>"))
     assert "Opening hours: 9 to 5." in page.text
@@ -196,15 +204,22 @@ RUSSIAN = "Москва — столица России, крупнейший п
 JAPANESE = "東京は日本の首都であり、世界最大の都市圏の一つです。多くの人々が毎日電車で通勤しています。" * 6
 
 
-def test_a_windows_1251_page_declared_by_meta_only() -> None:
-    body = html_of(f"<article><p>{RUSSIAN}</p></article>", head='<meta charset="windows-1251">').encode("cp1251")
-    assert "Москва — столица России" in read(body, "text/html").text
+@pytest.mark.parametrize(("text", "codec"), [(RUSSIAN, "windows-1251"), (JAPANESE, "shift_jis")])
+def test_a_non_utf8_page_declared_by_meta_only(text: str, codec: str) -> None:
+    body = html_of(f"<article><p>{text}</p></article>", head=f'<meta charset="{codec}">').encode(codec)
+    assert text.strip()[:20] in read(body, "text/html").text
 
 
-def test_a_shift_jis_page_declared_by_header_only() -> None:
-    body = html_of(f"<article><p>{JAPANESE}</p></article>").encode("shift_jis")
-    page = read(body, "text/html; charset=Shift_JIS")
-    assert "東京は日本の首都" in page.text
+@pytest.mark.parametrize(("text", "codec"), [(RUSSIAN, "windows-1251"), (JAPANESE, "Shift_JIS")])
+def test_a_non_utf8_page_declared_by_header_only(text: str, codec: str) -> None:
+    body = html_of(f"<article><p>{text}</p></article>").encode(codec)
+    assert text.strip()[:20] in read(body, f"text/html; charset={codec}").text
+
+
+def test_the_header_charset_wins_over_the_meta_and_the_meta_over_a_guess() -> None:
+    body = html_of(f"<article><p>{RUSSIAN}</p></article>", head='<meta charset="koi8-r">').encode("cp1251")
+    assert "Москва" in read(body, "text/html; charset=windows-1251").text
+    assert "Москва" not in read(body, "text/html").text  # the (wrong) meta is believed without a header
 
 
 def test_the_charset_argument_counts_as_the_header() -> None:
