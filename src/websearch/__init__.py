@@ -46,8 +46,8 @@ from .errors import ConfigError, InvalidSearchParams, SearchFailedError, StoreUn
 
 if TYPE_CHECKING:
     from ._client._client import ProviderStatus, WebSearch, afetch, aresearch, asearch, fetch, research, search
-    from ._core._pages import FetchResponse, PageOutcome, ResearchResponse, ResearchSource
     from ._core._notices import NOTICE_KINDS, Notice, NoticeKind
+    from ._core._pages import FetchResponse, PageOutcome, ResearchResponse, ResearchSource
     from ._core._params import MODE_VALUES, RECENCY_VALUES, Mode, Recency
     from ._core._types import (
         Attempt,

@@ -21,6 +21,7 @@ from .._core._registry import PROVIDERS, SEARCH_PROVIDER_ORDER
 from .._core._version import __version__
 from ..errors import ConfigError, InvalidSearchParams
 from ._cli_read import add_read_commands, fetch_command, research_command
+from ._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_READER_GONE, EXIT_USAGE
 
 if TYPE_CHECKING:
     from .._client._client import WebSearch
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
 
 __all__ = ["build_parser", "main", "usage_block"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_READER_GONE: Final = 141  # 128 + SIGPIPE, what a shell shows for a tool its pipe's reader left
 #: What each exit status means, as `--help` lists them (a test holds it to every EXIT_ above).
 EXIT_STATUSES: Final = (
     (EXIT_OK, "success"),

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from .._core._pages import FORMATS
+from ._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 __all__ = ["add_read_commands", "fetch_command", "research_command"]
 
@@ -49,7 +50,9 @@ def add_read_commands(
         "allow_private allow them; robots.txt is obeyed.",
     )
     f.add_argument("url", help="the http or https address")
-    f.add_argument("--max-chars", type=_whole(1), default=20000, metavar="N", help="the most characters (default 20000)")
+    f.add_argument(
+        "--max-chars", type=_whole(1), default=20000, metavar="N", help="the most characters (default 20000)"
+    )
     f.add_argument("--start", type=_whole(0), default=0, metavar="N", help="where in the text to begin (default 0)")
     f.add_argument("--format", choices=FORMATS, default="markdown", help="the text's format (default markdown)")
     f.add_argument("--cache", choices=_CACHE_MODES, default="use", help="use, refresh or off (default use)")
@@ -78,9 +81,7 @@ def add_read_commands(
     r.add_argument(
         "--fanout", type=provider_list, metavar="A,B,C", help="search with these providers at once, results fused"
     )
-    r.add_argument(
-        "--deadline", type=seconds, metavar="SECONDS", help="the most the research may take (default 60)"
-    )
+    r.add_argument("--deadline", type=seconds, metavar="SECONDS", help="the most the research may take (default 60)")
     r.add_argument("--json", action="store_true", help="print {text, response, error} as JSON")
 
 
@@ -92,11 +93,11 @@ def fetch_command(args: argparse.Namespace) -> int:
     """`websearch fetch`: print the page (or FETCH_FAILED on stderr); 1 if it was not read."""
     import asyncio
 
-    from ._cli import EXIT_FAILED, EXIT_OK, _client
+    from .._client._client import WebSearch
     from ._render_pages import render_fetch, render_fetch_json
     from ._spinner import Spinner
 
-    client = _client()
+    client = WebSearch()
 
     async def run() -> Any:
         async with client, Spinner(sys.stderr, "fetching"):
@@ -118,7 +119,7 @@ def research_command(args: argparse.Namespace) -> int:
     """`websearch research`: print the cited context (or RESEARCH_FAILED on stderr); 1 if none."""
     import asyncio
 
-    from ._cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _client
+    from .._client._client import WebSearch
     from ._render_pages import render_research, render_research_json
     from ._spinner import Spinner
 
@@ -131,7 +132,7 @@ def research_command(args: argparse.Namespace) -> int:
         search["fanout"] = args.fanout
     if args.provider:
         search["provider"] = args.provider
-    client = _client()
+    client = WebSearch()
 
     async def run() -> Any:
         async with client, Spinner(sys.stderr, "researching"):

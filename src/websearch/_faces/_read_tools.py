@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .._core._pages import FORMATS
+from .._core._pages import FORMATS, FetchFormat
 from .._core._params import MAX_INTEGER, Param, check, got, provider_with_fanout
 from .._core._registry import SEARCH_PROVIDER_ORDER
 from ..errors import InvalidSearchParams
@@ -64,8 +64,7 @@ _START: Final = Param(
 _FORMAT: Final = Param(
     "format",
     "enum",
-    "markdown: the main content as Markdown (headings, lists, links); text: plain text; html: the main "
-    "content's HTML.",
+    "markdown: the main content as Markdown (headings, lists, links); text: plain text; html: the main content's HTML.",
     default="markdown",
     choices=FORMATS,
 )
@@ -193,7 +192,7 @@ class FetchCall:
     url: str
     max_chars: int = DEFAULT_MAX_CHARS
     start: int = 0
-    format: str = "markdown"
+    format: FetchFormat = "markdown"
 
 
 def parse_fetch(arguments: Mapping[str, Any]) -> FetchCall:
