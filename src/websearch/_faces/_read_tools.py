@@ -181,7 +181,11 @@ def _given(arguments: Mapping[str, Any], known: Sequence[Argument], tool: str) -
         param = by_name[name].param
         if param.kind == "integer" and isinstance(value, float) and value.is_integer() and abs(value) <= MAX_INTEGER:
             value = int(value)  # JSON has one number type: 3.0 is 3
-        checked[name] = check(param, value, name)
+        checked[name] = value if name == "provider" else check(param, value, name)  # provider: by the caller
+        if param.kind == "integer" and param.maximum is not None and checked[name] > param.maximum:
+            raise InvalidSearchParams(
+                name, f"{name} must be a whole number from {param.minimum:g} to {param.maximum:g}; got {got(value)}"
+            )
     return checked
 
 
