@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from .._core._budget import Budget
 from .._core._clock import wall_seconds
 from .._core._notices import Notice, not_applied, suspicious
-from .._core._pages import FORMATS, FetchResponse
+from .._core._pages import FORMATS, FetchFormat, FetchResponse
 from .._core._types import Attempt
 from .._engine._engine import CacheMode
 from .._engine._flights import Flights
@@ -187,7 +187,8 @@ class Reader:
             alternate = markdown_alternate(raw.body, raw.url)
             if alternate is not None and alternate != raw.url:
                 source = await self._alternate(alternate, budget) or raw
-        done = extract(source.body, url=source.url, content_type=source.content_type, charset=source.charset, fmt=fmt)
+        shape = cast("FetchFormat", fmt)  # checked by check_fetch_args
+        done = extract(source.body, url=source.url, content_type=source.content_type, charset=source.charset, fmt=shape)
         spans = [(s.start, s.end, s.reason) for s in find_suspicious(done.text)]
         if spans:
             notices.append(suspicious(spans, "text"))
