@@ -445,3 +445,23 @@ def test_rest_deadline_beyond_the_server_limit_is_422(site: FakeSite, env: dict[
     with InProcess(reader(site, env, store=MemoryStore(SystemClock()))) as server, http(server.url) as api:
         late = api.post("/v1/fetch", json={"url": site.url("/otters"), "deadline": 10_000})
     assert late.status_code == 422 and late.json()["param"] == "deadline"
+
+
+def test_rest_reading_costs_a_rate_limit_token_and_is_counted(site: FakeSite, env: dict[str, str]) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from websearch._faces._serve import RateLimit, ServeConfig
+
+    config = ServeConfig(rate_limit=RateLimit("1/h", 1 / 3600, 1)).with_tokens(TOKEN)
+    with InProcess(reader(site, env, store=MemoryStore(SystemClock())), config) as server, http(server.url) as api:
+        first = api.post("/v1/fetch", json={"url": site.url("/quic")})
+        limited = api.post("/v1/research", json={"query": "quic"})
+        text = api.get("/metrics").text
+    assert (first.status_code, limited.status_code) == (200, 429)
+    counted = {
+        (sample.labels.get("route"), sample.labels.get("status")): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "websearch_http_requests_total"
+    }
+    assert counted[("/v1/fetch", "200")] == 1 and counted[("/v1/research", "429")] == 1
