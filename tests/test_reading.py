@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import netguard
 from conftest import FakeClock, StillClock
 from websearch import WebSearch
 from websearch.errors import FetchHttpError, UrlNotAllowed
@@ -180,7 +181,11 @@ async def test_metadata_and_private_addresses_are_never_asked(config_dir: Path, 
         metadata = await ws.afetch("http://169.254.169.254/latest/meta-data/")
         private = await ws.afetch(url(site, "/article", "internal.example"))
         scheme = await ws.afetch("file:///etc/passwd")
+        before = len(netguard.blocked)
         rebound = await ws.afetch(url(site, "/article", "rebind.example"), deadline=1.0)
+        tried = netguard.blocked[before:]
+        del netguard.blocked[before:]  # the vetted public address, refused by the tests' guard on purpose
+    assert all("93.184.216.34" in attempt for attempt in tried)
     assert [metadata.error_kind, private.error_kind, scheme.error_kind] == ["not_allowed"] * 3
     assert rebound.error_kind in ("connection", "timeout")  # the public address, which does not answer here
     assert site.requests == [] and "169.254.169.254" not in names.calls
