@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib
+import sys
 from typing import TYPE_CHECKING, Final
 
 from .._core._budget import Budget
@@ -40,6 +42,7 @@ __all__ = ["CACHE_MODES", "Reader", "check_fetch_args"]
 CACHE_MODES: Final = ("use", "refresh", "off")
 COOLDOWN: Final = "fetch-cooldown:"  # a host's Retry-After, kept in the store until it passes
 PACE: Final = "pace:host:"
+_FETCHER: Final = "websearch._reading._fetcher"
 _MB: Final = 2**20
 
 
@@ -165,7 +168,7 @@ class Reader:
 
         host = (urlsplit(url).hostname or "").lower()
         await self._cooling(url, host)
-        fetcher, robots = self._open()
+        fetcher, robots = await self._open()
         if self.policy.robots:
             from ..errors import RobotsDisallowed
 
@@ -221,11 +224,14 @@ class Reader:
             return None
         return raw if raw.content_type in ("text/markdown", "text/x-markdown") else None
 
-    def _open(self) -> tuple[Fetcher, Robots]:
-        """This loop's fetcher and robots.txt book, made on first use."""
+    async def _open(self) -> tuple[Fetcher, Robots]:
+        """This loop's fetcher and robots.txt book, made on first use. The fetcher's module
+        (aiohttp's, some 200 ms) is imported in a thread: on the loop, it stalled every task."""
         loop = asyncio.get_running_loop()
         pair = self._fetchers.get(loop)
         if pair is None:
+            if _FETCHER not in sys.modules:
+                await asyncio.to_thread(importlib.import_module, _FETCHER)
             from ._fetcher import Fetcher
             from ._robots import Robots
 
