@@ -69,8 +69,9 @@ def site() -> Iterator[Site]:
 
 
 def settings(config_dir: Path, extra: str = "") -> dict[str, str]:
+    rate = "" if "host_rate" in extra else 'host_rate = "50/s"\n'
     (config_dir / "settings.toml").write_text(
-        f'[fetch]\nallow_hosts = ["site.test", "*.site.test"]\nhost_rate = "50/s"\n{extra}', encoding="utf-8"
+        f'[fetch]\nallow_hosts = ["site.test", "*.site.test"]\n{rate}{extra}', encoding="utf-8"
     )
     return {"WEBSEARCH_CONFIG_DIR": str(config_dir)}
 
