@@ -84,6 +84,7 @@ def browser_headers(
     referer: str | None = None,
     *,
     accept_language: str = ENGLISH,
+    posted: bool = False,
     cache_control: str | None = None,
     content_type: str | None = None,
     cookie: str | None = None,
@@ -92,10 +93,12 @@ def browser_headers(
     """A desktop Chrome's headers for a top-level navigation, in one order for every engine.
 
     `site` is Sec-Fetch-Site ("none": a search from the address bar or search box; "same-origin":
-    from the engine's own page, which `referer` names). A posted form adds its `content_type`
-    and `origin`, and Chrome sends `cache_control` "max-age=0" on a form post or a reload;
-    `cookie` carries an engine's preference cookie.
+    from the engine's own page, which `referer` names). A `posted` form adds its content type
+    (and `origin`) and Chrome's "max-age=0" `cache_control` (also sent on a reload); `cookie`
+    carries an engine's preference cookie.
     """
+    if posted:
+        cache_control, content_type = "max-age=0", "application/x-www-form-urlencoded"
     headers = {"Accept": _ACCEPT, "Accept-Language": accept_language}
     optional = (("Cache-Control", cache_control), ("Content-Type", content_type), ("Cookie", cookie))
     headers.update((name, value) for name, value in (*optional, ("Origin", origin)) if value is not None)

@@ -26,11 +26,7 @@ MAX_RESULTS: Final = 20
 #: `recency` as DuckDuckGo's `df` windows.
 WINDOWS: Final = {"day": "d", "week": "w", "month": "m", "year": "y"}
 HEADERS: Final = browser_headers(
-    "same-origin",
-    "https://html.duckduckgo.com/",
-    accept_language="en,en-US;q=0.9",
-    cache_control="max-age=0",
-    content_type="application/x-www-form-urlencoded",
+    "same-origin", "https://html.duckduckgo.com/", accept_language="en,en-US;q=0.9", posted=True
 )
 CHALLENGE_MESSAGE: Final = (
     "DuckDuckGo blocked the request with a bot-detection challenge. DuckDuckGo throttles automated HTML "

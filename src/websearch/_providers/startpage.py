@@ -44,14 +44,7 @@ PREFERENCES: Final = "N1N".join(pair.replace("=", "EEE", 1) for pair in _SETTING
 #: Page 1: a top-level navigation from the browser's search box.
 HEADERS: Final = browser_headers("none", cookie=f"preferences={PREFERENCES}")
 #: Pages 2+: the results page's own search form, posted.
-FORM_HEADERS: Final = browser_headers(
-    "same-origin",
-    ORIGIN + "/",
-    cache_control="max-age=0",
-    content_type="application/x-www-form-urlencoded",
-    cookie=f"preferences={PREFERENCES}",
-    origin=ORIGIN,
-)
+FORM_HEADERS: Final = browser_headers("same-origin", ORIGIN + "/", posted=True, cookie=HEADERS["Cookie"], origin=ORIGIN)
 _ADVICE: Final = f"Startpage throttles automated searches from datacenter/shared-egress IPs; {ADVICE}"
 CAPTCHA_MESSAGE: Final = f"Startpage blocked the request with a CAPTCHA page. {_ADVICE}"
 ANUBIS_MESSAGE: Final = (
@@ -118,13 +111,11 @@ class Startpage(KeylessEngine[Page]):
     envelope = html_envelope("Startpage", status_classes={401: Blocked, 403: Blocked})
 
     def page_params(self, n: int) -> Params:
-        """Page 1 as the browser's search box sends it; page n as a GET with `page=n` (used when
-        the page before it carries no form token)."""
+        """Page 1 as the search box sends it; page n as a GET with `page=n` (when page n-1 has no form token)."""
         return [("pl", "opensearch")] if n == 1 else [("page", str(n))]
 
     def next_request(self, plan: Plan, n: int, previous: Page) -> HttpRequest | None:
-        """Page `n` (n > 1): the search form posted with the previous page's token, else the
-        planned GET, while the plan allows it."""
+        """Page `n` (n > 1): the search form posted with page n-1's token, else the planned GET."""
         planned = super().next_request(plan, n, previous)
         if planned is None or not previous.sc:
             return planned
