@@ -21,7 +21,8 @@ from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpRequest, HttpResponse
 from ..errors import Blocked, InvalidResponse
-from ._base import Plan
+from . import _paging as paging
+from ._base import Plan, as_dict, as_list, as_str
 from ._html import browser_headers, fold, html_envelope, keep
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params, url_parts, url_path
 
@@ -88,13 +89,12 @@ WALLS: Final = tuple(
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
-    """One results page: its sources, and what asking for the next page takes."""
+class Page(paging.Page):
+    """One results page: its sources, whether its pagination shows a next page, and what asking for
+    that takes: the token the next page's form must carry (`render.search_sc`), `render.segment`."""
 
-    sources: tuple[SearchSource, ...]
-    sc: str | None = None  # the token the next page's form must carry (`render.search_sc`)
-    segment: str | None = None  # `render.segment`
-    more: bool = True  # False when the page's pagination shows no next page
+    sc: str | None = None
+    segment: str | None = None
 
 
 class Startpage(KeylessEngine[Page]):
@@ -187,21 +187,20 @@ def _props(page: bytes) -> dict[str, Any] | None:
 
 def _from_props(props: dict[str, Any], now: datetime | None) -> Page:
     render: dict[str, Any] = props["render"]
-    presenter = _dict(render.get("presenter"))
-    mainline = _dict(presenter.get("regions")).get("mainline")
+    presenter = as_dict(render.get("presenter"))
+    mainline = as_dict(presenter.get("regions")).get("mainline")
     sources: list[SearchSource] = []
     seen: set[str] = set()
-    for block in mainline if isinstance(mainline, list) else ():
-        kind, items = _dict(block).get("display_type"), _dict(block).get("results")
-        if not isinstance(kind, str) or not kind.startswith("web-") or not isinstance(items, list):
+    for block in map(as_dict, as_list(mainline)):
+        kind = block.get("display_type")
+        if not isinstance(kind, str) or not kind.startswith("web-"):
             continue  # ads-google-top/-bottom, spellsuggest-google, news, images, ...
-        for item in map(_dict, items):
+        for item in map(as_dict, as_list(block.get("results"))):
             url, title = result_url(item.get("clickUrl")), _html_text(item.get("title"))
             if title and keep(url, seen):
                 sources.append(_source(title, url, _html_text(item.get("description")), now))
-    sc, segment = render.get("search_sc"), render.get("segment")
-    sc, segment = (value if isinstance(value, str) and value else None for value in (sc, segment))
-    return Page(tuple(sources), sc, segment, _has_next(presenter.get("pagination")))
+    sc, segment = as_str(render.get("search_sc")), as_str(render.get("segment"))
+    return Page(tuple(sources), _has_next(presenter.get("pagination")), sc, segment)
 
 
 def _has_next(pagination: object) -> bool:
@@ -209,7 +208,7 @@ def _has_next(pagination: object) -> bool:
     if not isinstance(pagination, dict) or not isinstance(pagination.get("pages"), list):
         return True
     current = pagination.get("current")
-    for entry in map(_dict, pagination["pages"]):
+    for entry in map(as_dict, pagination["pages"]):
         number = entry.get("number")
         if entry.get("nextPrev") is True and (
             type(number) is not int or not isinstance(current, int) or number > current
@@ -234,7 +233,7 @@ def _from_markup(page: bytes, now: datetime | None) -> Page:
             snippet = block.css_first(_SNIPPET)
             sources.append(_source(title, url, _text(snippet) if snippet is not None else "", now))
     form = tree.css_first('form input[name="sc"]')
-    return Page(tuple(sources), (form.attrs.get("value") if form is not None else None) or None)
+    return Page(tuple(sources), sc=(form.attrs.get("value") if form is not None else None) or None)
 
 
 def _source(title: str, url: str, snippet: str, now: datetime | None) -> SearchSource:
@@ -266,10 +265,6 @@ def result_url(value: object) -> str | None:
         return None
     name = host.removeprefix("www.")
     return None if parts.path.startswith("/aclk") and (name.startswith("google.") or ".google." in host) else url
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _html_text(value: object) -> str:
