@@ -133,6 +133,7 @@ class _Pick:
     score: float
     text: str  # as rendered: footnote marks out, maybe cut
     cut: bool = False
+    cost: int = -1  # what it takes of the budget, worst case (measured once)
 
 
 @dataclass
@@ -148,7 +149,7 @@ def _clean(text: str) -> str:
 
 
 def _one_line(text: str | None, limit: int = 200) -> str:
-    return _SPACES.sub(" ", text or "").strip()[:limit]
+    return _SPACES.sub(" ", _clean(text or "")).strip()[:limit]
 
 
 def _header(number: int, page: PageText) -> str:
@@ -287,7 +288,9 @@ def assemble(
         return measure(_header(10**digits - 1, page.page) + _SEP) + measure(f"\n[{'9' * digits}] {page.page.url}")
 
     def pick_cost(pick: _Pick) -> int:
-        return measure(_passage_block(pick) + _SEP) + gap_cost
+        if pick.cost < 0:
+            pick.cost = measure(_passage_block(pick) + _SEP) + gap_cost
+        return pick.cost
 
     order: list[_Pick] = []  # in the order chosen, the last dropped first if the text runs over
 
@@ -295,11 +298,13 @@ def assemble(
         """Take `pick` (cut when worth it) if it fits `room`; what it cost, 0 when not taken."""
         cost = pick_cost(pick)
         if cost > room:
+            if room < least + gap_cost:  # no cut could be worth it
+                return 0.0
             overhead = cost - measure(pick.text)
             fitted = _fit(pick.text, room - overhead, measure, least)
             if fitted is None:
                 return 0.0
-            pick.text, pick.cut = fitted, True
+            pick.text, pick.cut, pick.cost = fitted, True, -1
             cost = pick_cost(pick)
         page.picked.append(pick)
         order.append(pick)
@@ -410,5 +415,6 @@ def _render(contenders: list[_Page], answers: list[Answer], digits: int) -> tupl
         marks = " ".join(f"[{numbers[url]}]" for url in answer.citations)
         head = f"Answer from {_one_line(answer.provider, 60)}" + (f", citing {marks}" if marks else "") + ":\n"
         blocks.append(head + answer.text)
-    blocks.append("Sources:" + "".join(f"\n[{s.number}] {s.url}" for s in sources))
+    if sources:
+        blocks.append("Sources:" + "".join(f"\n[{s.number}] {s.url}" for s in sources))
     return _SEP.join(blocks), sources
