@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from websearch._reading._assemble import GAP, Answer, Context, assemble
 from websearch._reading._passages import PageText
+from websearch._reading._rank import WordLlamaReranker
 from websearch._reading._tokens import ESTIMATE, TokenCounter
 
 
@@ -155,7 +156,7 @@ def test_a_mirrored_page_is_dropped_as_a_duplicate_of_the_better_ranked_copy() -
     text = paragraph("the lighthouse keeper lit the lamp") + "\n\n" + paragraph("the lighthouse stood on the rock")
     mirror = text.replace("weather", "climate", 1)  # a mirror with a small edit
     pages = [
-        PageText("https://mirror.example/", "Mirror", mirror, None, 3),
+        PageText("https://mirror.example/", "Mirror", mirror, "2026-01-01", 3),  # its date lifts its score
         PageText("https://origin.example/", "Origin", text, None, 0),
         PageText("https://other.example/", "Other", paragraph("a lighthouse guide for sailors"), None, 1),
     ]
@@ -254,6 +255,16 @@ def test_another_reranker_decides_the_order() -> None:
     assert [s.url for s in assemble("zzz", pages, reranker=Longest()).sources] == [pages[1].url, pages[0].url]
 
 
+def test_wordllama_can_rank_the_passages() -> None:
+    pytest.importorskip("wordllama")
+    pages = [
+        PageText("https://cats.example/", "Cats", "Felines doze for most of the day, often sixteen hours.", None, 1),
+        PageText("https://bonds.example/", "Bonds", "The bond market fell sharply on Tuesday afternoon.", None, 0),
+    ]
+    context = assemble("how long do cats sleep", pages, reranker=WordLlamaReranker())
+    assert context.sources[0].url == "https://cats.example/"
+
+
 def test_a_negative_budget_is_refused() -> None:
     with pytest.raises(ValueError, match="negative"):
         assemble("q", [], budget_chars=-1)
@@ -300,7 +311,7 @@ ANSWERS = st.lists(
 QUERIES = st.sampled_from(["moon tide", "潮の海", "the of", "waves", "nothing here"])
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(QUERIES, PAGES, ANSWERS, st.integers(0, 4000))
 def test_the_context_never_exceeds_a_character_budget(
     query: str, pages: list[PageText], answers: list[Answer], budget: int
@@ -310,7 +321,7 @@ def test_the_context_never_exceeds_a_character_budget(
     check_numbers(context)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(QUERIES, PAGES, ANSWERS, st.integers(0, 1000))
 def test_the_context_never_exceeds_a_token_budget(
     query: str, pages: list[PageText], answers: list[Answer], budget: int

@@ -2,7 +2,7 @@
 
 The steps: cut each page into passages, score them for the question (BM25 unless another
 reranker is given; times a small boost for a recent declared date), drop near-duplicate passages
-(the better-ranked copy stays), then fill the budget fairly: every page with a relevant passage
+(the copy on the better-ranked page stays), then fill the budget fairly: every page with a relevant passage
 gets an equal share of the budget for its best passages before any page gets more, and what the
 shares leave goes to the best remaining passages whichever page they are on. A page that cannot
 use its share (a short page) leaves the rest to the others.
@@ -246,11 +246,14 @@ def assemble(
 
     picks, ranked_by = _ranked(live, query, reranker or BM25Reranker())
     by_index = {page.index: page for page in live}
-    dropped = near_duplicates([pick.text for pick, _ in picks], range(len(picks)))
+    # of near-copies, the one on the better-ranked page stays (a mirror's copy may score a little
+    # higher, by a declared date or a trimmed boilerplate, and still is the copy)
+    by_search = sorted(range(len(picks)), key=lambda i: picks[i][1][1:])
+    dropped = near_duplicates([pick.text for pick, _ in picks], by_search)
     for position, (pick, _) in enumerate(picks):
         if position not in dropped:
             by_index[pick.passage.source].candidates.append(pick)
-    contenders = [page for page in live if page.candidates]  # already best page first
+    contenders = [page for page in live if page.candidates]
     contenders.sort(key=lambda page: (-page.candidates[0].score, page.page.rank, page.index))
     for page in live:
         if page.candidates:
