@@ -56,6 +56,11 @@ def test_an_underlined_heading_is_a_heading() -> None:
     assert [(p.heading, p.text) for p in passages] == [("Title Here", "Body text."), ("Sub", "More.")]
 
 
+def test_a_rule_breaks_a_paragraph_and_is_no_text() -> None:
+    passages = split_passages(0, page("First part\nstill first.\n---\nSecond part.\n* * *\nThird."), target_chars=1)
+    assert [p.text for p in passages] == ["First part\nstill first.", "Second part.", "Third."]
+
+
 def test_short_paragraphs_merge_up_to_the_target_and_never_past_the_maximum() -> None:
     paragraphs = [f"Paragraph {i} has a few words in it." for i in range(40)]
     text = "\n\n".join(paragraphs)
