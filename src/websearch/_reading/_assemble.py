@@ -297,11 +297,11 @@ def assemble(
 
     order: list[_Pick] = []  # in the order chosen, the last dropped first if the text runs over
 
-    def take(page: _Page, pick: _Pick, room: float) -> float:
-        """Take `pick` (cut when worth it) if it fits `room`; what it cost, 0 when not taken."""
+    def take(page: _Page, pick: _Pick, room: float, may_cut: bool) -> float:
+        """Take `pick` (cut when allowed and worth it) if it fits `room`; its cost, 0 if not taken."""
         cost = pick_cost(pick)
         if cost > room:
-            if room < least + gap_cost:  # no cut could be worth it
+            if not may_cut or room < least + gap_cost:  # no cut could be worth it
                 return 0.0
             overhead = cost - measure(pick.text)
             fitted = _fit(pick.text, room - overhead, measure, least)
@@ -321,8 +321,10 @@ def assemble(
             own = float(page_cost(page))
             if own >= share:
                 continue
+            may_cut = True  # once a page: the first passage that does not fit whole
             for pick in page.candidates:
-                got = take(page, pick, share - own)
+                got = take(page, pick, share - own, may_cut)
+                may_cut = may_cut and got > 0
                 own += got
                 if pick.cut:
                     break
@@ -333,11 +335,13 @@ def assemble(
             ((pick, page) for page in contenders for pick in page.candidates if pick not in page.picked),
             key=lambda pair: (-pair[0].score, pair[1].page.rank, pair[1].index, pair[0].passage.index),
         )
+        may_cut = True  # once: the room left only shrinks
         for pick, page in rest:
             room = available - spent - (0 if page.picked else page_cost(page))
             if room <= 0:
                 continue
-            got = take(page, pick, room)
+            got = take(page, pick, room, may_cut)
+            may_cut = may_cut and (got > 0 and not pick.cut)
             if got:
                 spent += got + (0 if len(page.picked) > 1 else page_cost(page))
 
