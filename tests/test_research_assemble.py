@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from websearch._reading._assemble import GAP, Answer, Context, assemble
-from websearch._reading._passages import PageText
+from websearch._reading._passages import PageText, split_passages
 from websearch._reading._rank import WordLlamaReranker
 from websearch._reading._tokens import ESTIMATE, TokenCounter
 
@@ -263,6 +263,27 @@ def test_wordllama_can_rank_the_passages() -> None:
     ]
     context = assemble("how long do cats sleep", pages, reranker=WordLlamaReranker())
     assert context.sources[0].url == "https://cats.example/"
+
+
+def test_no_budget_takes_every_relevant_passage_and_counts_what_it_used() -> None:
+    pages = [
+        PageText(
+            f"https://r{i}.example/",
+            f"R{i}",
+            "\n\n".join(paragraph(f"reef {i} {j}", seed=i * 10 + j) for j in range(5)),
+            None,
+            i,
+        )
+        for i in range(3)
+    ]
+    context = assemble("reef", pages, budget_chars=None)
+    assert {u.url: u.passages for u in context.used} == {p.url: len(split_passages(i, p)) for i, p in enumerate(pages)}
+    for use, source in zip(context.used, context.sources, strict=True):
+        assert use.url == source.url and use.chars_used == source.chars_used
+    for page in pages:
+        for paragraph_text in page.text.split("\n\n"):
+            assert paragraph_text in context.text
+    assert GAP not in context.text
 
 
 def test_a_negative_budget_is_refused() -> None:
