@@ -170,6 +170,36 @@ def test_bm25_matches_the_formula_worked_by_hand() -> None:
     assert scores == pytest.approx([idf * 1.0, idf * 4.4 / 3.65, 0.0])
 
 
+def reference_bm25(query: str, passages: list[str]) -> list[float]:
+    """BM25 the plain way: every passage tokenized, every term counted."""
+    stop = {"the", "of", "and", "a"}
+    terms = list(dict.fromkeys(t for t in tokenize(query) if t not in stop))
+    docs = [tokenize(p) for p in passages]
+    if not docs:
+        return []
+    average = (sum(map(len, docs)) / len(docs)) or 1.0
+    df = {t: sum(t in d for d in docs) for t in terms}
+    scores = []
+    for doc in docs:
+        score = 0.0
+        for t in terms:
+            tf = doc.count(t)
+            if tf:
+                idf = math.log(1 + (len(docs) - df[t] + 0.5) / (df[t] + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / average))
+        scores.append(score)
+    return scores
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet="ab cd_É.,’\n東京", max_size=12),
+    st.lists(st.text(alphabet="ab cd_É.,’\n\t東京-9", max_size=60), max_size=8),
+)
+def test_bm25_equals_the_plain_computation(query: str, passages: list[str]) -> None:
+    assert bm25_scores(query, passages) == pytest.approx(reference_bm25(query, passages))
+
+
 def test_a_rarer_term_weighs_more_and_stop_words_weigh_nothing() -> None:
     passages = ["the common word here", "the common rare here", "common and the rest"]
     scores = bm25_scores("the rare common", passages)
