@@ -33,6 +33,7 @@ __all__ = [
     "Reranker",
     "WordLlamaReranker",
     "bm25_scores",
+    "query_terms",
     "recency_boosts",
     "tokenize",
 ]
