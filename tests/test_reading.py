@@ -254,3 +254,37 @@ async def test_research_cites_the_pages_it_read_and_says_what_it_left(config_dir
     outcomes = {p.url.rsplit("/", 1)[1]: p for p in found.pages}
     assert outcomes["private"].reason == "robots" and outcomes["gone"].error_kind == "http_status"
     assert outcomes["article"].used and outcomes["article"].number is not None
+
+
+FRESH_RESEARCH = """
+import asyncio, gc, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from test_reading import ARTICLE, Site, brave_results, client, html
+from websearch.testing import FakeBrave
+
+async def main():
+    with tempfile.TemporaryDirectory() as d, Site({{"/a": html(ARTICLE)}}) as site, FakeBrave() as brave:
+        site.pages["/b"] = site.pages["/c"] = html(ARTICLE)
+        brave.enqueue(brave_results(site, ["/a", "/b", "/c"]))
+        config = Path(d) / "config"
+        config.mkdir()
+        async with client(config, env={{**brave.env, "BRAVE_API_KEY": "BSA-x"}}, providers=["brave"]) as ws:
+            found = await ws.aresearch("asyncio", search={{"provider": "brave"}})
+        print(found.ok, len(found.pages))
+
+asyncio.run(main())
+gc.collect()
+"""
+
+
+def test_the_pages_of_a_research_in_a_fresh_process_share_one_session() -> None:
+    # Three pages opening at once while the HTTP stack loaded made three sessions; two were
+    # never closed ("Unclosed client session" at exit).
+    import subprocess
+    import sys
+
+    script = FRESH_RESEARCH.format(tests=str(Path(__file__).parent))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "True 3\n"), done.stderr[-2000:]
+    assert "Unclosed" not in done.stderr

@@ -228,10 +228,10 @@ class Reader:
         """This loop's fetcher and robots.txt book, made on first use. The fetcher's module
         (aiohttp's, some 200 ms) is imported in a thread: on the loop, it stalled every task."""
         loop = asyncio.get_running_loop()
-        pair = self._fetchers.get(loop)
+        if _FETCHER not in sys.modules:
+            await asyncio.to_thread(importlib.import_module, _FETCHER)
+        pair = self._fetchers.get(loop)  # looked up after the wait: the pages of a research open at once
         if pair is None:
-            if _FETCHER not in sys.modules:
-                await asyncio.to_thread(importlib.import_module, _FETCHER)
             from ._fetcher import Fetcher
             from ._robots import Robots
 
