@@ -32,8 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from websearch._core._dates import parse_date
-
+from .._core._dates import parse_date
 from ._dedupe import near_duplicates
 from ._passages import PageText, Passage, split_passages
 from ._rank import BM25Reranker, Reranker, recency_boosts

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from websearch._core._dates import parse_date
+from .._core._dates import parse_date
 
 __all__ = [
     "BM25_B",
