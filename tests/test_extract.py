@@ -187,6 +187,14 @@ def test_an_article_carrying_cloudflare_s_ordinary_script_is_read() -> None:
     assert PARAGRAPHS[1] in read(page).text
 
 
+def test_an_article_with_a_captcha_frame_and_indented_markup_is_read() -> None:
+    # The challenge check counts visible text only up to what a challenge page has at most; it
+    # stopped counting on the markup's raw whitespace once, and took this article for a challenge.
+    body = "".join(f"<p>\n          {PARAGRAPHS[i % len(PARAGRAPHS)]}\n          </p>\n" + " " * 400 for i in range(24))
+    page = html_of(body + '<iframe src="https://www.google.com/recaptcha/api2/anchor?k=x"></iframe>')
+    assert PARAGRAPHS[0] in read(page).text
+
+
 def test_markdown_alternate_is_made_absolute() -> None:
     assert markdown_alternate(ARTICLE, URL) == "https://news.example.org/2024/story.md"
     assert markdown_alternate(ARTICLE.encode(), "https://other.example/x/") == "https://other.example/2024/story.md"

@@ -56,6 +56,11 @@ def test_an_underlined_heading_is_a_heading() -> None:
     assert [(p.heading, p.text) for p in passages] == [("Title Here", "Body text."), ("Sub", "More.")]
 
 
+def test_a_rule_breaks_a_paragraph_and_is_no_text() -> None:
+    passages = split_passages(0, page("First part\nstill first.\n---\nSecond part.\n* * *\nThird."), target_chars=1)
+    assert [p.text for p in passages] == ["First part\nstill first.", "Second part.", "Third."]
+
+
 def test_short_paragraphs_merge_up_to_the_target_and_never_past_the_maximum() -> None:
     paragraphs = [f"Paragraph {i} has a few words in it." for i in range(40)]
     text = "\n\n".join(paragraphs)
@@ -163,6 +168,36 @@ def test_bm25_matches_the_formula_worked_by_hand() -> None:
     scores = bm25_scores("cat", ["cat sat", "cat cat dog", "dog"])
     idf = math.log(1.6)
     assert scores == pytest.approx([idf * 1.0, idf * 4.4 / 3.65, 0.0])
+
+
+def reference_bm25(query: str, passages: list[str]) -> list[float]:
+    """BM25 the plain way: every passage tokenized, every term counted."""
+    stop = {"the", "of", "and", "a"}
+    terms = list(dict.fromkeys(t for t in tokenize(query) if t not in stop))
+    docs = [tokenize(p) for p in passages]
+    if not docs:
+        return []
+    average = (sum(map(len, docs)) / len(docs)) or 1.0
+    df = {t: sum(t in d for d in docs) for t in terms}
+    scores = []
+    for doc in docs:
+        score = 0.0
+        for t in terms:
+            tf = doc.count(t)
+            if tf:
+                idf = math.log(1 + (len(docs) - df[t] + 0.5) / (df[t] + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / average))
+        scores.append(score)
+    return scores
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet="ab cd_É.,’\n東京", max_size=12),
+    st.lists(st.text(alphabet="ab cd_É.,’\n\t東京-9", max_size=60), max_size=8),
+)
+def test_bm25_equals_the_plain_computation(query: str, passages: list[str]) -> None:
+    assert bm25_scores(query, passages) == pytest.approx(reference_bm25(query, passages))
 
 
 def test_a_rarer_term_weighs_more_and_stop_words_weigh_nothing() -> None:

@@ -15,7 +15,7 @@ from websearch._core._clock import SystemClock
 from websearch._reading._fetcher import Fetcher
 from websearch._reading._policy import FetchPolicy
 from websearch._reading._robots import AGENT, Robots
-from websearch.errors import FetchTimeout, UrlNotAllowed
+from websearch.errors import FetchConnectionError, FetchTimeout, UrlNotAllowed
 from websearch.testing import FakeServer, RecordedRequest, Reply
 
 RULES = """\
@@ -105,13 +105,15 @@ async def test_a_missing_file_allows_all_and_a_failing_server_nothing(
     assert site.robots_requests() == 1
 
 
-async def test_an_unreachable_site_is_disallowed_until_the_ttl() -> None:
+async def test_a_site_that_cannot_be_reached_is_a_connection_error_not_a_robots_refusal() -> None:
+    # Told "disallowed by robots.txt", a caller blamed the site's rules for a site that was down.
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     async with fetcher() as f:
         robots = Robots(f, FakeClock())
-        assert not await robots.allowed(f"http://site.test:{port}/page", budget())
+        with pytest.raises(FetchConnectionError):
+            await robots.allowed(f"http://site.test:{port}/page", budget())
 
 
 async def test_the_cache_lasts_the_ttl_on_the_clock(site: RobotsSite) -> None:

@@ -2,7 +2,7 @@
 
 The steps: cut each page into passages, score them for the question (BM25 unless another
 reranker is given; times a small boost for a recent declared date), drop near-duplicate passages
-(the better-ranked copy stays), then fill the budget fairly: every page with a relevant passage
+(the copy on the better-ranked page stays), then fill the budget fairly: every page with a relevant passage
 gets an equal share of the budget for its best passages before any page gets more, and what the
 shares leave goes to the best remaining passages whichever page they are on. A page that cannot
 use its share (a short page) leaves the rest to the others.
@@ -32,8 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from websearch._core._dates import parse_date
-
+from .._core._dates import parse_date
 from ._dedupe import near_duplicates
 from ._passages import PageText, Passage, split_passages
 from ._rank import BM25Reranker, Reranker, recency_boosts
@@ -133,6 +132,7 @@ class _Pick:
     score: float
     text: str  # as rendered: footnote marks out, maybe cut
     cut: bool = False
+    cost: int = -1  # what it takes of the budget, worst case (measured once)
 
 
 @dataclass
@@ -148,7 +148,7 @@ def _clean(text: str) -> str:
 
 
 def _one_line(text: str | None, limit: int = 200) -> str:
-    return _SPACES.sub(" ", text or "").strip()[:limit]
+    return _SPACES.sub(" ", _clean(text or "")).strip()[:limit]
 
 
 def _header(number: int, page: PageText) -> str:
@@ -245,11 +245,14 @@ def assemble(
 
     picks, ranked_by = _ranked(live, query, reranker or BM25Reranker())
     by_index = {page.index: page for page in live}
-    dropped = near_duplicates([pick.text for pick, _ in picks], range(len(picks)))
+    # of near-copies, the one on the better-ranked page stays (a mirror's copy may score a little
+    # higher, by a declared date or a trimmed boilerplate, and still is the copy)
+    by_search = sorted(range(len(picks)), key=lambda i: picks[i][1][1:])
+    dropped = near_duplicates([pick.text for pick, _ in picks], by_search)
     for position, (pick, _) in enumerate(picks):
         if position not in dropped:
             by_index[pick.passage.source].candidates.append(pick)
-    contenders = [page for page in live if page.candidates]  # already best page first
+    contenders = [page for page in live if page.candidates]
     contenders.sort(key=lambda page: (-page.candidates[0].score, page.page.rank, page.index))
     for page in live:
         if page.candidates:
@@ -287,19 +290,23 @@ def assemble(
         return measure(_header(10**digits - 1, page.page) + _SEP) + measure(f"\n[{'9' * digits}] {page.page.url}")
 
     def pick_cost(pick: _Pick) -> int:
-        return measure(_passage_block(pick) + _SEP) + gap_cost
+        if pick.cost < 0:
+            pick.cost = measure(_passage_block(pick) + _SEP) + gap_cost
+        return pick.cost
 
     order: list[_Pick] = []  # in the order chosen, the last dropped first if the text runs over
 
-    def take(page: _Page, pick: _Pick, room: float) -> float:
-        """Take `pick` (cut when worth it) if it fits `room`; what it cost, 0 when not taken."""
+    def take(page: _Page, pick: _Pick, room: float, may_cut: bool) -> float:
+        """Take `pick` (cut when allowed and worth it) if it fits `room`; its cost, 0 if not taken."""
         cost = pick_cost(pick)
         if cost > room:
+            if not may_cut or room < least + gap_cost:  # no cut could be worth it
+                return 0.0
             overhead = cost - measure(pick.text)
             fitted = _fit(pick.text, room - overhead, measure, least)
             if fitted is None:
                 return 0.0
-            pick.text, pick.cut = fitted, True
+            pick.text, pick.cut, pick.cost = fitted, True, -1
             cost = pick_cost(pick)
         page.picked.append(pick)
         order.append(pick)
@@ -313,8 +320,10 @@ def assemble(
             own = float(page_cost(page))
             if own >= share:
                 continue
+            may_cut = True  # once a page: the first passage that does not fit whole
             for pick in page.candidates:
-                got = take(page, pick, share - own)
+                got = take(page, pick, share - own, may_cut)
+                may_cut = may_cut and got > 0
                 own += got
                 if pick.cut:
                     break
@@ -325,11 +334,13 @@ def assemble(
             ((pick, page) for page in contenders for pick in page.candidates if pick not in page.picked),
             key=lambda pair: (-pair[0].score, pair[1].page.rank, pair[1].index, pair[0].passage.index),
         )
+        may_cut = True  # once: the room left only shrinks
         for pick, page in rest:
             room = available - spent - (0 if page.picked else page_cost(page))
             if room <= 0:
                 continue
-            got = take(page, pick, room)
+            got = take(page, pick, room, may_cut)
+            may_cut = may_cut and (got > 0 and not pick.cut)
             if got:
                 spent += got + (0 if len(page.picked) > 1 else page_cost(page))
 
@@ -410,5 +421,6 @@ def _render(contenders: list[_Page], answers: list[Answer], digits: int) -> tupl
         marks = " ".join(f"[{numbers[url]}]" for url in answer.citations)
         head = f"Answer from {_one_line(answer.provider, 60)}" + (f", citing {marks}" if marks else "") + ":\n"
         blocks.append(head + answer.text)
-    blocks.append("Sources:" + "".join(f"\n[{s.number}] {s.url}" for s in sources))
+    if sources:
+        blocks.append("Sources:" + "".join(f"\n[{s.number}] {s.url}" for s in sources))
     return _SEP.join(blocks), sources

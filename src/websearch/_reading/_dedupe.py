@@ -59,7 +59,8 @@ def near_duplicates(
         if not mine:
             continue
         ranked = sorted(mine)
-        prefix = ranked[: len(ranked) - math.ceil(threshold * len(ranked)) + 1]
+        # (the epsilon: a float product a hair over a whole number must not shorten the prefix)
+        prefix = ranked[: len(ranked) - math.ceil(threshold * len(ranked) - 1e-9) + 1]
         seen: set[int] = set()
         match: int | None = None
         for shingle in prefix:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from websearch.errors import NoText, UnsupportedContent
+from ..errors import NoText, UnsupportedContent
 
 logging.getLogger("pypdf").addHandler(logging.NullHandler())  # its warnings on damaged files are ours to report
 
@@ -201,7 +201,7 @@ def _child_text(node: Any, name: str) -> str | None:
 def _strip_html(fragment: str) -> str:
     if "<" not in fragment:
         return fragment
-    from websearch._reading._page_text import parse, text_of
+    from ._page_text import parse, text_of
 
     tree = parse(fragment)
     return text_of(tree.body or tree.root) or fragment

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from html import escape
 from typing import Literal, get_args
 
-from websearch._reading import _decode, _documents, _html
-from websearch._reading._decode import Kind
-from websearch._reading._html import Format, markdown_alternate
-from websearch.errors import FetchError, InvalidSearchParams, NoText, UnsupportedContent
+from ..errors import FetchError, InvalidSearchParams, NoText, UnsupportedContent
+from . import _decode, _documents, _html
+from ._decode import Kind
+from ._html import Format, markdown_alternate
 
 __all__ = ["Extracted", "extract", "markdown_alternate"]
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urljoin
 
-from websearch._reading import _page_text
-from websearch.errors import NeedsJavascript, NoText, PageBlocked
+from ..errors import NeedsJavascript, NoText, PageBlocked
+from . import _page_text
+from ._meta import page_meta
 
 Format = Literal["markdown", "text", "html"]
 
@@ -80,13 +81,16 @@ def extract_html(html: str, *, url: str, fmt: Format) -> HtmlContent:
             text, whole_page = (_escape_html(visible) if fmt == "html" else visible), True
         elif length == 0:
             raise NoText(url, f"{url} has no text to read (an empty page).")
-    meta = _metadata(lxml_tree, url)
+    declared = page_meta(lxml_tree, _language(lxml_tree))
+    # trafilatura's metadata pass (as long as the extraction) only for what the page's own
+    # declarations left out
+    meta = _metadata(lxml_tree, url) if None in (declared.published, declared.byline, declared.language) else {}
     return HtmlContent(
         text=text,
-        title=_clean(meta.get("title")) or _lxml_first(lxml_tree, "//title/text()"),
-        byline=_clean(meta.get("author")),
-        published=_clean(meta.get("date")),
-        language=_language(lxml_tree) or _clean(meta.get("language")),
+        title=declared.title or _clean(meta.get("title")),
+        byline=declared.byline or _clean(meta.get("author")),
+        published=declared.published or _clean(meta.get("date")),
+        language=declared.language or _clean(meta.get("language")),
         whole_page=whole_page,
     )
 

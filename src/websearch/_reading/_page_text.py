@@ -108,20 +108,29 @@ def children(node: LexborNode) -> Iterator[LexborNode]:
         child = child.next
 
 
-def text_of(root: LexborNode | None, *, skip_hidden: bool = True) -> str:
-    """The readable text under `root`: blocks on their own lines, skipped elements left out."""
+def text_of(root: LexborNode | None, *, skip_hidden: bool = True, limit: int | None = None) -> str:
+    """The readable text under `root`: blocks on their own lines, skipped elements left out. With
+    `limit`, the walk stops once its text passed that many characters (whoever only asks "is
+    there more than this?" need not walk a 100 KB page: 20 ms)."""
     if root is None:
         return ""
     parts: list[str] = []
     stack: list[tuple[LexborNode, bool]] = [(root, False)]
+    seen = 0
     while stack:
+        if limit is not None and seen > limit:
+            seen = len(tidy("".join(parts)))  # what counts is the tidied text: blanks collapse
+            if seen > limit:
+                break
         node, leaving = stack.pop()
         tag = node.tag or ""
         if leaving:
             parts.append("\n\n")
             continue
         if tag == "-text":
-            parts.append(node.text_content or "")
+            text = node.text_content or ""
+            parts.append(text)
+            seen += len(text)
             continue
         if tag in SKIP or tag.startswith("-") or (skip_hidden and is_hidden(node)):
             continue
@@ -147,6 +156,9 @@ def visible_text(tree: LexborHTMLParser) -> str:
     return text_of(tree.body or tree.root)
 
 
+_CHALLENGE_MAX_TEXT = 1500  # visible characters a challenge page has at most
+
+
 def is_challenge(html: str, tree: LexborHTMLParser | None = None) -> bool:
     """A bot challenge served in place of the page, told by its structure: Cloudflare's challenge
     form and stage elements, or a CAPTCHA frame or challenge script on a page with almost no text
@@ -162,7 +174,7 @@ def is_challenge(html: str, tree: LexborHTMLParser | None = None) -> bool:
     marked = any(_CAPTCHA_FRAME.search(src) for src in sources) or any(
         "_cf_chl_opt" in (n.text() or "") for n in tree.css("script")
     )
-    return marked and len(visible_text(tree)) <= 1500
+    return marked and len(text_of(tree.body or tree.root, limit=_CHALLENGE_MAX_TEXT)) <= _CHALLENGE_MAX_TEXT
 
 
 def is_app_shell(html_size: int, tree: LexborHTMLParser, visible: str) -> bool:

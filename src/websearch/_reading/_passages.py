@@ -48,7 +48,7 @@ _SETEXT: Final = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
 _FENCE: Final = re.compile(r" {0,3}(```|~~~)")
 _TABLE: Final = re.compile(r"[ \t]*\|")
 _LIST: Final = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
-_RULE: Final = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
+_RULE: Final = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$")
 #: Where a sentence ends: Latin end punctuation and closing quotes then space, CJK end punctuation
 #: (no space needed), or a line end. The cut goes at the match's end.
 _SENTENCE_END: Final = re.compile(r"[.!?…][\"'”’)\]]*\s+|[。！？][」』”’）]*\s*|\n\s*")
@@ -82,6 +82,11 @@ def _blocks(text: str) -> list[_Block]:
                 blocks.append(current)
                 current, fence = None, None
             continue
+        if current is not None and current.kind == _PARA and current_lines == 1 and _SETEXT.match(line):
+            # the line above is a heading underlined with === or ---
+            blocks.append(_Block(_HEAD, current.start, end, text[current.start : current.end].strip() or None))
+            current = None
+            continue
         if not line.strip() or _RULE.match(line):
             if current is not None:
                 blocks.append(current)
@@ -97,11 +102,6 @@ def _blocks(text: str) -> list[_Block]:
                 blocks.append(current)
             current = None
             blocks.append(_Block(_HEAD, start, end, (heading.group(2) or "").strip() or None))
-            continue
-        if current is not None and current.kind == _PARA and current_lines == 1 and _SETEXT.match(line):
-            # the line above is a heading underlined with === or ---
-            blocks.append(_Block(_HEAD, current.start, end, text[current.start : current.end].strip() or None))
-            current = None
             continue
         kind = _TABLE_KIND if _TABLE.match(line) else _LIST_KIND if _LIST.match(line) else _PARA
         if current is not None and (

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from websearch._core._dates import parse_date
+from .._core._dates import parse_date
 
 __all__ = [
     "BM25_B",
@@ -33,6 +33,7 @@ __all__ = [
     "Reranker",
     "WordLlamaReranker",
     "bm25_scores",
+    "query_terms",
     "recency_boosts",
     "tokenize",
 ]
@@ -63,6 +64,17 @@ def tokenize(text: str) -> list[str]:
     return _tokens(text.lower())
 
 
+#: ASCII word characters kept, every other byte a space: an ASCII text's tokens split on spaces.
+_ASCII_WORDS: Final = bytes(c if chr(c).isalnum() or c == ord("_") else ord(" ") for c in range(128)) + b" " * 128
+
+
+def _count(lowered: str) -> int:
+    """How many tokens `lowered` has (what len(_tokens(lowered)) is, faster for ASCII text)."""
+    if lowered.isascii():
+        return len(lowered.encode("ascii").translate(_ASCII_WORDS).split())
+    return len(_tokens(lowered))
+
+
 def _tokens(lowered: str) -> list[str]:
     # a text with no CJK character splits with the plain pattern, a third faster
     if lowered.isascii() or _ANY_CJK.search(lowered) is None:
@@ -86,15 +98,18 @@ def bm25_scores(query: str, passages: Sequence[str]) -> list[float]:
     df: Counter[str] = Counter()
     for text in passages:
         lowered = text.lower()
-        tokens = _tokens(lowered)
-        lengths.append(len(tokens))
         found: dict[str, int] = {}
-        for term in terms:
-            # a term's token is in the text only if its characters are: the cheap test first
-            if term in lowered and (n := tokens.count(term)):
-                found[term] = n
+        # a term's token is in the text only if its characters are: the cheap test first
+        if any(term in lowered for term in terms):
+            tokens = _tokens(lowered)
+            lengths.append(len(tokens))
+            for term in terms:
+                if n := tokens.count(term):
+                    found[term] = n
+            df.update(found.keys())
+        else:
+            lengths.append(_count(lowered))
         counts.append(found)
-        df.update(found.keys())
     n = len(passages)
     average = (sum(lengths) / n) or 1.0
     idf = {t: math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms if df[t]}

@@ -66,7 +66,7 @@ async def research(
         if missing:
             notices.append(partial(f"{len(missing)} page(s) were not read before the deadline: {', '.join(missing)}"))
     context = _assembled(query, read_pages, budget_chars, budget_tokens, answers)
-    return _response(query, found, context, read_pages, outcomes, answers, notices, budget_chars, budget_tokens)
+    return _response(query, found, urls, context, read_pages, outcomes, answers, notices, budget_chars, budget_tokens)
 
 
 def _candidates(found: SearchResponse, pages: int) -> list[str]:
@@ -144,6 +144,7 @@ def _assembled(
 def _response(
     query: str,
     found: SearchResponse,
+    urls: Sequence[str],
     context: Context,
     read_pages: Sequence[tuple[str, FetchResponse]],
     outcomes: list[PageOutcome],
@@ -160,7 +161,7 @@ def _response(
     for use in (*context.used, *context.skipped):
         used = use.reason == "used"
         outcomes.append(PageOutcome(use.url, used, use.reason, None, None, numbers.get(use.url) if used else None))
-    order = {url: i for i, url in enumerate([u for u, _ in read_pages] + [o.url for o in outcomes])}
+    order = {url: i for i, url in enumerate(urls)}  # the search's order
     outcomes.sort(key=lambda o: order.get(o.url, len(order)))
     for _, page in read_pages:
         notices.extend(n for n in page.notices if n.kind == "suspicious" and n not in notices)

@@ -3,8 +3,10 @@
 Each origin's robots.txt is fetched once through the same fetcher (its checks, redirects and
 proxy), at most `ROBOTS_BYTES` of it, and kept in memory for a TTL on the injected clock. The
 rules matched are those of the agent token `websearch` (else the `*` group). The file's absence
-means everything is allowed; a server that fails, or cannot be reached, means nothing is, until
-the TTL passes (a site whose robots.txt is down may be down or may be refusing crawlers).
+means everything is allowed; a server that fails (5xx, 429) means nothing is, until the TTL
+passes (a site whose robots.txt fails may be down or may be refusing crawlers). A site that
+cannot be reached at all is not a refusal: `allowed` raises its FetchConnectionError, which is
+what reading the page would have met.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from urllib.parse import SplitResult, urlunsplit
 from protego import Protego
 
 from ..errors import (
+    FetchConnectionError,
     FetchError,
     FetchHttpError,
     FetchTimeout,
@@ -126,10 +129,10 @@ class Robots:
             return exc.status is not None and 400 <= exc.status < 500 and exc.status != 429
         except (PageBlocked, TooManyRedirects):
             return True  # RFC 9309: too many redirects count as no robots.txt
-        except (FetchTimeout, UrlNotAllowed):
-            raise
+        except (FetchTimeout, UrlNotAllowed, FetchConnectionError):
+            raise  # the page cannot be read either: its own error says why, not "robots.txt disallows"
         except FetchError:
-            return False  # unreachable: nothing allowed until the TTL
+            return False  # RFC 9309's unreachable (an error status is above; a body it cannot read): nothing allowed
         return Protego.parse(page.body.decode("utf-8-sig", errors="replace"))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from websearch._reading import _decode, _page_text
+from . import _decode, _page_text
 
 ADDRESSED = "instructions addressed to the model"
 ZERO_WIDTH = "zero-width characters"

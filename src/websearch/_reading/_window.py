@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from websearch.errors import InvalidSearchParams
+from ..errors import InvalidSearchParams
 
 _SEARCH_SHARE = 0.2  # the cut is looked for in this last share of the window
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
