@@ -465,3 +465,20 @@ def test_rest_reading_costs_a_rate_limit_token_and_is_counted(site: FakeSite, en
         if sample.name == "websearch_http_requests_total"
     }
     assert counted[("/v1/fetch", "200")] == 1 and counted[("/v1/research", "429")] == 1
+
+
+def test_fake_site_settings_are_read_without_a_warning(site: FakeSite, tmp_path: Path) -> None:
+    import warnings
+
+    from websearch._core._settings import Settings
+
+    (tmp_path / "settings.toml").write_text("[http]\ntimeout = 5\n", encoding="utf-8")
+    path = site.write_settings(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        settings = Settings.load(tmp_path, {})
+    assert settings.get("fetch.allow_hosts") == ["site.test", "a.test", "b.test", "127.0.0.1"]
+    assert settings.get("http.timeout") == 5
+    with pytest.raises(ValueError, match=r"has a \[fetch\] table already"):
+        site.write_settings(tmp_path)
+    assert path == tmp_path / "settings.toml"

@@ -109,10 +109,15 @@ class FakeSite(FakeServer):
 
     def write_settings(self, config_dir: Path | str) -> Path:
         """Write (or add to) `config_dir`/settings.toml the `[fetch]` table that lets a client,
-        or the CLI run with `WEBSEARCH_CONFIG_DIR` there, fetch this site; returns its path."""
+        or the CLI run with `WEBSEARCH_CONFIG_DIR` there, fetch this site; returns its path.
+        ValueError if the file has a `[fetch]` table already (TOML allows one)."""
+        import tomllib
+
         path = Path(config_dir) / "settings.toml"
         path.parent.mkdir(parents=True, exist_ok=True)
         before = path.read_text(encoding="utf-8") if path.exists() else ""
+        if "fetch" in tomllib.loads(before):
+            raise ValueError(f"{path} has a [fetch] table already: add {self.settings_values()} to it yourself")
         path.write_text((before + "\n" if before else "") + self.settings_toml(), encoding="utf-8")
         return path
 
