@@ -288,3 +288,12 @@ def test_the_pages_of_a_research_in_a_fresh_process_share_one_session() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, "True 3\n"), done.stderr[-2000:]
     assert "Unclosed" not in done.stderr
+
+
+async def test_a_redirected_page_is_cached_under_where_it_ended_too(config_dir: Path, site: Site) -> None:
+    site.pages["/old"] = Reply(301, "", headers={"Location": "/article"})
+    async with client(config_dir) as ws:
+        moved = await ws.afetch(url(site, "/old"))
+        final = await ws.afetch(url(site, "/article"))
+    assert moved.ok and moved.final_url == url(site, "/article") and final.cached
+    assert site.asked("/article") == 1

@@ -94,7 +94,7 @@ def test_a_cut_page_says_which_characters_and_where_to_continue() -> None:
     assert render_fetch(page) == (
         "# A title\n"
         "URL: http://a.test/y (asked for http://a.test/x)\n"
-        "[html · markdown · characters 10–15 of 50; continue with start=15]\n"
+        "[html · markdown · 5 of 50 characters (10–15); continue with start=15]\n"
         f"note: {suspicious([(0, 5, 'instructions')], 'text').message}\n"
         "\n"
         "Hello"
@@ -347,7 +347,11 @@ async def test_mcp_web_fetch_reads_on_with_start(site: FakeSite, env: dict[str, 
         second = await client.call_tool("web_fetch", {"url": site.url("/otters"), "max_chars": 500, "start": start})
         failed = await client.call_tool("web_fetch", {"url": site.url("/private")})
         bad = await client.call_tool("web_fetch", {"url": site.url("/otters"), "format": "pdf"})
-    assert first.is_error is False and f"of {first.structured_content['total_chars']}; continue with start=" in text
+    assert (
+        first.is_error is False
+        and f"of {first.structured_content['total_chars']} characters" in text
+        and "; continue with start=" in text
+    )
     Draft202012Validator(output_schema(FetchResponse)).validate(first.structured_content)
     assert second.structured_content is not None and second.structured_content["start"] == start
     assert text_of(failed).startswith("FETCH_FAILED (robots): ")

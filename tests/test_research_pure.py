@@ -236,6 +236,8 @@ def test_wordllama_ranks_by_meaning_from_the_weights_in_its_wheel() -> None:
     )
     assert scores[0] > scores[1]
     assert reranker.score("anything", []) == []
+    (alone,) = reranker.score("how long do cats sleep", ["Felines doze for most of the day."])  # rank() wants two
+    assert alone == pytest.approx(scores[0], abs=1e-6)
 
 
 # -- recency ----------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ class Reads:
         `research.budget_chars`, 12000) or `budget_tokens`; `search` holds `asearch`'s options
         (provider, fanout, recency, ...); `deadline` bounds the whole research (default
         `research.deadline`, 60 s)."""
-        from .._reading._researcher import research, search_arguments
+        from .._reading._researcher import reranker_for, research, search_arguments
 
         settings = self.engine.settings
         _check_deadline(deadline)
@@ -115,6 +115,7 @@ class Reads:
             budget_chars=budget_chars,
             budget_tokens=budget_tokens,
             budget=budget,
+            reranker=reranker_for(str(settings.get("research.reranker", "auto"))),
         )
 
     def fetch(self, url: str, **options: Any) -> FetchResponse:

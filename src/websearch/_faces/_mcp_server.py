@@ -290,19 +290,11 @@ class ReadingTools:
         try:
             if name == FETCH_TOOL:
                 fetch = parse_fetch(arguments)
-                response = await self.client.afetch(
-                    fetch.url, max_chars=fetch.max_chars, start=fetch.start, format=fetch.format
-                )
+                response = await fetch.run(self.client)
                 text = render_fetch(response)
             else:
                 call = parse_research(arguments, self.providers, self.unavailable)
-                response = await self.client.aresearch(
-                    call.query,
-                    budget_chars=call.budget_chars,
-                    budget_tokens=call.budget_tokens,
-                    pages=call.pages,
-                    search=call.search,
-                )
+                response = await call.run(self.client)
                 text = render_research(response)
         except InvalidSearchParams as exc:
             return _error(f"Invalid argument `{exc.param}`: {exc.message}")

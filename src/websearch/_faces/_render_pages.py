@@ -49,12 +49,13 @@ def _age(seconds: float) -> str:
 
 
 def window_words(page: FetchResponse) -> str:
-    """ "characters 0–20000 of 54321; continue with start=20000", or "the whole page (M characters)"."""
+    """ "20000 of 54321 characters (0–20000); continue with start=20000", or "the whole page (M characters)"."""
     end = page.start + len(page.text)
+    shown = f"{len(page.text)} of {page.total_chars} characters ({page.start}–{end})"
     if page.next_start is not None:
-        return f"characters {page.start}–{end} of {page.total_chars}; continue with start={page.next_start}"
+        return f"{shown}; continue with start={page.next_start}"
     if page.start:
-        return f"characters {page.start}–{end} of {page.total_chars} (the end)"
+        return f"{shown}, to the end"
     return f"the whole page ({page.total_chars} characters)"
 
 

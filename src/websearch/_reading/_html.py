@@ -1,5 +1,11 @@
-"""An HTML page's main content and metadata: trafilatura first, readability-lxml when trafilatura
+"""An HTML page's main content and metadata: trafilatura first, a readability pass when trafilatura
 finds nothing or too little, the whole page's visible text when neither finds a main content.
+
+The readability pass is the port of readability-lxml that trafilatura carries (the issue named
+readability-lxml itself): depending on readability-lxml beside trafilatura made the default pip of
+a Python 3.11 virtual environment (23.2) fail to install websearch at all (an internal error on
+`lxml[html-clean]`, which it and trafilatura's jusText spell two ways). The port reads the same
+pages the same way (tests/test_extract.py's readability case).
 
 The trafilatura options are the ones that scored best on the article-extraction benchmark
 (bench/bench_extract.py): precision favoured and comments left out, tables kept (a table is often
@@ -146,10 +152,11 @@ def _trafilatura(tree: Any, url: str, fmt: Format) -> str:
 
 def _readability(html: str, url: str, fmt: Format) -> str:
     try:
-        from readability import Document
+        from trafilatura.readability_lxml import Document
 
-        summary: str = Document(html, url=url).summary(html_partial=True)
-    except Exception:  # readability raises Unparseable and lxml's errors on odd pages
+        tree = _lxml_tree(html)  # its own: the pass changes the tree it reads
+        summary: str = Document(tree).summary() if tree is not None else ""
+    except Exception:  # readability raises its own errors and lxml's on odd pages
         return ""
     if fmt == "html":
         return summary.strip() if _page_text.text_of(_page_text.parse(summary).body) else ""

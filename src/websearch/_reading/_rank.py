@@ -170,6 +170,8 @@ class WordLlamaReranker:
         if not passages:
             return []
         model = self._load()
+        if len(passages) == 1:  # `rank` refuses fewer than two documents
+            return [float(model.similarity(query, passages[0]))]
         ranked = model.rank(query, list(passages), sort=False)
         return [float(similarity) for _, similarity in ranked]
 

@@ -135,6 +135,11 @@ class Reader:
                 cache="off" if cache == "use" and not caching else cache,
                 entry=self._entry if caching else _uncached,
             )
+            if caching and page.ok and not page.cached and page.final_url and page.final_url != url:
+                # also under the address the redirects ended at: a fetch of it is a hit too
+                entry = self._entry(page)
+                if entry is not None:
+                    await self.engine.state().set(page_key(page.final_url, fmt), entry[0], entry[1], tag=entry[2])
             return page
         finally:
             DEADLINE.reset(bound)

@@ -26,8 +26,9 @@ from ._page_cache import normalised_url
 
 if TYPE_CHECKING:
     from ._assemble import Answer, Context
+    from ._rank import Reranker
 
-__all__ = ["SEARCH_SHARE", "research", "search_arguments"]
+__all__ = ["SEARCH_SHARE", "reranker_for", "research", "search_arguments"]
 
 #: The most of the deadline the search may take (its own deadline is cut to it).
 SEARCH_SHARE: Final = 0.4
@@ -47,9 +48,11 @@ async def research(
     budget_chars: int | None,
     budget_tokens: int | None,
     budget: Budget,
+    reranker: Reranker | None = None,
 ) -> ResearchResponse:
     """Cited context for `query` (see the module docstring). `search(seconds)` runs the search
-    within `seconds`; `read(url, budget)` gives a page's whole text."""
+    within `seconds`; `read(url, budget)` gives a page's whole text; `reranker` ranks the
+    passages (None: BM25)."""
     remaining = budget.remaining()
     found = await search(SEARCH_SHARE * remaining if remaining is not None else 30.0)
     notices: list[Notice] = list(found.notices)
@@ -65,7 +68,8 @@ async def research(
         missing = [o.url for o in outcomes if o.reason == "not_fetched"]
         if missing:
             notices.append(partial(f"{len(missing)} page(s) were not read before the deadline: {', '.join(missing)}"))
-    context = _assembled(query, read_pages, budget_chars, budget_tokens, answers)
+    # In a thread: ranking is CPU work (tens of ms over five long pages; a model's first load, a second).
+    context = await asyncio.to_thread(_assembled, query, read_pages, budget_chars, budget_tokens, answers, reranker)
     return _response(query, found, urls, context, read_pages, outcomes, answers, notices, budget_chars, budget_tokens)
 
 
@@ -129,6 +133,7 @@ def _assembled(
     budget_chars: int | None,
     budget_tokens: int | None,
     answers: Sequence[ProviderAnswer],
+    reranker: Reranker | None,
 ) -> Context:
     from ._assemble import Answer, assemble
     from ._passages import PageText
@@ -138,7 +143,9 @@ def _assembled(
         for rank, (url, page) in enumerate(read_pages)
     ]
     given: list[Answer] = [Answer(a.provider, a.answer, tuple(c.url for c in a.citations)) for a in answers]
-    return assemble(query, texts, budget_chars=budget_chars, budget_tokens=budget_tokens, answers=given)
+    return assemble(
+        query, texts, budget_chars=budget_chars, budget_tokens=budget_tokens, answers=given, reranker=reranker
+    )
 
 
 def _response(
@@ -195,3 +202,20 @@ def search_arguments(given: Mapping[str, Any] | None) -> dict[str, Any]:
     if "query" in options:
         raise InvalidSearchParams("search", "search= takes no query: the research's question is the search's query")
     return options
+
+
+_WORDLLAMA: list[Reranker] = []  # one model a process: it loads in about a second
+
+
+def reranker_for(setting: str) -> Reranker | None:
+    """The reranker `research.reranker` names: "bm25" (None: assemble's default), "wordllama",
+    or "auto", WordLlama when its extra is installed, else BM25."""
+    import importlib.util
+
+    if setting == "bm25" or (setting == "auto" and importlib.util.find_spec("wordllama") is None):
+        return None
+    if not _WORDLLAMA:
+        from ._rank import WordLlamaReranker
+
+        _WORDLLAMA.append(WordLlamaReranker())
+    return _WORDLLAMA[0]

@@ -85,9 +85,7 @@ class ReadApi:
             call = parse_fetch(data)
             cache: CacheMode = check(_CACHE, extra["cache"]) if extra.get("cache") is not None else "use"
             deadline = self._deadline(extra.get("deadline"), "fetch.deadline", 30.0)
-            page = await self.client.afetch(
-                call.url, max_chars=call.max_chars, start=call.start, format=call.format, cache=cache, deadline=deadline
-            )
+            page = await call.run(self.client, cache=cache, deadline=deadline)
         except InvalidSearchParams as exc:
             return error_response(422, exc.message, exc.param)
         except WebSearchError as exc:
@@ -108,14 +106,7 @@ class ReadApi:
             call = parse_research(data, self.providers, self.unavailable)
             self.limits.check(call.query, call.search)
             deadline = self._deadline(extra.get("deadline"), "research.deadline", 60.0)
-            response = await self.client.aresearch(
-                call.query,
-                budget_chars=call.budget_chars,
-                budget_tokens=call.budget_tokens,
-                pages=call.pages,
-                search=call.search,
-                deadline=deadline,
-            )
+            response = await call.run(self.client, deadline=deadline)
         except InvalidSearchParams as exc:
             return error_response(422, exc.message, exc.param)
         except WebSearchError as exc:
