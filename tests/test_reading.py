@@ -297,3 +297,41 @@ async def test_a_redirected_page_is_cached_under_where_it_ended_too(config_dir: 
         final = await ws.afetch(url(site, "/article"))
     assert moved.ok and moved.final_url == url(site, "/article") and final.cached
     assert site.asked("/article") == 1
+
+
+async def test_research_answers_by_its_deadline_with_the_pages_it_has(config_dir: Path, site: Site) -> None:
+    site.pages["/hangs"] = Reply(hang=True)
+    with FakeBrave() as brave:
+        brave.enqueue(brave_results(site, ["/article", "/hangs"]))
+        keyed = {**brave.env, "BRAVE_API_KEY": "BSA-deadline"}
+        async with client(config_dir, env=keyed, providers=["brave"]) as ws:
+            started = asyncio.get_running_loop().time()
+            found = await ws.aresearch("asyncio", search={"provider": "brave"}, deadline=2.0)
+            took = asyncio.get_running_loop().time() - started
+    assert found.ok and [s.url for s in found.sources] == [url(site, "/article")]
+    hung = next(p for p in found.pages if p.url.endswith("/hangs"))
+    assert (hung.used, hung.reason) == (False, "not_fetched")
+    assert any(n.kind == "partial" and "/hangs" in n.message for n in found.notices)
+    assert took < 2.0 + 5.0  # not the hanging page's forever (the promise, +0.1 s, is an idle machine's)
+
+
+class Proxy(FakeServer):
+    """A forward proxy that answers every request itself."""
+
+    provider_id = "proxy"
+
+    def default_reply(self, request: RecordedRequest) -> Reply:
+        return html(ARTICLE)
+
+
+async def test_through_a_proxy_the_address_checks_still_hold_and_a_notice_says_pinning_cannot(
+    config_dir: Path,
+) -> None:
+    names = Names({"site.test": [["127.0.0.1"]], "intranet.example": [["10.1.2.3"]]})
+    with Proxy() as proxy:
+        async with client(config_dir, f'proxy = "http://127.0.0.1:{proxy.port}"\n', resolver=names) as ws:
+            read = await ws.afetch("http://site.test/article")
+            refused = await ws.afetch("http://intranet.example/")
+    assert read.ok and [n.param for n in read.notices] == ["fetch.proxy"]
+    assert refused.error_kind == "not_allowed"
+    assert [r.path for r in proxy.requests] == ["/robots.txt", "/article"]  # nothing for the intranet name
