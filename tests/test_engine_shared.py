@@ -100,6 +100,9 @@ def test_a_429_seen_by_one_process_makes_another_skip_the_provider(
 def test_fifty_identical_searches_over_two_processes_make_one_upstream_call(
     shared: dict[str, str], config_dir: Path, brave: FakeBrave, tmp_path: Path
 ) -> None:
+    # Single-flight, not the store's budget, is what is tested: on a loaded machine a store call
+    # slower than the default budget (0.25 s) sent that search on without the store, to Brave.
+    (config_dir / "settings.toml").write_text("[state]\nmax_wait = 10\n", encoding="utf-8")
     env = worker_env(config_dir, brave, **shared)
     brave.enqueue(Reply(200, brave_results_body("one question", 5), delay=1.0))  # long enough to overlap
     go = tmp_path / "go"

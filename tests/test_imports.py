@@ -116,11 +116,20 @@ def test_search_path_loads_only_the_provider_it_uses(tmp_path: Path) -> None:
 
 
 _COLD_SEARCH = """
-import asyncio, json, sys, time
+import asyncio, json, sys, threading, time
 sys.path.insert(0, sys.argv[1])
 import netguard
 netguard.install()
 from websearch import WebSearch
+
+importers = []
+
+class SeeAiohttp:  # which thread imports aiohttp
+    def find_spec(self, name, path=None, target=None):
+        if name == "aiohttp":
+            importers.append(threading.current_thread() is threading.main_thread())
+
+sys.meta_path.insert(0, SeeAiohttp())
 
 async def ticker(gaps):
     last = time.monotonic()
@@ -142,7 +151,8 @@ async def main():
         await asyncio.sleep(1.0)  # the import finishes meanwhile
         second = await ws.asearch("warm")
         tick.cancel()
-    print(json.dumps({"took": took, "gap": gap, "first": first.error, "second": second.ok, "blocked": netguard.blocked}))
+    seen = {"took": took, "gap": gap, "first": first.error, "second": second.ok, "blocked": netguard.blocked}
+    print(json.dumps({**seen, "on_loop_thread": importers}))
 
 asyncio.run(main())
 """
@@ -161,10 +171,12 @@ def test_a_first_search_loads_the_http_stack_off_the_loop_and_keeps_a_short_dead
         proc = subprocess.run([sys.executable, "-c", _COLD_SEARCH, str(TESTS)], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     seen = json.loads(proc.stdout)
-    assert seen["took"] < 0.05 + 0.1  # the deadline's promise: never later than it plus 100 ms
+    assert seen["on_loop_thread"] == [False]  # aiohttp was imported once, off the loop's thread
     assert seen["first"] == "Brave did not answer before the search's deadline"
-    assert seen["gap"] < 0.1  # the loop went on while aiohttp loaded
     assert seen["second"] is True and not seen["blocked"]
+    # What that gives on an idle machine (about 10 ms, against the 200 ms stall it was); the
+    # bounds leave a loaded one room: the thread above is the fact, these are its effect.
+    assert seen["took"] < 0.05 + 1.0 and seen["gap"] < 1.0
 
 
 _FORK_WHILE_LOADING = """

@@ -97,11 +97,13 @@ def text_of(result: Any) -> str:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])  # the 2026 per-request era and the initialize handshake
-async def test_listing_names_one_tool_with_the_full_parameter_surface(
+async def test_listing_names_web_search_first_with_the_full_parameter_surface(
     env: dict[str, str], clock: FakeClock, mode: str
 ) -> None:
     async with connect(env, clock, mode) as client:
-        (tool,) = (await client.list_tools()).tools
+        tools = (await client.list_tools()).tools
+    tool = tools[0]
+    assert [t.name for t in tools] == ["web_search", "web_fetch", "web_research"]
     assert tool.name == "web_search"
     assert tool.description == description()
     assert tool.annotations is not None and tool.annotations.read_only_hint is True
@@ -117,11 +119,11 @@ async def test_provider_enum_lists_available_providers_in_chain_order_without_ex
     keyed_env: dict[str, str], clock: FakeClock, config_dir: Path
 ) -> None:
     async with connect(keyed_env, clock) as client:
-        (tool,) = (await client.list_tools()).tools
+        (tool, *_) = (await client.list_tools()).tools
     assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "firecrawl", "brave", "duckduckgo", "public"]
     (config_dir / "settings.toml").write_text('[providers]\nwebSearchExclude = ["brave"]\n')
     async with connect(keyed_env, clock) as client:
-        (tool,) = (await client.list_tools()).tools
+        (tool, *_) = (await client.list_tools()).tools
     assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "firecrawl", "duckduckgo", "public"]
 
 
@@ -178,7 +180,7 @@ async def test_the_tool_returns_the_response_as_structured_content_beside_the_te
 ) -> None:
     ddg.results = [DdgResult("T", "https://t.example/", "s")]
     async with connect(env, clock, mode) as client:
-        (tool,) = (await client.list_tools()).tools
+        (tool, *_) = (await client.list_tools()).tools
         result = await client.call_tool("web_search", {"query": "q", "max_tokens": 9})
         ddg.enqueue(Reply(503, "down"))
         failed = await client.call_tool("web_search", {"query": "x"})
@@ -341,7 +343,7 @@ async def test_structured_output_off_from_the_setting_returns_the_text_alone(
     (config_dir / "settings.toml").write_text("[mcp]\nstructured_output = false\n")
     ddg.results = [DdgResult("T", "https://t.example/", "s")]
     async with connect(env, clock) as client:
-        (tool,) = (await client.list_tools()).tools
+        (tool, *_) = (await client.list_tools()).tools
         result = await client.call_tool("web_search", {"query": "q"})
     assert (tool.output_schema, result.structured_content) == (None, None)  # no schema promising what is not sent
     assert (result.is_error, text_of(result)) == (False, BLOCKS)
@@ -527,10 +529,10 @@ def test_the_schema_refuses_what_the_checks_refuse(arguments: dict[str, Any], pa
 
 async def test_an_unknown_tool_is_an_error_result(env: dict[str, str], clock: FakeClock) -> None:
     async with connect(env, clock) as client:
-        result = await client.call_tool("web_fetch", {"url": "https://x.example/"})
+        result = await client.call_tool("web_crawl", {"url": "https://x.example/"})
     assert (result.is_error, text_of(result)) == (
         True,
-        "Unknown tool 'web_fetch'; this server has one tool, web_search",
+        "Unknown tool 'web_crawl'; this server's tools are: web_search, web_fetch, web_research",
     )
 
 
@@ -600,7 +602,7 @@ async def test_stdio_subprocess_lists_searches_falls_back_and_rejects_bad_argume
     errlog = tmp_path / "stderr.txt"
     with errlog.open("w") as err:
         async with Client(stdio_client(params, errlog=err)) as client:
-            (tool,) = (await client.list_tools()).tools
+            (tool, *_) = (await client.list_tools()).tools
             blocks = await client.call_tool("web_search", {"query": "q", "provider": "duckduckgo"})
             fallback = await client.call_tool("web_search", {"query": "q", "provider": "brave"})
             firecrawl.enqueue(FIRECRAWL_500)  # the first fallback got the fake's default answer; now it fails too
@@ -664,7 +666,7 @@ async def test_streamable_http_server_on_loopback(ddg: FakeDuckDuckGo, http_port
         httpx2.AsyncClient(trust_env=False, timeout=30) as http,
         Client(streamable_http_client(f"http://127.0.0.1:{http_port}/mcp", http_client=http)) as client,
     ):
-        (tool,) = (await client.list_tools()).tools
+        (tool, *_) = (await client.list_tools()).tools
         result = await client.call_tool("web_search", {"query": "q"})
     assert tool.input_schema["properties"]["provider"]["enum"] == ["auto", "duckduckgo", "public"]
     assert (result.is_error, text_of(result)) == (False, BLOCKS)

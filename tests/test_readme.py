@@ -38,7 +38,7 @@ from websearch._faces._cli import build_parser
 from websearch._faces._serve import ServeConfig
 from websearch._faces._serve._config import read_token_file
 from websearch._state import MemoryStore
-from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeServer, RecordedRequest, Reply
+from websearch.testing import DdgResult, FakeBrave, FakeDuckDuckGo, FakeServer, FakeSite, RecordedRequest, Reply
 
 ROOT = TESTS.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -123,8 +123,14 @@ def _testing(code: str, config_dir: Path, tmp_path: Path) -> None:
     assert out == 'Brave API error (429): {"error": {"code": "RATE_LIMITED"}}; retry after 2 s\n'
 
 
+def _fake_site(code: str, config_dir: Path, tmp_path: Path) -> None:
+    out = run_script(code, {"WEBSEARCH_CONFIG_DIR": str(config_dir)}, tmp_path)
+    assert out == "Otters True robots\n"
+
+
 #: What each ```python block needs to run, by a line only it has.
 PYTHON_BLOCKS = {
+    "from websearch.testing import FakeSite": _fake_site,
     "async def main() -> None:": _library,
     "class Wiki(HttpProvider):": _wiki,
     "SearxSearchWrapper(": _searx_client,
@@ -182,10 +188,36 @@ def check_curl(words: list[str], env: dict[str, str]) -> None:
     assert reply.json()["response"]["provider"] == "duckduckgo"
 
 
-def check_command(words: list[str], env: dict[str, str]) -> None:
+PAGE = (
+    "<html><head><title>{path}</title></head><body><article><h1>A page</h1>"
+    "<p>QUIC avoids head-of-line blocking: its streams are independent, so a lost packet stalls one stream.</p>"
+    "<p>TCP delivers one ordered byte stream, so a lost segment holds up everything behind it.</p>"
+    "</article></body></html>"
+)
+
+
+def on_the_site(args: list[str], site: FakeSite, ddg: FakeDuckDuckGo) -> list[str]:
+    """`websearch fetch URL` and `websearch research Q` as written, but reading `site`: the URL's
+    path is served there (and the research's search finds it there), by its loopback address."""
+    from urllib.parse import urlsplit
+
+    if args[0] == "fetch":
+        path = urlsplit(args[1]).path or "/"
+        site.pages[path] = PAGE.format(path=path)
+        return [args[0], site.url(path, host="127.0.0.1"), *args[2:]]
+    site.pages["/research"] = PAGE.format(path="/research")
+    ddg.results = [DdgResult("A page", site.url("/research", host="127.0.0.1"), "QUIC")]
+    return args
+
+
+def check_command(words: list[str], env: dict[str, str], site: FakeSite, ddg: FakeDuckDuckGo) -> None:
     match words:
         case ["websearch", "mcp" | "serve", *_]:  # servers that run until stopped: they parse
             build_parser().parse_args(words[1:])
+        case ["websearch", "fetch" | "research", *_]:
+            proc = run_cli(on_the_site(words[1:], site, ddg), env)
+            assert proc.returncode == 0, proc.stderr
+            assert proc.stdout
         case ["websearch", *args]:
             proc = run_cli(args, env)
             assert proc.returncode == 0, proc.stderr
@@ -226,11 +258,12 @@ def test_every_sh_block_runs_or_says_what_is_true(code: str, config_dir: Path, t
     if "token_urlsafe" in code:
         check_token_file(code, tmp_path)
         return
-    with FakeDuckDuckGo() as ddg:
+    with FakeDuckDuckGo() as ddg, FakeSite() as site:
         ddg.results = [DdgResult("The Rust async book", "https://rust-lang.github.io/async-book/", "async")]
         env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **ddg.env}
+        site.write_settings(config_dir)  # `websearch fetch` and `research` read the site
         for words in commands(code):
-            check_command(words, env)
+            check_command(words, env, site, ddg)
 
 
 # -- ```toml, ```json and the rest -------------------------------------------------------------

@@ -533,7 +533,7 @@ async def test_mcp_serves_the_web_search_tool(one_result: FakeDuckDuckGo, env: d
             async_http(server.url) as http_client,
             Client(streamable_http_client(f"{server.url}/mcp", http_client=http_client)) as client,
         ):
-            (tool,) = (await client.list_tools()).tools
+            (tool, *_) = (await client.list_tools()).tools
             result = await client.call_tool("web_search", {"query": "q"})
             bad = await client.call_tool("web_search", {"query": "q", "num_results": 0})
             # The server's own limit named `limit`, the parameter, not the argument given.

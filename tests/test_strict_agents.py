@@ -130,7 +130,7 @@ async def test_a_strict_model_calls_the_tool_through_mcp(
     transport: Callable[[dict[str, str], Path], Any],
 ) -> None:
     async with transport(env, tmp_path) as client:
-        (tool,) = (await client.list_tools()).tools
+        (tool, *_) = (await client.list_tools()).tools
         schema = CONVERTERS[converter](tool)
         results = [await client.call_tool("web_search", call) for call in calls_of(schema)]
     check_results(results)
@@ -205,3 +205,72 @@ async def test_the_library_takes_auto_beside_a_fanout_and_names_provider_in_a_co
             await ws.asearch("q", provider="duckduckgo", fanout=["duckduckgo"])
     assert (response.error, response.provider) == (None, "fanout")
     assert info.value.param == "provider"
+
+
+# -- the reading tools ---------------------------------------------------------------------------
+
+QUIC_PAGE = "<html><head><title>QUIC</title></head><body><article><h1>QUIC</h1><p>QUIC streams are independent of each other, so one lost packet stalls one stream.</p></article></body></html>"
+
+
+def reading_call(schema: dict[str, Any], **chosen: Any) -> dict[str, Any]:
+    """A strict model's call of a reading tool: every property at its plain value unless `chosen`."""
+    assert schema["required"] == list(schema["properties"]) and schema["additionalProperties"] is False
+    call = {name: plain_value(prop) for name, prop in schema["properties"].items()}
+    call.update(chosen)
+    validator = Draft202012Validator(schema)
+    assert validator.is_valid(call), [e.message for e in validator.iter_errors(call)]
+    return call
+
+
+@pytest.mark.parametrize("converter", CONVERTERS)
+def test_a_strict_reading_call_at_plain_values_is_the_plain_call(converter: str) -> None:
+    from types import SimpleNamespace
+
+    from websearch._faces._read_tools import (
+        fetch_description,
+        fetch_input_schema,
+        parse_fetch,
+        parse_research,
+        research_description,
+        research_input_schema,
+    )
+
+    fetch = SimpleNamespace(name="web_fetch", description=fetch_description(), input_schema=fetch_input_schema())
+    research_schema = research_input_schema(["duckduckgo", "public"])
+    research = SimpleNamespace(name="web_research", description=research_description(), input_schema=research_schema)
+    fetch_call = reading_call(CONVERTERS[converter](fetch), url="http://a.test/")
+    assert parse_fetch(fetch_call) == parse_fetch({"url": "http://a.test/"})
+    research_call = reading_call(CONVERTERS[converter](research), query="strict q")
+    assert parse_research(research_call, ["duckduckgo", "public"]) == parse_research(
+        {"query": "strict q", "provider": "auto"}, ["duckduckgo", "public"]
+    )
+    fanout = {**research_call, "provider": "auto", "fanout": ["duckduckgo"]}
+    assert parse_research(fanout, ["duckduckgo", "public"]).search == {"fanout": ["duckduckgo"]}
+
+
+@pytest.mark.parametrize("converter", CONVERTERS)
+@pytest.mark.parametrize("transport", [over_stdio, over_http], ids=["stdio", "http"])
+async def test_a_strict_model_calls_the_reading_tools_through_mcp(
+    ddg: FakeDuckDuckGo,
+    env: dict[str, str],
+    config_dir: Path,
+    tmp_path: Path,
+    converter: str,
+    transport: Callable[[dict[str, str], Path], Any],
+) -> None:
+    from websearch.testing import FakeSite
+
+    with FakeSite({"/quic": QUIC_PAGE}) as site:
+        site.write_settings(config_dir)
+        url = site.url("/quic", host="127.0.0.1")
+        ddg.results = [DdgResult("QUIC", url, "QUIC streams")]
+        async with transport(env, tmp_path) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            fetch_schema = CONVERTERS[converter](tools["web_fetch"])
+            research_schema = CONVERTERS[converter](tools["web_research"])
+            page = await client.call_tool("web_fetch", reading_call(fetch_schema, url=url))
+            research = await client.call_tool("web_research", reading_call(research_schema, query="quic streams"))
+    assert page.is_error is False, page.content[0].text
+    assert page.content[0].text.startswith("# QUIC\n")
+    assert research.is_error is False, research.content[0].text
+    assert research.structured_content["sources"][0]["url"] == url

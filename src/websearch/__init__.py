@@ -4,6 +4,8 @@
     response = websearch.search("rust async book")          # blocking
     response = await websearch.asearch("rust async book")   # async
     print(websearch.render(response, "summary"))
+    page = websearch.fetch("https://example.com/")          # one page as clean text
+    context = websearch.research("what is QUIC?")           # cited passages from several pages
 
 For many searches, reuse a `WebSearch` client (one pooled HTTP session). Provider failures come
 back as a response whose `error` is set; `response.raise_for_error()` turns that into an
@@ -15,7 +17,9 @@ internal:
 
 - `websearch` (this module), for whoever searches: `WebSearch`, `search`, `asearch`, `render`,
   `tool_schema`; the response (`SearchResponse`, `SearchSource`, `SearchCitation`,
-  `SearchUsage`, `Attempt`, `EngineRank`, `ProviderAnswer`) and `ProviderStatus`; the notices
+  `SearchUsage`, `Attempt`, `EngineRank`, `ProviderAnswer`) and `ProviderStatus`; reading
+  (`fetch`, `afetch`, `research`, `aresearch`; their answers `FetchResponse`, `ResearchResponse`,
+  `ResearchSource`, `PageOutcome`); the notices
   (`Notice`, `NoticeKind`, `NOTICE_KINDS`); the parameters (`SearchParams`, `Mode`, `Recency`,
   `MODE_VALUES`, `RECENCY_VALUES`); the errors a caller catches (`WebSearchError`,
   `InvalidSearchParams`, `ConfigError`, `SearchFailedError`, `StoreUnavailable`).
@@ -41,8 +45,9 @@ from ._core._version import __version__ as __version__
 from .errors import ConfigError, InvalidSearchParams, SearchFailedError, StoreUnavailable, WebSearchError
 
 if TYPE_CHECKING:
-    from ._client._client import ProviderStatus, WebSearch, asearch, search
+    from ._client._client import ProviderStatus, WebSearch, afetch, aresearch, asearch, fetch, research, search
     from ._core._notices import NOTICE_KINDS, Notice, NoticeKind
+    from ._core._pages import FetchResponse, PageOutcome, ResearchResponse, ResearchSource
     from ._core._params import MODE_VALUES, RECENCY_VALUES, Mode, Recency
     from ._core._types import (
         Attempt,
@@ -65,13 +70,17 @@ __all__ = [
     "Attempt",
     "ConfigError",
     "EngineRank",
+    "FetchResponse",
     "InvalidSearchParams",
     "Mode",
     "Notice",
     "NoticeKind",
+    "PageOutcome",
     "ProviderAnswer",
     "ProviderStatus",
     "Recency",
+    "ResearchResponse",
+    "ResearchSource",
     "SearchCitation",
     "SearchFailedError",
     "SearchParams",
@@ -81,8 +90,12 @@ __all__ = [
     "StoreUnavailable",
     "WebSearch",
     "WebSearchError",
+    "afetch",
+    "aresearch",
     "asearch",
+    "fetch",
     "render",
+    "research",
     "search",
     "tool_schema",
 ]
@@ -103,10 +116,18 @@ _LAZY = {  # name -> the module that defines it, imported on first use (PEP 562)
     "SearchResponse": "_core._types",
     "SearchSource": "_core._types",
     "SearchUsage": "_core._types",
+    "FetchResponse": "_core._pages",
+    "PageOutcome": "_core._pages",
+    "ResearchResponse": "_core._pages",
+    "ResearchSource": "_core._pages",
     "WebSearch": "_client._client",
     "ProviderStatus": "_client._client",
     "asearch": "_client._client",
     "search": "_client._client",
+    "fetch": "_client._client",
+    "afetch": "_client._client",
+    "research": "_client._client",
+    "aresearch": "_client._client",
     "render": "_faces._rendering",
     "tool_schema": "_faces._tool",
 }

@@ -42,13 +42,26 @@ from .._engine._health import describe
 from .._engine._lineup import Lineup, load_provider
 from .._http._deferred import DeferredTransport, loaded
 from ..errors import ConfigError, InvalidSearchParams
+from ._reading import Reads
 
 if TYPE_CHECKING:
+    from .._core._pages import FetchResponse, ResearchResponse
     from .._http._transport import Transport
     from .._providers._base import Provider
+    from .._reading._policy import Resolver
     from .._state._store import Store
 
-__all__ = ["DEFAULT_MAX_PROVIDERS", "ProviderStatus", "WebSearch", "asearch", "search"]
+__all__ = [
+    "DEFAULT_MAX_PROVIDERS",
+    "ProviderStatus",
+    "WebSearch",
+    "afetch",
+    "aresearch",
+    "asearch",
+    "fetch",
+    "research",
+    "search",
+]
 
 #: `fanout.max_providers` when unset: the most providers one fan-out asks.
 DEFAULT_MAX_PROVIDERS = 6
@@ -70,7 +83,7 @@ class ProviderStatus:
         return asdict(self)
 
 
-class WebSearch:
+class WebSearch(Reads):
     """A reusable search client. Use one per application; close it when done.
 
     `env` defaults to `os.environ`; `config_dir` to `$WEBSEARCH_CONFIG_DIR` or the user config
@@ -82,7 +95,10 @@ class WebSearch:
     `store` is the state store of the cache, single-flight, provider health and pacing (default:
     `[state]` settings: SQLite in the user cache directory, or Redis); `engine=False` (or
     `WEBSEARCH_ENGINE=off`) turns those off, leaving every search to go upstream as asked.
-    `transport` replaces the built-in HTTP transport (see `SendsRequests` and `BaseTransport`).
+    `transport` replaces the built-in HTTP transport (see `SendsRequests` and `BaseTransport`);
+    `resolver` the system's name lookups of `fetch` and `research` (an object with
+    `async resolve(host, port) -> list[str]`: a test's imitation DNS; every address it gives is
+    still checked).
     """
 
     def __init__(
@@ -99,6 +115,7 @@ class WebSearch:
         providers: Iterable[str | Provider] | None = None,
         store: Store | None = None,
         engine: bool | None = None,
+        resolver: Resolver | None = None,
     ) -> None:
 
         from .._core._environ import Environ
@@ -130,6 +147,7 @@ class WebSearch:
         self._thread: threading.Thread | None = None
         self._loop_lock = threading.Lock()
         self._armed = False  # in `_UNCLOSED`, to be closed at exit unless closed before
+        self._resolver = resolver
 
     def __repr__(self) -> str:
         return f"WebSearch(config={self.settings.path}, timeout={self.timeout:g})"
@@ -313,6 +331,7 @@ class WebSearch:
             private = self._loop
             if private is not None and private is not asyncio.get_running_loop() and private.is_running():
                 await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._transport.aclose(), private))
+        await self._close_reader()
         await self.engine.aclose()
         _UNCLOSED.discard(self)
         self._armed = False
@@ -597,6 +616,18 @@ async def asearch(query: str, **params: Any) -> SearchResponse:
         return await client.asearch(query, **params)
 
 
+async def afetch(url: str, **options: Any) -> FetchResponse:
+    """Read a page with a short-lived client (`WebSearch.afetch`)."""
+    async with WebSearch() as client:
+        return await client.afetch(url, **options)
+
+
+async def aresearch(query: str, **options: Any) -> ResearchResponse:
+    """Research a question with a short-lived client (`WebSearch.aresearch`)."""
+    async with WebSearch() as client:
+        return await client.aresearch(query, **options)
+
+
 #: Clients that have searched and are not closed yet: closed at exit, so a script that never
 #: calls `close` (`ws = WebSearch(); ws.search(...)`) ends without aiohttp's "Unclosed client
 #: session" lines and with its hit and miss counts written. Weak: a client dropped before exit
@@ -649,8 +680,22 @@ _default_lock = threading.Lock()
 
 def search(query: str, **params: Any) -> SearchResponse:
     """Blocking search through a process-wide client (closed at exit)."""
+    return _default_client().search(query, **params)
+
+
+def _default_client() -> WebSearch:
     global _default
     with _default_lock:
         if _default is None:
             _default = WebSearch()  # closed at exit, as every client left open is
-    return _default.search(query, **params)
+    return _default
+
+
+def fetch(url: str, **options: Any) -> FetchResponse:
+    """Blocking fetch through the process-wide client (`WebSearch.fetch`)."""
+    return _default_client().fetch(url, **options)
+
+
+def research(query: str, **options: Any) -> ResearchResponse:
+    """Blocking research through the process-wide client (`WebSearch.research`)."""
+    return _default_client().research(query, **options)

@@ -107,6 +107,12 @@ def state_backend(key: str, value: Any) -> None:
         raise ConfigError(f"setting {key} is {value!r}; use one of: memory, sqlite, redis")
 
 
+def reranker_name(key: str, value: Any) -> None:
+    """How research ranks passages: "auto" (WordLlama when installed, else BM25), "bm25", "wordllama"."""
+    if value not in ("auto", "bm25", "wordllama"):
+        raise ConfigError(f"setting {key} is {value!r}; use one of: auto, bm25, wordllama")
+
+
 def mcp_format(key: str, value: Any) -> None:
     """One of the MCP tool's output formats."""
     if value not in ("blocks", "summary"):

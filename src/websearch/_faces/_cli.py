@@ -20,6 +20,8 @@ from .._core._params import PARAMS, Param, check
 from .._core._registry import PROVIDERS, SEARCH_PROVIDER_ORDER
 from .._core._version import __version__
 from ..errors import ConfigError, InvalidSearchParams
+from ._cli_read import add_read_commands, fetch_command, research_command
+from ._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_READER_GONE, EXIT_USAGE
 
 if TYPE_CHECKING:
     from .._client._client import WebSearch
@@ -27,12 +29,14 @@ if TYPE_CHECKING:
 
 __all__ = ["build_parser", "main", "usage_block"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_READER_GONE: Final = 141  # 128 + SIGPIPE, what a shell shows for a tool its pipe's reader left
 #: What each exit status means, as `--help` lists them (a test holds it to every EXIT_ above).
 EXIT_STATUSES: Final = (
     (EXIT_OK, "success"),
-    (EXIT_FAILED, "the search failed, or the state store that cache and providers --reset act on is unavailable"),
+    (
+        EXIT_FAILED,
+        "the search failed (or the page was not read, or the research found nothing), or the state store that "
+        "cache and providers --reset act on is unavailable",
+    ),
     (EXIT_USAGE, "usage or configuration error"),
     (EXIT_INTERRUPTED, "interrupted"),
     (EXIT_READER_GONE, "the output's reader went away (| head -1)"),
@@ -201,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fresh.add_argument("--refresh", dest="cache", action="store_const", const="refresh", help="search anew, then cache")
 
+    add_read_commands(commands, _positive_float, _provider_list, SEARCH_PROVIDER_ORDER)
+
     p = commands.add_parser(
         "providers", help="list the providers in chain order, whether each is available, and its health"
     )
@@ -321,6 +327,10 @@ def usage_block() -> str:
     lines.append(line.rstrip())
     importable = "|".join(row.id for row in PROVIDERS.values() if row.login_import)
     rest = [
+        "websearch fetch URL [--max-chars N] [--start N] [--format markdown|text|html] [--cache use|refresh|off]",
+        "                    [--deadline SECONDS] [--json]",
+        "websearch research QUERY [--budget-chars N | --budget-tokens N] [--pages N] [--provider ID]",
+        "                         [--fanout A,B,C] [--deadline SECONDS] [--json]",
         "websearch providers [--format text|json] [--reset ID]",
         "                                             every provider in chain order: available or what makes it",
         "                                             so, and cooling down or not (--reset forgets that)",
@@ -399,6 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _command(args: argparse.Namespace) -> int:
     commands: dict[str, Callable[[argparse.Namespace], int]] = {
         "search": _search,
+        "fetch": fetch_command,
+        "research": research_command,
         "providers": _providers,
         "cache": _cache,
         "mcp": _mcp,

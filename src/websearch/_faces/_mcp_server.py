@@ -1,4 +1,4 @@
-"""The MCP server: one tool, `web_search`, over stdio or streamable HTTP.
+"""The MCP server: `web_search`, `web_fetch` and `web_research`, over stdio or streamable HTTP.
 
 Built on the low-level `Server` of the official MCP SDK (2.x) so that the tool's schema is exactly
 `websearch._faces._tool.input_schema` (its `provider` enum computed when the server starts) and argument
@@ -15,7 +15,10 @@ the SDK's minimal server's start-up when they did); a call made before it ends w
 without stalling the event loop.
 
 A provider failure is tool text (`SEARCH_FAILED: ...`), never a protocol error; bad arguments are a
-tool error result (`isError`) naming the argument and what it allows.
+tool error result (`isError`) naming the argument and what it allows. The same holds for the
+reading tools: a page not read is `FETCH_FAILED (<kind>): ...`, a research that found nothing
+`RESEARCH_FAILED: ...` (`websearch._faces._render_pages`), each with its response as
+`structuredContent` under an `outputSchema` of its own.
 """
 
 from __future__ import annotations
@@ -33,16 +36,29 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from .._client._client import WebSearch
+from .._core._pages import FetchResponse, ResearchResponse
 from .._core._types import SearchResponse
 from .._core._version import __version__
 from .._http._deferred import preload
 from ..errors import ConfigError, InvalidSearchParams, WebSearchError
+from ._read_tools import (
+    FETCH_TOOL,
+    RESEARCH_TOOL,
+    fetch_description,
+    fetch_input_schema,
+    parse_fetch,
+    parse_research,
+    research_description,
+    research_input_schema,
+)
+from ._render_pages import render_fetch, render_research
 from ._rendering import render
 from ._tool import TOOL_NAME, description, failure_text, input_schema, offered_providers, parse_arguments
 
 __all__ = [
     "DEFAULT_HTTP_PORT",
     "MCP_FORMATS",
+    "ReadingTools",
     "WebSearchTool",
     "build_server",
     "output_format",
@@ -59,7 +75,8 @@ DEFAULT_HTTP_PORT: Final = 8000
 HTTP_PATH: Final = "/mcp"
 _INSTRUCTIONS: Final = (
     "web_search searches the web through the providers configured on this machine and returns one block per "
-    "result with a Sources list. Cite results by URL."
+    "result with a Sources list. web_fetch reads one page as text (start=K reads on); web_research answers a "
+    "question with cited passages from several pages. Cite results by URL."
 )
 
 
@@ -128,10 +145,11 @@ def _schema_of(hint: Any) -> dict[str, Any]:
     return {"type": _JSON_TYPES[hint]}
 
 
-def output_schema() -> dict[str, Any]:
-    """The tool's `outputSchema`: `SearchResponse` as JSON. It holds for the lean structured
-    content and for the whole response (`--format json`'s `response`, every field present, null when unset)."""
-    return _schema_of(SearchResponse)
+def output_schema(response: type = SearchResponse) -> dict[str, Any]:
+    """A tool's `outputSchema`: `response` (`SearchResponse`, `FetchResponse` or `ResearchResponse`)
+    as JSON. It holds for the lean structured content and for the whole response (`--format json`'s
+    `response`, every field present, null when unset)."""
+    return _schema_of(response)
 
 
 def _json_safe(value: Any) -> Any:
@@ -182,7 +200,7 @@ def _optional_fields(cls: type) -> dict[str, bool]:
     return fields
 
 
-def structured_content(response: SearchResponse) -> dict[str, Any]:
+def structured_content(response: SearchResponse | FetchResponse | ResearchResponse) -> dict[str, Any]:
     """The tool's `structuredContent`: the response as JSON, lean (no null, empty or false field;
     `output_schema` says which fields may be left out)."""
     data: dict[str, Any] = _json_safe(_lean(response))
@@ -235,6 +253,57 @@ class WebSearchTool:
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
 
 
+class ReadingTools:
+    """`web_fetch` and `web_research` bound to one client (the providers of `web_research` are
+    `web_search`'s)."""
+
+    def __init__(self, search: WebSearchTool) -> None:
+        self.client = search.client
+        self.providers = search.providers
+        self.unavailable = search.unavailable
+        self.structured = search.structured
+        self.schemas = {FETCH_TOOL: fetch_input_schema(), RESEARCH_TOOL: research_input_schema(self.providers)}
+        self.tools = [
+            types.Tool(
+                name=FETCH_TOOL,
+                title="Read a web page",
+                description=fetch_description(),
+                input_schema=self.schemas[FETCH_TOOL],
+                output_schema=output_schema(FetchResponse) if self.structured else None,
+                annotations=types.ToolAnnotations(title="Read a web page", read_only_hint=True, open_world_hint=True),
+            ),
+            types.Tool(
+                name=RESEARCH_TOOL,
+                title="Research a question",
+                description=research_description(),
+                input_schema=self.schemas[RESEARCH_TOOL],
+                output_schema=output_schema(ResearchResponse) if self.structured else None,
+                annotations=types.ToolAnnotations(
+                    title="Research a question", read_only_hint=True, open_world_hint=True
+                ),
+            ),
+        ]
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
+        """Run one fetch or research; a page not read is text, bad arguments an error result."""
+        response: FetchResponse | ResearchResponse
+        try:
+            if name == FETCH_TOOL:
+                fetch = parse_fetch(arguments)
+                response = await fetch.run(self.client)
+                text = render_fetch(response)
+            else:
+                call = parse_research(arguments, self.providers, self.unavailable)
+                response = await call.run(self.client)
+                text = render_research(response)
+        except InvalidSearchParams as exc:
+            return _error(f"Invalid argument `{exc.param}`: {exc.message}")
+        except WebSearchError as exc:  # a configuration problem: settings.toml, a stored credential
+            return _error(f"{name} could not run: {exc}")
+        structured = structured_content(response) if self.structured else None
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
+
+
 @asynccontextmanager
 async def _lifespan(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
     """On start, begin loading the HTTP stack in its thread, and serve meanwhile."""
@@ -243,25 +312,30 @@ async def _lifespan(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
 
 
 def build_server(client: WebSearch) -> Server[Any]:
-    """An MCP server offering `web_search` through `client` (which the caller closes).
+    """An MCP server offering `web_search`, `web_fetch` and `web_research` through `client` (which
+    the caller closes).
 
     Building it loads nothing heavy; starting it (stdio, HTTP or an in-memory client) begins
     loading the HTTP stack in a worker thread.
     """
     tool = WebSearchTool(client)
+    reading = ReadingTools(tool)
+    names = (TOOL_NAME, FETCH_TOOL, RESEARCH_TOOL)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool.tool])
+        return types.ListToolsResult(tools=[tool.tool, *reading.tools])
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name != TOOL_NAME:
-            return _error(f"Unknown tool {params.name!r}; this server has one tool, {TOOL_NAME}")
-        return await tool.call(params.arguments or {})
+        if params.name == TOOL_NAME:
+            return await tool.call(params.arguments or {})
+        if params.name in reading.schemas:
+            return await reading.call(params.name, params.arguments or {})
+        return _error(f"Unknown tool {params.name!r}; this server's tools are: {', '.join(names)}")
 
     def schema_of(name: str) -> dict[str, Any] | None:
-        return tool.schema if name == TOOL_NAME else None
+        return tool.schema if name == TOOL_NAME else reading.schemas.get(name)
 
     return Server(
         "websearch",

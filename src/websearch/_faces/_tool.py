@@ -316,13 +316,7 @@ def parse_arguments(
         raise InvalidSearchParams("query", f"query must be {_QUERY.requirement()}; got nothing")
     query = check(_QUERY, given.pop("query"))
     provider = given.pop("provider", None)
-    if provider is not None and provider != "auto" and provider not in providers:
-        why = (unavailable or {}).get(provider)
-        raise InvalidSearchParams(
-            "provider",
-            f"provider must be one of: auto, {', '.join(providers)}; got {got(provider)}"
-            + (f" (not available here: {why})" if why else ""),
-        )
+    check_provider(provider, providers, unavailable)
     fanout = given.pop("fanout", None)
     if fanout is not None:
         ids = check(_FANOUT, fanout)
@@ -364,3 +358,15 @@ def failure_text(query: str, attempts: Sequence[tuple[str, str | None]], error: 
     """
     reasons = " | ".join(f"{provider}: {reason}" for provider, reason in attempts if reason)
     return f"SEARCH_FAILED: {query} — {reasons or error}"
+
+
+def check_provider(provider: Any, providers: Sequence[str], unavailable: Mapping[str, str] | None) -> None:
+    """InvalidSearchParams unless `provider` is unset, "auto" or one of `providers` (saying why
+    a known one is not available here, from `unavailable`)."""
+    if provider is not None and provider != "auto" and provider not in providers:
+        why = (unavailable or {}).get(provider)
+        raise InvalidSearchParams(
+            "provider",
+            f"provider must be one of: auto, {', '.join(providers)}; got {got(provider)}"
+            + (f" (not available here: {why})" if why else ""),
+        )

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import SplitResult, urlencode, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -30,7 +30,7 @@ from ._paging import P, PagedProvider
 if TYPE_CHECKING:
     from .._core._context import ProviderContext
 
-__all__ = ["ADVICE", "QUERY", "Challenge", "KeylessEngine", "Params", "url_path"]
+__all__ = ["ADVICE", "QUERY", "Challenge", "KeylessEngine", "Params", "url_host", "url_parts", "url_path"]
 
 #: What every block message ends with: what to do instead.
 ADVICE: Final = "configure a credentialed provider such as Brave, Tavily, Exa, or Kagi for reliable web search."
@@ -40,20 +40,33 @@ QUERY: Final = "\x00query"
 Params = list[tuple[str, str]]
 
 
+def url_parts(url: str) -> SplitResult | None:
+    """`url` split (`urlsplit`), or None for a URL it refuses."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
 def url_path(url: str) -> str:
     """The path of `url` ("" for none or a URL `urlsplit` refuses)."""
-    try:
-        return urlsplit(url).path if url else ""
-    except ValueError:
-        return ""
+    parts = url_parts(url) if url else None
+    return parts.path if parts is not None else ""
+
+
+def url_host(url: str) -> str:
+    """The host of `url`, lowercased ("" for none or a URL `urlsplit` refuses)."""
+    parts = url_parts(url) if url else None
+    return (parts.hostname or "") if parts is not None else ""
 
 
 @dataclass(frozen=True, slots=True)
 class Challenge:
     """A block page told by its structure, never by words (a results page echoes its query, so
     "captcha" in a title proves nothing): a final URL under one of `paths`, or a page holding
-    none of the `results` marks, one of the cheap `hints`, and an element matching `selector`
-    (or, with `script`, a script holding that text)."""
+    none of the `results` marks, one of the cheap `hints`, no element matching `listing` (a
+    results page's containers) and an element matching `selector` (or, with `script`, a script
+    holding that text)."""
 
     message: str
     selector: str
@@ -61,6 +74,7 @@ class Challenge:
     results: tuple[bytes, ...] = ()
     paths: tuple[str, ...] = ()
     script: str | None = None
+    listing: str | None = None
 
     def __call__(self, page: bytes, url: str = "") -> bool:
         if self.paths and url_path(url).startswith(self.paths):
@@ -68,6 +82,8 @@ class Challenge:
         if any(mark in page for mark in self.results) or not any(hint in page for hint in self.hints):
             return False
         tree = LexborHTMLParser(page)
+        if self.listing is not None and tree.css_first(self.listing) is not None:
+            return False
         if tree.css_first(self.selector) is not None:
             return True
         return self.script is not None and any(self.script in node.text(deep=True) for node in tree.css("script"))
@@ -89,6 +105,8 @@ class KeylessEngine(PagedProvider[P]):
     #: A count over one page asks for every page up to `max_pages` (for engines whose pages
     #: often hold fewer than `page_size`), not only the pages the count needs.
     spare_pages: ClassVar[bool] = False
+    #: Page n > 1's own parameter as (name, step, first): `name=first + step * (n - 1)` (`page_params`).
+    page_offset: ClassVar[tuple[str, int, int] | None] = None
     #: Page n's own parameters go before the dates (as the engine's pager writes them), not after.
     paging_first: ClassVar[bool] = False
     #: Page n > 1 is sent as a click on page n-1's pager: same-origin, that page as the Referer.
@@ -146,8 +164,11 @@ class KeylessEngine(PagedProvider[P]):
         return [*base, *paging, *dated] if self.paging_first else [*base, *dated, *paging]
 
     def page_params(self, n: int) -> Params:
-        """What page `n` (1-based) adds to the parameters."""
-        return []
+        """What page `n` (1-based) adds to the parameters: by default `page_offset`, from page 2 on."""
+        if self.page_offset is None or n == 1:
+            return []
+        name, step, first = self.page_offset
+        return [(name, str(first + step * (n - 1)))]
 
     def dates(self, plan: Plan) -> tuple[Params, list[Notice]]:
         """The date parameters and their notices: by default the coarse `windows`, the ladder's

@@ -16,7 +16,7 @@ from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
 from ._base import Plan
-from ._html import browser_headers, has_class, keep, node_text, results_part, web_url
+from ._html import RETAIN_MAX, browser_headers, has_class, keep, kept_tree, node_text, results_part, web_url
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
 from ._paging import Page
 
@@ -26,11 +26,7 @@ MAX_RESULTS: Final = 20
 #: `recency` as DuckDuckGo's `df` windows.
 WINDOWS: Final = {"day": "d", "week": "w", "month": "m", "year": "y"}
 HEADERS: Final = browser_headers(
-    "same-origin",
-    "https://html.duckduckgo.com/",
-    accept_language="en,en-US;q=0.9",
-    cache_control="max-age=0",
-    content_type="application/x-www-form-urlencoded",
+    "same-origin", "https://html.duckduckgo.com/", accept_language="en,en-US;q=0.9", posted=True
 )
 CHALLENGE_MESSAGE: Final = (
     "DuckDuckGo blocked the request with a bot-detection challenge. DuckDuckGo throttles automated HTML "
@@ -39,15 +35,10 @@ CHALLENGE_MESSAGE: Final = (
 _RESULTS_START: Final = b'<div id="links"'
 _SELECTOR: Final = "div.result a.result__a[href], div.result .result__snippet"
 _AD_PREFIX: Final = "https://duckduckgo.com/y.js"
+#: The last two pages parsed and their trees (`kept_tree` says why): for DuckDuckGo's ~55 KB
+#: pages the process keeps about 3 MB more resident memory.
 _RECENT_TREES: Final[deque[tuple[bytes, LexborHTMLParser]]] = deque(maxlen=2)
-"""The last two pages parsed and their trees, kept alive on purpose: lexbor takes about 1 MB of
-heap per document, and when one is freed glibc hands the heap top back to the kernel, so the next
-parse page-faults it all in again (85 faults, 60% of the parse on this VM). Freeing a page two
-parses later leaves a hole in the heap that the next page and tree fit in. Bounded: two pages,
-each at most `_RETAIN_MAX` bytes; for DuckDuckGo's ~55 KB pages the process keeps about 3 MB more
-resident memory. Measured: 1.6x faster parses in a loop (bench/bench_ddg_parse.py), 1.2-1.5x less
-parse CPU in search-by-search runs against the fake (bench/bench_ddg_search.py)."""
-_RETAIN_MAX: Final = 256 * 1024
+_RETAIN_MAX: Final = RETAIN_MAX
 
 
 #: The bot challenge (its form or the anomaly modal, served with 200 or 202) on a page without a
@@ -67,13 +58,10 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSou
     the first `.result__snippet` after it is its snippet. Walking the `<a>` elements is 5x
     cheaper than a CSS query; when a result lacks a link snippet and the page has snippets that
     may be `<div>`/`<span>`, the CSS query runs instead. Text is `node_text`'s (tags add no
-    spaces, whitespace folded). The tree outlives the call in `_RECENT_TREES` (memory reuse
-    only; results never depend on it).
+    spaces, whitespace folded). The tree outlives the call in `_RECENT_TREES` (`kept_tree`).
     """
     part = results_part(html, _RESULTS_START)
-    tree = LexborHTMLParser(part)
-    if len(part) <= _RETAIN_MAX:
-        _RECENT_TREES.append((part, tree))
+    tree = kept_tree(part, _RECENT_TREES)
     found = _walk(tree.tags("a"))
     if any(snippet is None for _, _, snippet in found) and b"result__snippet" in part:
         found = _walk(tree.css(_SELECTOR))  # some snippets are <div>/<span>, not links

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -17,19 +16,15 @@ from .._core._types import SearchSource
 from .._core._wire import HttpResponse
 from ..errors import Blocked
 from ._base import Plan, age_seconds
-from ._html import browser_headers, html_envelope, keep, node_text, results_part, web_url
-from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
+from ._html import ancestor, browser_headers, html_envelope, keep, node_text, results_part, web_url
+from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, url_parts
 from ._paging import Page
 
 URL: Final = "https://www.ecosia.org/search"
-DEFAULT_RESULTS: Final = 10
-#: About how many organic results an Ecosia page holds.
-PAGE_SIZE: Final = 10
-#: The most pages websearch asks one search for (our cap, to stay polite to Cloudflare).
-MAX_PAGES: Final = 3
+PAGE_SIZE: Final = 10  # about how many organic results an Ecosia page holds
+MAX_PAGES: Final = 3  # the most pages one search asks for (our cap, to stay polite to Cloudflare)
 MAX_RESULTS: Final = PAGE_SIZE * MAX_PAGES
-#: `recency` as Ecosia's `freshness` windows.
-WINDOWS: Final = {"day": "day", "week": "week", "month": "month"}
+WINDOWS: Final = {"day": "day", "week": "week", "month": "month"}  # `recency` as Ecosia's `freshness`
 HEADERS: Final = browser_headers("same-origin", "https://www.ecosia.org/")
 CHALLENGE_MESSAGE: Final = (
     "Ecosia blocked the request with a Cloudflare challenge. Ecosia sits behind Cloudflare, which "
@@ -38,35 +33,21 @@ CHALLENGE_MESSAGE: Final = (
 REFUSED_MESSAGE: Final = (
     f"Ecosia refused the request (403): its Cloudflare front blocks plain HTTP clients from many networks; {ADVICE}"
 )
-
 _RESULTS_START: Final = b'data-test-id="mainline"'
-#: After the last result: the mainline's footer (the pagination).
-_RESULTS_END: Final = b'class="mainline__footer"'
+_RESULTS_END: Final = b'class="mainline__footer"'  # after the last result: the pagination
 _CURRENT_MARK: Final = b'data-test-id="organic-result"'
-_CURRENT: Final = (
-    'article[data-test-id="organic-result"] a.result__link[href], '
-    'article[data-test-id="organic-result"] [data-test-id="web-result-description"]'
-)
-_MAX_DEPTH: Final = 12
-_BLOCKS: Final = (
-    'article[data-test-id="organic-result"]',
-    '[data-test-id="mainline-result-web"]',
-    "div.result, article.result",
-)
-_TITLE_LINKS: Final = (
-    "a.result__link[href]",
-    'a[data-test-id="result-link"][href]',
-    "a.result-title[href]",
-    ".result__title a[href]",
-    "h2 a[href], h3 a[href]",
-)
+_ARTICLE: Final = 'article[data-test-id="organic-result"]'
+_CURRENT: Final = f'{_ARTICLE} a.result__link[href], {_ARTICLE} [data-test-id="web-result-description"]'
+_BLOCKS: Final = (_ARTICLE, '[data-test-id="mainline-result-web"]', "div.result, article.result")
+_TITLE_LINKS: Final = ("a.result__link[href]", 'a[data-test-id="result-link"][href]', "a.result-title[href]")
+_TITLE_LINKS_MORE: Final = (".result__title a[href]", "h2 a[href], h3 a[href]")
 _TITLE_TEXT: Final = '[data-test-id="result-title"], h2, h3'
 _SNIPPETS: Final = (
     '[data-test-id="web-result-description"]',
     "p.web-result__description, p.result__description, .result-snippet, p.result-snippet",
     '[data-test-id="result-description"], .result__description',
 )
-_AD_CLASSES: Final = ("result--ad", "ad-result", "card-ad")
+_AD_CLASSES: Final = frozenset({"result--ad", "ad-result", "card-ad"})
 _ECOSIA_HOSTS: Final = frozenset({"ecosia.org", "www.ecosia.org"})
 #: Ecosia's own search pages: links to them are navigation, not results.
 _VERTICALS: Final = frozenset(
@@ -75,17 +56,13 @@ _VERTICALS: Final = frozenset(
 _DATE_RE: Final = re.compile(
     r"(?P<dotted>(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4}))|(?P<words>[A-Z][a-z]{2,8}\.? \d{1,2}, \d{4})"
 )
-_DATE_SEPARATOR: Final = " ... "
 
 
-#: A Cloudflare challenge or block page: one of Cloudflare's elements (the Turnstile input, the
-#: challenge form or script, the block page's wrapper) on a page without Ecosia's results markup.
-#: Words prove nothing: a results page echoes its query ("Just a moment", "cf-turnstile-response").
+#: A Cloudflare challenge or block page, told by its elements on a page without Ecosia's results markup.
 is_challenge: Final = Challenge(
     CHALLENGE_MESSAGE,
-    'input[name="cf-turnstile-response"], .cf-turnstile, form#challenge-form, form[action*="__cf_chl"], '
-    'script[src*="/cdn-cgi/challenge-platform/"], #challenge-stage, #challenge-running, #cf-wrapper, '
-    "#cf-error-details",
+    'input[name="cf-turnstile-response"], .cf-turnstile, form#challenge-form, form[action*="__cf_chl"], #cf-wrapper, '
+    'script[src*="/cdn-cgi/challenge-platform/"], #challenge-stage, #challenge-running, #cf-error-details',
     hints=(b"cf-turnstile", b"challenge-platform", b"_cf_chl", b"challenge-form", b"cf-wrapper"),
     results=(b'data-test-id="mainline', b'data-test-id="web-no-results"'),
     script="_cf_chl_opt",
@@ -101,14 +78,11 @@ class Ecosia(KeylessEngine[Page]):
     max_pages = MAX_PAGES
     says_page_cap = True
     paging_first = True
+    page_offset = ("p", 1, 0)  # the page's number counted from 0, from the second page on
     windows = WINDOWS  # day, week, month; "year" is not applied (a notice)
     window_param = "freshness"
     challenges = (is_challenge,)
     envelope = html_envelope("Ecosia", status_classes={403: Blocked}, statuses={403: REFUSED_MESSAGE})
-
-    def page_params(self, n: int) -> Params:
-        """`p`, the page's number counted from 0, from the second page on."""
-        return [("p", str(n - 1))] if n > 1 else []
 
     def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
         return Page(parse_results(response.body, MAX_RESULTS, plan.now))
@@ -132,88 +106,55 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS, now: datetime | N
 
 
 def walk(html: bytes | str) -> list[tuple[str, str, str | None]]:
-    """(title, href, snippet) of each organic block in document order, ads left out, before
-    the URLs are checked: the parser's first step, exposed for tests of real pages.
-
-    The current markup is read in one CSS query (title links and snippets of the organic-result
-    articles, in document order); the older markups, or a page where that finds nothing, block
-    by block with the fallback selectors."""
+    """(title, href, snippet) of each organic block in document order, ads left out, before the
+    URLs are checked: the current markup in one CSS query (`_walk_current`), else (older markups, or
+    nothing found) block by block with the fallback selectors."""
     part = results_part(html, _RESULTS_START, _RESULTS_END)
     tree = LexborHTMLParser(part)
-    if _CURRENT_MARK in part:
-        found = _walk_current(tree)
-        if found:
-            return found
-    blocks: list[Any] = []
-    for selector in _BLOCKS:  # the current markup, else the older ones
-        blocks = tree.css(selector)
-        if blocks:
-            break
-    found = []
+    found = _walk_current(tree) if _CURRENT_MARK in part else []
+    if found:
+        return found
+    blocks = next((blocks for selector in _BLOCKS if (blocks := tree.css(selector))), [])
     for block in blocks:
-        if _is_ad(block):
-            continue
-        link = _title_link(block)
-        if link is None:
-            continue
-        heading = link.css_first(_TITLE_TEXT)
-        title = node_text(heading if heading is not None else link)
-        found.append((title, link.attrs.get("href") or "", _snippet(block)))
+        link = None if _is_ad(block) else _title_link(block)
+        if link is not None:
+            heading = link.css_first(_TITLE_TEXT)
+            title = node_text(heading if heading is not None else link)
+            found.append((title, link.attrs.get("href") or "", _snippet(block)))
     return found
 
 
 def _walk_current(tree: LexborHTMLParser) -> list[tuple[str, str, str | None]]:
-    """The organic-result articles in one query: each title link (`a.result__link`) opens a
-    result, the snippet paragraph of the same article is its snippet (else the fallback
-    selectors' text). Articles are told apart by `mem_id`: `==` on nodes compares their HTML."""
+    """The organic-result articles: each title link opens a result, the snippet paragraph of the
+    same article (told by `mem_id`: `==` on nodes compares their HTML) is its snippet, else the
+    fallback selectors' text."""
     found: list[tuple[str, str, str | None]] = []
     articles: list[Any] = []
     current: int | None = None  # the article of the last result, while its snippet is missing
     for node in tree.css(_CURRENT):
-        article = _article_of(node)
-        if article is None:
+        article = ancestor(node, "article", 12)  # an organic result's, else none
+        if article is None or article.attrs.get("data-test-id") != "organic-result":
             continue
         if node.tag == "a":
-            if _is_ad(article):
-                current = None
-                continue
-            found.append((node_text(node), node.attrs.get("href") or "", None))
-            articles.append(article)
-            current = article.mem_id
+            current = None if _is_ad(article) else article.mem_id
+            if current is not None:
+                found.append((node_text(node), node.attrs.get("href") or "", None))
+                articles.append(article)
         elif current is not None and article.mem_id == current:
-            title, href, _ = found[-1]
-            found[-1] = (title, href, node_text(node) or None)
+            found[-1] = (*found[-1][:2], node_text(node) or None)
             current = None
-    for n, (title, href, snippet) in enumerate(found):
-        if snippet is None:  # no snippet paragraph: the older snippet elements, if any
-            found[n] = (title, href, _snippet(articles[n]))
-    return found
-
-
-def _article_of(node: Any) -> Any:
-    """The organic-result article a node is in (a few parents up), or None."""
-    for _ in range(_MAX_DEPTH):
-        node = node.parent
-        if node is None:
-            return None
-        if node.tag == "article":
-            return node if node.attrs.get("data-test-id") == "organic-result" else None
-    return None
+    return [(t, h, _snippet(a) if s is None else s) for (t, h, s), a in zip(found, articles, strict=True)]
 
 
 def _snippet(block: Any) -> str | None:
     """The first non-empty text of the snippet selectors, tried in turn."""
-    for selector in _SNIPPETS:
-        node = block.css_first(selector)
-        text = node_text(node) if node is not None else ""
-        if text:
-            return text
-    return None
+    nodes = (block.css_first(selector) for selector in _SNIPPETS)
+    return next((text for node in nodes if node is not None and (text := node_text(node))), None)
 
 
 def _title_link(block: Any) -> Any:
     """The link that carries the title: the title row's, never the breadcrumb row's."""
-    for selector in _TITLE_LINKS:
+    for selector in (*_TITLE_LINKS, *_TITLE_LINKS_MORE):
         for link in block.css(selector):
             if selector != _TITLE_LINKS[1] or link.css_first(_TITLE_TEXT) is not None:
                 return link
@@ -223,14 +164,11 @@ def _title_link(block: Any) -> Any:
 def _is_ad(block: Any) -> bool:
     """An ad: its test id or its wrapper's says so (`mainline-result-ad`, `ad-google`), or its class."""
     for node in (block, block.parent):
-        if node is None:
-            continue
-        attrs = node.attrs
+        attrs = node.attrs if node is not None else {}
         test_id = attrs.get("data-test-id") or ""
         if test_id.endswith("-ad") or test_id.startswith("ad-") or "-ad-" in test_id:
             return True
-        classes = (attrs.get("class") or "").split()
-        if any(name in classes for name in _AD_CLASSES):
+        if not _AD_CLASSES.isdisjoint((attrs.get("class") or "").split()):
             return True
     return False
 
@@ -239,30 +177,20 @@ def result_url(href: str) -> str | None:
     """A result link's target: http(s) as given, `//host` made https; Ecosia's own search pages,
     relative links and other schemes are None."""
     url = web_url(href.strip())
-    if url is None:
+    parts = url_parts(url) if url is not None else None
+    if parts is None or not parts.hostname:
         return None
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    if not parts.hostname:
-        return None
-    if parts.hostname.lower() in _ECOSIA_HOSTS and parts.path.strip("/").split("/", 1)[0] in _VERTICALS:
-        return None
-    return url
+    own = parts.hostname.lower() in _ECOSIA_HOSTS and parts.path.strip("/").split("/", 1)[0] in _VERTICALS
+    return None if own else url
 
 
 def _leading_date(snippet: str) -> str | None:
-    """The date a snippet starts with ("02.08.2025 ... ", "Aug 2, 2025 ... "): ISO for the
-    dotted (day first) form, as written for the English one; None when there is none."""
-    head, sep, _ = snippet.partition(_DATE_SEPARATOR)
-    if not sep or len(head) > 20:
-        return None
-    match = _DATE_RE.fullmatch(head)
-    if match is None:
-        return None
-    if match["words"]:
-        return match["words"]
+    """The date a snippet starts with ("02.08.2025 ... ", "Aug 2, 2025 ... "): ISO for the dotted
+    (day first) form, as written for the English one; None when there is none."""
+    head, sep, _ = snippet.partition(" ... ")
+    match = _DATE_RE.fullmatch(head) if sep and len(head) <= 20 else None
+    if match is None or match["words"]:
+        return match["words"] if match is not None else None
     try:
         return date(int(match["y"]), int(match["m"]), int(match["d"])).isoformat()
     except ValueError:

@@ -1,6 +1,6 @@
 """Google: the keyless web search page at https://www.google.com/search, parsed as HTML.
 
-On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/google.md.
+On the keyless-engine kit (`_kit`); what it sends and reads, and why, is in docs/engines/google.md.
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Final
-from urllib.parse import parse_qsl, urlsplit
+from typing import TYPE_CHECKING, ClassVar, Final
+from urllib.parse import parse_qsl
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -18,23 +18,22 @@ from .._core._registry import PROVIDERS
 from .._core._types import ProviderResult, SearchSource
 from .._core._wire import HttpResponse
 from ..errors import Blocked, InvalidResponse
+from . import _paging as paging
 from ._base import Plan, Support
 from ._errors import ErrorEnvelope
-from ._html import browser_headers, has_class, keep, node_text
-from ._kit import ADVICE, QUERY, KeylessEngine, Params
+from ._html import DATED, RETAIN_MAX, ancestor, browser_headers, has_class, keep, kept_tree, node_text
+from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params, url_host, url_parts, url_path
 from ._tbs import TbsWords, tbs_parts
 
 if TYPE_CHECKING:
     from .._core._context import ProviderContext
 
 URL: Final = "https://www.google.com/search"
-DEFAULT_RESULTS: Final = 10
 MAX_RESULTS: Final = 20
 #: About how many organic results a Google page holds.
 PAGE_SIZE: Final = 10
 #: The most pages one search asks for (ours: a spare page for pages short of 10 results).
 MAX_PAGES: Final = 3
-PARAMS: Final = (("hl", "en"), ("gl", "us"), ("udm", "14"))
 HEADERS: Final = browser_headers("same-origin", "https://www.google.com/")
 _ADVICE: Final = f"Google blocks automated searches from many networks; {ADVICE}"
 CAPTCHA_MESSAGE: Final = f"Google blocked the request with its unusual-traffic CAPTCHA (/sorry/). {_ADVICE}"
@@ -50,93 +49,69 @@ RANGE_FOR_END: Final = "with end_published_date Google needs its custom date ran
 WHOLE_HOURS: Final = "Google's relative windows count whole hours"
 _TBS_WORDS: Final = TbsWords(WHOLE_DAYS, RANGE_FOR_END, WHOLE_HOURS, start_day="its start day")
 
-_SELECTOR: Final = "h3, span.CVA68e, .VwiC3b, .IsZvec, .aCOpRe, .s3v9rd, .FrIlee"
+_SELECTOR: Final = "h3, span.CVA68e, .VwiC3b, .IsZvec, .aCOpRe, .s3v9rd, .FrIlee"  # titles and snippets
 _TITLE_CLASS: Final = "CVA68e"  # the text-browser page's title span
 _RESULTS_MARKERS: Final = (b' id="main"', b' id="search"', b' id="rso"')
 _BOTTOM_MARKERS: Final = (b' id="pnnext"', b' aria-label="Next page"', b' id="botstuff"', b"<footer")
 _TITLES: Final = "h3, span.CVA68e"
 _AD_BLOCKS: Final = "#tads, #tadsb, #bottomads, [data-text-ad]"
 _AD_MARKERS: Final = (b"tads", b"bottomads", b"data-text-ad")
-_LINK_DEPTH: Final = 6
-_OPAQUE: Final = "/goto?"
+#: The last two results columns parsed and their trees, kept alive on purpose (`kept_tree`).
 _RECENT_TREES: Final[deque[tuple[bytes, LexborHTMLParser]]] = deque(maxlen=2)
-"""The last two results columns parsed and their trees, kept alive on purpose, as DuckDuckGo's
-provider does: freeing a lexbor document hands its heap back to the kernel and the next parse
-page-faults it in again (a third of a basic page's parse on this VM). Bounded: two parts, each
-at most `_RETAIN_MAX` bytes (a results column is 15-40 KB once cut from the page)."""
-_RETAIN_MAX: Final = 256 * 1024
+_RETAIN_MAX: Final = RETAIN_MAX
 _GOOGLE_HOST_RE: Final = re.compile(r"(?:www\.)?google\.(?:com?\.)?[a-z]{2,3}")
 _UI_HOST_RE: Final = re.compile(r"(?:maps|translate|accounts|consent)\.google\.(?:com?\.)?[a-z]{2,3}")
 #: The first path segments of the search UI on google.<tld> (other paths are Google's sites).
 _UI_PATHS: Final = frozenset(
-    {
-        "search",
-        "url",
-        "aclk",
-        "imgres",
-        "maps",
-        "setprefs",
-        "preferences",
-        "advanced_search",
-        "webhp",
-        "sorry",
-        "httpservice",
-        "goto",
-    }
+    {"search", "url", "aclk", "imgres", "maps", "setprefs", "preferences", "advanced_search", "webhp", "sorry"}
+    | {"httpservice", "goto"}
 )
-_OTHER_UI_HOSTS: Final = frozenset({"webcache.googleusercontent.com"})
+_UI_HOSTS: Final = frozenset({"webcache.googleusercontent.com", "googleadservices.com", "www.googleadservices.com"})
 _AD_HOSTS: Final = frozenset({"googleadservices.com", "www.googleadservices.com"})
 _START_RE: Final = re.compile(r"[?&]start=(\d+)")
 _PAGING: Final = 'a[href^="/search?"][href*="start="]'
+_CONTAINERS: Final = "#search, #rso, #topstuff, #botstuff"
+#: The walls, told by structure (docs/engines/google.md): the CAPTCHA; on a page with none of a
+#: results page's containers, the cookie-consent page and the JavaScript wall.
 _CAPTCHA: Final = 'form#captcha-form, form[action*="/sorry/"], div.g-recaptcha'
-_CONSENT: Final = 'form[action*="consent.google."]'
 _JAVASCRIPT: Final = (
     'meta[http-equiv="refresh"][content*="/httpservice/retry/enablejs"], '
     'a[href*="/httpservice/retry/enablejs"], noscript iframe[src*="/httpservice/retry/enablejs"], #yvlrue'
 )
-_RESULTS_CONTAINERS: Final = "#search, #rso, #topstuff, #botstuff"
+WALLS: Final = (
+    Challenge(CAPTCHA_MESSAGE, _CAPTCHA, (b"captcha-form", b"/sorry/", b"g-recaptcha")),
+    Challenge(CONSENT_MESSAGE, 'form[action*="consent.google."]', (b"consent.google.",), listing=_CONTAINERS),
+    Challenge(JAVASCRIPT_MESSAGE, _JAVASCRIPT, (b"/httpservice/retry/enablejs", b"yvlrue"), listing=_CONTAINERS),
+)
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
-    """One result page: its sources (each URL once, in page order), whether it links a next page,
-    and how many result titles linked only through an opaque `/goto?url=` redirect."""
+class Page(paging.Page):
+    """One result page: its sources (each URL once, in page order), whether it links a next page
+    (`more`, also `has_next`), and how many result titles linked only through an opaque `/goto?url=`
+    redirect."""
 
-    sources: tuple[SearchSource, ...]
-    has_next: bool
     opaque: int = 0
 
     @property
-    def more(self) -> bool:
-        """`has_next`, as the paging loop reads it."""
-        return self.has_next
+    def has_next(self) -> bool:
+        """`more`: whether the page links a page after it."""
+        return self.more
 
 
 class Google(KeylessEngine[Page]):
     info = PROVIDERS["google"]
     url = URL
     headers = HEADERS
-    params = (("q", QUERY), *PARAMS)
+    params = (("q", QUERY), ("hl", "en"), ("gl", "us"), ("udm", "14"))
     max_results = MAX_RESULTS
     max_pages = MAX_PAGES
     spare_pages = True  # a spare page for pages short of PAGE_SIZE results
     says_page_cap = True
-    supports: ClassVar[dict[str, Support]] = {
-        "recency": "native",
-        "limit": "native",
-        "num_search_results": "native",
-        "recency_days": "native",  # qdr:dN; a fraction of a day as hours
-        "recency_hours": "native",  # qdr:hN; a fraction of an hour rounded up (a notice)
-        "start_published_date": "native",  # whole days: a timestamp loses its time (a notice)
-        "end_published_date": "native",
-        "include_domains": "approximate",  # site: operators in the query
-        "exclude_domains": "approximate",  # -site: operators in the query
-    }
+    page_offset = ("start", PAGE_SIZE, 0)  # the offset of page n's first result
+    #: Days, hours and start as `qdr:`/`cdr:` (`_tbs`, fractions and times of day with notices), domains as operators.
+    supports: ClassVar[dict[str, Support]] = {**DATED, "recency_hours": "native"}
     envelope = ErrorEnvelope(message=(), code=(), prefix="Google search error", body_in_message=False)
-
-    def page_params(self, n: int) -> Params:
-        """`start`, the offset of page n's first result, from page 2 on."""
-        return [("start", str(PAGE_SIZE * (n - 1)))] if n > 1 else []
 
     def dates(self, plan: Plan) -> tuple[Params, list[Notice]]:
         """`tbs`: `qdr:` windows or the `cdr:` custom range (`_tbs`)."""
@@ -145,15 +120,14 @@ class Google(KeylessEngine[Page]):
 
     def blocked(self, response: HttpResponse) -> str | None:
         """A wall on a non-2xx answer (a 2xx page is read first: a results page can echo any query)."""
-        return None if response.ok else _block_reason(response)
+        return None if response.ok else block_reason(response.body, response.url, response.headers.get("location"))
 
     def read(self, response: HttpResponse, plan: Plan, n: int) -> Page:
-        """Page `n`'s results; a page of only opaque links is InvalidResponse, a wall without
-        results Blocked."""
+        """Page `n`'s results; a page of only opaque links is InvalidResponse, a wall without results Blocked."""
         page = parse_page(response.body, PAGE_SIZE * (n - 1))
         if not page.sources and page.opaque:
             raise InvalidResponse(self.id, OPAQUE_MESSAGE, 502)
-        reason = _block_reason(response) if not page.sources else None
+        reason = None if page.sources else block_reason(response.body, response.url, response.headers.get("location"))
         if reason is not None:
             raise Blocked(self.id, reason, 429)
         return page
@@ -167,32 +141,31 @@ class Google(KeylessEngine[Page]):
         return ProviderResult(sources=paged.sources, notices=tuple(paged.notices))
 
 
-def _block_reason(response: HttpResponse) -> str | None:
-    return block_reason(response.body, response.url, response.headers.get("location", ""))
-
-
-# -- parsing -----------------------------------------------------------------------------------
+def block_reason(page: bytes, url: str = "", location: str | None = "") -> str | None:
+    """The message of the wall a page is (`WALLS`; a final URL or redirect under `/sorry/` or on a
+    `consent.` host), or None. Only asked of pages without results."""
+    for where in (url, location or ""):
+        if url_path(where).startswith("/sorry/"):
+            return CAPTCHA_MESSAGE
+        if url_host(where).startswith("consent."):
+            return CONSENT_MESSAGE
+    return next((wall.message for wall in WALLS if wall(page)), None)
 
 
 def parse_page(html: bytes | str, start: int = 0) -> Page:
-    """The organic results of a Google result page (any of its variants) and whether it links a
-    page after offset `start`. Each URL once, in page order; ads, sitelinks, Google's own links
-    and non-http(s) targets dropped."""
+    """The organic results of a Google result page (any variant; ads, sitelinks, Google's own links
+    and non-http(s) targets dropped), and whether it links a page after offset `start`."""
     part = _results_part(html)
-    tree = LexborHTMLParser(part)
-    if len(part) <= _RETAIN_MAX:
-        _RECENT_TREES.append((part, tree))
+    tree = kept_tree(part, _RECENT_TREES)
     sources: list[SearchSource] = []
     seen: set[str] = set()
     opaque = 0
     for title, href, snippet in _walk(tree, any(marker in part for marker in _AD_MARKERS)):
         url = unwrap_href(href)
         if url is None:
-            opaque += href.startswith(_OPAQUE) or ("/goto?" in href and "google." in href.partition("/goto?")[0])
-            continue
-        if is_internal(url) or not keep(url, seen):
-            continue
-        sources.append(SearchSource(title, url, snippet or None))
+            opaque += href.startswith("/goto?") or ("/goto?" in href and "google." in href.partition("/goto?")[0])
+        elif not is_internal(url) and keep(url, seen):
+            sources.append(SearchSource(title, url, snippet or None))
     return Page(tuple(sources), bool(sources) and _links_beyond(tree, start), opaque)
 
 
@@ -202,17 +175,16 @@ def parse_results(html: bytes | str, limit: int = MAX_RESULTS) -> list[SearchSou
 
 
 def _walk(tree: LexborHTMLParser, ad_markers: bool) -> list[tuple[str, str, str | None]]:
-    """(title, href, snippet) per result title, in document order: a title opens a result (an
-    ad's, or a title without a link, opens none), the first snippet before the next title is its."""
-    ads: set[int] = set()
-    if ad_markers:
-        ads = {title.mem_id for block in tree.css(_AD_BLOCKS) for title in block.css(_TITLES)}
+    """(title, href, snippet) per result title, in document order: a title inside a link opens a
+    result (an ad's opens none), the first snippet before the next title is its."""
+    ads = {t.mem_id for block in tree.css(_AD_BLOCKS) for t in block.css(_TITLES)} if ad_markers else set()
     found: list[tuple[str, str, str | None]] = []
     current = False  # whether the last title opened a result that still lacks its snippet
     for node in tree.css(_SELECTOR):
         tag = node.tag
         if tag == "h3" or (tag == "span" and has_class(node.attributes.get("class") or "", _TITLE_CLASS)):
-            href = None if node.mem_id in ads else _link_around(node)
+            link = None if node.mem_id in ads else ancestor(node, "a", 6)  # a title in no link is no result
+            href = (link.attributes.get("href") or None) if link is not None else None
             title = node_text(node) if href else ""
             current = bool(title)
             if current:
@@ -224,51 +196,22 @@ def _walk(tree: LexborHTMLParser, ad_markers: bool) -> list[tuple[str, str, str 
     return found
 
 
-def _link_around(title: Any) -> str | None:
-    """The href of the result link around a title, or None for a title that is no result: one
-    not inside a link (a section heading; a sitelink, whose `<h3>` holds its own link inside
-    another result). The link is at most a few levels up (three on the basic page)."""
-    node = title.parent
-    for _ in range(_LINK_DEPTH):
-        if node is None:
-            return None
-        if node.tag == "a":
-            href: str | None = node.attributes.get("href")
-            return href or None
-        node = node.parent
-    return None
-
-
 def _results_part(html: bytes | str) -> bytes:
-    """The results column: from the first results container (the head's styles and scripts and
-    the search form, which echoes the query, hold no results) to the first script after the
-    "Next" link, else after the bottom block that would hold it (`#botstuff`, the basic page's
-    `<footer>`): a real page's remaining scripts weigh several hundred KB."""
+    """The results column: from the first results container found to the first script after the
+    "Next" link, else after the bottom block (docs/engines/google.md)."""
     page = html.encode() if isinstance(html, str) else html
-    begin = 0
-    for marker in _RESULTS_MARKERS:  # the first found: each scan stops there
-        at = page.find(marker)
-        if at > 0:
-            begin = max(0, page.rfind(b"<", 0, at))
-            break
-    end = len(page)
-    for marker in _BOTTOM_MARKERS:
-        at = page.find(marker, begin)
-        if at > 0:
-            script = page.find(b"<script", at)
-            end = script if script > 0 else end
-            break
+    at = next((at for marker in _RESULTS_MARKERS if (at := page.find(marker)) > 0), -1)
+    begin = max(0, page.rfind(b"<", 0, at)) if at > 0 else 0
+    at = next((at for marker in _BOTTOM_MARKERS if (at := page.find(marker, begin)) > 0), -1)
+    script = page.find(b"<script", at) if at > 0 else -1
+    end = script if script > 0 else len(page)
     return page[begin:end] if begin or end < len(page) else page
 
 
 def _links_beyond(tree: LexborHTMLParser, start: int) -> bool:
-    """Whether the page's own pagination (its `/search?...&start=N` links: "Next", the page
-    numbers) reaches past offset `start`."""
-    for link in tree.css(_PAGING):
-        for match in _START_RE.finditer(link.attrs.get("href") or ""):
-            if int(match.group(1)) > start:
-                return True
-    return False
+    """Whether the page's own pagination (its `/search?...&start=N` links) reaches past offset `start`."""
+    hrefs = (link.attrs.get("href") or "" for link in tree.css(_PAGING))
+    return any(int(match.group(1)) > start for href in hrefs for match in _START_RE.finditer(href))
 
 
 def unwrap_href(href: str) -> str | None:
@@ -277,18 +220,13 @@ def unwrap_href(href: str) -> str | None:
     href = href.strip().replace("&amp;", "&")
     if href.startswith("//"):
         href = "https:" + href
-    if href.startswith("/"):
-        if not href.startswith("/url?"):
-            return None  # /search?, /aclk?, /imgres? ...: the search UI and ads
-        return _redirect_target(href)
+    if href.startswith("/"):  # /search?, /aclk?, /imgres? ...: the search UI and ads; /url? unwrapped
+        return _redirect_target(href) if href.startswith("/url?") else None
     if not href.startswith(("http://", "https://")):
         return None
-    try:
-        parts = urlsplit(href)
-    except ValueError:
-        return None
-    host = (parts.hostname or "").lower()
-    if host in _AD_HOSTS:
+    parts = url_parts(href)
+    host = (parts.hostname or "") if parts is not None else ""
+    if parts is None or host in _AD_HOSTS:
         return None
     if _GOOGLE_HOST_RE.fullmatch(host):
         if parts.path == "/url":
@@ -299,10 +237,10 @@ def unwrap_href(href: str) -> str | None:
 
 
 def _redirect_target(href: str) -> str | None:
-    """The http(s) target of a `/url?` redirect: its `q`, else its `url` (the desktop form has
-    `q=` empty), decoded as decodeURIComponent (`+` kept, invalid UTF-8 rejected)."""
+    """The http(s) target of a `/url?` redirect: its first `q`, else its first `url`, decoded as
+    decodeURIComponent (`+` kept, invalid UTF-8 rejected)."""
     query = href.partition("?")[2].partition("#")[0].replace("+", "%2B")
-    pairs = dict(reversed(parse_qsl(query, errors="surrogateescape")))  # the first of each name
+    pairs = dict(reversed(parse_qsl(query, errors="surrogateescape")))
     target = pairs.get("q") or pairs.get("url")
     if target is None or (not target.isprintable() and any("\udc80" <= c <= "\udcff" for c in target)):
         return None
@@ -310,54 +248,17 @@ def _redirect_target(href: str) -> str | None:
 
 
 def is_internal(url: str) -> bool:
-    """Is `url` Google's own UI: the search pages on google.<tld>, maps, translate, sign-in,
-    consent, the cache? (Other Google sites, such as support.google.com, are results.)"""
+    """Is `url` Google's own UI (the search pages on google.<tld>, maps, translate, sign-in, consent,
+    the cache)? Other Google sites, such as support.google.com, are results."""
     if "google" not in url:
         return False
-    try:
-        parts = urlsplit(url)
-    except ValueError:
+    parts = url_parts(url)
+    if parts is None:
         return True
-    host = (parts.hostname or "").lower()
-    if host in _OTHER_UI_HOSTS or host in _AD_HOSTS or _UI_HOST_RE.fullmatch(host):
+    host = parts.hostname or ""
+    if host in _UI_HOSTS or _UI_HOST_RE.fullmatch(host):
         return True
-    if _GOOGLE_HOST_RE.fullmatch(host):
-        first = parts.path.lstrip("/").split("/", 1)[0]
-        return first in _UI_PATHS
-    return False
-
-
-# -- walls ------------------------------------------------------------------------------------
-
-
-def block_reason(page: bytes, url: str = "", location: str = "") -> str | None:
-    """The message of the wall a page is (CAPTCHA, consent, JavaScript), told by its structure,
-    or None. Only asked of pages without results."""
-    for where in (url, location):
-        if where:
-            try:
-                parts = urlsplit(where)
-            except ValueError:
-                continue
-            if parts.path.startswith("/sorry/"):
-                return CAPTCHA_MESSAGE
-            if (parts.hostname or "").startswith("consent."):
-                return CONSENT_MESSAGE
-    captcha = b"captcha-form" in page or b"/sorry/" in page or b"g-recaptcha" in page
-    consent = b"consent.google." in page
-    javascript = b"/httpservice/retry/enablejs" in page or b"yvlrue" in page
-    if not (captcha or consent or javascript):
-        return None
-    tree = LexborHTMLParser(page)
-    if captcha and tree.css_first(_CAPTCHA) is not None:
-        return CAPTCHA_MESSAGE
-    if tree.css_first(_RESULTS_CONTAINERS) is not None:  # a results page that has none: no results
-        return None
-    if consent and tree.css_first(_CONSENT) is not None:
-        return CONSENT_MESSAGE
-    if javascript and tree.css_first(_JAVASCRIPT) is not None:
-        return JAVASCRIPT_MESSAGE
-    return None
+    return bool(_GOOGLE_HOST_RE.fullmatch(host)) and parts.path.lstrip("/").split("/", 1)[0] in _UI_PATHS
 
 
 PROVIDER: Final = Google()

@@ -14,6 +14,15 @@ be scripted (`enqueue(Reply(...))`) to fail: error statuses, slow, hung, truncat
 registry's rows); `running_providers()` names the providers whose fakes
 are serving now (give that to `WebSearch(providers=...)` and a test can reach nothing else).
 `MockTransport(handler)` answers in-process instead, from a function.
+
+`FakeSite(pages)` is a web site for `fetch` and `research`: pages by path, robots.txt, an
+imitation DNS (`site.resolver`) and the settings that let a client reach it:
+
+    from websearch.testing import FakeSite
+
+    with FakeSite({"/doc": "<html><title>Doc</title><body><p>Some text.</p></body></html>"}) as site:
+        with WebSearch(settings=site.settings(), resolver=site.resolver) as client:
+            page = client.fetch(site.url("/doc"))
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from typing import Any, Final
 from .._core._registry import PROVIDERS, load_object
 from ._mock import MockTransport
 from ._server import FakeServer, RecordedRequest, Reply, honour_domains, running_providers, site_domains
+from ._site import FakeSite, SiteResolver
 from .duckduckgo import DdgResult
 
 #: The fake of every provider, in chain order, from the registry's rows (their `fake=` field).
@@ -35,9 +45,11 @@ __all__ = [
     "FAKES",
     "DdgResult",
     "FakeServer",
+    "FakeSite",
     "MockTransport",
     "RecordedRequest",
     "Reply",
+    "SiteResolver",
     "honour_domains",
     "running_providers",
     "site_domains",

@@ -1,7 +1,7 @@
 """The one ASGI app `websearch serve` runs: every face of the search on one client.
 
-Routes: `POST /v1/search` (REST), `GET|POST /search`, `GET /config` and `/autocompleter`
-(SearXNG's API), `/mcp` (the `web_search` tool over streamable HTTP: the same server as
+Routes: `POST /v1/search`, `/v1/fetch` and `/v1/research` (REST), `GET|POST /search`, `GET /config` and `/autocompleter`
+(SearXNG's API), `/mcp` (the `web_search`, `web_fetch` and `web_research` tools over streamable HTTP: the same server as
 `websearch mcp --http`, stateless and answering in JSON, so any replica can take any request
 behind a load balancer), `GET /healthz` (the process is up), `GET /readyz` (the state store:
 ready, or degraded and why; 503 only while draining), `GET /metrics`, `GET /openapi.json`, and
@@ -47,12 +47,14 @@ from ._config import STATE_KEY
 from ._lifecycle import Lifecycle
 from ._logging import FrontDoor
 from ._metrics import CONTENT_TYPE, Metrics
+from ._read_api import ReadApi, read_paths
 from ._searxng import SearxngApi
 
 if TYPE_CHECKING:
     from starlette.requests import Request
 
     from ..._client._client import WebSearch
+    from ..._core._pages import FetchResponse, ResearchResponse
     from ..._core._types import SearchResponse
     from ._config import Limits, ServeConfig
 
@@ -75,6 +77,17 @@ class _Guarded:
             kwargs["limit"] = self._limits.max_limit  # the tool's default, within the limit
         return await self._client.asearch(query, **prepared(self._client, self._limits, query, kwargs))
 
+    async def afetch(self, url: str, **kwargs: Any) -> FetchResponse:
+        default = float(self._client.settings.get("fetch.deadline", 30.0))
+        kwargs.setdefault("deadline", min(default, self._limits.max_deadline))
+        return await self._client.afetch(url, **kwargs)
+
+    async def aresearch(self, query: str, **kwargs: Any) -> ResearchResponse:
+        self._limits.check(query, kwargs.get("search") or {})
+        default = float(self._client.settings.get("research.deadline", 60.0))
+        kwargs.setdefault("deadline", min(default, self._limits.max_deadline))
+        return await self._client.aresearch(query, **kwargs)
+
 
 def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = False) -> Starlette:
     """The server's app on `client` (closed when the app stops if `close_client`). Sets the
@@ -91,8 +104,10 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
         if s.id not in providers
     }
     api = SearchApi(client, config, providers, unavailable)
+    reads = ReadApi(client, config, providers, unavailable)
     searx = SearxngApi(client, config, providers)
     openapi = openapi_document(providers, client.lineup.ids, config.limits, config.auth)
+    openapi["paths"].update(read_paths(providers, config.limits.max_deadline))
     mcp_app = build_server(cast("WebSearch", _Guarded(client, config.limits))).streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=True,
@@ -134,6 +149,8 @@ def create_app(client: WebSearch, config: ServeConfig, *, close_client: bool = F
         Route("/metrics", metrics_page, methods=["GET"]),
         Route("/openapi.json", openapi_page, methods=["GET"]),
         Route("/v1/search", api.search, methods=["POST"]),
+        Route("/v1/fetch", reads.fetch, methods=["POST"]),
+        Route("/v1/research", reads.research, methods=["POST"]),
         Route("/search", searx.search, methods=["GET", "POST"]),
         Route("/config", searx.config, methods=["GET"]),
         Route("/autocompleter", searx.autocompleter, methods=["GET", "POST"]),

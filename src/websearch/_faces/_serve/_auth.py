@@ -11,7 +11,8 @@ middleware (no per-request task or body copy beyond the one read).
   store under `serve:rate:<first 16 hex digits of the token's SHA-256>`, so a limit holds across
   replicas sharing Redis. `/healthz` is open to all; a 401 never says which tokens exist.
 
-A search costs one token of the bucket: `POST /v1/search`, `/search`, and a `tools/call` in a
+A search costs one token of the bucket: `POST /v1/search`, `/search`, `POST /v1/fetch` and
+`POST /v1/research` (one token each), and a `tools/call` in a
 `POST /mcp` (listing tools or initializing a session costs nothing, and so does a message the
 MCP transport refuses with 400, such as a JSON-RPC batch).
 """
@@ -230,7 +231,7 @@ async def _unauthorized(send: Send, scheme: str) -> None:
 def _cost(scope: Scope, body: bytes | None) -> int:
     """How many searches the request makes (each takes one token of the rate limit)."""
     path, method = scope["path"], scope["method"]
-    if path == "/search" or (path == "/v1/search" and method == "POST"):
+    if path == "/search" or (path in ("/v1/search", "/v1/fetch", "/v1/research") and method == "POST"):
         return 1
     if path == "/mcp" and method == "POST" and body:
         try:

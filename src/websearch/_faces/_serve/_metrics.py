@@ -37,6 +37,8 @@ ROUTES: Final = frozenset(
         "/metrics",
         "/openapi.json",
         "/v1/search",
+        "/v1/fetch",
+        "/v1/research",
         "/search",
         "/config",
         "/autocompleter",

@@ -115,7 +115,17 @@ class SearxngApi:
         if form.get("q"):
             query = request.url.query
             return RedirectResponse("/search" + (f"?{query}" if query else ""), status_code=308)
-        routes = ["/v1/search", "/search", "/mcp", "/healthz", "/readyz", "/metrics", "/openapi.json"]
+        routes = [
+            "/v1/search",
+            "/v1/fetch",
+            "/v1/research",
+            "/search",
+            "/mcp",
+            "/healthz",
+            "/readyz",
+            "/metrics",
+            "/openapi.json",
+        ]
         routes += ["/config", "/autocompleter"]
         return json_response(200, {"service": "websearch", "routes": routes})
 

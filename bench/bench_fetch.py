@@ -1,0 +1,164 @@
+"""`fetch` and `research` against what a user would write by hand, on a loopback web site.
+
+Run by hand: `python -m bench.bench_fetch [--rounds N]`. Printed, as ratios of medians measured
+in interleaved rounds of one run (never asserted):
+
+- fetch + extract of a ~100 KB article (`WebSearch.afetch`, cache off: the address checks,
+  robots.txt, the host's pace, the thread hop, our extractor) against a bare aiohttp GET on one
+  session + `trafilatura.extract` with its defaults. Goal: <= 1.1x.
+- a cached fetch against the upstream fetch. Goal: >= 50x faster.
+- `research` over 5 pages of ~100 KB, each answering after `--delay` seconds, all read at once:
+  its wall time less the slowest page's delay is our own work. Goal: <= 50 ms.
+
+The article is the largest page of the article-extraction benchmark under 120 KB when that is
+beside the checkout (`../shared/benchmarks/article-extraction`), else a generated one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import aiohttp
+import trafilatura
+
+from websearch import WebSearch
+from websearch._core._clock import SystemClock
+from websearch.state import MemoryStore
+from websearch.testing import FakeBrave, FakeServer, RecordedRequest, Reply
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = (ROOT.parent / "shared" / "benchmarks" / "article-extraction" / "html").resolve()
+
+
+def article() -> str:
+    """A real article of about 100 KB, or a generated one."""
+    if PAGES.is_dir():
+        sizes = []
+        for path in PAGES.glob("*.html.gz"):
+            html = gzip.decompress(path.read_bytes()).decode("utf-8", errors="replace")
+            if len(html) <= 120_000:
+                sizes.append((len(html), html))
+        if sizes:
+            return max(sizes)[1]
+    paragraph = "<p>" + "Asyncio lets one thread wait on many sockets at once; " * 12 + "</p>"
+    return "<html><head><title>Generated</title></head><body><article>" + paragraph * 140 + "</article></body></html>"
+
+
+class Site(FakeServer):
+    """The article at every path, after `delay` seconds."""
+
+    provider_id = "site"
+
+    def __init__(self, html: str, delay: float = 0.0) -> None:
+        super().__init__()
+        self.html = html
+        self.delay = delay
+
+    def default_reply(self, request: RecordedRequest) -> Reply:
+        if request.path == "/robots.txt":
+            return Reply(404, "none")
+        return Reply(200, self.html, content_type="text/html; charset=utf-8", delay=self.delay)
+
+
+class Names:
+    async def resolve(self, host: str, port: int) -> list[str]:
+        return ["127.0.0.1"]
+
+
+async def timed(call: Callable[[], Awaitable[object]]) -> float:
+    started = time.perf_counter()
+    await call()
+    return time.perf_counter() - started
+
+
+async def rounds(sides: dict[str, Callable[[], Awaitable[object]]], n: int) -> dict[str, float]:
+    """Median seconds of each side over `n` interleaved rounds, after one not kept."""
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for i in range(n + 1):
+        for name, call in sides.items():
+            took = await timed(call)
+            if i:
+                times[name].append(took)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def client(config: Path, env: dict[str, str] | None = None, providers: list[str] | None = None) -> WebSearch:
+    (config / "settings.toml").write_text('[fetch]\nallow_hosts = ["site.test"]\nhost_rate = "10000/s"\n')
+    return WebSearch(
+        env={"WEBSEARCH_CONFIG_DIR": str(config), **(env or {})},
+        resolver=Names(),
+        store=MemoryStore(SystemClock()),
+        providers=providers or [],
+    )
+
+
+async def fetch_sides(html: str, n: int) -> None:
+    with Site(html) as site, tempfile.TemporaryDirectory() as tmp:
+        url = f"http://site.test:{site.port}/article"
+        direct = f"http://127.0.0.1:{site.port}/article"
+        async with client(Path(tmp)) as ws, aiohttp.ClientSession() as session:
+
+            async def bare() -> None:
+                async with session.get(direct) as resp:
+                    body = await resp.text()
+                trafilatura.extract(body)
+
+            async def ours() -> None:
+                page = await ws.afetch(url, cache="off")
+                assert page.ok, page.error
+
+            async def cached() -> None:
+                page = await ws.afetch(url)
+                assert page.cached
+
+            await ws.afetch(url)  # the cache's entry
+            took = await rounds({"bare": bare, "ours": ours, "cached": cached}, n)
+    print(f"article: {len(html) / 1024:.0f} KB")
+    print(f"bare aiohttp GET + trafilatura: {took['bare'] * 1000:.1f} ms")
+    slower = took["ours"] / took["bare"]
+    print(f"afetch, cache off:              {took['ours'] * 1000:.1f} ms  ({slower:.2f}x; goal <= 1.1x)")
+    ratio = took["ours"] / took["cached"]
+    print(f"afetch, cached:                 {took['cached'] * 1000:.2f} ms  ({ratio:.0f}x faster; goal >= 50x)")
+
+
+async def research_side(html: str, n: int, delay: float) -> None:
+    with Site(html, delay) as site, FakeBrave() as brave, tempfile.TemporaryDirectory() as tmp:
+        urls = [f"http://site.test:{site.port}/page{i}" for i in range(5)]
+        results = [{"title": f"Page {i}", "url": u, "description": "asyncio"} for i, u in enumerate(urls)]
+        reply = Reply(200, {"type": "search", "web": {"type": "search", "results": results}})
+        env = {**brave.env, "BRAVE_API_KEY": "BSA-bench"}
+        async with client(Path(tmp), env, ["brave"]) as ws:
+
+            async def research() -> None:
+                brave.enqueue(reply)
+                found = await ws.aresearch("asyncio sockets", search={"provider": "brave", "cache": "off"})
+                assert found.ok and len(found.sources) >= 1, found.error
+                await ws.engine.state().clear("page:")  # every round reads the pages
+
+            took = await rounds({"research": research}, n)
+    own = took["research"] - delay
+    print(f"research over 5 pages answering after {delay * 1000:.0f} ms: {took['research'] * 1000:.0f} ms")
+    print(f"  our own work beyond the slowest page: {own * 1000:.0f} ms (goal <= 50 ms)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--delay", type=float, default=0.3, help="seconds each research page takes to answer")
+    args = parser.parse_args()
+    html = article()
+    asyncio.run(fetch_sides(html, args.rounds))
+    asyncio.run(research_side(html, max(3, args.rounds // 3), args.delay))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
