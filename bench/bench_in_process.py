@@ -53,16 +53,20 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "25"))
 WORKER = """
 import asyncio, inspect, os, sys, time
 from websearch import WebSearch
-try:
-    from websearch._core._wire import HttpResponse
-except ImportError:
-    from websearch.wire import HttpResponse
-os.sched_setaffinity(0, {0})
+import importlib
 
-try:  # a tree with BaseTransport checks a transport's seam: a bare one would go without a bound
-    from websearch._core._context import BaseTransport
-except ImportError:
-    BaseTransport = object
+def first(name, *modules):  # where the tree keeps it: layered (_core), flat, or older still
+    for module in modules:
+        try:
+            return getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            pass
+    return None
+
+HttpResponse = first("HttpResponse", "websearch._core._wire", "websearch._wire", "websearch.wire")
+os.sched_setaffinity(0, {0})
+# a tree with BaseTransport checks a transport's seam: a bare one would go without a bound
+BaseTransport = first("BaseTransport", "websearch._core._context", "websearch._context") or object
 
 class Answering(BaseTransport):
     bounds_each_request = True
