@@ -119,17 +119,19 @@ async def single_flight_rows(config: str) -> None:
 
 
 async def health_row(env: dict[str, str], folder: Path) -> None:
+    from websearch._core._budget import Budget
     from websearch._engine._engine import _Guards
 
     async with WebSearch(env=env, store=SqliteStore(folder / "health.db", SystemClock())) as ws:
         ctx = ws._context()
         info = ws.lineup.info("tavily")
         guards = _Guards(ws.engine, ws.lineup)
-        await guards.before(info, ctx)
+        budget = Budget.start(ws.clock, 30.0)
+        await guards.before(info, ctx, budget)
 
         async def attempt(i: int) -> None:
-            assert await guards.before(info, ctx) is None
-            await guards.after(info, ctx, None)
+            assert await guards.before(info, ctx, budget) is None
+            await guards.after(info, ctx, None, None)
 
         samples = await per_search(attempt, ATTEMPTS)
     median, p99 = statistics.median(samples), sorted(samples)[int(ATTEMPTS * 0.99)]
