@@ -238,7 +238,10 @@ def run(copy: Path, python: Path, position: str, registry: str) -> list[str]:
         check=True,
     ).stdout.strip()
     proc = subprocess.run(
-        [str(python), "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider", "-rfE"], cwd=copy, capture_output=True, text=True
+        [str(python), "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider", "-rfE"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
     )
     failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, re.M)
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-500:]
