@@ -468,3 +468,10 @@ def test_benchmark_pages_give_most_of_their_article() -> None:
         words = set(truth[key]["articleBody"].split())
         found = set(page.text.split())
         assert len(words & found) >= 0.7 * len(words), key
+
+
+def test_the_extractor_s_dependencies_import() -> None:
+    # jusText (which trafilatura imports) needs lxml.html.clean; lxml 6 dropped the extra that
+    # brought it, and a failed import read as "no main content" on every page.
+    import justext  # noqa: F401
+    import trafilatura  # noqa: F401

@@ -130,18 +130,18 @@ def _length(text: str, fmt: Format) -> int:
 
 
 def _lxml_tree(html: str) -> Any:
-    try:
-        from trafilatura.utils import load_html
+    from trafilatura.utils import load_html  # outside the try: a broken install must not read as "no content"
 
+    try:
         return load_html(html)
     except Exception:  # an unparseable page is a page without main content
         return None
 
 
 def _trafilatura(tree: Any, url: str, fmt: Format) -> str:
-    try:
-        import trafilatura
+    import trafilatura
 
+    try:
         found = trafilatura.extract(tree, url=url, output_format=_TRAFILATURA_FORMAT[fmt], **_TRAFILATURA_OPTIONS)
     except Exception:  # trafilatura failing on a page means it found nothing in it
         return ""
@@ -151,9 +151,9 @@ def _trafilatura(tree: Any, url: str, fmt: Format) -> str:
 
 
 def _readability(html: str, url: str, fmt: Format) -> str:
-    try:
-        from trafilatura.readability_lxml import Document
+    from trafilatura.readability_lxml import Document
 
+    try:
         tree = _lxml_tree(html)  # its own: the pass changes the tree it reads
         summary: str = Document(tree).summary() if tree is not None else ""
     except Exception:  # readability raises its own errors and lxml's on odd pages
@@ -161,9 +161,9 @@ def _readability(html: str, url: str, fmt: Format) -> str:
     if fmt == "html":
         return summary.strip() if _page_text.text_of(_page_text.parse(summary).body) else ""
     if fmt == "markdown":
-        try:
-            import trafilatura
+        import trafilatura
 
+        try:
             found = trafilatura.extract(summary, url=url, output_format="markdown", favor_recall=True)
         except Exception:  # the plain text below serves
             found = None
@@ -175,9 +175,9 @@ def _readability(html: str, url: str, fmt: Format) -> str:
 def _metadata(tree: Any, url: str) -> dict[str, Any]:
     if tree is None:
         return {}
-    try:
-        from trafilatura import extract_metadata
+    from trafilatura import extract_metadata
 
+    try:
         found: dict[str, Any] = extract_metadata(tree, url, dict(_DATE_PARAMS)).as_dict()
     except Exception:  # metadata is optional: a page whose metadata cannot be read has none
         return {}
