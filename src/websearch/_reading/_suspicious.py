@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from . import _decode, _page_text
 
@@ -86,6 +87,20 @@ def addresses_model(text: str) -> bool:
     return bool(_PHRASES.search(text) or _TAGS.search(text))
 
 
+_MAY_HIDE = "[hidden], [aria-hidden], [style]"
+_NOT_SHOWN = frozenset({"script", "style", "template", "head", "title", "meta", "link"})
+
+
+def _under_hidden(node: Any) -> bool:
+    """Whether an ancestor of `node` hides it already (its text is that ancestor's)."""
+    parent = node.parent
+    while parent is not None and (parent.tag or "") not in ("html", "-undef"):
+        if (parent.tag or "") in _NOT_SHOWN or _page_text.is_hidden(parent):
+            return True
+        parent = parent.parent
+    return False
+
+
 def hidden_html_text(html: bytes | str) -> list[str]:
     """The texts of elements a person does not see (`display:none`, `visibility:hidden`,
     `font-size:0`, the `hidden` attribute, `aria-hidden="true"`) that address the model; each at
@@ -95,17 +110,12 @@ def hidden_html_text(html: bytes | str) -> list[str]:
         return []
     tree = _page_text.parse(page)
     found: list[str] = []
-    root = tree.root
-    stack = [root] if root is not None else []
-    while stack:
-        node = stack.pop()
-        tag = node.tag or ""
-        if tag.startswith("-") or tag in ("script", "style", "template", "head"):
+    # Only the elements that can hide are looked at (matched in C: a Python walk of every node
+    # of a 100 KB page took 1.8 ms), the outermost of each hidden subtree once.
+    for node in tree.css(_MAY_HIDE):
+        if (node.tag or "") in _NOT_SHOWN or not _page_text.is_hidden(node) or _under_hidden(node):
             continue
-        if _page_text.is_hidden(node):
-            text = " ".join(_page_text.text_of(node, skip_hidden=False).split())
-            if text and addresses_model(text):
-                found.append(text[:_HIDDEN_TEXT_MAX])
-            continue
-        stack.extend(reversed(list(_page_text.children(node))))
+        text = " ".join(_page_text.text_of(node, skip_hidden=False).split())
+        if text and addresses_model(text):
+            found.append(text[:_HIDDEN_TEXT_MAX])
     return found
