@@ -16,6 +16,7 @@ from websearch._reading._policy import (
     vetted,
 )
 from websearch.errors import FetchConnectionError, UrlNotAllowed
+from websearch.testing import FakeResolver
 
 STRICT = FetchPolicy()
 PRIVATE_OK = FetchPolicy(allow_private=True)
@@ -228,21 +229,6 @@ def test_the_policy_defaults_and_checks() -> None:
         FetchPolicy(max_bytes=0)
     with pytest.raises(ValueError, match="max_redirects"):
         FetchPolicy(max_redirects=-1)
-
-
-class FakeResolver:
-    """Names to addresses; a name may answer differently on each lookup (the last answer repeats)."""
-
-    def __init__(self, answers: dict[str, list[list[str]]]) -> None:
-        self.answers = answers
-        self.calls: list[str] = []
-
-    async def resolve(self, host: str, port: int) -> list[str]:
-        self.calls.append(host)
-        found = self.answers.get(host)
-        if not found:
-            raise FetchConnectionError(host, f"the name {host} does not resolve")
-        return found.pop(0) if len(found) > 1 else found[0]
 
 
 async def test_vetted_refuses_a_name_when_any_of_its_addresses_is_barred() -> None:

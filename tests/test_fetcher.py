@@ -28,28 +28,11 @@ from websearch.errors import (
     UnsupportedContent,
     UrlNotAllowed,
 )
-from websearch.testing import FakeServer, RecordedRequest, Reply
+from websearch.testing import FakeResolver, FakeServer, RecordedRequest, Reply
 
 PUBLIC = "93.184.216.34"
 HTML = "<html><head><title>T</title></head><body><p>hello</p></body></html>"
 SITE = FetchPolicy(allow_hosts=frozenset({"site.test"}))
-
-
-class FakeResolver:
-    """Names to addresses. A name given several answers gives them in turn, one per lookup, the
-    last one repeating (a rebinding name); `calls` records each lookup."""
-
-    def __init__(self, answers: dict[str, list[str] | list[list[str]]]) -> None:
-        self.answers = {name: [a] if a and isinstance(a[0], str) else list(a) for name, a in answers.items()}
-        self.calls: list[str] = []
-
-    async def resolve(self, host: str, port: int) -> list[str]:
-        self.calls.append(host)
-        found = self.answers.get(host)
-        if not found:
-            raise FetchConnectionError(host, f"the name {host} does not resolve")
-        answer = found.pop(0) if len(found) > 1 else found[0]
-        return list(answer)  # type: ignore[arg-type]
 
 
 class Site(FakeServer):

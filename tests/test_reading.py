@@ -15,7 +15,7 @@ from conftest import FakeClock, StillClock
 from websearch import WebSearch
 from websearch.errors import FetchHttpError, UrlNotAllowed
 from websearch.state import MemoryStore
-from websearch.testing import FakeBrave, FakeServer, RecordedRequest, Reply
+from websearch.testing import FakeBrave, FakeResolver, FakeServer, RecordedRequest, Reply
 
 PARAGRAPH = (
     "Asyncio is a library to write concurrent code using the async and await syntax. It is used as a "
@@ -45,19 +45,6 @@ class Site(FakeServer):
         return sum(1 for r in self.requests if r.path == path)
 
 
-class Names:
-    """An imitation DNS: names to answers, one per lookup, the last repeating."""
-
-    def __init__(self, answers: Mapping[str, list[list[str]]]) -> None:
-        self.answers = {name: list(a) for name, a in answers.items()}
-        self.calls: list[str] = []
-
-    async def resolve(self, host: str, port: int) -> list[str]:
-        self.calls.append(host)
-        found = self.answers[host]
-        return found.pop(0) if len(found) > 1 else found[0]
-
-
 def html(body: str) -> Reply:
     return Reply(200, body, content_type="text/html; charset=utf-8")
 
@@ -81,11 +68,11 @@ def client(
     extra: str = "",
     *,
     clock: FakeClock | None = None,
-    resolver: Names | None = None,
+    resolver: FakeResolver | None = None,
     env: Mapping[str, str] | None = None,
     providers: list[str] | None = None,
 ) -> WebSearch:
-    names = resolver or Names({"site.test": [["127.0.0.1"]]})
+    names = resolver or FakeResolver({"site.test": [["127.0.0.1"]]})
     clock = clock or StillClock()
     return WebSearch(
         env={**settings(config_dir, extra), **(env or {})},
@@ -177,7 +164,7 @@ async def test_a_host_is_paced(config_dir: Path, site: Site) -> None:
 
 
 async def test_metadata_and_private_addresses_are_never_asked(config_dir: Path, site: Site) -> None:
-    names = Names({"internal.example": [["10.0.0.7"]], "rebind.example": [["93.184.216.34"], ["127.0.0.1"]]})
+    names = FakeResolver({"internal.example": [["10.0.0.7"]], "rebind.example": [["93.184.216.34"], ["127.0.0.1"]]})
     async with client(config_dir, resolver=names) as ws:
         metadata = await ws.afetch("http://169.254.169.254/latest/meta-data/")
         private = await ws.afetch(url(site, "/article", "internal.example"))
@@ -327,7 +314,7 @@ class Proxy(FakeServer):
 async def test_through_a_proxy_the_address_checks_still_hold_and_a_notice_says_pinning_cannot(
     config_dir: Path,
 ) -> None:
-    names = Names({"site.test": [["127.0.0.1"]], "intranet.example": [["10.1.2.3"]]})
+    names = FakeResolver({"site.test": [["127.0.0.1"]], "intranet.example": [["10.1.2.3"]]})
     with Proxy() as proxy:
         async with client(config_dir, f'proxy = "http://127.0.0.1:{proxy.port}"\n', resolver=names) as ws:
             read = await ws.afetch("http://site.test/article")

@@ -17,7 +17,7 @@ import json
 from typing import Final
 
 from .._core._pages import FetchResponse, ResearchResponse
-from ._rendering import truncate
+from ._rendering import age_words, truncate
 
 __all__ = [
     "fetch_failure",
@@ -38,14 +38,6 @@ _REASONS: Final = {
     "not_fetched": "not read in time",
     "empty": "no text",
 }
-
-
-def _age(seconds: float) -> str:
-    if seconds < 60:
-        return f"{int(seconds)} s"
-    if seconds < 3600:
-        return f"{int(seconds // 60)} min"
-    return f"{int(seconds // 3600)} h"
 
 
 def window_words(page: FetchResponse) -> str:
@@ -78,7 +70,7 @@ def _notes(page: FetchResponse) -> list[str]:
     if page.whole_page:
         notes.append("note: no main content was found; this is the whole page's text")
     if page.cached:
-        notes.append(f"note: served from the cache ({_age(page.cached_age_s or 0.0)} old)")
+        notes.append(f"note: served from the cache ({age_words(page.cached_age_s or 0.0)} old)")
     return notes
 
 

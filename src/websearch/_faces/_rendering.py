@@ -20,7 +20,16 @@ from .._core._dates import parse_date
 from .._core._params import DEFAULT_TEXT_CHARS, TEXT_CHARS_RANGE
 from .._core._types import SearchResponse
 
-__all__ = ["DEFAULT_TEXT_CHARS", "RENDER_FORMATS", "RenderFormat", "cached_note", "format_age", "render", "truncate"]
+__all__ = [
+    "DEFAULT_TEXT_CHARS",
+    "RENDER_FORMATS",
+    "RenderFormat",
+    "age_words",
+    "cached_note",
+    "format_age",
+    "render",
+    "truncate",
+]
 
 RenderFormat = Literal["summary", "blocks", "json"]
 RENDER_FORMATS: Final[tuple[str, ...]] = get_args(RenderFormat)
@@ -113,10 +122,11 @@ def _date_label(published: str | None) -> str | None:
 def cached_note(response: SearchResponse) -> str:
     """ "served from the cache (3 min old)": what a cached response says of itself."""
     age = response.cached_age_s or 0.0
-    return f"served from the cache ({_age_words(age)} old)"
+    return f"served from the cache ({age_words(age)} old)"
 
 
-def _age_words(seconds: float) -> str:
+def age_words(seconds: float) -> str:
+    """ "42 s", "3 min", "2 h": how old a cached answer or page is."""
     if seconds < 60:
         return f"{int(seconds)} s"
     if seconds < 3600:
@@ -141,7 +151,7 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
         answered = [a.provider for a in response.attempts if a.error is None]
         served += f" ({', '.join(answered)})"
     if response.cached:
-        served += f", cached {_age_words(response.cached_age_s or 0.0)} ago"
+        served += f", cached {age_words(response.cached_age_s or 0.0)} ago"
     lines.append(f"[served by: {served}]")
     if response.answer:
         lines += ["", "## Synthesized answer", response.answer.strip()]

@@ -16,7 +16,8 @@ are serving now (give that to `WebSearch(providers=...)` and a test can reach no
 `MockTransport(handler)` answers in-process instead, from a function.
 
 `FakeSite(pages)` is a web site for `fetch` and `research`: pages by path, robots.txt, an
-imitation DNS (`site.resolver`) and the settings that let a client reach it:
+imitation DNS (`site.resolver`, a `FakeResolver`, which also serves names of your own, and
+names that rebind) and the settings that let a client reach it:
 
     from websearch.testing import FakeSite
 
@@ -32,7 +33,7 @@ from typing import Any, Final
 from .._core._registry import PROVIDERS, load_object
 from ._mock import MockTransport
 from ._server import FakeServer, RecordedRequest, Reply, honour_domains, running_providers, site_domains
-from ._site import FakeSite, SiteResolver
+from ._site import FakeResolver, FakeSite
 from .duckduckgo import DdgResult
 
 #: The fake of every provider, in chain order, from the registry's rows (their `fake=` field).
@@ -45,11 +46,11 @@ __all__ = [
     "FAKES",
     "DdgResult",
     "FakeServer",
+    "FakeResolver",
     "FakeSite",
     "MockTransport",
     "RecordedRequest",
     "Reply",
-    "SiteResolver",
     "honour_domains",
     "running_providers",
     "site_domains",

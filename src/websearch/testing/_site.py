@@ -18,29 +18,39 @@ from typing import Any, Final
 from .._core._settings import Settings
 from ._server import FakeServer, RecordedRequest, Reply
 
-__all__ = ["FakeSite", "SiteResolver"]
+__all__ = ["FakeResolver", "FakeSite"]
 
 #: The pace `settings()` allows per host: a test site is no third party to be polite to.
 TEST_HOST_RATE: Final = "1000/s"
 _NOT_FOUND: Final = Reply(404, "<html><body><h1>Not found</h1></body></html>", content_type="text/html; charset=utf-8")
 
 
-class SiteResolver:
-    """Name lookups for `WebSearch(resolver=...)`: every name in `hosts` is 127.0.0.1, any other
-    does not resolve. `calls` records each name looked up."""
+class FakeResolver:
+    """Name lookups for `WebSearch(resolver=...)`, an imitation DNS: `answers` maps a name to its
+    addresses, or to a list of answers given in turn, one per lookup, the last repeating (a name
+    that rebinds: `{"evil.example": [["93.184.216.34"], ["127.0.0.1"]]}`). Any other name does not
+    resolve. `calls` records each name looked up. Every address it gives is still checked."""
 
-    def __init__(self, hosts: Sequence[str]) -> None:
-        self.hosts = frozenset(h.lower() for h in hosts)
+    def __init__(self, answers: Mapping[str, Sequence[str] | Sequence[Sequence[str]]]) -> None:
+        self.answers: dict[str, list[list[str]]] = {name.lower().rstrip("."): _turns(g) for name, g in answers.items()}
         self.calls: list[str] = []
 
     async def resolve(self, host: str, port: int) -> list[str]:
-        """The site's address for a name of the site; FetchConnectionError for any other."""
+        """The name's next answer; FetchConnectionError for a name it does not know."""
         from ..errors import FetchConnectionError
 
         self.calls.append(host)
-        if host.lower().rstrip(".") in self.hosts:
-            return ["127.0.0.1"]
-        raise FetchConnectionError(host, f"the name {host} does not resolve")
+        found = self.answers.get(host.lower().rstrip("."))
+        if not found:
+            raise FetchConnectionError(host, f"the name {host} does not resolve")
+        return list(found.pop(0) if len(found) > 1 else found[0])
+
+
+def _turns(given: Sequence[str] | Sequence[Sequence[str]]) -> list[list[str]]:
+    """One answer (a list of addresses) or the answers in turn, as a list of answers."""
+    if given and isinstance(given[0], str):
+        return [[str(address) for address in given]]
+    return [[str(address) for address in answer] for answer in given]
 
 
 class FakeSite(FakeServer):
@@ -67,7 +77,7 @@ class FakeSite(FakeServer):
         self.pages: dict[str, Reply | bytes | str] = dict(pages or {})
         self.hosts = tuple(hosts)
         self.robots = robots
-        self.resolver = SiteResolver(self.hosts)
+        self.resolver = FakeResolver({host: ["127.0.0.1"] for host in self.hosts})
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         if request.path == "/robots.txt" and "/robots.txt" not in self.pages:
