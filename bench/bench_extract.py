@@ -6,7 +6,8 @@ in the benchmark's README.md: 4-token shingles over `\\w+` tokens, per-page TP/F
 precision and recall, F1 of the two means. Targets: F1 >= 0.95 and not below trafilatura direct.
 Then one 100 KB page is extracted in interleaved rounds by both, and the ratio of medians printed
 (our extra work: charset, challenge and shell checks, metadata). Also printed: how many pages any
-prompt-injection flag marks (find_suspicious on the text, hidden_html_text on the page).
+prompt-injection flag marks (find_suspicious on the text, hidden_html_text on the page), and the
+same metric for PDFs generated (with fpdf2) from five of the articles, read back by our PDF reader.
 """
 
 from __future__ import annotations
@@ -108,6 +109,41 @@ def flagged(pages: dict[str, tuple[bytes, str]], outputs: dict[str, str]) -> tup
     return in_text, hidden
 
 
+def pdf_texts(truth: dict[str, str], n: int = 5, chars: int = 4000) -> list[str]:
+    """Texts for generated PDFs: the first `n` articles' bodies, cut to `chars` and folded to
+    Latin-1 (the PDF core fonts' characters)."""
+    texts = []
+    for body in list(truth.values())[:n]:
+        text = body[:chars].encode("latin-1", errors="ignore").decode("latin-1")
+        texts.append(text)
+    return texts
+
+
+def pdf_scores(texts: list[str]) -> tuple[float, float, float, float] | None:
+    """P, R, F1 and ms per document of our PDF reading of PDFs made from `texts` (None without fpdf2)."""
+    try:
+        from fpdf import FPDF
+    except ImportError:
+        return None
+    outputs, truth = {}, {}
+    took = 0.0
+    for i, text in enumerate(texts):
+        pdf = FPDF()
+        pdf.set_font("Helvetica", size=11)
+        pdf.add_page()
+        pdf.multi_cell(0, 6, text)
+        data = bytes(pdf.output())
+        started = time.perf_counter()
+        read = extract(
+            data, url=f"https://example.org/{i}.pdf", content_type="application/pdf", charset=None, fmt="text"
+        )
+        took += time.perf_counter() - started
+        outputs[str(i)] = re.sub(r"\[page \d+\]", " ", read.text)  # the page markers are ours, not the text's
+        truth[str(i)] = text
+    precision, recall, f1 = score(outputs, truth)
+    return precision, recall, f1, took / len(texts) * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=Path, default=None, help="the benchmark directory (ground-truth.json, html/)")
@@ -135,6 +171,14 @@ def main() -> None:
     )
     in_text, hidden = flagged(pages, our_outputs)
     print(f"pages flagged: find_suspicious on the text {in_text}/{len(pages)}, hidden_html_text {hidden}/{len(pages)}")
+    texts = pdf_texts(truth)
+    scored = pdf_scores(texts)
+    if scored is None:
+        print("PDFs: left out (fpdf2, in the test extras, makes them)")
+    else:
+        precision, recall, f1, ms = scored
+        shown = f"P {precision:.4f}  R {recall:.4f}  F1 {f1:.4f}  {ms:7.1f} ms/PDF"
+        print(f"{len(texts)} generated PDFs (their text known)  {shown}")
 
 
 if __name__ == "__main__":
