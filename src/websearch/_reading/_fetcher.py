@@ -5,7 +5,7 @@ Every connection goes to an address the policy checked: aiohttp resolves names t
 addresses, with no DNS cache, so a name that answers a public address to one lookup and a
 private one to the next (DNS rebinding) is checked again on each connection. The Host header
 and the TLS name stay the URL's. Redirects are followed here, hop by hop, each hop's URL checked
-again. The body is read in pieces and decompressed here, counted after decompression, so a
+again. The body is read in pieces and decompressed (`_body`), counted after decompression, so a
 compression bomb ends at the cap; the whole fetch, every hop and the body, ends at the budget.
 
 Through a proxy the proxy resolves the name, so pinning cannot hold: the name's own resolution is
@@ -17,12 +17,10 @@ This module imports aiohttp: it is loaded when a fetch runs, never by `import we
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import ipaddress
 import socket
-import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -39,12 +37,11 @@ from ..errors import (
     FetchError,
     FetchHttpError,
     FetchTimeout,
-    FetchTooLarge,
     PageBlocked,
     TooManyRedirects,
-    UnsupportedContent,
     UrlNotAllowed,
 )
+from ._body import read_capped, too_large
 from ._policy import FetchPolicy, Resolver, SystemResolver, check_url, redact, vetted
 
 if TYPE_CHECKING:
@@ -60,7 +57,6 @@ DEFAULT_ACCEPT: Final = (
 ERROR_BODY_BYTES: Final = 256 * 1024
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 _CREDENTIAL_HEADERS: Final = frozenset({"authorization", "cookie", "proxy-authorization"})
-_PIECE: Final = 64 * 1024  # decompressed bytes made per step: memory stays bounded whatever the ratio
 _NUMERIC_FLAGS: Final = socket.AI_NUMERICHOST | socket.AI_NUMERICSERV
 #: The redacted URL of the hop being connected, for the messages of the pinned resolver.
 _HOP: contextvars.ContextVar[str | None] = contextvars.ContextVar("websearch_fetch_hop", default=None)
@@ -272,7 +268,9 @@ class Fetcher:
         headers = _lower_headers(resp)
         media, charset = _media_type(headers.get("content-type"))
         if resp.status >= 400 or resp.status < 200:
-            body = await _read(resp, url, min(cap, ERROR_BODY_BYTES), truncate=True)
+            body = await read_capped(
+                resp.content.iter_any(), _encoding(resp), url, min(cap, ERROR_BODY_BYTES), truncate=True
+            )
             if _is_challenge(headers, body, media):
                 raise PageBlocked(
                     url,
@@ -287,8 +285,8 @@ class Fetcher:
         if _is_challenge(headers, b"", media):
             raise PageBlocked(url, f"{url} answered with a bot challenge instead of the page", resp.status)
         if not truncate and resp.content_length is not None and resp.content_length > cap:
-            raise _too_large(url, cap)
-        body = await _read(resp, url, cap, truncate=truncate)
+            raise too_large(url, cap)
+        body = await read_capped(resp.content.iter_any(), _encoding(resp), url, cap, truncate=truncate)
         return RawPage(url, resp.status, headers, body, redirects, media, charset, self._proxy is not None)
 
 
@@ -350,121 +348,8 @@ def _media_type(value: str | None) -> tuple[str | None, str | None]:
     return (media.strip().lower() or None), charset
 
 
-class _Decoder:
-    """Undoes one Content-Encoding (gzip or deflate) in bounded steps."""
-
-    def __init__(self, encoding: str, url: str) -> None:
-        self._kind = encoding.strip().lower()
-        if self._kind in ("", "identity"):
-            self._kind = ""
-        elif self._kind == "x-gzip":
-            self._kind = "gzip"
-        elif self._kind not in ("gzip", "deflate"):
-            raise UnsupportedContent(
-                url, f"{url} came encoded as '{encoding}', which websearch did not ask for and cannot read"
-            )
-        self._url = url
-        self._inflater: zlib._Decompress | None = None
-        self._head = b""
-
-    def feed(self, data: bytes) -> Iterator[bytes]:
-        if not self._kind:
-            yield data
-            return
-        if self._inflater is None:
-            self._head += data
-            if self._kind == "deflate" and len(self._head) < 2:
-                return
-            data, self._head = self._head, b""
-            self._inflater = zlib.decompressobj(self._wbits(data))
-        try:
-            yield from self._inflate(data)
-        except zlib.error:
-            raise FetchConnectionError(
-                self._url, f"{self._url} sent a compressed body that is corrupt; try again later"
-            ) from None
-
-    def _wbits(self, head: bytes) -> int:
-        if self._kind == "gzip":
-            return 16 + zlib.MAX_WBITS
-        zlib_header = len(head) >= 2 and head[0] & 0x0F == 8 and ((head[0] << 8) | head[1]) % 31 == 0
-        return zlib.MAX_WBITS if zlib_header else -zlib.MAX_WBITS  # servers send either for "deflate"
-
-    def _inflate(self, data: bytes) -> Iterator[bytes]:
-        inflater = self._inflater
-        assert inflater is not None
-        while True:
-            out = inflater.decompress(data, _PIECE)
-            data = inflater.unconsumed_tail
-            if out:
-                yield out
-            if inflater.eof:
-                rest = inflater.unused_data
-                if self._kind != "gzip" or not rest.startswith(b"\x1f\x8b"):
-                    return  # trailing bytes after the stream are ignored
-                inflater = self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)  # the next gzip member
-                data = rest + data
-                continue
-            if not data and len(out) < _PIECE:
-                return
-
-    def finish(self) -> Iterator[bytes]:
-        if self._head:  # a deflate body of one byte
-            data, self._head = self._head, b""
-            self._inflater = zlib.decompressobj(self._wbits(data))
-            yield from self.feed(data)
-        if self._inflater is not None and not self._inflater.eof:
-            with contextlib.suppress(zlib.error):  # a cut stream: what came is kept
-                tail = self._inflater.flush()
-                if tail:
-                    yield tail
-
-
-async def _read(resp: aiohttp.ClientResponse, url: str, cap: int, *, truncate: bool) -> bytes:
-    """The body, decompressed, at most `cap` bytes: past it, FetchTooLarge (or the first `cap`
-    bytes when `truncate`). Raw bytes count too, so a stream that inflates to nothing ends."""
-    decoder = _Decoder(resp.headers.get("Content-Encoding", ""), url)
-    pieces: list[bytes] = []
-    total = raw = 0
-
-    def take(piece: bytes) -> bool:
-        nonlocal total
-        room = cap - total
-        if len(piece) > room:
-            if not truncate:
-                raise _too_large(url, cap)
-            pieces.append(piece[:room])
-            total = cap
-            return False
-        pieces.append(piece)
-        total += len(piece)
-        return True
-
-    async for chunk in resp.content.iter_any():
-        raw += len(chunk)
-        if raw > cap and not truncate:
-            raise _too_large(url, cap)
-        for piece in decoder.feed(chunk):
-            if not take(piece):
-                return b"".join(pieces)
-        if raw > cap:
-            return b"".join(pieces)
-    for piece in decoder.finish():
-        if not take(piece):
-            break
-    return b"".join(pieces)
-
-
-def _too_large(url: str, cap: int) -> FetchTooLarge:
-    return FetchTooLarge(url, f"{url} is larger than the {_size(cap)} limit; raise [fetch] max_mb to read it")
-
-
-def _size(n: int) -> str:
-    if n >= 2**20:
-        return f"{n / 2**20:g} MB"
-    if n >= 1024:
-        return f"{n / 1024:g} KB"
-    return f"{n} bytes"
+def _encoding(resp: aiohttp.ClientResponse) -> str:
+    return resp.headers.get("Content-Encoding", "")
 
 
 def _reason(exc: BaseException) -> str:
