@@ -265,6 +265,32 @@ def test_wordllama_can_rank_the_passages() -> None:
     assert context.sources[0].url == "https://cats.example/"
 
 
+def test_with_wordllama_a_reworded_mirror_is_a_duplicate_by_meaning() -> None:
+    # It shares too few word sequences for the shingles (a copy edited word by word), but it
+    # says the same: with an embedding reranker it is dropped as the better-ranked page's copy.
+    pytest.importorskip("wordllama")
+    original = (
+        "Asyncio is a library to write concurrent code using the async and await syntax. It is used as a "
+        "foundation for many Python asynchronous frameworks."
+    )
+    reworded = (
+        "asyncio is a library for writing concurrent code with the async/await syntax, and it serves as the "
+        "foundation for multiple asynchronous Python frameworks."
+    )
+    other = "The asyncio event loop runs asynchronous tasks and callbacks, performs network IO, and runs subprocesses."
+    pages = [
+        PageText("https://docs.example/asyncio", "Asyncio", original, None, 0),
+        PageText("https://mirror.example/asyncio", "Asyncio (mirror)", reworded, None, 1),
+        PageText("https://loop.example/", "The loop", other, None, 2),
+    ]
+    by_words = assemble("asyncio async await frameworks", pages)
+    by_meaning = assemble("asyncio async await frameworks", pages, reranker=WordLlamaReranker())
+    assert "https://mirror.example/asyncio" in [s.url for s in by_words.sources]
+    assert sorted(s.url for s in by_meaning.sources) == ["https://docs.example/asyncio", "https://loop.example/"]
+    (mirror,) = [use for use in by_meaning.skipped if use.url == "https://mirror.example/asyncio"]
+    assert (mirror.reason, mirror.duplicate_of) == ("duplicate", "https://docs.example/asyncio")
+
+
 def test_no_budget_takes_every_relevant_passage_and_counts_what_it_used() -> None:
     pages = [
         PageText(

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from .._core._dates import parse_date
-from ._dedupe import near_duplicates
+from ._dedupe import near_duplicates, same_meaning
 from ._passages import PageText, Passage, split_passages
-from ._rank import BM25Reranker, Reranker, recency_boosts
+from ._rank import BM25Reranker, Embeds, Reranker, recency_boosts
 from ._tokens import TokenCounter, token_counter
 
 __all__ = [
@@ -208,6 +208,18 @@ def _ranked(pages: list[_Page], query: str, reranker: Reranker) -> tuple[list[tu
     return picks, ranked_by
 
 
+def _duplicates(texts: list[str], order: list[int], reranker: Reranker | None) -> dict[int, int]:
+    """Near-copies among `texts` ({dropped: kept}, the better-placed in `order` kept): by shared
+    word sequences, and by meaning too when the reranker embeds (a reworded mirror)."""
+    dropped = near_duplicates(texts, order)
+    if isinstance(reranker, Embeds) and len(texts) > 1:
+        left = [i for i in order if i not in dropped]
+        vectors = reranker.embed([texts[i] for i in left])
+        for copy, original in same_meaning(vectors, range(len(left))).items():
+            dropped[left[copy]] = left[original]
+    return dropped
+
+
 def assemble(
     query: str,
     pages: Sequence[PageText],
@@ -248,7 +260,7 @@ def assemble(
     # of near-copies, the one on the better-ranked page stays (a mirror's copy may score a little
     # higher, by a declared date or a trimmed boilerplate, and still is the copy)
     by_search = sorted(range(len(picks)), key=lambda i: picks[i][1][1:])
-    dropped = near_duplicates([pick.text for pick, _ in picks], by_search)
+    dropped = _duplicates([pick.text for pick, _ in picks], by_search, reranker)
     for position, (pick, _) in enumerate(picks):
         if position not in dropped:
             by_index[pick.passage.source].candidates.append(pick)

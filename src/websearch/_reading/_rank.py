@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, runtime_checkable
 
 from .._core._dates import parse_date
 
@@ -130,6 +130,14 @@ class Reranker(Protocol):
     def score(self, query: str, passages: Sequence[str]) -> list[float]: ...
 
 
+@runtime_checkable
+class Embeds(Protocol):
+    """A reranker that can also give each passage's meaning as a unit vector: near-duplicates
+    that share few words (a reworded mirror) are then found by meaning too (`_dedupe`)."""
+
+    def embed(self, passages: Sequence[str]) -> list[list[float]]: ...
+
+
 class BM25Reranker:
     """The default reranker: `bm25_scores`."""
 
@@ -141,10 +149,17 @@ class BM25Reranker:
         return "BM25Reranker()"
 
 
+#: The passages WordLlama re-ranks: BM25's best, then the first ones in order up to this many.
+#: Embedding takes about 0.55 ms a passage here: all 715 passages of five 100 KB pages took 0.4 s.
+RERANK_TOP: Final = 48
+
+
 class WordLlamaReranker:
-    """Cosine similarity of WordLlama embeddings (the `rerank` extra). The model, about 16 MB in
-    the wheel, loads on the first `score` (about a second), from the wheel only: it never downloads.
-    Raises ImportError on first use when wordllama is not installed."""
+    """Cosine similarity of WordLlama embeddings (the `rerank` extra), over BM25's best
+    `RERANK_TOP` passages (topped up with the first passages when fewer match the query's words,
+    so a passage in other words still has its chance); the rest score 0, not relevant. The
+    model, about 16 MB in the wheel, loads on the first `score` (about a second), from the wheel
+    only: it never downloads. Raises ImportError on first use when wordllama is not installed."""
 
     def __init__(self, config: str = "l2_supercat", dim: int = 256) -> None:
         self._config = config
@@ -169,11 +184,23 @@ class WordLlamaReranker:
         """Similarity of each passage to `query`, in -1..1."""
         if not passages:
             return []
-        model = self._load()
-        if len(passages) == 1:  # `rank` refuses fewer than two documents
-            return [float(model.similarity(query, passages[0]))]
-        ranked = model.rank(query, list(passages), sort=False)
-        return [float(similarity) for _, similarity in ranked]
+        words = bm25_scores(query, passages)
+        matched = sorted((i for i, s in enumerate(words) if s > 0), key=lambda i: (-words[i], i))[:RERANK_TOP]
+        chosen = set(matched)
+        top = matched + [i for i in range(len(passages)) if i not in chosen][: RERANK_TOP - len(matched)]
+        vectors = self.embed([*(passages[i] for i in top), query])
+        question = vectors.pop()
+        scores = [0.0] * len(passages)
+        for i, vector in zip(top, vectors, strict=True):
+            scores[i] = float(sum(a * b for a, b in zip(vector, question, strict=True)))
+        return scores
+
+    def embed(self, passages: Sequence[str]) -> list[list[float]]:
+        """Each passage's embedding, normalised to unit length."""
+        if not passages:
+            return []
+        vectors = self._load().embed(list(passages), norm=True)
+        return [[float(x) for x in row] for row in vectors.tolist()]
 
     def __repr__(self) -> str:
         return f"WordLlamaReranker(config={self._config!r}, dim={self._dim})"
