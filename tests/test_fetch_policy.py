@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from websearch._core._checks import without_userinfo
 from websearch._reading._policy import (
     DEFAULT_USER_AGENT,
     FetchPolicy,
     SystemResolver,
     check_address,
     check_url,
-    redact,
     refusal,
     vetted,
 )
@@ -211,8 +211,9 @@ def test_the_user_and_password_are_stripped_from_an_allowed_url() -> None:
     parts = check_url("https://alice:hunter2@example.com:8443/p?q=1", STRICT)
     assert parts.netloc == "example.com:8443"
     assert parts.geturl() == "https://example.com:8443/p?q=1"
-    assert redact("https://alice:hunter2@example.com/p") == "https://example.com/p"
-    assert redact("https://example.com/a@b") == "https://example.com/a@b"  # an @ in the path is no password
+    assert without_userinfo("https://alice:hunter2@example.com/p") == "https://***@example.com/p"
+    assert without_userinfo("//alice:hunter2@example.com/p") == "//***@example.com/p"  # scheme-relative too
+    assert without_userinfo("https://example.com/a@b") == "https://example.com/a@b"  # an @ in the path is no password
 
 
 def test_the_policy_defaults_and_checks() -> None:

@@ -177,7 +177,7 @@ async def test_redirects_are_followed_and_recorded(site: Site) -> None:
         ("http://[::ffff:169.254.169.254]/", "http://[::ffff:169.254.169.254]/"),
         ("file:///etc/passwd", "file:///etc/passwd"),
         ("gopher://site.test:{port}/", "gopher://site.test:{port}/"),
-        ("http://alice:hunter2@localhost:{port}/", "http://localhost:{port}/"),
+        ("http://alice:hunter2@localhost:{port}/", "http://***@localhost:{port}/"),
     ],
 )
 async def test_a_redirect_into_private_space_or_another_scheme_is_refused(

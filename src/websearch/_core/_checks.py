@@ -51,7 +51,7 @@ _TOKEN_RE: Final = re.compile(r"[A-Za-z0-9._~+/-]+=*")
 _LOOPBACK_NAMES: Final = frozenset({"localhost", "ip6-localhost"})
 _RATE_RE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*")
 _UNITS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0}
-_USERINFO: Final = re.compile(r"^(\s*[A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+_USERINFO: Final = re.compile(r"^(\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?//)[^/?#]*@")  # scheme-relative too
 
 
 def string(key: str, value: Any) -> None:

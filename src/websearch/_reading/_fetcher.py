@@ -32,6 +32,7 @@ import aiohttp
 import yarl
 from aiohttp.abc import AbstractResolver, ResolveResult
 
+from .._core._checks import without_userinfo
 from ..errors import (
     FetchConnectionError,
     FetchError,
@@ -42,7 +43,7 @@ from ..errors import (
     UrlNotAllowed,
 )
 from ._body import read_capped, too_large
-from ._policy import FetchPolicy, Resolver, SystemResolver, check_url, redact, vetted
+from ._policy import FetchPolicy, Resolver, SystemResolver, check_url, vetted
 
 if TYPE_CHECKING:
     from .._core._budget import Budget
@@ -177,7 +178,7 @@ class Fetcher:
         `truncate` keeps the first `max_bytes` of a longer body instead of failing (robots.txt).
         Raises UrlNotAllowed, TooManyRedirects, FetchTooLarge, FetchHttpError, PageBlocked,
         FetchTimeout, FetchConnectionError or UnsupportedContent (an encoding not asked for)."""
-        hop = [redact(url)]
+        hop = [without_userinfo(url)]
         cap = self.policy.max_bytes if max_bytes is None else min(max_bytes, self.policy.max_bytes)
         left = budget.remaining()
         if self._timeout is not None:
@@ -360,7 +361,9 @@ def _connection_error(exc: aiohttp.ClientError, url: str, proxy: str | None) -> 
     if isinstance(exc, aiohttp.InvalidURL):
         return UrlNotAllowed(url, f"{url} cannot be requested; check how the URL is written")
     if isinstance(exc, aiohttp.ClientProxyConnectionError) and proxy is not None:
-        return FetchConnectionError(url, f"the proxy {redact(proxy)} could not be reached; check the proxy setting")
+        return FetchConnectionError(
+            url, f"the proxy {without_userinfo(proxy)} could not be reached; check the proxy setting"
+        )
     if isinstance(exc, aiohttp.ClientConnectorCertificateError | aiohttp.ClientSSLError):
         return FetchConnectionError(url, f"{url} has no valid TLS certificate for its name; websearch did not read it")
     if isinstance(exc, aiohttp.ClientConnectorError):

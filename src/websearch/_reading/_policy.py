@@ -10,7 +10,8 @@ loopback and private ranges (a lab, an intranet), `allow_hosts` lets the hosts i
 anything (self-hosted docs). Link-local, metadata, multicast and the like stay closed to all
 other hosts whatever `allow_private` says.
 
-No message holds a URL's user or password: every one shows `redact(url)`.
+No message holds a URL's user or password: every one shows it as `***@`
+(`without_userinfo`, the one the rest of the package uses).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 from urllib.parse import SplitResult, urlsplit
 
+from .._core._checks import without_userinfo
 from .._core._version import __version__
 from ..errors import FetchConnectionError, UrlNotAllowed
 
@@ -34,7 +36,6 @@ __all__ = [
     "SystemResolver",
     "check_address",
     "check_url",
-    "redact",
     "refusal",
     "vetted",
 ]
@@ -79,7 +80,6 @@ _V4_COMPATIBLE: Final = _V6("::/96")  # deprecated IPv4-compatible (::a.b.c.d)
 _V4_TRANSLATED: Final = _V6("::ffff:0:0:0/96")  # SIIT (::ffff:0:a.b.c.d)
 _NAT64: Final = _V6("64:ff9b::/96")  # well-known NAT64 prefix: the gateway connects to the IPv4 address
 
-_USERINFO: Final = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:)?//[^/?#]*@")
 _HEX_PART: Final = re.compile(r"0[xX][0-9a-fA-F]*")
 
 
@@ -129,17 +129,12 @@ def _normal_host(host: str) -> str:
         return host
 
 
-def redact(url: str) -> str:
-    """`url` without its user and password (what every message and error shows)."""
-    return _USERINFO.sub(r"\1//", url.strip(), count=1)
-
-
 def check_url(url: str, policy: FetchPolicy) -> SplitResult:
     """`url` split, if websearch may fetch it: http or https, a host, no name of this machine or
     of a metadata service, and a literal address that `check_address` passes. The result has no
     user or password (they are never sent), and an IPv4 address written as a number
     (`2130706433`, `0x7f.1`) in its dotted form, as browsers read it. Raises UrlNotAllowed."""
-    shown = redact(url)
+    shown = without_userinfo(url.strip())
     try:
         parts = urlsplit(url.strip())
         host = parts.hostname or ""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 from starlette.responses import Response
 
+from ..._core._checks import without_userinfo
 from ..._core._params import Param, check, got
 from ...errors import InvalidSearchParams, WebSearchError
 from .._read_tools import parse_fetch, parse_research
@@ -90,11 +91,9 @@ class ReadApi:
             return error_response(422, exc.message, exc.param)
         except WebSearchError as exc:
             return error_response(500, f"websearch could not run: {exc}")
-        from ..._reading._policy import redact
-
         info = request_info(request.scope)
         info.update(outcome="failed" if page.error else "ok", cached=page.cached)
-        info["query"] = redact(call.url)
+        info["query"] = without_userinfo(call.url)
         return Response(orjson.dumps(page.to_dict()), 200, media_type="application/json")
 
     async def research(self, request: Request) -> Response:
