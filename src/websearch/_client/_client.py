@@ -30,13 +30,13 @@ from .._core._context import ProviderContext, Sends, SendsRequests, complete
 from .._core._credentials import Credential, CredentialStore
 from .._core._fork import INHERITED, in_child
 from .._core._notices import Notice, clamped, dropped
-from .._core._params import provider_with_fanout
+from .._core._params import CacheMode, check_engine_args, provider_with_fanout
 from .._core._registry import PROVIDERS
 from .._core._settings import Settings
 from .._core._settings import config_dir as default_config_dir
 from .._core._types import SearchParams, SearchResponse
 from .._engine._chain import resolve_chain
-from .._engine._engine import CacheMode, Engine, credential_fingerprint
+from .._engine._engine import Engine, credential_fingerprint
 from .._engine._fanout import DEFAULT_SOFT_DEADLINE, FUSED, PUBLIC, Fanout
 from .._engine._health import describe
 from .._engine._lineup import Lineup, load_provider
@@ -243,7 +243,7 @@ class WebSearch(Reads):
         `SearchParams`; `num_results` is accepted for `limit`.
         """
         if cache != "use" or deadline is not None or hedge is not None:  # else nothing to check
-            _check_engine_args(cache, deadline, hedge)
+            check_engine_args(cache, deadline, hedge)
         if "num_results" in params:  # the MCP tool's name for limit
             alias = params.pop("num_results")
             if params.get("limit") is not None and alias is not None and params["limit"] != alias:
@@ -566,20 +566,6 @@ def _loop_running() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def _check_engine_args(cache: object, deadline: object, hedge: object) -> None:
-    if cache not in ("use", "refresh", "off"):
-        raise InvalidSearchParams(
-            "cache", f"cache must be one of: use, refresh, off; got {json.dumps(cache, default=str)}"
-        )
-    for name, value in (("deadline", deadline), ("hedge", hedge)):
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-            raise InvalidSearchParams(
-                name, f"{name} must be a positive number of seconds; got {json.dumps(value, default=str)}"
-            )
 
 
 def _names(value: Iterable[str]) -> list[str]:

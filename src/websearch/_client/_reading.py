@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core._budget import Budget
 from .._core._pages import FetchFormat, FetchResponse, ResearchResponse
+from .._core._params import CacheMode, check_engine_args
 from ..errors import InvalidSearchParams
 
 if TYPE_CHECKING:
     from .._core._types import SearchResponse
-    from .._engine._engine import CacheMode, Engine
+    from .._engine._engine import Engine
     from .._reading._policy import Resolver
     from .._reading._reader import Reader
 
@@ -63,7 +64,7 @@ class Reads:
         the window of `max_chars` characters from `start` (`next_start` continues it); `cache`
         "use", "refresh" or "off"; `deadline` in seconds (default `fetch.deadline`, 30). A page
         that cannot be read comes back with `error` and `error_kind`, not raised."""
-        _check_deadline(deadline)
+        check_engine_args(cache, deadline)
         reader = self._reader()
         return await reader.fetch(url, max_chars=max_chars, start=start, fmt=format, cache=cache, deadline=deadline)
 
@@ -85,7 +86,7 @@ class Reads:
         from .._reading._researcher import reranker_for, research, search_arguments
 
         settings = self.engine.settings
-        _check_deadline(deadline)
+        check_engine_args("use", deadline)
         if not isinstance(query, str) or not query.strip():
             raise InvalidSearchParams("query", f"query must be a non-empty string; got {query!r}")
         if budget_chars is not None and budget_tokens is not None:
@@ -138,10 +139,3 @@ class Reads:
         """Close this loop's fetcher of the reader, if one was made."""
         if self._reader_of is not None:
             await self._reader_of[1].aclose()
-
-
-def _check_deadline(deadline: object) -> None:
-    if deadline is not None and (
-        isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not 0 < deadline < float("inf")
-    ):
-        raise InvalidSearchParams("deadline", f"deadline must be a positive number of seconds; got {deadline!r}")

@@ -19,6 +19,7 @@ from typing import Any, Final, Literal, get_args
 from ..errors import InvalidSearchParams
 
 __all__ = [
+    "CACHE_MODES",
     "DEFAULT_TEXT_CHARS",
     "LEGACY_MODES",
     "MODE_VALUES",
@@ -26,15 +27,20 @@ __all__ = [
     "PARAMS_BY_NAME",
     "RECENCY_VALUES",
     "TEXT_CHARS_RANGE",
+    "CacheMode",
     "Mode",
     "Param",
     "ParamKind",
     "Recency",
     "check",
+    "check_engine_args",
     "got",
     "provider_with_fanout",
 ]
 
+#: How a search or a fetch uses the cache: read and write it, write it only, or neither.
+CacheMode = Literal["use", "refresh", "off"]
+CACHE_MODES: Final[tuple[str, ...]] = get_args(CacheMode)
 Recency = Literal["day", "week", "month", "year"]
 RECENCY_VALUES: Final[tuple[str, ...]] = get_args(Recency)
 Mode = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
@@ -344,3 +350,17 @@ def check(param: Param, value: Any, name: str | None = None) -> Any:
         if kind == "number" and math.isfinite(value) and low <= value <= high:
             return value
     raise InvalidSearchParams(shown, f"{shown} must be {param.requirement()}; got {got(value)}")
+
+
+def check_engine_args(cache: object, deadline: object, hedge: object = None) -> None:
+    """InvalidSearchParams naming `cache` unless it is a cache mode, or `deadline` or `hedge`
+    unless each is unset or a positive number of seconds (what search, fetch and research take)."""
+    if cache not in CACHE_MODES:
+        shown = json.dumps(cache, default=str)
+        raise InvalidSearchParams("cache", f"cache must be one of: {', '.join(CACHE_MODES)}; got {shown}")
+    for name, value in (("deadline", deadline), ("hedge", hedge)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+            shown = json.dumps(value, default=str)  # NaN as JSON's readers write it
+            raise InvalidSearchParams(name, f"{name} must be a positive number of seconds; got {shown}")

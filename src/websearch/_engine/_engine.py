@@ -24,11 +24,12 @@ import json
 import os
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from .._core._budget import Budget
 from .._core._clock import wall_seconds
 from .._core._notices import CutShort, local_state
+from .._core._params import CacheMode
 from .._state._store import DEADLINE, MAX_WAIT, StoreWait
 from ._cache import PREFIX, cache_key, copy_of, decode, encode, encode_copy, entry_ttl
 from ._chain import Walk, fallback_tier_ids, run_search, transport_ready
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 __all__ = ["CacheMode", "Engine", "Observer", "credential_fingerprint"]
 
 T = TypeVar("T")
-CacheMode = Literal["use", "refresh", "off"]
 DEFAULT_TTL: Final = 900.0
 DEFAULT_DEADLINE: Final = 30.0
 DEEP_DEADLINE: Final = 120.0

@@ -20,7 +20,7 @@ import contextlib
 import math
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from .._core._context import ClosedUnder
 from .._state._store import DEADLINE, unbounded
@@ -29,6 +29,7 @@ from ._cache import PREFIX
 if TYPE_CHECKING:
     from .._core._budget import Budget
     from .._core._clock import Clock
+    from .._core._params import CacheMode
     from .._state import ResilientStore
 
 __all__ = ["Entry", "Flights"]
@@ -81,7 +82,7 @@ class Flights(Generic[T]):
         run: Callable[[], Awaitable[T]],
         *,
         budget: Budget,
-        cache: Literal["use", "refresh", "off"],
+        cache: CacheMode,
         entry: Callable[[T], Entry | None],
     ) -> tuple[T, bool]:
         """The answer of the search named `key`: another's flight's, or `run()`'s, leading a

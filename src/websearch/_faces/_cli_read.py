@@ -10,14 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from .._core._pages import FORMATS
+from .._core._params import CACHE_MODES
 from ._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 __all__ = ["add_read_commands", "fetch_command", "research_command"]
-
-_CACHE_MODES: Final = ("use", "refresh", "off")
 
 
 def _whole(least: int) -> Callable[[str], int]:
@@ -55,7 +54,7 @@ def add_read_commands(
     )
     f.add_argument("--start", type=_whole(0), default=0, metavar="N", help="where in the text to begin (default 0)")
     f.add_argument("--format", choices=FORMATS, default="markdown", help="the text's format (default markdown)")
-    f.add_argument("--cache", choices=_CACHE_MODES, default="use", help="use, refresh or off (default use)")
+    f.add_argument("--cache", choices=CACHE_MODES, default="use", help="use, refresh or off (default use)")
     f.add_argument(
         "--deadline", type=seconds, metavar="SECONDS", help="the most the fetch may take (default: fetch.deadline, 30)"
     )

@@ -24,8 +24,8 @@ from .._core._budget import Budget
 from .._core._clock import wall_seconds
 from .._core._notices import Notice, not_applied, suspicious
 from .._core._pages import FORMATS, FetchFormat, FetchResponse
+from .._core._params import CacheMode, check_engine_args
 from .._core._types import Attempt
-from .._engine._engine import CacheMode
 from .._engine._flights import Flights
 from .._state._store import DEADLINE, StoreWait
 from ..errors import FetchError, FetchHttpError, FetchTimeout, InvalidSearchParams
@@ -38,9 +38,8 @@ if TYPE_CHECKING:
     from ._policy import FetchPolicy, Resolver
     from ._robots import Robots
 
-__all__ = ["CACHE_MODES", "Reader", "check_fetch_args"]
+__all__ = ["Reader", "check_fetch_args"]
 
-CACHE_MODES: Final = ("use", "refresh", "off")
 COOLDOWN: Final = "fetch-cooldown:"  # a host's Retry-After, kept in the store until it passes
 PACE: Final = "pace:host:"
 _FETCHER: Final = "websearch._reading._fetcher"
@@ -57,8 +56,7 @@ def check_fetch_args(url: object, max_chars: object, start: object, fmt: object,
             raise InvalidSearchParams(name, f"{name} must be a whole number of at least {least}; got {value!r}")
     if fmt not in FORMATS:
         raise InvalidSearchParams("format", f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
-    if cache not in CACHE_MODES:
-        raise InvalidSearchParams("cache", f"cache must be one of {', '.join(CACHE_MODES)}; got {cache!r}")
+    check_engine_args(cache, None)
 
 
 class Reader:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 from starlette.responses import Response
 
-from ..._core._params import Param, check, got
+from ..._core._params import CACHE_MODES, Param, check, got
 from ..._core._types import SearchParams
 from ..._core._version import __version__
 from ...errors import InvalidSearchParams, WebSearchError
@@ -51,7 +51,7 @@ EXTRA_PARAMS: Final = (
         "use: serve a fresh cached answer (default); refresh: search anew, then cache; off: neither read nor "
         "write the cache.",
         default="use",
-        choices=("use", "refresh", "off"),
+        choices=CACHE_MODES,
     ),
     Param(
         "hedge",

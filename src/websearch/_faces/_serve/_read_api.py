@@ -21,7 +21,7 @@ import orjson
 from starlette.responses import Response
 
 from ..._core._checks import without_userinfo
-from ..._core._params import Param, check, got
+from ..._core._params import CACHE_MODES, CacheMode, Param, check, got
 from ...errors import InvalidSearchParams, WebSearchError
 from .._read_tools import parse_fetch, parse_research
 from ._api import error_response
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from starlette.requests import Request
 
     from ..._client._client import WebSearch
-    from ..._engine._engine import CacheMode
     from ._config import ServeConfig
 
 __all__ = ["FETCH_EXTRA", "RESEARCH_EXTRA", "ReadApi", "read_paths"]
@@ -42,7 +41,7 @@ _CACHE: Final = Param(
     "enum",
     "use: serve a fresh cached page (default); refresh: read anew, then cache; off: neither read nor write the cache.",
     default="use",
-    choices=("use", "refresh", "off"),
+    choices=CACHE_MODES,
 )
 #: The body fields beyond each tool's arguments.
 FETCH_EXTRA: Final = (_CACHE, _DEADLINE)
