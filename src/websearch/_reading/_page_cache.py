@@ -13,30 +13,34 @@ import dataclasses
 import hashlib
 import json
 from typing import Any, Final
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from .._core._notices import Notice
 from .._core._pages import FetchResponse
 from .._core._types import Attempt
 
-__all__ = ["PREFIX", "decode", "encode", "normalised_url", "page_key"]
+__all__ = ["PREFIX", "decode", "encode", "normalised_url", "origin", "page_key"]
 
 PREFIX: Final = "page:"
 _VERSION: Final = 1
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
-def normalised_url(url: str) -> str:
-    """`url` as the cache knows it: scheme and host lower-case, no default port, no fragment,
-    "/" for an empty path."""
-    parts = urlsplit(url.strip())
+def origin(parts: SplitResult) -> str:
+    """scheme://host[:port] of a URL: lower-case, no user or password, no default port (the
+    cache's URLs and robots.txt's origins both)."""
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
     if ":" in host:
         host = f"[{host}]"
     port = parts.port
-    netloc = host if port is None or _DEFAULT_PORTS.get(scheme) == port else f"{host}:{port}"
-    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+    return f"{scheme}://{host if port is None or _DEFAULT_PORTS.get(scheme) == port else f'{host}:{port}'}"
+
+
+def normalised_url(url: str) -> str:
+    """`url` as the cache knows it: its `origin`, "/" for an empty path, no fragment."""
+    parts = urlsplit(url.strip())
+    return origin(parts) + urlunsplit(("", "", parts.path or "/", parts.query, ""))
 
 
 def page_key(url: str, fmt: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING, Final
-from urllib.parse import SplitResult, urlunsplit
+from urllib.parse import urlunsplit
 
 from protego import Protego
 
@@ -26,6 +26,7 @@ from ..errors import (
     TooManyRedirects,
     UrlNotAllowed,
 )
+from ._page_cache import origin as origin_of
 from ._policy import check_url
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ AGENT: Final = "websearch"
 ROBOTS_BYTES: Final = 512 * 1024
 #: How many origins' rules are kept in memory at most.
 MAX_ORIGINS: Final = 4096
-_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 #: An origin's rules: parsed, or everything allowed (True) or nothing (False).
 _Rules = Protego | bool
@@ -71,7 +71,7 @@ class Robots:
         if not self._fetcher.policy.robots:
             return True
         parts = check_url(url, self._fetcher.policy)
-        origin = _origin(parts)
+        origin = origin_of(parts)
         rules = self._fresh(origin)
         if rules is None:
             lock = self._locks.setdefault(origin, asyncio.Lock())
@@ -95,7 +95,7 @@ class Robots:
         """The Crawl-delay (seconds) the cached robots.txt of `url`'s origin asks of websearch,
         if it has been read and names one."""
         try:
-            origin = _origin(check_url(url, self._fetcher.policy))
+            origin = origin_of(check_url(url, self._fetcher.policy))
         except UrlNotAllowed:
             return None
         rules = self._fresh(origin)
@@ -134,12 +134,3 @@ class Robots:
         except FetchError:
             return False  # RFC 9309's unreachable (an error status is above; a body it cannot read): nothing allowed
         return Protego.parse(page.body.decode("utf-8-sig", errors="replace"))
-
-
-def _origin(parts: SplitResult) -> str:
-    """scheme://host[:port], the port left out when it is the scheme's default."""
-    netloc = parts.netloc.lower()
-    port = parts.port
-    if port is not None and port == _DEFAULT_PORTS.get(parts.scheme):
-        netloc = netloc.rsplit(":", 1)[0]
-    return f"{parts.scheme}://{netloc}"
