@@ -32,7 +32,7 @@ import trafilatura
 from websearch import WebSearch
 from websearch._core._clock import SystemClock
 from websearch.state import MemoryStore
-from websearch.testing import FakeBrave, FakeServer, RecordedRequest, Reply
+from websearch.testing import FakeBrave, FakeSite, Reply
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = (ROOT.parent / "shared" / "benchmarks" / "article-extraction" / "html").resolve()
@@ -52,25 +52,13 @@ def article() -> str:
     return "<html><head><title>Generated</title></head><body><article>" + paragraph * 140 + "</article></body></html>"
 
 
-class Site(FakeServer):
-    """The article at every path, after `delay` seconds."""
-
-    provider_id = "site"
-
-    def __init__(self, html: str, delay: float = 0.0) -> None:
-        super().__init__()
-        self.html = html
-        self.delay = delay
-
-    def default_reply(self, request: RecordedRequest) -> Reply:
-        if request.path == "/robots.txt":
-            return Reply(404, "none")
-        return Reply(200, self.html, content_type="text/html; charset=utf-8", delay=self.delay)
+PATHS = ("/article", *(f"/page{i}" for i in range(5)))
 
 
-class Names:
-    async def resolve(self, host: str, port: int) -> list[str]:
-        return ["127.0.0.1"]
+def site(html: str, delay: float = 0.0) -> FakeSite:
+    """The article at each of `PATHS`, after `delay` seconds."""
+    reply = Reply(200, html, content_type="text/html; charset=utf-8", delay=delay)
+    return FakeSite(dict.fromkeys(PATHS, reply))
 
 
 async def timed(call: Callable[[], Awaitable[object]]) -> float:
@@ -90,21 +78,23 @@ async def rounds(sides: dict[str, Callable[[], Awaitable[object]]], n: int) -> d
     return {name: statistics.median(t) for name, t in times.items()}
 
 
-def client(config: Path, env: dict[str, str] | None = None, providers: list[str] | None = None) -> WebSearch:
-    (config / "settings.toml").write_text('[fetch]\nallow_hosts = ["site.test"]\nhost_rate = "10000/s"\n')
+def client(
+    config: Path, fake: FakeSite, env: dict[str, str] | None = None, providers: list[str] | None = None
+) -> WebSearch:
+    fake.write_settings(config)
     return WebSearch(
         env={"WEBSEARCH_CONFIG_DIR": str(config), **(env or {})},
-        resolver=Names(),
+        resolver=fake.resolver,
         store=MemoryStore(SystemClock()),
         providers=providers or [],
     )
 
 
 async def fetch_sides(html: str, n: int) -> None:
-    with Site(html) as site, tempfile.TemporaryDirectory() as tmp:
-        url = f"http://site.test:{site.port}/article"
-        direct = f"http://127.0.0.1:{site.port}/article"
-        async with client(Path(tmp)) as ws, aiohttp.ClientSession() as session:
+    with site(html) as fake, tempfile.TemporaryDirectory() as tmp:
+        url = fake.url("/article")
+        direct = fake.url("/article", host="127.0.0.1")
+        async with client(Path(tmp), fake) as ws, aiohttp.ClientSession() as session:
 
             async def bare() -> None:
                 async with session.get(direct) as resp:
@@ -130,12 +120,12 @@ async def fetch_sides(html: str, n: int) -> None:
 
 
 async def research_side(html: str, n: int, delay: float) -> None:
-    with Site(html, delay) as site, FakeBrave() as brave, tempfile.TemporaryDirectory() as tmp:
-        urls = [f"http://site.test:{site.port}/page{i}" for i in range(5)]
+    with site(html, delay) as fake, FakeBrave() as brave, tempfile.TemporaryDirectory() as tmp:
+        urls = [fake.url(f"/page{i}") for i in range(5)]
         results = [{"title": f"Page {i}", "url": u, "description": "asyncio"} for i, u in enumerate(urls)]
         reply = Reply(200, {"type": "search", "web": {"type": "search", "results": results}})
         env = {**brave.env, "BRAVE_API_KEY": "BSA-bench"}
-        async with client(Path(tmp), env, ["brave"]) as ws:
+        async with client(Path(tmp), fake, env, ["brave"]) as ws:
 
             async def research() -> None:
                 brave.enqueue(reply)
