@@ -195,6 +195,26 @@ def test_an_article_with_a_captcha_frame_and_indented_markup_is_read() -> None:
     assert PARAGRAPHS[0] in read(page).text
 
 
+def test_a_page_s_declarations_give_its_metadata_json_ld_first() -> None:
+    ld = (
+        '<script type="application/ld+json">{"@graph": [{"@type": "NewsArticle", "headline": "Flood in the '
+        'lower town", "datePublished": "2023-11-02T22:30:00-05:00", "author": [{"name": "Ada Writer"}, '
+        '{"name": "Ada Writer"}, "https://news.example.org/staff/bob"]}]}</script>'
+    )
+    page = read(ARTICLE.replace("</head>", ld + "</head>"))
+    assert (page.title, page.byline, page.published) == ("Flood in the lower town", "Ada Writer", "2023-11-02")
+
+
+def test_meta_tags_give_the_byline_and_date_and_placeholders_are_not_dates() -> None:
+    body = "".join(f"<p>{p}</p>" for p in PARAGRAPHS)
+    head = (
+        '<title>Flood</title><meta name="byl" content="By River Board">'
+        '<meta name="date" content="0001-01-01"><meta name="pubdate" content="Tue, 05 Mar 2024 08:00:00 GMT">'
+    )
+    page = read(html_of(f"<article>{body}</article>", head=head))
+    assert (page.byline, page.published) == ("River Board", "2024-03-05")
+
+
 def test_markdown_alternate_is_made_absolute() -> None:
     assert markdown_alternate(ARTICLE, URL) == "https://news.example.org/2024/story.md"
     assert markdown_alternate(ARTICLE.encode(), "https://other.example/x/") == "https://other.example/2024/story.md"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Final
@@ -80,8 +80,8 @@ def page_meta(tree: Any, language: str | None = None) -> PageMeta:
     """The metadata of the lxml `tree` of a page (`language` as already read, if it was)."""
     ld = list(_json_ld(tree))
     title = _first_ld(ld, "headline") or _first(tree, _TITLE_NAMES)
-    author = _ld_author(ld) or _author(tree)
-    published = _date(_first_ld(ld, "datePublished")) or _date_of(tree)
+    author = _ld_author(ld) or _first(tree, _AUTHOR_NAMES, _person)
+    published = _date(_first_ld(ld, "datePublished")) or _first(tree, _DATE_NAMES, _date)
     return PageMeta(title, author, published, language)
 
 
@@ -125,24 +125,6 @@ def _ld_author(items: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _author(tree: Any) -> str | None:
-    for path in _AUTHOR_NAMES:
-        for value in _xpath(tree, path):
-            name = _text(_BY.sub("", str(value)))
-            if name and not name.startswith(("http://", "https://")):
-                return name
-    return None
-
-
-def _date_of(tree: Any) -> str | None:
-    for path in _DATE_NAMES:
-        for value in _xpath(tree, path):
-            day = _date(str(value))
-            if day:
-                return day
-    return None
-
-
 def _date(value: str | None) -> str | None:
     """YYYY-MM-DD of an ISO 8601 or RFC 2822 date; None for anything else."""
     if not value:
@@ -158,13 +140,20 @@ def _date(value: str | None) -> str | None:
     return day.isoformat() if day.year >= _EARLIEST else None  # "0001-01-01": a template's empty date
 
 
-def _first(tree: Any, paths: tuple[str, ...]) -> str | None:
+def _first(tree: Any, paths: tuple[str, ...], read: Callable[[str], str | None] = lambda v: _text(v)) -> str | None:
+    """The first value the XPaths `paths` find, in their order, that `read` makes something of."""
     for path in paths:
         for value in _xpath(tree, path):
-            text = _text(str(value))
-            if text:
-                return text
+            found = read(str(value))
+            if found:
+                return found
     return None
+
+
+def _person(value: str) -> str | None:
+    """A byline's name ("By Ada Writer" -> "Ada Writer"); None for an author given as a URL."""
+    name = _text(_BY.sub("", value))
+    return None if name is None or name.startswith(("http://", "https://")) else name
 
 
 def _xpath(tree: Any, path: str) -> list[Any]:
