@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..._core._types import SearchResponse
     from ._config import Limits, ServeConfig
 
-__all__ = ["EXTRA_PARAMS", "SearchApi", "error_response", "json_response", "openapi_document", "prepared"]
+__all__ = ["EXTRA_PARAMS", "BoundApi", "SearchApi", "error_response", "json_response", "openapi_document", "prepared"]
 
 FORMATS: Final = ("json", "blocks", "summary")
 #: The body fields beyond the MCP tool's arguments.
@@ -89,8 +89,9 @@ def note_search(request: Request, response: SearchResponse, query: str) -> None:
     info["query"] = query
 
 
-class SearchApi:
-    """`/v1/search` bound to one client, with the providers it offers fixed at start."""
+class BoundApi:
+    """Routes bound to one client, with the server's limits and the providers it offers (and
+    why the others are not available) fixed at start."""
 
     def __init__(
         self, client: WebSearch, config: ServeConfig, providers: Sequence[str], unavailable: Mapping[str, str]
@@ -99,6 +100,15 @@ class SearchApi:
         self.limits = config.limits
         self.providers = tuple(providers)
         self.unavailable = dict(unavailable)
+
+
+class SearchApi(BoundApi):
+    """`/v1/search`."""
+
+    def __init__(
+        self, client: WebSearch, config: ServeConfig, providers: Sequence[str], unavailable: Mapping[str, str]
+    ) -> None:
+        super().__init__(client, config, providers, unavailable)
         self.lineup = tuple(client.lineup.ids)
 
     async def search(self, request: Request) -> Response:

@@ -14,7 +14,7 @@ nothing, is an answer with `error` set); invalid input: 422 `{"error": <why>, "p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
@@ -24,14 +24,12 @@ from ..._core._checks import without_userinfo
 from ..._core._params import CACHE_MODES, CacheMode, Param, check, got
 from ...errors import InvalidSearchParams, WebSearchError
 from .._read_tools import parse_fetch, parse_research
-from ._api import error_response
+from ._api import BoundApi, error_response
 from ._logging import request_info
 
 if TYPE_CHECKING:
     from starlette.requests import Request
 
-    from ..._client._client import WebSearch
-    from ._config import ServeConfig
 
 __all__ = ["FETCH_EXTRA", "RESEARCH_EXTRA", "ReadApi", "read_paths"]
 
@@ -48,16 +46,8 @@ FETCH_EXTRA: Final = (_CACHE, _DEADLINE)
 RESEARCH_EXTRA: Final = (_DEADLINE,)
 
 
-class ReadApi:
-    """`/v1/fetch` and `/v1/research` bound to one client, with the providers it offers fixed at start."""
-
-    def __init__(
-        self, client: WebSearch, config: ServeConfig, providers: Sequence[str], unavailable: Mapping[str, str]
-    ) -> None:
-        self.client = client
-        self.limits = config.limits
-        self.providers = tuple(providers)
-        self.unavailable = dict(unavailable)
+class ReadApi(BoundApi):
+    """`/v1/fetch` and `/v1/research`."""
 
     async def _body(self, request: Request) -> dict[str, Any] | Response:
         try:
