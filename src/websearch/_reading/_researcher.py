@@ -35,6 +35,9 @@ SEARCH_SHARE: Final = 0.4
 #: Seconds kept back from the pages for ranking and assembly.
 ASSEMBLY_MARGIN: Final = 0.05
 
+#: Page reads cancelled at the deadline, until they have ended.
+_ENDING: set[asyncio.Future[FetchResponse]] = set()
+
 Search = Callable[[float], Awaitable[SearchResponse]]
 Read = Callable[[str, Budget], Awaitable[FetchResponse]]
 
@@ -104,7 +107,9 @@ async def _read_all(
     outcomes: list[PageOutcome] = []
     for url, task in zip(urls, tasks, strict=True):
         if not task.done():
-            task.cancel()
+            task.cancel()  # it ends on its own; held until then (the loop keeps tasks only weakly)
+            _ENDING.add(task)
+            task.add_done_callback(_ENDING.discard)
             outcomes.append(PageOutcome(url, False, "not_fetched", "not read before the research's deadline"))
             continue
         page = task.result()
