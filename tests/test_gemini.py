@@ -443,8 +443,9 @@ async def test_bad_key_is_the_400_envelope(gemini: FakeGemini, genv: dict[str, s
 
 
 async def test_quota_429_retries_on_the_retry_info_hint(
-    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, config_dir: Path
 ) -> None:
+    (config_dir / "settings.toml").write_text("[timeout]\ngemini = 300\n")  # an attempt past the default 60 s
     gemini.enqueue(*[quota_exhausted("37s")] * 4)
     response = await search(genv, clock, deadline=600)  # room for three 37 s waits
     assert len(gemini.requests) == 4
@@ -523,7 +524,10 @@ async def test_a_hint_beyond_the_budget_ends_retrying(
     assert response.error is not None and response.error.endswith("(RESOURCE_EXHAUSTED); retry after 400.2 s")
 
 
-async def test_the_budget_is_cumulative(gemini: FakeGemini, genv: dict[str, str], clock: FakeClock) -> None:
+async def test_the_budget_is_cumulative(
+    gemini: FakeGemini, genv: dict[str, str], clock: FakeClock, config_dir: Path
+) -> None:
+    (config_dir / "settings.toml").write_text("[timeout]\ngemini = 300\n")  # an attempt past the default 60 s
     gemini.enqueue(*[Reply(503, OVERLOADED, headers={"Retry-After": "120"})] * 4)
     response = await search(genv, clock, deadline=600)
     assert clock.sleeps == [120.0, 120.0]  # a third wait would pass 300 s

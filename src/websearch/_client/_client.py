@@ -32,7 +32,7 @@ from .._core._fork import INHERITED, in_child
 from .._core._notices import Notice, clamped, dropped
 from .._core._params import CacheMode, check_engine_args, provider_with_fanout
 from .._core._registry import PROVIDERS
-from .._core._settings import Settings
+from .._core._settings import DEFAULT_ATTEMPT_TIMEOUT, Settings
 from .._core._settings import config_dir as default_config_dir
 from .._core._types import SearchParams, SearchResponse
 from .._engine._chain import resolve_chain
@@ -77,6 +77,10 @@ class ProviderStatus:
     reason: str  # what would make it available (meaningful when it is not)
     preferred: bool
     excluded: bool
+    #: Left out of the automatic chain by `providers.webSearchOrderOnly` (it may still be chosen).
+    left_out: bool = False
+    #: Seconds one attempt at it may take (`[timeout]`, `providers.webSearchTimeoutSeconds`; None for public).
+    timeout: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The row as a JSON-ready dict."""
@@ -91,7 +95,9 @@ class WebSearch(Reads):
     `api_keys` maps provider ids to keys that win over the environment and agent.db.
     `providers` fixes the chain: exactly these, in this order (built-in ids, or provider objects
     of your own), each still gated by availability and `providers.webSearchExclude`; the default
-    is the setting `providers.list` (env `WEBSEARCH_PROVIDERS`), else every built-in provider.
+    is the setting `providers.list` (env `WEBSEARCH_PROVIDERS`), else every built-in provider,
+    with the automatic chain in the order of `providers.webSearchOrder` (then the others, unless
+    `providers.webSearchOrderOnly`).
     `store` is the state store of the cache, single-flight, provider health and pacing (default:
     `[state]` settings: SQLite in the user cache directory, or Redis); `engine=False` (or
     `WEBSEARCH_ENGINE=off`) turns those off, leaving every search to go upstream as asked.
@@ -129,8 +135,11 @@ class WebSearch(Reads):
         self.timeout = timeout if timeout is not None else self.settings.http_timeout
         if not 0 < self.timeout < float("inf"):
             raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout}")
-        chosen = providers if providers is not None else self.settings.provider_list
-        self.lineup = Lineup(chosen)
+        if providers is not None:  # a list given in code keeps its order
+            self.lineup = Lineup(providers)
+        else:
+            settings = self.settings
+            self.lineup = Lineup(settings.provider_list, order=settings.search_order, only=settings.search_order_only)
         self._api_keys = dict(api_keys or {})
         enabled = engine if engine is not None else self.env.get("WEBSEARCH_ENGINE", "on").strip().lower() != "off"
         # Checked once, here: downstream, every transport has all of `SendsRequests`.
@@ -202,16 +211,21 @@ class WebSearch(Reads):
     def _rows(
         self, ctx: ProviderContext, available: frozenset[str], preferred: str, excluded: frozenset[str]
     ) -> list[ProviderStatus]:
+        """The providers in the automatic chain's order, then those it leaves out."""
+        lineup, settings = self.lineup, self.settings
+        ids = (*lineup.auto_ids, *(i for i in lineup.ids if lineup.left_out(i)))
         return [
             ProviderStatus(
                 info.id,
                 info.label,
                 info.id in available,
-                self.lineup.reason(info.id, ctx),
+                lineup.reason(info.id, ctx),
                 info.id == preferred,
                 info.id in excluded,
+                lineup.left_out(info.id),
+                (settings.attempt_timeout(info.id) or (DEFAULT_ATTEMPT_TIMEOUT, ""))[0],
             )
-            for info in self.lineup.infos()
+            for info in map(lineup.info, ids)
         ]
 
     async def asearch(

@@ -3,7 +3,9 @@
 The engine makes one per search (or fetch) from its deadline and passes it down as an argument:
 to the single-flight, the guards, pacing and each attempt. A provider reads the budget of its
 attempt from its context (`ctx.budget`), which the walk builds per attempt and never changes:
-nothing writes a deadline onto a context a search shares. A fan-out's attempts carry a budget
+nothing writes a deadline onto a context a search shares. An attempt's own timeout
+(`providers.webSearchTimeoutSeconds`, `[timeout]`) is no second deadline: its budget is the
+search's, `capped` to end no later than the timeout allows. A fan-out's attempts carry a budget
 with a soft end too (`soft_ends`: an engine that pages serves the pages it has when it comes).
 """
 
@@ -43,6 +45,14 @@ class Budget:
         """Whether the deadline has come."""
         left = self.remaining()
         return left is not None and left <= 0
+
+    def capped(self, clock: Clock, seconds: float) -> Budget:
+        """This budget ending `seconds` from now at the latest (one attempt's own timeout): itself
+        when it ends first, else a new one ending then (its soft end kept)."""
+        ends = clock.monotonic() + seconds
+        if self.ends is not None and self.ends <= ends:
+            return self
+        return Budget(clock, ends, self.soft_ends)
 
     def with_soft_end(self, soft_ends: float) -> Budget:
         """The same budget with a soft end at `soft_ends` (a fan-out's attempts)."""

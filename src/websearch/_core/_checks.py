@@ -12,16 +12,20 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ConfigWarning
 
 __all__ = [
+    "MAX_ATTEMPT_SECONDS",
     "MAX_DELAY_MS",
     "MIN_TOKEN_CHARS",
     "RateLimit",
+    "attempt_limit",
+    "attempt_seconds",
     "boolean",
     "check_http_url",
     "check_serve_setting",
@@ -46,6 +50,8 @@ __all__ = [
 #: Longest Exa pacing delay accepted: an hour (1e12 ms would stall every search for ever).
 MAX_DELAY_MS: Final = 3_600_000
 MIN_TOKEN_CHARS: Final = 16
+#: Longest time one provider attempt may be given (`providers.webSearchTimeoutSeconds`, `[timeout]`).
+MAX_ATTEMPT_SECONDS: Final = 300.0
 #: RFC 6750's b64token: what may follow "Bearer " in an Authorization header.
 _TOKEN_RE: Final = re.compile(r"[A-Za-z0-9._~+/-]+=*")
 _LOOPBACK_NAMES: Final = frozenset({"localhost", "ip6-localhost"})
@@ -88,6 +94,21 @@ def delay_ms(key: str, value: Any) -> None:
     """Milliseconds, from 0 to an hour."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_DELAY_MS:
         raise ConfigError(f"setting {key} must be a number of milliseconds from 0 to {MAX_DELAY_MS}; got {value!r}")
+
+
+def attempt_seconds(key: str, value: Any) -> None:
+    """Seconds one provider attempt may take: a positive number; above `MAX_ATTEMPT_SECONDS` it
+    is cut to it with a ConfigWarning (a longer wait is what was meant, so the nearest one is
+    kept rather than the whole file refused)."""
+    positive(key, value)
+    if value > MAX_ATTEMPT_SECONDS:
+        message = f"setting {key} is {value!r}; an attempt may take at most {MAX_ATTEMPT_SECONDS:g} s, so it is"
+        warnings.warn(ConfigWarning(f"{message} {MAX_ATTEMPT_SECONDS:g}"), stacklevel=4)
+
+
+def attempt_limit(value: Any) -> float:
+    """A checked `attempt_seconds` value as the seconds used: cut to `MAX_ATTEMPT_SECONDS`."""
+    return min(float(value), MAX_ATTEMPT_SECONDS)
 
 
 _HOST_PATTERN: Final = re.compile(r"(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\]|[0-9.]+", re.IGNORECASE)

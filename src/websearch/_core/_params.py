@@ -20,6 +20,7 @@ from ..errors import InvalidSearchParams
 
 __all__ = [
     "CACHE_MODES",
+    "DEEP_MODES",
     "DEFAULT_TEXT_CHARS",
     "LEGACY_MODES",
     "MODE_VALUES",
@@ -45,6 +46,8 @@ Recency = Literal["day", "week", "month", "year"]
 RECENCY_VALUES: Final[tuple[str, ...]] = get_args(Recency)
 Mode = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
 MODE_VALUES: Final[tuple[str, ...]] = get_args(Mode)
+#: The modes that ask Exa to research: searches of these get longer deadlines and timeouts.
+DEEP_MODES: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
 #: Older Exa search types, accepted and searched as `auto` (with a notice).
 LEGACY_MODES: Final = {"neural": "auto", "keyword": "auto"}
 TEXT_CHARS_RANGE: Final = (200, 8000)

@@ -23,6 +23,8 @@ from typing import Any, Final
 
 from ..errors import ConfigError, ConfigWarning
 from ._checks import (
+    attempt_limit,
+    attempt_seconds,
     boolean,
     check_http_url,
     check_serve_setting,
@@ -42,6 +44,7 @@ from ._registry import SEARCH_PROVIDER_ORDER
 
 __all__ = [
     "DEFAULTS",
+    "DEFAULT_ATTEMPT_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "ENV_TWINS",
     "SETTINGS",
@@ -51,6 +54,7 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT: Final = 60.0  # seconds per HTTP request, as upstream
+DEFAULT_ATTEMPT_TIMEOUT: Final = 60.0  # seconds per provider attempt (`providers.webSearchTimeoutSeconds`)
 DEFAULT_STREAM_MB: Final = 32.0  # a streamed answer larger than this is refused
 DEFAULT_EVENT_KB: Final = 4096.0  # so is one event of it larger than this
 
@@ -59,7 +63,18 @@ _NOT_IN_ANSWERS: Final = frozenset(
     {"searxng.basicUsername", "searxng.basicPassword", "searxng.token", "state.url", "serve.tokens"}
 )
 #: The tables of settings that run a search without changing what it answers.
-_RUN_ONLY: Final = ("cache.", "state.", "pacing.", "http.", "mcp.", "serve.", "search.", "fanout.soft")
+_RUN_ONLY: Final = (
+    "cache.",
+    "state.",
+    "pacing.",
+    "http.",
+    "mcp.",
+    "serve.",
+    "search.",
+    "fanout.soft",
+    "timeout.",
+    "providers.webSearchTimeoutSeconds",
+)
 #: Environment variables, by how their names end, that move a provider or choose its model.
 _ANSWER_ENV: Final = ("_BASE_URL", "_MODEL", "_ENDPOINT")
 
@@ -98,6 +113,7 @@ class Settings:
         self._values = dict(values or {})
         self._env: Mapping[str, str] = os.environ if env is None else env
         self.path = path
+        self._timeouts: dict[str, tuple[float, str] | None] = {}  # `attempt_timeout`'s answers, by provider
         self._validate()
 
     @classmethod
@@ -209,6 +225,33 @@ class Settings:
             raise ConfigError(f"{self.source('providers.list')} names unknown providers: {', '.join(unknown)}")
         return tuple(dict.fromkeys(x for x in names if x))
 
+    @cached_property
+    def search_order(self) -> tuple[str, ...]:
+        """`providers.webSearchOrder`: the ids the automatic chain tries first, in this order
+        (each once); empty when unset."""
+        return tuple(dict.fromkeys(self.get("providers.webSearchOrder") or ()))
+
+    @cached_property
+    def search_order_only(self) -> bool:
+        """`providers.webSearchOrderOnly`: the automatic chain is `search_order` alone (the
+        providers it does not name are left out of it, not put after it)."""
+        return self.get_bool("providers.webSearchOrderOnly", False)
+
+    def attempt_timeout(self, provider_id: str) -> tuple[float, str] | None:
+        """Seconds one attempt at `provider_id` may take, and the setting that says so:
+        `timeout.<id>`, else `providers.webSearchTimeoutSeconds`; None when neither is set
+        (the caller then uses `DEFAULT_ATTEMPT_TIMEOUT`). At most 300 s (`_checks.MAX_ATTEMPT_SECONDS`)."""
+        if provider_id in self._timeouts:
+            return self._timeouts[provider_id]
+        found = None
+        for key in (f"timeout.{provider_id}", "providers.webSearchTimeoutSeconds"):
+            value = self._values.get(key)
+            if value is not None:
+                found = attempt_limit(value), f"setting {key}"
+                break
+        self._timeouts[provider_id] = found
+        return found
+
     @property
     def stream_limits(self) -> tuple[int, int]:
         """(`http.max_stream_mb`, `http.max_event_kb`) in bytes: the caps of a streamed answer
@@ -227,7 +270,8 @@ class Settings:
         is read (exit 2 from the command line), not in the middle of a search."""
         unknown = []
         for key, value in self._values.items():
-            check = _CHECKS.get(key) or (pacing_rate if key.startswith("pacing.") else None)
+            table, dot, _ = key.partition(".")
+            check = _CHECKS.get(key) or (_TABLES.get(table) if dot else None)
             if check is not None:
                 check(key, value)
             else:
@@ -316,14 +360,18 @@ _SERVE_NUMBERS: Final = {
     "max_connections": (int, None),  # None: what the descriptor limit leaves (`default_max_connections`)
 }
 
-#: Every known setting; any other key (but a `pacing.` one, which may name a provider of the
-#: caller's own, checked by `pacing_rate`) gets a ConfigWarning and is otherwise left alone.
+#: Every known setting; any other key (but a `pacing.` or `timeout.` one, which may name a provider
+#: of the caller's own, checked by its table's check, `_TABLES`) gets a ConfigWarning and is
+#: otherwise left alone.
 SETTINGS: Final[tuple[Setting, ...]] = (
     _row("providers.webSearch", str, _provider, "auto", "WEB_SEARCH_PROVIDER"),  # the MCP tool's twin
     _row("providers.webSearchExclude", list, _providers),
     _row("providers.webSearchFallback", list, _providers),
     _row("providers.list", list, _providers, None, "WEBSEARCH_PROVIDERS"),
     _row("providers.webSearchGeminiModel", str, string, None, "GEMINI_SEARCH_MODEL"),
+    _row("providers.webSearchOrder", list, _providers),
+    _row("providers.webSearchOrderOnly", bool, boolean, False),
+    _row("providers.webSearchTimeoutSeconds", float, attempt_seconds, DEFAULT_ATTEMPT_TIMEOUT),
     _row("searxng.endpoint", str, endpoint, None, "SEARXNG_ENDPOINT"),
     _row("searxng.categories", str, string),
     _row("searxng.language", str, string),
@@ -374,6 +422,9 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     _row("serve.cors_origins", list, check_serve_setting),
     *(_row(f"serve.{name}", kind, check_serve_setting, default) for name, (kind, default) in _SERVE_NUMBERS.items()),
 )
+#: The tables whose keys are provider ids, a caller's own providers' too (`[pacing] brave = "1/s"`,
+#: `[timeout] gemini = 120`), by table: each key is checked by its table's check.
+_TABLES: Final[Mapping[str, Callable[[str, Any], None]]] = {"pacing": pacing_rate, "timeout": attempt_seconds}
 #: Every known setting's default, by key (None: unset, or kept by its reader).
 DEFAULTS: Final[Mapping[str, Any]] = {row.key: row.default for row in SETTINGS}
 #: Every known setting's check, by key.

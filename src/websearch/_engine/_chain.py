@@ -5,6 +5,15 @@ duration, the notices of its plan), where an answer with nothing renderable beco
 and where failures are summed up as `All web search providers failed: ...`. Errors are
 reported as their own messages (written where they were built); the chain never looks at a
 provider's id or an error's text. Cancellation is never swallowed.
+
+Which providers, in what order: the preferred one, then the automatic chain's order
+(`providers.webSearchOrder`, see `_lineup`), never the excluded. How long each attempt may take:
+what remains of the search's one deadline (`Budget`), cut to the attempt's own timeout
+(`[timeout] <id>`, else `providers.webSearchTimeoutSeconds`, default 60 s, at most 300 s), which
+counts from when the provider is asked (after pacing). The cut is the same budget `capped`, not a
+second timer: running out of it is a timeout of that provider (`AttemptTimedOut`, kind `timeout`,
+its message naming the setting), and the walk moves on as for any timeout; running out of the
+search's deadline says the deadline did (`DeadlineReached`).
 """
 
 from __future__ import annotations
@@ -18,9 +27,11 @@ from typing import TYPE_CHECKING, Final, Protocol
 from .._core._budget import NO_DEADLINE, Budget
 from .._core._context import DeadlineReached, too_late
 from .._core._notices import Notice, fallback, not_supported, partial, results_dropped
+from .._core._params import DEEP_MODES
+from .._core._settings import DEFAULT_ATTEMPT_TIMEOUT
 from .._core._skip import Skip
 from .._core._types import Attempt, ProviderResult, SearchParams, SearchResponse
-from ..errors import ConfigError, NoResults, SearchProviderError
+from ..errors import ConfigError, NoResults, ProviderTimeoutError, SearchProviderError
 from ._health import iso
 from ._lineup import Lineup
 
@@ -33,9 +44,12 @@ __all__ = [
     "DEFAULT_FALLBACK",
     "NO_PROVIDER_MESSAGE",
     "RENDER_SIDE",
+    "AttemptTimedOut",
     "Guards",
     "Walk",
+    "attempt_timeout",
     "guarded",
+    "out_of_time",
     "resolve_chain",
     "run_search",
     "search_notices",
@@ -55,11 +69,12 @@ def resolve_chain(
     ctx: ProviderContext, lineup: Lineup, preferred: str = "auto", excluded: Iterable[str] = ()
 ) -> list[str]:
     """The ordered provider ids: the preferred one (if it may run when chosen) then the
-    lineup's order, each gated by availability; excluded ids never appear."""
+    automatic chain's order (`Lineup.auto_ids`: `providers.webSearchOrder`, then the rest
+    unless `webSearchOrderOnly`), each gated by availability; excluded ids never appear."""
     excluded = frozenset(excluded)
     scan = lineup.scan(ctx)
     chain = [preferred] if preferred in scan.explicit and preferred not in excluded else []
-    chain += [p for p in lineup.ids if p in scan.available and p not in excluded and p != preferred]
+    chain += [p for p in lineup.auto_ids if p in scan.available and p not in excluded and p != preferred]
     return chain
 
 
@@ -227,7 +242,8 @@ async def transport_ready(ctx: ProviderContext, budget: Budget) -> None:
 async def guarded(
     lineup: Lineup, info: ProviderInfo, params: SearchParams, ctx: ProviderContext, walk: Walk
 ) -> tuple[ProviderResult | None, Attempt]:
-    """One attempt inside the engine's checks and the search's deadline."""
+    """One attempt inside the engine's checks, the search's deadline and the attempt's own
+    timeout (`attempt_timeout`), which counts from when the provider is asked (after pacing)."""
     budget = walk.budget
     remaining = budget.remaining()
     if remaining is not None and remaining <= 0:
@@ -240,17 +256,55 @@ async def guarded(
                 info.id, None, skip.message, 0.0, skip.kind, skipped=skip.reason, until=iso(skip.until)
             )
         remaining = budget.remaining()
-    result, attempt, error = await _attempt(lineup, info, params, ctx, remaining)
+    limit = attempt_timeout(ctx, info.id, params)
+    own: _Limit | None = None
+    if limit is not None:
+        capped = ctx.budget.capped(ctx.clock, limit[0])
+        if capped is not ctx.budget:  # the attempt's timeout ends it before the search's deadline
+            own, remaining = _Limit(*limit), limit[0]
+            ctx = ctx.for_attempt(capped, explicit=ctx.explicit)
+    result, attempt, error = await _attempt(lineup, info, params, ctx, remaining, own)
     if walk.guards is not None:
         await walk.guards.after(info, ctx, error, None if result is None else result.plan_rate)
     return result, attempt
 
 
+def attempt_timeout(ctx: ProviderContext, provider_id: str, params: SearchParams) -> tuple[float, str] | None:
+    """Seconds one attempt at `provider_id` may take, and what says so: `[timeout] <id>`, else
+    `providers.webSearchTimeoutSeconds`, else its default (60 s), which a deep mode's search goes
+    without (its attempts have the deep deadline, 120 s: Exa's research takes longer than 60 s)."""
+    configured = ctx.settings.attempt_timeout(provider_id)
+    if configured is not None:
+        return configured
+    if params.mode in DEEP_MODES:
+        return None
+    return DEFAULT_ATTEMPT_TIMEOUT, "the default of providers.webSearchTimeoutSeconds"
+
+
+@dataclass(frozen=True, slots=True)
+class _Limit:
+    """An attempt's own timeout, when it ends the attempt before the search's deadline."""
+
+    seconds: float
+    source: str
+
+
+class AttemptTimedOut(ProviderTimeoutError):
+    """An attempt that ran out of its own timeout (`providers.webSearchTimeoutSeconds`, `[timeout]`)
+    before the search's deadline; `given` holds the seconds. The chain moves on, as for any timeout."""
+
+
 async def _attempt(
-    lineup: Lineup, info: ProviderInfo, params: SearchParams, ctx: ProviderContext, remaining: float | None = None
+    lineup: Lineup,
+    info: ProviderInfo,
+    params: SearchParams,
+    ctx: ProviderContext,
+    remaining: float | None = None,
+    own: _Limit | None = None,
 ) -> tuple[ProviderResult | None, Attempt, BaseException | None]:
-    """One provider: plan, search, check, within `remaining` seconds; the result (or None), the
-    attempt's record and the error it failed with."""
+    """One provider: plan, search, check, within `remaining` seconds (`own`: the attempt's
+    timeout, when that is what they end at); the result (or None), the attempt's record and
+    the error it failed with."""
     clock = ctx.clock
     started = clock.monotonic()
     notices: list[Notice] = []
@@ -258,7 +312,7 @@ async def _attempt(
         impl = lineup.load(info.id)
         plan = impl.plan(params, ctx)
         notices = [*plan.notices, *_unsupported(info.label, impl.supports, params, plan, ctx)]
-        result = await _within(impl, plan, ctx, info, remaining)
+        result = await _within(impl, plan, ctx, info, remaining, own)
         notices += result.notices
         if plan.filters.include_domains or plan.filters.exclude_domains:
             notices += _enforce_domains(result, plan)
@@ -277,12 +331,18 @@ async def _attempt(
 
 
 async def _within(
-    impl: Provider, plan: Plan, ctx: ProviderContext, info: ProviderInfo, remaining: float | None
+    impl: Provider,
+    plan: Plan,
+    ctx: ProviderContext,
+    info: ProviderInfo,
+    remaining: float | None,
+    own: _Limit | None = None,
 ) -> ProviderResult:
     """`impl.search` within `remaining` seconds. A search made only of requests, over a
     transport that bounds each request, needs no timer of its own: `ctx.send` cuts each request
     to what remains. Anything else (a stream, a wait, a transport of the caller's) runs under
-    `asyncio.timeout`."""
+    `asyncio.timeout`. Running out is reaching the search's deadline, or, with `own`, the
+    attempt's own timeout: the error says which."""
     if remaining is None:
         return await impl.search(plan, ctx)
     try:
@@ -296,9 +356,18 @@ async def _within(
         async with asyncio.timeout(remaining):
             return await impl.search(plan, ctx)
     except (TimeoutError, DeadlineReached):
+        if own is not None:
+            timed_out = AttemptTimedOut(info.id, out_of_time(info.label, own.seconds, own.source))
+            timed_out.given = own.seconds
+            raise timed_out from None
         reached = DeadlineReached(info.id, too_late(info.label))
         reached.given = remaining
         raise reached from None
+
+
+def out_of_time(label: str, seconds: float, source: str) -> str:
+    """What a provider that ran out of its own attempt timeout is said to have done."""
+    return f"{label} did not answer within its attempt timeout of {seconds:g} s ({source})"
 
 
 def _served(

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 from .._core._budget import Budget
 from .._core._clock import wall_seconds
 from .._core._notices import CutShort, local_state
-from .._core._params import CacheMode
+from .._core._params import DEEP_MODES, CacheMode
 from .._state._store import DEADLINE, MAX_WAIT, StoreWait
 from ._cache import PREFIX, cache_key, copy_of, decode, encode, encode_copy, entry_ttl
 from ._chain import Walk, fallback_tier_ids, run_search, transport_ready
@@ -55,7 +55,7 @@ T = TypeVar("T")
 DEFAULT_TTL: Final = 900.0
 DEFAULT_DEADLINE: Final = 30.0
 DEEP_DEADLINE: Final = 120.0
-_DEEP: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
+_DEEP: Final = DEEP_MODES
 _PROCESS: Final = uuid.uuid4().hex  # with the pid (a fork's child has the same) and a count: a search's name
 _SEARCHES: Final = itertools.count()
 

@@ -1,7 +1,20 @@
 """The providers a client may use, in chain order, and which of them are available right now.
 
 A `Lineup` is the registry's rows (the default) or a list the caller gives (`WebSearch(providers=
-[...])`: built-in ids, or provider objects for engines of their own). Availability is decided from
+[...])`: built-in ids, or provider objects for engines of their own).
+
+The automatic chain's order (`auto_ids`) is the lineup's, unless the settings give one:
+`providers.webSearchOrder = ["brave", "exa"]` puts those first, in that order, and the
+providers it does not name after them in the lineup's order, or leaves them out of the
+automatic chain with `providers.webSearchOrderOnly = true` (they can still be chosen with
+`provider=`). The upstream tool's facts at hand define no such setting, so these semantics are
+this project's: an order names what comes first and leaves nothing out unless told. How it
+composes with the other settings (`_chain.resolve_chain`): the preferred provider
+(`providers.webSearch`) is tried first whether or not the order names it, then the order;
+excluded providers (`providers.webSearchExclude`, `exclude=`) never; ids the order names that
+the lineup does not hold (`providers.list` narrower than it) are passed over. The order applies
+to the lineup the settings make (the registry's, or `providers.list`'s); a list given in code
+(`WebSearch(providers=...)`, a search's `providers=`) keeps its own order. Availability is decided from
 declarations alone (no provider module is imported) and computed once per client: the scan is
 kept until the environment values it read, the settings or agent.db's stamp change.
 """
@@ -53,9 +66,17 @@ class Scan:
 
 
 class Lineup:
-    """An ordered set of providers: ids of built-in ones and provider objects of the caller's."""
+    """An ordered set of providers: ids of built-in ones and provider objects of the caller's.
 
-    def __init__(self, providers: Iterable[str | Provider] | None = None) -> None:
+    `order` and `only` are the settings `providers.webSearchOrder` and `webSearchOrderOnly`:
+    the automatic chain (`auto_ids`) takes the ids `order` names first, in its order, then the
+    others in the lineup's order, or (`only`) not at all; `ids` stay every provider, in the
+    lineup's order, any of which may still be chosen explicitly.
+    """
+
+    def __init__(
+        self, providers: Iterable[str | Provider] | None = None, *, order: Sequence[str] = (), only: bool = False
+    ) -> None:
         self._infos: dict[str, ProviderInfo] = {}
         self._objects: dict[str, Provider] = {}
         for item in PROVIDERS if providers is None else providers:
@@ -77,11 +98,25 @@ class Lineup:
         self._scan: tuple[Any, Scan] | None = None
         self._readable: tuple[object, Any] | None = None  # (credential store, its stamp) last read well
         self._ids = tuple(self._infos)
+        first = tuple(dict.fromkeys(p for p in order if p in self._infos))
+        rest = () if only else tuple(p for p in self._ids if p not in first)
+        self._auto = (*first, *rest) if order or only else self._ids
+        self._left_out = frozenset(self._ids) - frozenset(self._auto)
 
     @property
     def ids(self) -> tuple[str, ...]:
         """The provider ids, in chain order."""
         return self._ids
+
+    @property
+    def auto_ids(self) -> tuple[str, ...]:
+        """The provider ids the automatic chain walks, in its order (`order`, then the rest
+        unless `only`)."""
+        return self._auto
+
+    def left_out(self, provider_id: str) -> bool:
+        """Whether `only` leaves this provider out of the automatic chain (it may still be chosen)."""
+        return provider_id in self._left_out
 
     def __contains__(self, provider_id: object) -> bool:
         return provider_id in self._infos
@@ -99,7 +134,8 @@ class Lineup:
         return self._objects.get(provider_id) or load_provider(provider_id)
 
     def narrowed(self, ids: Iterable[str]) -> Lineup:
-        """A lineup of exactly `ids` (each one of this lineup's), in that order."""
+        """A lineup of exactly `ids` (each one of this lineup's), in that order: its automatic
+        chain is theirs too (a search's own list is not reordered by the settings)."""
         items: list[str | Provider] = []
         for provider_id in ids:
             if provider_id not in self._infos:

@@ -522,10 +522,17 @@ def _providers(args: argparse.Namespace) -> int:
         if row.id == "public":  # not in the chain: the fan-out over the keyless engines
             print(f"    {row.id:<{width}}  {row.label:<11} {state}{' [preferred]' * row.preferred}  ({row.reason})")
             continue
-        marks = "".join((" [preferred]" if row.preferred else "", " [excluded]" if row.excluded else ""))
+        marks = "".join(
+            (
+                " [preferred]" if row.preferred else "",
+                " [excluded]" if row.excluded else "",
+                " [not in webSearchOrder]" if row.left_out else "",
+            )
+        )
         detail = "" if row.available else f"  ({row.reason})"
         health = f"  [{states[row.id]}]" if row.id in states else ""
-        print(f"{i:2}. {row.id:<{width}}  {row.label:<11} {state}{marks}{detail}{health}")
+        place = "   " if row.left_out else f"{i:2}."  # numbered: its place in the automatic chain
+        print(f"{place} {row.id:<{width}}  {row.label:<11} {state}{marks}{detail}{health}")
     return EXIT_OK
 
 
