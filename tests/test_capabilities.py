@@ -40,7 +40,12 @@ EVERY: dict[str, Any] = {
 }
 #: Values a provider honours only approximately, where EVERY's value maps exactly (Tavily maps
 #: mode=fast and category=news natively but approximates deep modes and has no pdf topic).
-APPROXIMATED: dict[tuple[str, str], Any] = {("tavily", "mode"): "deep", ("tavily", "category"): "pdf"}
+APPROXIMATED: dict[tuple[str, str], Any] = {
+    ("tavily", "mode"): "deep",
+    ("tavily", "category"): "pdf",
+    ("keenable", "mode"): "deep",  # fast is its realtime mode; the deep modes are its default pro
+    ("keenable_public", "mode"): "deep",
+}
 TABLE = capability_table()
 NOT_NATIVE = [(p, param, s) for p, param, s in TABLE if s != "native"]
 FAKE_OPTIONS: dict[str, dict[str, Any]] = {"gemini": {"api_keys": {KEY}}}

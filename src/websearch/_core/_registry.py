@@ -127,6 +127,8 @@ _ROWS: Final = (
     ),
     _row("parallel", "Parallel", "PARALLEL_API_KEY", fake="FakeParallel"),
     _row("synthetic", "Synthetic", "SYNTHETIC_API_KEY", fake="FakeSynthetic"),
+    _row("serper", "Serper", "SERPER_API_KEY", fake="FakeSerper"),
+    _row("keenable", "Keenable", "KEENABLE_API_KEY", explicit_keyless=True, fake="FakeKeenable"),
     _row(
         "searxng", "SearXNG", credential_ids=(), settings_keys=("searxng.endpoint",), tier="keyless", fake="FakeSearXNG"
     ),
@@ -146,6 +148,15 @@ _ROWS: Final = (
     _row("mojeek", "Mojeek", credential_ids=(), keyless=True, tier="keyless", pace=0.5, fake="FakeMojeek"),
     _row("google", "Google", credential_ids=(), keyless=True, tier="keyless", pace=0.2, fake="FakeGoogle"),
     _row("ecosia", "Ecosia", credential_ids=(), keyless=True, tier="keyless", pace=0.2, fake="FakeEcosia"),
+    _row(
+        "keenable_public",
+        "Keenable Public",
+        credential_ids=(),
+        keyless=True,
+        tier="keyless",
+        pace=0.25,
+        fake="FakeKeenablePublic",
+    ),
 )
 
 #: Every built-in provider by id, in the automatic chain's order.
