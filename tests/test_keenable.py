@@ -14,8 +14,7 @@ from conftest import FakeClock, make_client, messages, provider_context, search_
 from websearch import Attempt, SearchParams, SearchResponse, SearchSource, WebSearch
 from websearch._core._credentials import CredentialStore
 from websearch._core._notices import not_applied
-from websearch._providers.keenable import PROVIDER
-from websearch._providers.keenable_public import PROVIDER as PUBLIC
+from websearch._providers.keenable import PROVIDER, PUBLIC
 from websearch.errors import MissingCredentialError
 from websearch.providers import PROVIDERS, SEARCH_PROVIDER_ORDER, HttpResponse, ProviderContext
 from websearch.testing import RecordedRequest, Reply

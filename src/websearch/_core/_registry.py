@@ -53,10 +53,15 @@ class ProviderInfo:
     plan_pace: bool = False
 
 
-def _row(id: str, label: str, *env: str, fake: str = "", **kw: Any) -> ProviderInfo:
+def _row(
+    id: str, label: str, *env: str, fake: str = "", home: str = "", name: str = "PROVIDER", **kw: Any
+) -> ProviderInfo:
+    """A built-in row: its provider is `name` in `websearch._providers.<home>` and its fake `fake`
+    in `websearch.testing.<home>` (`home` is the id unless one module serves two rows)."""
     kw.setdefault("credential_ids", (id,))
-    module = f"websearch._providers.{id}:PROVIDER"
-    return ProviderInfo(id, label, tuple(env), module=module, fake=f"websearch.testing.{id}:{fake}", **kw)
+    home = home or id
+    module = f"websearch._providers.{home}:{name}"
+    return ProviderInfo(id, label, tuple(env), module=module, fake=f"websearch.testing.{home}:{fake}", **kw)
 
 
 _ROWS: Final = (
@@ -155,6 +160,8 @@ _ROWS: Final = (
         keyless=True,
         tier="keyless",
         pace=0.25,
+        home="keenable",
+        name="PUBLIC",
         fake="FakeKeenablePublic",
     ),
 )

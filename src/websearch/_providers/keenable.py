@@ -2,8 +2,8 @@
 
 One module, two registry rows. `keenable` is a keyed search API among the others: POST
 https://api.keenable.ai/v1/search with the key in `X-API-Key` (chosen explicitly without a key it
-uses the public endpoint, as upstream does). `keenable_public` (`KeenablePublic`, in its own
-module) is the keyless endpoint POST https://api.keenable.ai/v1/search/public, never sent a key,
+uses the public endpoint, as upstream does). `keenable_public` (`KeenablePublic`, `PUBLIC` here)
+is the keyless endpoint POST https://api.keenable.ai/v1/search/public, never sent a key,
 placed after the other keyless engines and paced politely (the endpoint allows about 1,000
 requests an hour per IP). They are two rows, not one, because a row has one chain position, one
 pace, one tier and one health record: a key deserves the keyed tier's place and no keyless
@@ -79,7 +79,7 @@ from ._errors import MAX_RETRY_AFTER, ErrorEnvelope
 if TYPE_CHECKING:
     from .._core._context import ProviderContext
 
-__all__ = ["PROVIDER", "Keenable", "Retry", "State"]
+__all__ = ["PROVIDER", "PUBLIC", "Keenable", "KeenablePublic", "Retry", "State"]
 
 URL: Final = "https://api.keenable.ai/v1/search"
 PUBLIC_URL: Final = "https://api.keenable.ai/v1/search/public"
@@ -257,3 +257,13 @@ def _retry_notices(plan: Plan, dates: Mapping[str, str]) -> tuple[Notice, ...]:
 
 
 PROVIDER: Final = Keenable()
+
+
+class KeenablePublic(Keenable):
+    """Keenable through POST /v1/search/public on its own row (`keenable_public`: after the other
+    keyless engines, paced), whatever keys are configured."""
+
+    info = PROVIDERS["keenable_public"]
+
+
+PUBLIC: Final = KeenablePublic()
