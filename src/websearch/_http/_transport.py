@@ -255,6 +255,9 @@ class Transport(BaseTransport):
             resp = await session.request(request.method, url, **kwargs)
             if resp.status in _REDIRECT_STATUSES:
                 resp = await self._follow(provider, request, url, kwargs, resp, started)
+            if resp.status == 407 and "proxy" in kwargs:
+                resp.release()
+                raise self._proxy_refused(provider, request)
             try:
                 declared = resp.content_length
                 if declared is None or "content-encoding" in resp.headers:  # count decoded bytes
@@ -285,6 +288,9 @@ class Transport(BaseTransport):
             resp = await session.request(request.method, url, **kwargs)
             if resp.status in _REDIRECT_STATUSES:
                 resp = await self._follow(provider, request, url, kwargs, resp, started)
+            if resp.status == 407 and "proxy" in kwargs:
+                resp.release()
+                raise self._proxy_refused(provider, request)
         except self._failures as exc:
             raise self._failed(provider, request, exc, session) from None
         try:
@@ -462,6 +468,14 @@ class Transport(BaseTransport):
         message = f"{label} request failed: could not connect through the proxy {shown} ({reason})"
         return NetworkUnreachable(provider, message)
 
+    def _proxy_refused(self, provider: str, request: HttpRequest) -> SearchProviderError:
+        """An HTTP proxy's own 407 to a request it carried (no provider answers 407): this
+        machine's way out refused it, so no provider is blamed."""
+        via = self._proxies.for_url(provider, request.url)
+        shown = via.shown if via is not None else "the proxy"
+        message = f"{self._label(provider)} request failed: the proxy {shown} asked for a login (HTTP 407)"
+        return NetworkUnreachable(provider, f"{message}; check the user and password in its URL")
+
     def _wire_error(self, provider: str, request: HttpRequest, exc: aiohttp.ClientError) -> SearchProviderError:
         label = self._label(provider)
         secrets = request.secrets + self._proxy_secrets
@@ -469,6 +483,8 @@ class Transport(BaseTransport):
             via = self._proxies.for_url(provider, request.url)
             shown = via.shown if via is not None else "the proxy"
             what = f"the proxy {shown} refused the tunnel (HTTP {exc.status})"
+            if exc.status == 407:
+                what += "; check the user and password in its URL"
             return NetworkUnreachable(provider, redact(f"{label} request failed: {what}", secrets))
         if isinstance(exc, aiohttp.ClientConnectorError):
             reason = exc.os_error.strerror or type(exc.os_error).__name__

@@ -255,6 +255,11 @@ class Fetcher:
         through = _through(proxy, parts.scheme, headers)
         try:
             async with self._client(proxy).get(wire, allow_redirects=False, **through) as resp:
+                if resp.status == 407 and proxy is not None:  # the proxy's own answer, not the page's
+                    message = (
+                        f"the proxy {proxy.shown} asked for a login (HTTP 407); check the user and password in its URL"
+                    )
+                    raise FetchConnectionError(target, message)
                 location = resp.headers.get("Location") if resp.status in _REDIRECTS else None
                 if location is None:
                     page = await self._page(resp, target, tuple(redirects), budget, cap, truncate)
