@@ -18,7 +18,7 @@ from websearch import WebSearch, render
 from websearch._core._settings import Settings
 from websearch._http._proxies import Proxies, Proxy
 from websearch._http._transport import Transport
-from websearch.errors import ConfigError, NetworkUnreachable
+from websearch.errors import ConfigError, NetworkUnreachable, ProviderConnectionError
 from websearch.providers import PROVIDERS, HttpRequest
 from websearch.state import MemoryStore
 from websearch.testing import FAKES, FakeDuckDuckGo, FakeResolver, FakeSite, Reply
@@ -302,3 +302,20 @@ async def test_a_fetch_proxy_login_never_shows_and_no_proxy_reads_directly(confi
             direct = await ws.afetch(f"http://site.test:{site.port}/article")
         assert direct.ok and not any(n.kind == "not_applied" for n in direct.notices)
         assert proxy.refused >= 1 and len(proxy.passed) == passed
+
+
+async def test_https_goes_through_an_http_proxy_by_connect_with_the_login_on_the_connect(ddg: FakeDuckDuckGo) -> None:
+    """The tunnel is asked for with the login (the fake speaks no TLS, so the handshake then
+    fails: what is checked is the CONNECT); a wrong login is the proxy's refusal, named."""
+    with HttpProxy(user=USER, password=PASSWORD, names={FAKE_HOST: "127.0.0.1"}) as proxy:
+        for password, error in ((PASSWORD, ProviderConnectionError), ("x" + PASSWORD, NetworkUnreachable)):
+            chosen = Proxy.parse(proxy.url(user=USER, password=password), "proxy.duckduckgo")
+            transport = Transport(timeout=5, proxies=Proxies({"duckduckgo": chosen}))
+            try:
+                with pytest.raises(error) as caught:
+                    await transport.send("duckduckgo", HttpRequest("GET", f"https://{FAKE_HOST}:{ddg.port}/html/"))
+            finally:
+                await transport.aclose()
+            assert type(caught.value) is error and PASSWORD not in str(caught.value) + repr(caught.value)
+    assert [(p.how, p.host, p.port, p.user) for p in proxy.passed] == [("CONNECT", FAKE_HOST, ddg.port, USER)]
+    assert proxy.refused == 1 and "refused the tunnel (HTTP 407)" in str(caught.value)
