@@ -18,7 +18,7 @@ from websearch import WebSearch, render
 from websearch._core._settings import Settings
 from websearch._http._proxies import Proxies, Proxy
 from websearch._http._transport import Transport
-from websearch.errors import ConfigError, NetworkUnreachable, ProviderConnectionError
+from websearch.errors import ConfigError, ConfigWarning, NetworkUnreachable, ProviderConnectionError
 from websearch.providers import PROVIDERS, HttpRequest
 from websearch.state import MemoryStore
 from websearch.testing import FAKES, FakeDuckDuckGo, FakeResolver, FakeSite, Reply
@@ -319,3 +319,11 @@ async def test_https_goes_through_an_http_proxy_by_connect_with_the_login_on_the
             assert type(caught.value) is error and PASSWORD not in str(caught.value) + repr(caught.value)
     assert [(p.how, p.host, p.port, p.user) for p in proxy.passed] == [("CONNECT", FAKE_HOST, ddg.port, USER)]
     assert proxy.refused == 1 and "refused the tunnel (HTTP 407)" in str(caught.value)
+
+
+def test_a_proxy_for_a_provider_websearch_does_not_know_is_warned_of_and_unused(config_dir: Path) -> None:
+    """A misspelt id would otherwise send that provider's traffic past the proxy meant for it, silently."""
+    write_settings(config_dir, '[proxy]\nduckduckgoo = "http://127.0.0.1:3128"\n')
+    with pytest.warns(ConfigWarning, match=r"proxy\.duckduckgoo.*proxy\.duckduckgo"):
+        ws = WebSearch(env={"WEBSEARCH_CONFIG_DIR": str(config_dir)})
+    assert ws._proxies.configured == {}

@@ -137,9 +137,11 @@ class Proxies:
     def from_settings(cls, settings: Settings, env: Mapping[str, str]) -> Proxies:
         """`[proxy] <id>` (and `[fetch] proxy`, the older spelling of `[proxy] fetch`),
         `[http] proxy`, and `env` unless `[http] trust_env = false`."""
+        from .._core._settings import DEFAULTS
+
         configured: dict[str, Proxy] = {}
         for key, value in settings.items("proxy.").items():
-            if isinstance(value, str) and value.strip():
+            if key in DEFAULTS and isinstance(value, str) and value.strip():  # another key was warned of, ignored
                 configured[key.removeprefix("proxy.")] = Proxy.parse(value, key)
         older = settings.get("fetch.proxy")
         if FETCH not in configured and isinstance(older, str) and older.strip():

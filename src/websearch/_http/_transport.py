@@ -17,6 +17,7 @@ import asyncio
 import errno
 import functools
 import json
+import os
 import re
 import socket
 import threading
@@ -460,7 +461,10 @@ class Transport(BaseTransport):
         label = self._label(provider)
         via = self._proxies.for_url(provider, request.url)
         shown = via.shown if via is not None else "the SOCKS proxy"
-        reason = redact(str(exc) or type(exc).__name__, request.secrets + self._proxy_secrets)
+        cause = exc.__cause__  # python-socks's error: an OSError when the proxy was out of reach
+        number = cause.errno if isinstance(cause, OSError) else None
+        said = os.strerror(number) if number else str(exc) or type(exc).__name__
+        reason = redact(said, request.secrets + self._proxy_secrets)
         code = getattr(exc, "error_code", None)
         if isinstance(code, int) and code not in (1, 2):  # not "general failure" nor "not allowed by ruleset"
             message = f"{label} request failed: the proxy {shown} could not reach it ({reason})"

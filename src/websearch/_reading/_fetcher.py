@@ -428,7 +428,9 @@ def _socks_errors() -> tuple[type[Exception], ...]:
 def _connection_error(exc: aiohttp.ClientError, url: str, proxy: Proxy | None) -> FetchError:
     if isinstance(exc, aiohttp.InvalidURL):
         return UrlNotAllowed(url, f"{url} cannot be requested; check how the URL is written")
-    if isinstance(exc, aiohttp.ClientProxyConnectionError | aiohttp.ClientHttpProxyError) and proxy is not None:
+    if isinstance(exc, aiohttp.ClientHttpProxyError) and proxy is not None:  # its answer to the CONNECT
+        return FetchConnectionError(url, f"the proxy {proxy.shown} refused the tunnel to {url} (HTTP {exc.status})")
+    if isinstance(exc, aiohttp.ClientProxyConnectionError) and proxy is not None:
         return FetchConnectionError(url, f"the proxy {proxy.shown} could not be reached; check the proxy setting")
     if isinstance(exc, aiohttp.ClientConnectorCertificateError | aiohttp.ClientSSLError):
         return FetchConnectionError(url, f"{url} has no valid TLS certificate for its name; websearch did not read it")
