@@ -143,7 +143,6 @@ class Fetcher:
         if proxy is not None:
             proxies = Proxies({FETCH: Proxy.parse(proxy, "proxy.fetch")})
         self._proxies = proxies or Proxies()
-        self._proxy_secrets = self._proxies.secrets()
         self._timeout = timeout
         #: A session per proxy (None: direct, on the pinned resolver).
         self._sessions: dict[Proxy | None, aiohttp.ClientSession] = {}
