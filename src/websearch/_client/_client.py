@@ -41,6 +41,7 @@ from .._engine._fanout import DEFAULT_SOFT_DEADLINE, FUSED, PUBLIC, Fanout
 from .._engine._health import describe
 from .._engine._lineup import Lineup, load_provider
 from .._http._deferred import DeferredTransport, loaded
+from .._http._proxies import Proxies
 from ..errors import ConfigError, InvalidSearchParams
 from ._reading import Reads
 
@@ -135,6 +136,9 @@ class WebSearch(Reads):
         self.timeout = timeout if timeout is not None else self.settings.http_timeout
         if not 0 < self.timeout < float("inf"):
             raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout}")
+        #: Each request's proxy (`[proxy] <id>`, `[http] proxy`, the environment): checked here,
+        #: so a malformed proxy, or a SOCKS one without the socks extra, fails now.
+        self._proxies = Proxies.from_settings(self.settings, self.env)
         if providers is not None:  # a list given in code keeps its order
             self.lineup = Lineup(providers)
         else:
@@ -186,6 +190,7 @@ class WebSearch(Reads):
             "labels": labels,
             "max_stream_bytes": stream,
             "max_event_bytes": event,
+            "proxies": self._proxies,
         }
         module = loaded()
         return DeferredTransport(**options) if module is None else module.Transport(**options)

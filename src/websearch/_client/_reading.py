@@ -20,6 +20,7 @@ from ..errors import InvalidSearchParams
 if TYPE_CHECKING:
     from .._core._types import SearchResponse
     from .._engine._engine import Engine
+    from .._http._proxies import Proxies
     from .._reading._policy import Resolver
     from .._reading._reader import Reader
 
@@ -33,6 +34,7 @@ class Reads:
 
     engine: Engine
     _resolver: Resolver | None
+    _proxies: Proxies
     _reader_of: tuple[Engine, Reader] | None = None
 
     if TYPE_CHECKING:  # WebSearch's own
@@ -47,7 +49,7 @@ class Reads:
         if made is None or made[0] is not self.engine:
             from .._reading._reader import Reader
 
-            made = self._reader_of = (self.engine, Reader(self.engine, resolver=self._resolver))
+            made = self._reader_of = (self.engine, Reader(self.engine, resolver=self._resolver, proxies=self._proxies))
         return made[1]
 
     async def afetch(

@@ -39,8 +39,10 @@ __all__ = [
     "pacing_rate",
     "parse_rate",
     "positive",
+    "proxy_url",
     "rate_limit",
     "setting_tokens",
+    "split_proxy_url",
     "state_backend",
     "string",
     "whole_number",
@@ -157,6 +159,43 @@ def check_http_url(name: str, value: str) -> None:
         fine = False
     if not fine:
         raise ConfigError(f"{name} must be an http:// or https:// URL with a host; got {without_userinfo(value)!r}")
+
+
+#: The schemes a proxy URL may have, and the port each means when the URL gives none.
+PROXY_PORTS: Final = {"http": 80, "https": 443, "socks5": 1080, "socks5h": 1080}
+
+
+def split_proxy_url(name: str, value: str) -> tuple[str, str, int, str | None, str | None]:
+    """(scheme, host, port, user, password) of a proxy URL (`http://`, `https://`, `socks5://`,
+    `socks5h://`; a bare `host:port` is http, as curl reads it), the user and password
+    percent-decoded; ConfigError naming `name` otherwise, the URL quoted without its credentials."""
+    from urllib.parse import unquote
+
+    text = value.strip()
+    if "://" not in text:
+        text = f"http://{text}"
+    try:
+        parts = urlsplit(text)
+        scheme = parts.scheme.lower()
+        port = parts.port or PROXY_PORTS.get(scheme)
+        host = parts.hostname
+        fine = scheme in PROXY_PORTS and bool(host) and parts.path in ("", "/") and not parts.query
+    except ValueError:
+        fine, scheme, host, port = False, "", None, None
+    if not fine or host is None or port is None:
+        raise ConfigError(
+            f"{name} must be a proxy URL (http://, https://, socks5:// or socks5h:// and a host); "
+            f"got {without_userinfo(value)!r}"
+        )
+    user = unquote(parts.username) if parts.username is not None else None
+    password = unquote(parts.password) if parts.password is not None else None
+    return scheme, host, port, user, password
+
+
+def proxy_url(key: str, value: Any) -> None:
+    """A proxy URL (`split_proxy_url`)."""
+    string(key, value)
+    split_proxy_url(f"setting {key}", value)
 
 
 def without_userinfo(url: str) -> str:

@@ -35,6 +35,7 @@ from ._checks import (
     non_negative,
     pacing_rate,
     positive,
+    proxy_url,
     reranker_name,
     state_backend,
     string,
@@ -60,7 +61,7 @@ DEFAULT_EVENT_KB: Final = 4096.0  # so is one event of it larger than this
 
 #: Settings whose values are secrets, or say where state lives: never part of a cache key.
 _NOT_IN_ANSWERS: Final = frozenset(
-    {"searxng.basicUsername", "searxng.basicPassword", "searxng.token", "state.url", "serve.tokens"}
+    {"searxng.basicUsername", "searxng.basicPassword", "searxng.token", "state.url", "serve.tokens", "fetch.proxy"}
 )
 #: The tables of settings that run a search without changing what it answers.
 _RUN_ONLY: Final = (
@@ -74,6 +75,7 @@ _RUN_ONLY: Final = (
     "fanout.soft",
     "timeout.",
     "providers.webSearchTimeoutSeconds",
+    "proxy.",
 )
 #: Environment variables, by how their names end, that move a provider or choose its model.
 _ANSWER_ENV: Final = ("_BASE_URL", "_MODEL", "_ENDPOINT")
@@ -389,6 +391,9 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     _row("http.timeout", float, positive, DEFAULT_TIMEOUT),
     _row("http.max_stream_mb", float, positive, DEFAULT_STREAM_MB),
     _row("http.max_event_kb", float, positive, DEFAULT_EVENT_KB),
+    _row("http.proxy", str, proxy_url),
+    _row("http.trust_env", bool, boolean, True),
+    *(_row(f"proxy.{name}", str, proxy_url) for name in (*SEARCH_PROVIDER_ORDER, "fetch")),
     _row("mcp.format", str, mcp_format, "blocks"),
     _row("mcp.structured_output", bool, boolean, True),
     _row("state.url", str, string, None, "WEBSEARCH_REDIS_URL"),
@@ -410,7 +415,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     _row("fetch.robots", bool, boolean, True),
     _row("fetch.host_rate", str, pacing_rate, "1/s"),
     _row("fetch.deadline", float, positive, 30.0),
-    _row("fetch.proxy", str, endpoint),
+    _row("fetch.proxy", str, proxy_url),  # the older spelling of proxy.fetch
     _row("fetch.ttl", float, non_negative),
     _row("research.pages", int, whole_number, 5),
     _row("research.budget_chars", int, whole_number, 12000),

@@ -1,5 +1,10 @@
 """The only module that touches aiohttp: pooled sessions, timeouts, proxies, redaction.
 
+Proxies are chosen per request by `Proxies` (per provider, `[http] proxy`, the environment): an
+HTTP(S) proxy rides on the loop's pooled session (aiohttp's `proxy=`, its credentials as a
+`Proxy-Authorization` header, never in the URL aiohttp keeps); a SOCKS proxy needs a connector of
+its own (aiohttp-socks), so each SOCKS proxy gets a pooled session per loop beside it.
+
 Every failure of the wire (refused, reset, timed out, truncated, oversized) becomes a
 `SearchProviderError` subclass here, named for the provider and stripped of every secret the
 request carried, so no other module needs to know aiohttp's exception tree. A request whose
@@ -9,7 +14,6 @@ session the client closed under it is no failure of the provider's: it ends canc
 from __future__ import annotations
 
 import asyncio
-import base64
 import errno
 import functools
 import json
@@ -21,7 +25,6 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final
-from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
 
 import aiohttp
 import orjson
@@ -31,12 +34,14 @@ from .._core._context import BaseTransport, ClosedUnder
 from .._core._settings import DEFAULT_TIMEOUT
 from .._core._wire import HttpRequest, HttpResponse
 from ..errors import (
+    ConfigError,
     InvalidResponse,
     NetworkUnreachable,
     ProviderConnectionError,
     ProviderTimeoutError,
     SearchProviderError,
 )
+from ._proxies import Proxies, Proxy, missing_socks
 
 __all__ = ["MAX_BODY_BYTES", "Transport", "redact"]
 
@@ -88,46 +93,14 @@ def json_text(value: Any) -> str:
         raise ValueError("the request body is nested too deeply to write as JSON") from None
 
 
-class _Proxies:
-    """`HTTP_PROXY` / `HTTPS_PROXY` / `NO_PROXY` (either case) from an env mapping, resolved once
-    per host. aiohttp's own `trust_env` re-reads them (and netrc) in a worker thread on every
-    request, which costs two thread hops per call and throttles concurrency."""
-
-    def __init__(self, env: Mapping[str, str]) -> None:
-        def get(name: str) -> str:
-            return env.get(name.lower()) or env.get(name.upper()) or ""
-
-        self._by_scheme = {scheme: get(f"{scheme}_proxy") for scheme in ("http", "https")}
-        self._no_proxy = get("no_proxy")
-        self._cache: dict[tuple[str, str], tuple[str | None, dict[str, str] | None]] = {}
-
-    def for_url(self, url: URL) -> tuple[str | None, dict[str, str] | None]:
-        """(proxy URL, proxy headers) for a request URL, or (None, None) to go direct."""
-        key = (url.scheme, url.host or "")
-        found = self._cache.get(key)
-        if found is None:
-            found = self._resolve(*key)
-            self._cache[key] = found
-        return found
-
-    def _resolve(self, scheme: str, host: str) -> tuple[str | None, dict[str, str] | None]:
-        proxy = self._by_scheme.get(scheme)
-        if not proxy or (self._no_proxy and proxy_bypass_environment(host, {"no": self._no_proxy})):
-            return None, None
-        proxy_url = URL(proxy if "://" in proxy else f"http://{proxy}")
-        if not proxy_url.user:
-            return str(proxy_url), None
-        token = base64.b64encode(f"{proxy_url.user}:{proxy_url.password or ''}".encode()).decode()
-        return str(proxy_url.with_user(None)), {"Proxy-Authorization": f"Basic {token}"}
-
-
 class Transport(BaseTransport):
     """An aiohttp `ClientSession` per event loop it is used from, created lazily and reused.
 
     `timeout` bounds each request, connect to last byte, redirects included (each hop gets
     what is left of it): `bounds_each_request` says so to the chain, which then needs no timer
-    of its own to keep a search's deadline. Proxies come from the standard
-    `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` variables of `env` (default `os.environ`).
+    of its own to keep a search's deadline. `proxies` chooses each request's proxy (the client
+    builds it from the settings); without it, the standard `HTTPS_PROXY` / `HTTP_PROXY` /
+    `ALL_PROXY` / `NO_PROXY` variables of `env` (default `os.environ`) are read.
     `labels` maps provider ids to the names its error messages use ("Brave" for "brave").
     """
 
@@ -143,6 +116,7 @@ class Transport(BaseTransport):
         max_connections: int = 100,
         env: Mapping[str, str] | None = None,
         labels: Mapping[str, str] | None = None,
+        proxies: Proxies | None = None,
     ) -> None:
         self.timeout: float = timeout
         self._labels = dict(labels or {})
@@ -150,7 +124,13 @@ class Transport(BaseTransport):
         self.max_stream_bytes = max_stream_bytes
         self.max_event_bytes = max_event_bytes
         self.max_connections = max_connections
-        self._proxies = _Proxies(os.environ if env is None else env)
+        self._proxies = proxies if proxies is not None else Proxies.from_env(env)
+        self._proxy_secrets = self._proxies.secrets()
+        #: The pooled session of each SOCKS proxy, per loop (a SOCKS proxy is its session's connector).
+        self._socks: dict[tuple[asyncio.AbstractEventLoop, Proxy], aiohttp.ClientSession] = {}
+        #: What a failed request raises that the transport translates (aiohttp-socks's own
+        #: errors join once a SOCKS session is made).
+        self._failures: tuple[type[Exception], ...] = (TimeoutError, aiohttp.ClientError, ValueError)
         #: The pooled session of the loop used last, with its loop (one tuple: read in one go).
         self._current: tuple[asyncio.AbstractEventLoop, aiohttp.ClientSession] | None = None
         #: The sessions of the other loops the client is used from (its sync `search`'s loop
@@ -186,6 +166,38 @@ class Transport(BaseTransport):
             self._current = (loop, session)
             return session
 
+    def _session_for(self, proxy: Proxy | None) -> aiohttp.ClientSession:
+        """The pooled session a request through `proxy` goes out on: the loop's own, or a SOCKS
+        proxy's (made on first use; ConfigError naming the extra when aiohttp-socks is missing)."""
+        if proxy is None or not proxy.socks:
+            return self._get_session()
+        loop = asyncio.get_running_loop()
+        session = self._socks.get((loop, proxy))
+        if session is not None and not session.closed:
+            return session
+        try:
+            from aiohttp_socks import ProxyConnectionError as SocksConnectionError
+            from aiohttp_socks import ProxyConnector, ProxyType
+            from aiohttp_socks import ProxyError as SocksError
+            from aiohttp_socks import ProxyTimeoutError as SocksTimeoutError
+        except ImportError:
+            raise missing_socks(proxy) from None
+        self._failures = (TimeoutError, aiohttp.ClientError, ValueError, SocksConnectionError, SocksError)
+        self._failures += (SocksTimeoutError,)
+        connector = ProxyConnector(
+            proxy_type=ProxyType.SOCKS5,
+            host=proxy.host,
+            port=proxy.port,
+            username=proxy.user,
+            password=proxy.password,
+            rdns=proxy.remote_names,
+            limit=self.max_connections,
+        )
+        session = aiohttp.ClientSession(connector=connector, timeout=_timeout(self.timeout), json_serialize=json_text)
+        with self._switching:
+            self._socks[(loop, proxy)] = session
+        return session
+
     def _close_later(self, loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSession) -> None:
         """Close the session of a closed loop on `loop` (its connections would be reported
         unclosed when collected); the task is kept until it is done."""
@@ -202,15 +214,18 @@ class Transport(BaseTransport):
             session = self._others.pop(loop, None)
             if self._current is not None and self._current[0] is loop:
                 session, self._current = self._current[1], None
-        if session is not None and not session.closed:
-            self._close_later(loop, session)
+            socks = [self._socks.pop(key) for key in [key for key in self._socks if key[0] is loop]]
+        for each in [session, *socks]:
+            if each is not None and not each.closed:
+                self._close_later(loop, each)
 
     def abandon(self) -> None:
         """Let go of every session without closing one: in a child made by `fork`, their
         sockets and their loops' selectors are the parent's, and closing would act on those.
         Marked closed (aiohttp's own flag), they are not reported unclosed when collected."""
         sessions = list(self._others.values()) + ([self._current[1]] if self._current is not None else [])
-        self._current, self._others = None, {}
+        sessions += self._socks.values()
+        self._current, self._others, self._socks = None, {}, {}
         self._switching = threading.Lock()  # another thread may have held it at the fork
         for session in sessions:
             if session.connector is not None:
@@ -227,19 +242,23 @@ class Transport(BaseTransport):
             closing = [session for owner, session in sessions.items() if owner is loop or owner.is_closed()]
             self._others = {owner: s for owner, s in sessions.items() if not (owner is loop or owner.is_closed())}
             self._current = None
+            done = [key for key in self._socks if key[0] is loop or key[0].is_closed()]
+            closing += [self._socks.pop(key) for key in done]
         for session in closing:
             await session.close()
 
     async def send(self, provider: str, request: HttpRequest) -> HttpResponse:
         """Send `request` and read the whole body; any wire failure raises SearchProviderError,
         and one because the client closed the session under the request, CancelledError."""
-        session = self._get_session()
+        url, kwargs, session = self._request_args(provider, request)
         try:
             started = time.monotonic()
-            url, kwargs = self._request_args(request)
             resp = await session.request(request.method, url, **kwargs)
             if resp.status in _REDIRECT_STATUSES:
                 resp = await self._follow(provider, request, url, kwargs, resp, started)
+            if resp.status == 407 and "proxy" in kwargs:
+                resp.release()
+                raise self._proxy_refused(provider, request)
             try:
                 declared = resp.content_length
                 if declared is None or "content-encoding" in resp.headers:  # count decoded bytes
@@ -250,7 +269,7 @@ class Transport(BaseTransport):
                     body = await resp.read()
             finally:
                 resp.release()
-        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
+        except self._failures as exc:
             raise self._failed(provider, request, exc, session) from None
         return HttpResponse(resp.status, _headers(resp), body, str(resp.url), request.secrets)
 
@@ -264,14 +283,16 @@ class Transport(BaseTransport):
         connection unless the body was read to its end, which is how a cancelled stream is torn
         down. Errors raised by the caller inside the block pass through untouched.
         """
-        session = self._get_session()
+        url, kwargs, session = self._request_args(provider, request)
         try:
             started = time.monotonic()
-            url, kwargs = self._request_args(request)
             resp = await session.request(request.method, url, **kwargs)
             if resp.status in _REDIRECT_STATUSES:
                 resp = await self._follow(provider, request, url, kwargs, resp, started)
-        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
+            if resp.status == 407 and "proxy" in kwargs:
+                resp.release()
+                raise self._proxy_refused(provider, request)
+        except self._failures as exc:
             raise self._failed(provider, request, exc, session) from None
         try:
             head = HttpResponse(resp.status, _headers(resp), b"", str(resp.url), request.secrets)
@@ -284,8 +305,8 @@ class Transport(BaseTransport):
     def _label(self, provider: str) -> str:
         return self._labels.get(provider, provider)
 
-    def _request_args(self, request: HttpRequest) -> tuple[URL, dict[str, Any]]:
-        """The URL (parsed once, for the proxy decision and for aiohttp) and aiohttp's arguments.
+    def _request_args(self, provider: str, request: HttpRequest) -> tuple[URL, dict[str, Any], aiohttp.ClientSession]:
+        """The URL (parsed once, for aiohttp), aiohttp's arguments and the session to send on.
 
         Redirects are followed by `_follow`, not by aiohttp: aiohttp would carry API-key headers
         such as `X-Subscription-Token` to whatever host a redirect names.
@@ -300,19 +321,27 @@ class Transport(BaseTransport):
             kwargs["data"] = list(request.form)
         if request.timeout is not None:
             kwargs["timeout"] = _timeout(request.timeout)
-        self._proxy_args(url, kwargs)
-        return url, kwargs
+        try:
+            session = self._proxy_args(provider, url, kwargs)
+        except ConfigError as exc:  # a SOCKS proxy without its extra: the provider cannot be reached
+            raise NetworkUnreachable(provider, f"{self._label(provider)} request not sent: {exc}") from None
+        return url, kwargs, session
 
-    def _proxy_args(self, url: URL, kwargs: dict[str, Any]) -> None:
+    def _proxy_args(self, provider: str, url: URL, kwargs: dict[str, Any]) -> aiohttp.ClientSession:
+        """Set `kwargs`' proxy for a request of `provider` to `url`; the session it goes out on."""
         kwargs.pop("proxy", None)
         kwargs.pop("proxy_headers", None)
-        proxy, proxy_headers = self._proxies.for_url(url)
-        if proxy is not None:
-            kwargs["proxy"] = proxy
-            if proxy_headers and url.scheme == "http":  # absolute-form request: the header rides on it
-                kwargs["headers"] = {**kwargs["headers"], **proxy_headers}
-            elif proxy_headers:  # https: the header goes on the CONNECT
-                kwargs["proxy_headers"] = proxy_headers
+        if kwargs["headers"] and any(k.lower() == "proxy-authorization" for k in kwargs["headers"]):
+            kwargs["headers"] = {k: v for k, v in kwargs["headers"].items() if k.lower() != "proxy-authorization"}
+        proxy = self._proxies.for_url(provider, str(url))
+        if proxy is not None and not proxy.socks:
+            kwargs["proxy"] = proxy.shown
+            authorization = proxy.authorization()
+            if authorization and url.scheme == "http":  # absolute-form request: the header rides on it
+                kwargs["headers"] = {**kwargs["headers"], **authorization}
+            elif authorization:  # https: the header goes on the CONNECT
+                kwargs["proxy_headers"] = authorization
+        return self._session_for(proxy)
 
     async def _follow(
         self,
@@ -343,10 +372,10 @@ class Transport(BaseTransport):
                 kwargs.pop("json", None)
                 kwargs.pop("data", None)
             kwargs.pop("params", None)  # they are part of the Location already
-            self._proxy_args(target, kwargs)
+            session = self._proxy_args(provider, target, kwargs)
             kwargs["timeout"] = _timeout(max(ends - time.monotonic(), 0.001))  # one budget for all hops
             url = target
-            resp = await self._get_session().request(method, url, **kwargs)
+            resp = await session.request(method, url, **kwargs)
         resp.release()
         raise ProviderConnectionError(provider, f"{self._label(provider)} request failed: too many redirects")
 
@@ -385,7 +414,7 @@ class Transport(BaseTransport):
                 pending = pending[start:]
                 if event + len(pending) > self.max_event_bytes:
                     raise self._stream_too_large(provider, "stream event", self.max_event_bytes)
-        except (TimeoutError, aiohttp.ClientError) as exc:
+        except self._failures as exc:
             raise self._failed(provider, request, exc, session) from None
         if pending:
             yield pending
@@ -411,6 +440,8 @@ class Transport(BaseTransport):
             return error
         if isinstance(exc, aiohttp.ClientError):
             return self._wire_error(provider, request, exc)
+        if not isinstance(exc, ValueError):  # aiohttp-socks's: the SOCKS proxy failed
+            return self._socks_error(provider, request, exc)
         msg = redact(str(exc), request.secrets)  # ValueError: e.g. a malformed base-URL override
         return ProviderConnectionError(provider, f"{label} request could not be sent: {msg}")
 
@@ -424,14 +455,45 @@ class Transport(BaseTransport):
             provider, f"{self._label(provider)} sent a response larger than {limit_mb:g} MB; refused", status
         )
 
+    def _socks_error(self, provider: str, request: HttpRequest, exc: Exception) -> SearchProviderError:
+        """An aiohttp-socks error: the proxy was out of reach or refused us (this machine's way
+        out: NetworkUnreachable), or said it could not reach the provider (its reply code)."""
+        label = self._label(provider)
+        via = self._proxies.for_url(provider, request.url)
+        shown = via.shown if via is not None else "the SOCKS proxy"
+        cause = exc.__cause__  # python-socks's error: an OSError when the proxy was out of reach
+        number = cause.errno if isinstance(cause, OSError) else None
+        said = os.strerror(number) if number else str(exc) or type(exc).__name__
+        reason = redact(said, request.secrets + self._proxy_secrets)
+        code = getattr(exc, "error_code", None)
+        if isinstance(code, int) and code not in (1, 2):  # not "general failure" nor "not allowed by ruleset"
+            message = f"{label} request failed: the proxy {shown} could not reach it ({reason})"
+            return ProviderConnectionError(provider, message)
+        message = f"{label} request failed: could not connect through the proxy {shown} ({reason})"
+        return NetworkUnreachable(provider, message)
+
+    def _proxy_refused(self, provider: str, request: HttpRequest) -> SearchProviderError:
+        """An HTTP proxy's own 407 to a request it carried (no provider answers 407): this
+        machine's way out refused it, so no provider is blamed."""
+        via = self._proxies.for_url(provider, request.url)
+        shown = via.shown if via is not None else "the proxy"
+        message = f"{self._label(provider)} request failed: the proxy {shown} asked for a login (HTTP 407)"
+        return NetworkUnreachable(provider, f"{message}; check the user and password in its URL")
+
     def _wire_error(self, provider: str, request: HttpRequest, exc: aiohttp.ClientError) -> SearchProviderError:
         label = self._label(provider)
+        secrets = request.secrets + self._proxy_secrets
+        if isinstance(exc, aiohttp.ClientHttpProxyError):  # the proxy answered the CONNECT with an error
+            via = self._proxies.for_url(provider, request.url)
+            shown = via.shown if via is not None else "the proxy"
+            what = f"the proxy {shown} refused the tunnel (HTTP {exc.status})"
+            if exc.status == 407:
+                what += "; check the user and password in its URL"
+            return NetworkUnreachable(provider, redact(f"{label} request failed: {what}", secrets))
         if isinstance(exc, aiohttp.ClientConnectorError):
             reason = exc.os_error.strerror or type(exc.os_error).__name__
-            via = self._proxies.for_url(URL(request.url))[0]  # a proxy's failed lookup is no proxy error
-            proxy = isinstance(exc, aiohttp.ClientProxyConnectionError) or (
-                via is not None and URL(via).host == exc.host
-            )
+            via = self._proxies.for_url(provider, request.url)  # a proxy's failed lookup is no proxy error
+            proxy = isinstance(exc, aiohttp.ClientProxyConnectionError) or (via is not None and via.host == exc.host)
             what = f"could not connect to {'the proxy ' if proxy else ''}{exc.host}:{exc.port} ({reason})"
             if (
                 proxy  # this machine's way out, not the provider
@@ -439,7 +501,7 @@ class Transport(BaseTransport):
                 or isinstance(exc.os_error, socket.gaierror)
                 or exc.os_error.errno == errno.ENETUNREACH
             ):
-                return NetworkUnreachable(provider, redact(f"{label} request failed: {what}", request.secrets))
+                return NetworkUnreachable(provider, redact(f"{label} request failed: {what}", secrets))
         elif isinstance(exc, aiohttp.ServerDisconnectedError):
             what = "the server closed the connection without a complete response"
         elif isinstance(exc, aiohttp.ClientPayloadError):
@@ -450,7 +512,7 @@ class Transport(BaseTransport):
             what = "too many redirects"
         else:
             what = f"{type(exc).__name__}: {exc}"
-        return ProviderConnectionError(provider, redact(f"{label} request failed: {what}", request.secrets))
+        return ProviderConnectionError(provider, redact(f"{label} request failed: {what}", secrets))
 
 
 def _carries_secret(name: str, value: str, secrets: tuple[str, ...]) -> bool:

@@ -8,8 +8,11 @@ and the TLS name stay the URL's. Redirects are followed here, hop by hop, each h
 again. The body is read in pieces and decompressed (`_body`), counted after decompression, so a
 compression bomb ends at the cap; the whole fetch, every hop and the body, ends at the budget.
 
-Through a proxy the proxy resolves the name, so pinning cannot hold: the name's own resolution is
-still vetted before each hop and the page says `proxied` (the caller tells the user).
+Through a proxy the proxy resolves the name (or, through socks5://, aiohttp-socks does), so
+pinning cannot hold: the name's own resolution is still vetted before each hop and the page says
+`proxied` (the caller tells the user). Which proxy, if any, is decided per URL by `Proxies`
+(`[proxy] fetch`, `[http] proxy`, the environment); each proxy gets a session of its own, and
+direct requests keep the pinned one.
 
 This module imports aiohttp: it is loaded when a fetch runs, never by `import websearch`.
 """
@@ -18,14 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import ipaddress
 import socket
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Final, Self
+from typing import TYPE_CHECKING, Any, Final, Self
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import aiohttp
@@ -33,6 +38,7 @@ import yarl
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from .._core._checks import without_userinfo
+from .._http._proxies import FETCH, Proxies, Proxy, missing_socks
 from ..errors import (
     FetchConnectionError,
     FetchError,
@@ -69,7 +75,7 @@ class RawPage:
     `redirects` the URLs that redirected, in order (the first is the one asked for),
     `headers` the response's headers with lower-case names, `content_type` the media type alone
     (lower-case) and `charset` its parameter, `proxied` whether it came through a proxy (whose
-    resolution websearch could not pin)."""
+    resolution websearch could not pin) and `proxy_source` the setting or variable that chose it."""
 
     url: str
     status: int
@@ -79,6 +85,7 @@ class RawPage:
     content_type: str | None = None
     charset: str | None = None
     proxied: bool = False
+    proxy_source: str | None = None
 
 
 class _PinnedResolver(AbstractResolver):
@@ -117,8 +124,10 @@ class _PinnedResolver(AbstractResolver):
 class Fetcher:
     """Fetches URLs under a `FetchPolicy`: checked addresses only, redirects re-checked, the body
     capped after decompression, everything within the caller's budget (and `timeout`, seconds,
-    when given). `proxy` sends every request through that HTTP proxy (environment variables are
-    not read here). No cookies are kept between fetches. Use as `async with`, or call `aclose`."""
+    when given). `proxies` chooses each URL's proxy (`[proxy] fetch`, `[http] proxy`, the
+    environment); `proxy`, a proxy URL, sends every request through it instead. Without either,
+    no proxy (environment variables are not read here). No cookies are kept between fetches.
+    Use as `async with`, or call `aclose`."""
 
     def __init__(
         self,
@@ -126,35 +135,43 @@ class Fetcher:
         *,
         resolver: Resolver | None = None,
         proxy: str | None = None,
+        proxies: Proxies | None = None,
         timeout: float | None = None,
     ) -> None:
         self.policy = policy
         self._resolver: Resolver = resolver or SystemResolver()
-        self._proxy = proxy
+        if proxy is not None:
+            proxies = Proxies({FETCH: Proxy.parse(proxy, "proxy.fetch")})
+        self._proxies = proxies or Proxies()
         self._timeout = timeout
-        self._session: aiohttp.ClientSession | None = None
+        #: A session per proxy (None: direct, on the pinned resolver).
+        self._sessions: dict[Proxy | None, aiohttp.ClientSession] = {}
 
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            if self._proxy is None:
-                resolver: AbstractResolver | None = _PinnedResolver(self._resolver, self.policy)
-            else:
-                resolver = None  # the connector resolves only the proxy's own host
-            connector = aiohttp.TCPConnector(resolver=resolver, use_dns_cache=False, ttl_dns_cache=0)
-            self._session = aiohttp.ClientSession(
+    def _client(self, proxy: Proxy | None) -> aiohttp.ClientSession:
+        session = self._sessions.get(proxy)
+        if session is None or session.closed:
+            connector: aiohttp.TCPConnector
+            if proxy is None:
+                resolver = _PinnedResolver(self._resolver, self.policy)
+                connector = aiohttp.TCPConnector(resolver=resolver, use_dns_cache=False, ttl_dns_cache=0)
+            elif proxy.socks:
+                connector = _socks_connector(proxy)
+            else:  # the connector resolves only the proxy's own host
+                connector = aiohttp.TCPConnector(use_dns_cache=False, ttl_dns_cache=0)
+            session = self._sessions[proxy] = aiohttp.ClientSession(
                 connector=connector,
                 cookie_jar=aiohttp.DummyCookieJar(),
                 trust_env=False,
                 auto_decompress=False,  # decompressed here, counted against the cap
                 timeout=aiohttp.ClientTimeout(total=None),
             )
-        return self._session
+        return session
 
     async def aclose(self) -> None:
         """Close the connections."""
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            await session.close()
 
     async def __aenter__(self) -> Self:
         return self
@@ -229,15 +246,23 @@ class Fetcher:
         target = urlunsplit(parts._replace(fragment=""))
         hop[0] = target
         wire = _as_requested(target, parts.hostname or "")
-        if self._proxy is not None and parts.hostname is not None:
+        proxy = self._proxies.for_url(FETCH, target)
+        if proxy is not None and parts.hostname is not None:  # not pinned: the name's own addresses checked
             port = parts.port or (443 if parts.scheme == "https" else 80)
             await vetted(self._resolver, parts.hostname, port, self.policy, url=target)
         token = _HOP.set(target)
+        through = _through(proxy, parts.scheme, headers)
         try:
-            async with self._client().get(wire, headers=headers, allow_redirects=False, proxy=self._proxy) as resp:
+            async with self._client(proxy).get(wire, allow_redirects=False, **through) as resp:
+                if resp.status == 407 and proxy is not None:  # the proxy's own answer, not the page's
+                    message = (
+                        f"the proxy {proxy.shown} asked for a login (HTTP 407); check the user and password in its URL"
+                    )
+                    raise FetchConnectionError(target, message)
                 location = resp.headers.get("Location") if resp.status in _REDIRECTS else None
                 if location is None:
-                    return await self._page(resp, target, tuple(redirects), budget, cap, truncate)
+                    page = await self._page(resp, target, tuple(redirects), budget, cap, truncate)
+                    return page if proxy is None else dataclasses.replace(page, proxied=True, proxy_source=proxy.source)
                 if len(redirects) >= self.policy.max_redirects:
                     raise TooManyRedirects(
                         target,
@@ -249,7 +274,11 @@ class Fetcher:
         except FetchError:
             raise
         except aiohttp.ClientError as exc:
-            raise _connection_error(exc, target, self._proxy) from None
+            raise _connection_error(exc, target, proxy) from None
+        except _socks_errors():
+            shown = proxy.shown if proxy is not None else "the SOCKS proxy"
+            message = f"could not read {target} through the proxy {shown}; check the proxy setting"
+            raise FetchConnectionError(target, message) from None
         except OSError as exc:
             raise FetchConnectionError(target, f"could not read {target} ({_reason(exc)}); try again later") from None
         except ValueError:
@@ -288,7 +317,7 @@ class Fetcher:
         if not truncate and resp.content_length is not None and resp.content_length > cap:
             raise too_large(url, cap)
         body = await read_capped(resp.content.iter_any(), _encoding(resp), url, cap, truncate=truncate)
-        return RawPage(url, resp.status, headers, body, redirects, media, charset, self._proxy is not None)
+        return RawPage(url, resp.status, headers, body, redirects, media, charset)
 
 
 def _origin_of(url: str) -> tuple[str, str | None, int | None]:
@@ -357,13 +386,51 @@ def _reason(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
-def _connection_error(exc: aiohttp.ClientError, url: str, proxy: str | None) -> FetchError:
+def _through(proxy: Proxy | None, scheme: str, headers: dict[str, str]) -> dict[str, Any]:
+    """aiohttp's arguments for a request through `proxy`: its URL without credentials, and its
+    credentials as `Proxy-Authorization` (on the request itself for http://, on the CONNECT for
+    https://). A SOCKS proxy is its session's connector and needs none."""
+    if proxy is None or proxy.socks:
+        return {"headers": headers}
+    authorization = proxy.authorization() or {}
+    if scheme == "http":
+        return {"headers": {**headers, **authorization}, "proxy": proxy.shown}
+    return {"headers": headers, "proxy": proxy.shown, "proxy_headers": authorization or None}
+
+
+def _socks_connector(proxy: Proxy) -> aiohttp.TCPConnector:
+    """aiohttp-socks's connector for `proxy`; ConfigError naming the extra when it is missing."""
+    try:
+        from aiohttp_socks import ProxyConnector, ProxyType
+    except ImportError:
+        raise missing_socks(proxy) from None
+    return ProxyConnector(
+        proxy_type=ProxyType.SOCKS5,
+        host=proxy.host,
+        port=proxy.port,
+        username=proxy.user,
+        password=proxy.password,
+        rdns=proxy.remote_names,
+        use_dns_cache=False,
+        ttl_dns_cache=0,
+    )
+
+
+def _socks_errors() -> tuple[type[Exception], ...]:
+    """aiohttp-socks's errors (plain Exceptions) once it is loaded; none before."""
+    module = sys.modules.get("aiohttp_socks")
+    if module is None:
+        return ()
+    return (module.ProxyConnectionError, module.ProxyError, module.ProxyTimeoutError)
+
+
+def _connection_error(exc: aiohttp.ClientError, url: str, proxy: Proxy | None) -> FetchError:
     if isinstance(exc, aiohttp.InvalidURL):
         return UrlNotAllowed(url, f"{url} cannot be requested; check how the URL is written")
+    if isinstance(exc, aiohttp.ClientHttpProxyError) and proxy is not None:  # its answer to the CONNECT
+        return FetchConnectionError(url, f"the proxy {proxy.shown} refused the tunnel to {url} (HTTP {exc.status})")
     if isinstance(exc, aiohttp.ClientProxyConnectionError) and proxy is not None:
-        return FetchConnectionError(
-            url, f"the proxy {without_userinfo(proxy)} could not be reached; check the proxy setting"
-        )
+        return FetchConnectionError(url, f"the proxy {proxy.shown} could not be reached; check the proxy setting")
     if isinstance(exc, aiohttp.ClientConnectorCertificateError | aiohttp.ClientSSLError):
         return FetchConnectionError(url, f"{url} has no valid TLS certificate for its name; websearch did not read it")
     if isinstance(exc, aiohttp.ClientConnectorError):

@@ -33,6 +33,7 @@ from ._page_cache import decode, encode, page_key
 
 if TYPE_CHECKING:
     from .._engine._engine import Engine
+    from .._http._proxies import Proxies
     from ._extract import Extracted
     from ._fetcher import Fetcher, RawPage
     from ._policy import FetchPolicy, Resolver
@@ -63,7 +64,8 @@ class Reader:
     """Reads pages for one client, on its engine's store, clock and settings. `resolver`
     replaces the system's name lookups (a test's imitation DNS)."""
 
-    def __init__(self, engine: Engine, *, resolver: Resolver | None = None) -> None:
+    def __init__(self, engine: Engine, *, resolver: Resolver | None = None, proxies: Proxies | None = None) -> None:
+        from .._http._proxies import Proxies
         from ._policy import FetchPolicy
 
         settings = engine.settings
@@ -76,7 +78,8 @@ class Reader:
             robots=bool(settings.get("fetch.robots", True)),
         )
         self.deadline = float(settings.get("fetch.deadline", 30.0))
-        self.proxy: str | None = settings.get("fetch.proxy")
+        #: The proxy of each fetch: `[proxy] fetch` (or `[fetch] proxy`), `[http] proxy`, the environment.
+        self.proxies: Proxies = proxies if proxies is not None else Proxies.from_settings(settings, engine.env)
         from .._core._checks import parse_rate
 
         self.host_rate = parse_rate(str(settings.get("fetch.host_rate", "1/s")))
@@ -188,7 +191,7 @@ class Reader:
 
         notices: list[Notice] = []
         if raw.proxied:
-            notices.append(_PROXIED)
+            notices.append(_proxied(raw.proxy_source or "proxy.fetch"))
         source = raw
         if raw.content_type in _HTML_TYPES and fmt == "markdown":
             alternate = markdown_alternate(raw.body, raw.url)
@@ -238,7 +241,7 @@ class Reader:
             from ._fetcher import Fetcher
             from ._robots import Robots
 
-            fetcher = Fetcher(self.policy, resolver=self._resolver, proxy=self.proxy)
+            fetcher = Fetcher(self.policy, resolver=self._resolver, proxies=self.proxies)
             pair = self._fetchers[loop] = (fetcher, Robots(fetcher, self.clock))
         return pair
 
@@ -297,12 +300,14 @@ class Reader:
         return encode(page, wall_seconds(self.clock)), self.ttl, "fetch"
 
 
-_PROXIED: Final = not_applied(
-    "fetch.proxy",
-    "(set)",
-    "for address pinning: through a proxy, the proxy connects, so websearch checked the name's own "
-    "addresses but cannot hold the connection to them",
-)
+def _proxied(source: str) -> Notice:
+    """The notice of a page read through a proxy, named by the setting or variable that chose it."""
+    return not_applied(
+        source,
+        "(set)",
+        "for address pinning: through a proxy, the proxy connects, so websearch checked the name's own "
+        "addresses but cannot hold the connection to them",
+    )
 
 
 def _read_text(
