@@ -277,8 +277,11 @@ async def test_every_provider_gets_the_operators_it_honours(provider: str, confi
     assert ("filetype:pdf" in sent) == ("filetype" in kept), sent
     assert ("after:2025-01-01" in sent) == ("after" in kept), sent
     assert sent.count("site:example.org") <= max(1, len(fake.requests)), sent  # never doubled
-    if "site" in kept or "include_domains" in load_provider(provider).supports:
+    supports = load_provider(provider).supports
+    if "site" in kept or "include_domains" in supports:
         assert "example.org" in sent  # as a native domain filter, a site: operator or an instruction
+    if "site" not in kept and supports.get("include_domains") == "native":
+        assert "site:example.org" not in sent, sent  # the provider's own domain filter carries it
     holds(response)
     notices = [n for n in response.notices if n.param in ("include_domains", "start_published_date")]
     assert all(n.value is not None for n in notices), notices  # never `include_domains=null`
@@ -414,3 +417,14 @@ def test_the_operator_table_covers_every_provider() -> None:
     cells = {(p, op): c for p, op, c in rows}
     assert cells["google", "site"] == "native" and cells["exa", "filetype"] == "post-filtered"
     assert cells["tavily", "site"] == "native"  # its include_domains
+
+
+async def test_a_coarse_window_names_the_operator_it_widened(config_dir: Path) -> None:
+    with FakeDuckDuckGo() as fake:
+        env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **fake.env}
+        async with make_client(env=env, clock=FakeClock()) as ws:
+            response = await ws.asearch("foo after:2026-11-25", provider="duckduckgo")
+        assert ("df", "w") in fake.last.form()
+    (notice,) = [n for n in response.notices if n.kind == "widened"]
+    assert (notice.param, notice.value) == ("query", "after:2026-11-25")
+    assert notice.message.startswith('query="after:2026-11-25" widened to df=w (the past week)')

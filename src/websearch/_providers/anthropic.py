@@ -132,6 +132,8 @@ class Auth:
 
 class Anthropic(HttpProvider):
     info = PROVIDERS["anthropic"]
+    #: Query operators: Domains go in the tool's allowed/blocked lists; dates and the others stay in the question as
+    #: instructions.
     operators = honours(approximate="after before filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "approximate",

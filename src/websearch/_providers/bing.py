@@ -62,6 +62,8 @@ is_challenge: Final = Challenge(
 
 class Bing(KeylessEngine[Page]):
     info = PROVIDERS["bing"]
+    #: Query operators: Bing documents `site:`, `filetype:`/`ext:` and `intitle:`; `inurl:` is left to the chain's
+    #: check.
     operators = honours(native="site -site filetype intitle")
     url = URL
     headers = HEADERS

@@ -87,6 +87,8 @@ def _per_second(headers: Mapping[str, str]) -> float | None:
 
 class Brave(HttpProvider):
     info = PROVIDERS["brave"]
+    #: Query operators: Brave documents `filetype:`/`ext:` and `intitle:`; it treats `site:` loosely (the chain checks
+    #: it), dates are `freshness`.
     operators = honours(native="filetype intitle", approximate="site -site")
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",

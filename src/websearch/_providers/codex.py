@@ -126,6 +126,7 @@ def _resets_in(headers: Mapping[str, str], code: str | None, body: Any) -> float
 
 class Codex(Provider):
     info = PROVIDERS["codex"]
+    #: Query operators: `site:` is the tool's allowed domains; the others stay in the question as instructions.
     operators = honours(approximate="-site after before filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "approximate",

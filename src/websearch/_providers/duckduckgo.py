@@ -115,6 +115,8 @@ def _is_end_row(title: str, url: str) -> bool:
 
 class DuckDuckGo(KeylessEngine[Page]):
     info = PROVIDERS["duckduckgo"]
+    #: Query operators: DuckDuckGo honours `site:`, `-site:`, `filetype:`, `intitle:` and `inurl:` in `q`; dates are
+    #: coarse windows.
     operators = honours(native="site -site filetype intitle inurl")
     url = URL
     method = "POST"

@@ -71,6 +71,7 @@ is_challenge: Final = Challenge(
 
 class Ecosia(KeylessEngine[Page]):
     info = PROVIDERS["ecosia"]
+    #: Query operators: Its upstream index treats `site:` loosely; the chain's check holds it.
     operators = honours(approximate="site -site")
     url = URL
     headers = HEADERS

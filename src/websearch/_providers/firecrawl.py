@@ -90,6 +90,7 @@ def _retry_in_text(headers: Mapping[str, str], code: str | None, body: Any) -> f
 
 class Firecrawl(HttpProvider):
     info = PROVIDERS["firecrawl"]
+    #: Query operators: Firecrawl's search passes the operators to its engine, loosely.
     operators = honours(approximate="site -site filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",

@@ -141,6 +141,8 @@ class Route:
 
 class Gemini(Provider):
     info = PROVIDERS["gemini"]
+    #: Query operators: No domain filter: `site:` and the others stay in the question as instructions; dates are
+    #: `timeRangeFilter`.
     operators = honours(approximate="site -site filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",

@@ -101,6 +101,8 @@ class Page(paging.Page):
 
 class Google(KeylessEngine[Page]):
     info = PROVIDERS["google"]
+    #: Query operators: Google's own operators, kept in `q`; `site:`/`-site:` come back from the domain filters, the
+    #: dates go in `tbs`.
     operators = honours(native="site -site filetype intitle inurl after before")
     url = URL
     headers = HEADERS

@@ -62,6 +62,8 @@ WHOLE_DAYS: Final = "Kagi's date filters take dates only"
 
 class Kagi(HttpProvider):
     info = PROVIDERS["kagi"]
+    #: Query operators: Kagi's search honours `site:`, `-site:`, `filetype:`, `intitle:` and `inurl:` in the query;
+    #: dates are its own fields.
     operators = honours(native="site -site filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",

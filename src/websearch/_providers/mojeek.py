@@ -61,6 +61,8 @@ is_challenge: Final = Challenge(
 
 class Mojeek(KeylessEngine[Page]):
     info = PROVIDERS["mojeek"]
+    #: Query operators: Mojeek honours `site:`; `-site:` may cost a block (docs/engines/mojeek.md); the rest is the
+    #: chain's check.
     operators = honours(native="site", approximate="-site")
     url = URL
     headers = HEADERS

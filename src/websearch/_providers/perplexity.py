@@ -121,6 +121,8 @@ class Methods:
 
 class Perplexity(Provider):
     info = INFO
+    #: Query operators: Domains and dates go in its filter fields; the other operators stay in the question as
+    #: instructions.
     operators = honours(approximate="filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         **dict.fromkeys(("recency", "limit", "num_search_results", "max_tokens", "temperature"), "native"),

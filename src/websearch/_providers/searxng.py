@@ -102,6 +102,8 @@ class Page:
 
 class SearXNG(HttpProvider):
     info = PROVIDERS["searxng"]
+    #: Query operators: The query goes as it was written (its engines read the operators); only the caller's domain
+    #: lists are added.
     operators = honours(approximate="site -site after before filetype intitle inurl")
     #: The keyless engines' coarse windows and `site:` operators, and SearXNG's categories (news,
     #: publication, github and its own category names).

@@ -99,6 +99,7 @@ class Page(paging.Page):
 
 class Startpage(KeylessEngine[Page]):
     info = PROVIDERS["startpage"]
+    #: Query operators: Google's results behind it: `site:` holds; the others reach Google loosely through Startpage.
     operators = honours(native="site -site", approximate="filetype intitle inurl")
     url = URL
     headers = HEADERS

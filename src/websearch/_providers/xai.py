@@ -55,6 +55,7 @@ def _read_error(data: Any) -> tuple[str | None, str | None]:
 
 class XAI(HttpProvider):
     info = PROVIDERS["xai"]
+    #: Query operators: Domains go in its search filters; dates and the others stay in the question as instructions.
     operators = honours(approximate="after before filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "approximate",

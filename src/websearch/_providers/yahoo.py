@@ -55,6 +55,7 @@ _AD_TARGETS: Final = ("https://www.bing.com/aclick", "http://www.bing.com/aclick
 
 class Yahoo(KeylessEngine[Page]):
     info = PROVIDERS["yahoo"]
+    #: Query operators: Bing's index behind it: `site:` holds, `filetype:` loosely.
     operators = honours(native="site -site", approximate="filetype")
     url = URL
     headers = HEADERS

@@ -109,6 +109,8 @@ def read_error(data: Any) -> tuple[str | None, str | None]:
 
 class ZAI(Provider):
     info = PROVIDERS["zai"]
+    #: Query operators: One `site:` is its domain filter, the start a recency window; the others stay in the question as
+    #: instructions.
     operators = honours(approximate="-site before filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",
