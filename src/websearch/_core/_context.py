@@ -217,14 +217,15 @@ class ProviderContext:
         )
 
     def filters(self, params: SearchParams) -> Filters:
-        """The normalised richer parameters (`websearch._core._filters`), computed once per search."""
-        if not params.rich:
+        """The normalised richer parameters and query operators (`websearch._core._filters`),
+        computed once per search."""
+        if not params.rich and ":" not in params.query:  # `_operators.may_have_operators`, inlined
             return _no_filters()
         return self._resolve(params)[1]
 
     def filter_notices(self, params: SearchParams) -> list[Notice]:
-        """What normalising the richer parameters changed or dropped."""
-        return list(self._resolve(params)[2]) if params.rich else []
+        """What normalising the richer parameters and the query's operators changed or dropped."""
+        return list(self._resolve(params)[2]) if params.rich or ":" in params.query else []
 
     def _resolve(self, params: SearchParams) -> tuple[SearchParams, Filters, list[Notice]]:
         """One slot: a context serves one search, so it sees one `SearchParams`."""

@@ -13,7 +13,14 @@ not depend on the provider and says, in notices, everything it changed or droppe
   unscoped), `pdf` / `github` pass through as deprecated (that `company` / `people` take no
   date filter and no `exclude_domains` is Exa's rule, applied by Exa's plan: another provider
   serving the search keeps them);
-- domain lists: a URL given for a domain is its host; at most 20 entries each.
+- domain lists: a URL given for a domain is its host; at most 20 entries each;
+- query operators (`websearch._core._operators`), read from the query even when no richer
+  parameter is set: `site:` is `include_domains`, `-site:` joins `exclude_domains`, `after:` /
+  `before:` are the start and end dates, so every provider's own mapping of those applies. An
+  explicit parameter wins over an operator that contradicts it (a `site:` outside the given
+  `include_domains`, `after:` beside a start date or `recency`), with a notice; the rest combine.
+  What came from the query is kept apart (`query_sites`, `query_excludes`, `query_start`,
+  `query_end`): the chain enforces it leniently, and the explicit lists strictly.
 """
 
 from __future__ import annotations
@@ -21,13 +28,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Final, Literal
 from urllib.parse import urlsplit
 
 from ._dates import parse_date
 from ._notices import Notice, approximated, clamped, dropped, overridden, replaced
+from ._operators import QueryOperators, may_have_operators, parse_operators
 from ._params import LEGACY_MODES, TEXT_CHARS_RANGE
 from ._types import SearchParams, SearchSource
 
@@ -36,6 +44,7 @@ __all__ = [
     "Filters",
     "on_domains",
     "positive_number",
+    "query_filters",
     "recency_start",
     "resolve_filters",
     "source_on_domains",
@@ -70,6 +79,39 @@ class Filters:
     exclude_domains: tuple[str, ...] = ()
     summary: bool = False
     sort_by_date: bool = False
+    #: The query's operators, when it holds one that constrains the results (else None).
+    operators: QueryOperators | None = None
+    #: `include_domains` taken from `site:` (none was given); `exclude_domains` entries taken from `-site:`.
+    query_sites: tuple[str, ...] = ()
+    query_excludes: tuple[str, ...] = ()
+    #: The `after:` / `before:` operator the start / end came from (its `start_source` reads
+    #: "start_published_date": a whole day, as a date given there would be).
+    query_start: str | None = None
+    query_end: str | None = None
+
+    @property
+    def explicit_include(self) -> tuple[str, ...]:
+        """`include_domains` as the caller gave them (none when they came from `site:`)."""
+        return () if self.query_sites else self.include_domains
+
+    @property
+    def explicit_exclude(self) -> tuple[str, ...]:
+        """`exclude_domains` as the caller gave them (without those from `-site:`)."""
+        return tuple(d for d in self.exclude_domains if d not in self.query_excludes)
+
+    def start_given(self, params: SearchParams) -> tuple[str, object]:
+        """The parameter the start came from and its value as given (`query` and the `after:`
+        operator, for a start read from the query), for notices."""
+        if self.query_start is not None:
+            return "query", self.query_start
+        name = self.start_source or "start_published_date"
+        return name, getattr(params, name)
+
+    def end_given(self, params: SearchParams) -> tuple[str, object]:
+        """The same for the end: `end_published_date`, or `query` and the `before:` operator."""
+        if self.query_end is not None:
+            return "query", self.query_end
+        return "end_published_date", params.end_published_date
 
 
 def on_domains(url: str, domains: tuple[str, ...]) -> bool:
@@ -133,22 +175,91 @@ def resolve_filters(params: SearchParams, now: datetime) -> tuple[Filters, list[
     category = _category(params.category, notices)
     exclude = _capped("exclude_domains", _hosts("exclude_domains", params.exclude_domains, notices), notices)
     include = _capped("include_domains", _hosts("include_domains", params.include_domains, notices), notices)
-    return (
-        Filters(
-            mode=mode,
-            text_chars=text_chars,
-            start=start,
-            end=end,
-            start_source=start_source,
-            start_has_time=start_has_time,
-            end_has_time=end_has_time,
-            category=category,
-            include_domains=include,
-            exclude_domains=exclude,
-            summary=bool(params.summary),
-            sort_by_date=bool(params.sort_by_date),
-        ),
-        notices,
+    filters = Filters(
+        mode=mode,
+        text_chars=text_chars,
+        start=start,
+        end=end,
+        start_source=start_source,
+        start_has_time=start_has_time,
+        end_has_time=end_has_time,
+        category=category,
+        include_domains=include,
+        exclude_domains=exclude,
+        summary=bool(params.summary),
+        sort_by_date=bool(params.sort_by_date),
+    )
+    if may_have_operators(params.query):
+        filters = query_filters(params, filters, notices)
+    return filters, notices
+
+
+def query_filters(params: SearchParams, filters: Filters, notices: list[Notice]) -> Filters:
+    """`filters` with the query's operators merged in (the explicit parameters win a conflict,
+    with a notice in `notices`); `filters` itself when the query holds none."""
+    ops = parse_operators(params.query)
+    if not ops.has_filters:
+        return filters
+    include, exclude = filters.include_domains, filters.exclude_domains
+    query_sites: tuple[str, ...] = ()
+    if ops.sites:
+        texts = dict(zip(ops.values("site"), ops.texts("site"), strict=False))
+        if include:
+            for site in ops.sites:
+                if site not in include:
+                    notices.append(overridden("query", texts.get(site, site), "include_domains"))
+        else:
+            kept = []
+            for site in ops.sites:
+                if on_domains(f"https://{site}/", exclude):
+                    notices.append(overridden("query", texts.get(site, site), "exclude_domains"))
+                else:
+                    kept.append(site)
+            include = query_sites = _capped("include_domains", tuple(kept), notices)
+    query_excludes: list[str] = []
+    texts = dict(zip(ops.values("-site"), ops.texts("-site"), strict=False))
+    for site in ops.not_sites:
+        if any(on_domains(f"https://{domain}/", (site,)) for domain in filters.include_domains):
+            notices.append(overridden("query", texts.get(site, site), "include_domains"))
+        elif site not in exclude and len(exclude) < MAX_DOMAINS:
+            exclude += (site,)
+            query_excludes.append(site)
+    start, start_source, query_start = filters.start, filters.start_source, None
+    after = ops.after
+    if after is not None:
+        text = f"after:{after.isoformat()}"
+        if start_source is not None or params.recency is not None:
+            notices.append(overridden("query", text, start_source or "recency"))
+        else:
+            start, start_source, query_start = (
+                datetime(after.year, after.month, after.day, tzinfo=UTC),
+                "start_published_date",
+                text,
+            )
+    end, query_end = filters.end, None
+    before = ops.before
+    if before is not None:
+        text = f"before:{before.isoformat()}"
+        day = datetime(before.year, before.month, before.day, tzinfo=UTC)
+        if end is not None:
+            notices.append(overridden("query", text, "end_published_date"))
+        elif start is not None and day < start:
+            notices.append(dropped("query", text, "it is before the start"))
+        else:
+            end, query_end = day, text
+    return replace(
+        filters,
+        start=start,
+        start_source=start_source,
+        start_has_time=filters.start_has_time if query_start is None else False,
+        end=end,
+        include_domains=include,
+        exclude_domains=exclude,
+        operators=ops,
+        query_sites=query_sites,
+        query_excludes=tuple(query_excludes),
+        query_start=query_start,
+        query_end=query_end,
     )
 
 

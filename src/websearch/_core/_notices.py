@@ -16,6 +16,7 @@ constructors below, so one situation always reads the same, and values are shown
 | `replaced`     | `replaced`      | `<p>=<v> searched as <by>: <why>`                       |
 | `dropped`      | `dropped`       | `<p>=<v> dropped: <why>`                                |
 |                | `results_dropped` | `<p>=<v> enforced: <n> results <where> removed`       |
+| `relaxed`      | `relaxed`       | `no results matched <operator>; the constraint was relaxed` |
 | `fallback`     | `fallback`      | a provider other than the one asked for served          |
 | `partial`      | `partial`       | part of the answer is missing, or a step failed quietly |
 |                | `cut_short`     | the same, for a part that time or a passing failure cut |
@@ -50,6 +51,7 @@ __all__ = [
     "not_supported",
     "overridden",
     "partial",
+    "relaxed",
     "replaced",
     "results_dropped",
     "shown",
@@ -68,6 +70,7 @@ NoticeKind = Literal[
     "fallback",
     "partial",
     "suspicious",
+    "relaxed",
 ]
 NOTICE_KINDS: Final[tuple[str, ...]] = get_args(NoticeKind)
 
@@ -160,6 +163,12 @@ def results_dropped(param: str, value: Any, count: int, where: str) -> Notice:
     """The search's results that broke a filter (`where`: "outside these hosts") were removed."""
     results = "result" if count == 1 else "results"
     return _notice(param, value, "dropped", f"enforced: {count} {results} {where} removed")
+
+
+def relaxed(operator: str) -> Notice:
+    """A query operator (`site:docs.python.org`, as written) that no result met was not enforced:
+    the results are served unfiltered by it rather than none at all."""
+    return Notice("query", operator, "relaxed", f"no results matched {operator}; the constraint was relaxed")
 
 
 def fallback(param: str | None, value: Any, message: str) -> Notice:

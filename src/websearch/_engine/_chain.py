@@ -34,6 +34,7 @@ from .._core._types import Attempt, ProviderResult, SearchParams, SearchResponse
 from ..errors import ConfigError, NoResults, ProviderTimeoutError, SearchProviderError
 from ._health import iso
 from ._lineup import Lineup
+from ._postfilter import enforce_operators
 
 if TYPE_CHECKING:
     from .._core._context import ProviderContext
@@ -316,6 +317,8 @@ async def _attempt(
         notices += result.notices
         if plan.filters.include_domains or plan.filters.exclude_domains:
             notices += _enforce_domains(result, plan)
+        if plan.filters.operators is not None:
+            notices += enforce_operators(result, plan)
         if not result.has_renderable_content():
             raise NoResults(info.id, f"{info.label} returned no renderable search content.", 204)
     except asyncio.CancelledError:
@@ -400,11 +403,13 @@ def _enforce_domains(result: ProviderResult, plan: Plan) -> list[Notice]:
     """Domain filters are a promise, whatever the provider did with them (a native filter,
     `site:` operators, nothing): sources outside the included hosts or inside the excluded ones
     are removed here, and a notice counts them. A source's host is its URL's, or, for a URL that
-    only redirects (Gemini's grounding links), the host its title names."""
+    only redirects (Gemini's grounding links), the host its title names. Only the lists the
+    caller gave: those taken from `site:` / `-site:` in the query are the lenient pass's
+    (`_postfilter`), which relaxes a constraint rather than leave nothing."""
     from .._core._filters import source_on_domains
 
     f, notices = plan.filters, list[Notice]()
-    lists = (("include_domains", f.include_domains, True), ("exclude_domains", f.exclude_domains, False))
+    lists = (("include_domains", f.explicit_include, True), ("exclude_domains", f.explicit_exclude, False))
     for name, domains, keep in lists:
         if not domains:
             continue

@@ -210,18 +210,18 @@ def description(*, strict: bool = False) -> str:
             names.append(arg.name)
     nulls = " Null means not given." if strict else ""
     return (
-        f"{_INTRO}\n\nParameters: {', '.join(names)}.{nulls} Date filters, most specific first: "
-        "start_published_date, recency_hours, recency_days, recency."
+        f"{_INTRO}\n\nParameters: {', '.join(names)}.{nulls} Date precedence: "
+        "start_published_date > recency_hours > recency_days > recency."
     )
 
 
 _INTRO: Final = (
-    "Search the web for current information. Returns one block per result (title, URL, date, highlights, "
-    "text; never a merged summary), then a 'Sources:' list numbering the URLs. Cite by URL (or [n] from "
-    "Sources); claim only what a block says. [Bracketed] header lines name the serving provider and each "
-    "parameter not applied or only approximated. 'SEARCH_FAILED: <query> — <provider>: <reason> | ...' means "
-    "every provider failed: retry later, rephrase, or pick another provider.\n\n"
-    "Use it beside a client's own web search as an independent lane, or alone."
+    "Search the web for current information. Returns one block per result (title, URL, date, text; never a "
+    "merged summary), then a 'Sources:' list numbering the URLs. Cite by URL (or [n] from Sources); claim only "
+    "what a block says. [Bracketed] header lines name the provider and what was not applied or approximated. "
+    "'SEARCH_FAILED: ...' means every provider failed: retry, rephrase or pick another provider.\n\n"
+    "Every provider honours these in the query: site:, -site:, after:/before: (YYYY-MM-DD), filetype:, "
+    "intitle:, inurl:."
 )
 
 

@@ -3,13 +3,22 @@
 A provider module reads top to bottom:
 
 1. its class, with `info` (its registry row), `supports` (the parameters it honours natively or
-   approximately; the chain reports every other parameter the caller set as not applied) and
-   `envelope` (where its error bodies keep their message and code; see `_errors`);
+   approximately; the chain reports every other parameter the caller set as not applied),
+   `operators` (the query operators its engine honours, see below) and `envelope` (where its
+   error bodies keep their message and code; see `_errors`);
 2. `plan(params, ctx) -> Plan`: every decision, made once and purely: the request, the notices
    of what it changed or left out, and what the parser needs (`limit`, `state`);
 3. `parse(response, plan) -> ProviderResult`: bytes to results, pure, with errors mapped by
    `self.error(response, plan)` through the envelope;
 4. private helpers.
+
+Query operators (`_core._operators`) reach a provider two ways. `site:`, `-site:`, `after:` and
+`before:` are merged into the normalised filters (domains and dates), so the provider's own
+mapping of `include_domains`, `exclude_domains` and the dates applies to them. The query text it
+sends is `query_text(plan)`: the words, with the operators it declares in `operators` left as
+written, except those its filters already carry (a kept `site:` beside `include_domains` would
+double it). `"phrase"`, `-term` and `OR` always stay. Whatever it does not honour, the chain's
+lenient pass enforces on the sources.
 
 Providers that stream or take several requests (Perplexity, Gemini, Codex, Z.AI, TinyFish's
 pages) override `search(plan, ctx)`, and still take their notices from `plan`. A provider knows
@@ -27,6 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, overload
 from .._core._dates import age_seconds, parse_date
 from .._core._filters import Filters
 from .._core._notices import Notice, approximated, clamped, not_applied, overridden, widened
+from .._core._operators import OPERATORS, TEXT_OPERATORS, Operator
 from .._core._registry import ProviderInfo
 from .._core._types import ProviderResult, SearchParams, SearchSource
 from .._core._wire import HttpRequest, HttpResponse
@@ -49,6 +59,7 @@ __all__ = [
     "as_str",
     "bucket_notices",
     "count",
+    "honours",
     "local_cap",
     "make_source",
     "parse_date",
@@ -63,6 +74,15 @@ __all__ = [
 ]
 
 Support = Literal["native", "approximate"]
+
+#: The filter each merged operator is carried by: a provider that maps that filter gets the
+#: operator through it, never also in its query text.
+OPERATOR_FILTERS: Final[Mapping[str, str]] = {
+    "site": "include_domains",
+    "-site": "exclude_domains",
+    "after": "start_published_date",
+    "before": "end_published_date",
+}
 
 
 @dataclass(slots=True)
@@ -91,6 +111,10 @@ class Provider:
     info: ClassVar[ProviderInfo]
     #: Parameters honoured: "native" (sent upstream as asked) or "approximate" (mapped with a notice).
     supports: ClassVar[Mapping[str, Support]] = {}
+    #: Query operators its engine honours when they are left in the query text, "native" (as
+    #: documented) or "approximate" (loosely, or an answer engine reading them as an instruction).
+    #: One not declared is taken out of the query and left to the chain's lenient pass.
+    operators: ClassVar[Mapping[Operator, Support]] = {}
     envelope: ClassVar[ErrorEnvelope] = DEFAULT_ENVELOPE
 
     @property
@@ -110,6 +134,16 @@ class Provider:
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
         """Decide the search (pure: no I/O). Raise MissingCredentialError when a key is needed."""
         raise NotImplementedError
+
+    @classmethod
+    def query_text(cls, plan: Plan) -> str:
+        """The query as this provider sends it: unchanged when it holds no constraining operator,
+        else the words with the operators of `operators` as written (those its filters carry
+        taken out: `site:` comes back from `include_domains` where the provider adds it)."""
+        ops = plan.filters.operators
+        if ops is None:
+            return plan.params.query
+        return ops.render(_kept(cls))
 
     async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
         """Run the planned search; raise a SearchProviderError (never return an error)."""
@@ -165,6 +199,32 @@ class HttpProvider(Provider):
 
     def requests_only(self) -> bool:
         return type(self).search is HttpProvider.search
+
+
+def _kept(cls: type[Provider]) -> frozenset[str]:
+    """The operator kinds `cls` keeps in its query text (computed once per class)."""
+    kept = _KEPT.get(cls)
+    if kept is None:
+        kept = _KEPT[cls] = TEXT_OPERATORS | {
+            op for op in cls.operators if OPERATOR_FILTERS.get(op) not in cls.supports
+        }
+    return kept
+
+
+_KEPT: dict[type[Provider], frozenset[str]] = {}
+
+
+def honours(native: str = "", approximate: str = "") -> Mapping[Operator, Support]:
+    """An `operators` declaration from space-separated kinds: `honours(native="site -site filetype")`."""
+    table: dict[Operator, Support] = {}
+    pairs: tuple[tuple[Support, str], ...] = (("native", native), ("approximate", approximate))
+    for support, names in pairs:
+        for name in names.split():
+            kind = next((op for op in OPERATORS if op == name), None)
+            if kind is None:
+                raise ValueError(f"unknown query operator {name!r}")
+            table[kind] = support
+    return table
 
 
 def require_key(ctx: ProviderContext, info: ProviderInfo) -> str:
@@ -291,7 +351,7 @@ def day_range_notices(plan: Plan, window: object | None, range_name: str, how: s
     notices = recency_overridden(params, f)
     if window is None and f.end is not None:
         why = f"{range_name} needs a start (give a start date, recency_days, recency_hours or recency)"
-        notices.append(not_applied("end_published_date", params.end_published_date, why))
+        notices.append(not_applied(*f.end_given(params), why))
     elif window is not None:
         if f.start_has_time and f.start_source is not None:
             notices.append(approximated(f.start_source, getattr(params, f.start_source), how, whole_days))
@@ -308,11 +368,11 @@ def bucket_notices(plan: Plan, applied: str | None, longest: str, only: str) -> 
     if f.start_source is None:
         return []
     notices = recency_overridden(plan.params, f)
-    value = getattr(plan.params, f.start_source)
+    name, value = f.start_given(plan.params)
     if applied is None:
-        notices.append(not_applied(f.start_source, value, f"the window is longer than {longest}"))
+        notices.append(not_applied(name, value, f"the window is longer than {longest}"))
     else:
-        notices.append(widened(f.start_source, value, applied, only))
+        notices.append(widened(name, value, applied, only))
     return notices
 
 
@@ -322,8 +382,11 @@ def site_operator_notices(plan: Plan, label: str, why: str = "") -> list[Notice]
         approximated(
             name, getattr(plan.params, name), f"{op} operators in the query", f"{label} has no domain filter{why}"
         )
-        for name, op in (("include_domains", "site:"), ("exclude_domains", "-site:"))
-        if getattr(plan.filters, name)
+        for name, op, given in (
+            ("include_domains", "site:", plan.filters.explicit_include),
+            ("exclude_domains", "-site:", plan.filters.explicit_exclude),
+        )
+        if given
     ]
 
 

@@ -131,7 +131,7 @@ class KeylessEngine(PagedProvider[P]):
         plan = self.new_plan(params, ctx)
         plan.limit, plan.notices = count(params, self.default_results, self.max_results, self.label)
         f = plan.filters
-        query = with_site_operators(params.query, f.include_domains, f.exclude_domains)
+        query = with_site_operators(self.query_text(plan), f.include_domains, f.exclude_domains)
         base = [(name, query if value == QUERY else value) for name, value in self.params]
         dated, notices = self.dates(plan)
         plan.notices += notices

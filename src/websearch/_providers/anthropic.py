@@ -62,6 +62,7 @@ from ._base import (
     as_int,
     as_list,
     as_str,
+    honours,
     local_cap,
     redact_detail,
     require_key,
@@ -131,6 +132,9 @@ class Auth:
 
 class Anthropic(HttpProvider):
     info = PROVIDERS["anthropic"]
+    #: Query operators: Domains go in the tool's allowed/blocked lists; dates and the others stay in the question as
+    #: instructions.
+    operators = honours(approximate="after before filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "approximate",
         "num_search_results": "approximate",
@@ -362,7 +366,7 @@ def _request(plan: Plan, ctx: ProviderContext, key: str | None) -> HttpRequest:
     body: dict[str, Any] = {
         "model": (ctx.env.get("ANTHROPIC_SEARCH_MODEL") or "").strip() or DEFAULT_MODEL,
         "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
-        "messages": [{"role": "user", "content": params.query}],
+        "messages": [{"role": "user", "content": Anthropic.query_text(plan)}],
         "tools": [_tool(f.include_domains, f.exclude_domains)],
         "system": system,
     }

@@ -17,7 +17,7 @@ from .._core._notices import Notice
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
-from ._base import Plan, age_seconds, day_range_notices
+from ._base import Plan, age_seconds, day_range_notices, honours
 from ._html import DATED, browser_headers, keep, node_text, results_part
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
 from ._paging import Page
@@ -62,6 +62,9 @@ is_challenge: Final = Challenge(
 
 class Bing(KeylessEngine[Page]):
     info = PROVIDERS["bing"]
+    #: Query operators: Bing documents `site:`, `filetype:`/`ext:` and `intitle:`; `inurl:` is left to the chain's
+    #: check.
+    operators = honours(native="site -site filetype intitle")
     url = URL
     headers = HEADERS
     params = (("q", QUERY), ("mkt", "en-US"), ("setlang", "en"))  # en-US, as Accept-Language

@@ -47,6 +47,7 @@ from ._base import (
     as_str,
     count,
     day_range_notices,
+    honours,
     require_key,
     site_operator_notices,
     with_site_operators,
@@ -86,6 +87,9 @@ def _per_second(headers: Mapping[str, str]) -> float | None:
 
 class Brave(HttpProvider):
     info = PROVIDERS["brave"]
+    #: Query operators: Brave documents `filetype:`/`ext:` and `intitle:`; it treats `site:` loosely (the chain checks
+    #: it), dates are `freshness`.
+    operators = honours(native="filetype intitle", approximate="site -site")
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -114,7 +118,7 @@ class Brave(HttpProvider):
         plan = self.new_plan(params, ctx)
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
         f = plan.filters
-        q = with_site_operators(params.query, f.include_domains, f.exclude_domains)
+        q = with_site_operators(self.query_text(plan), f.include_domains, f.exclude_domains)
         query = [("q", q), ("count", str(plan.limit)), ("extra_snippets", "true")]
         window = _date_window(plan)
         if window is not None:

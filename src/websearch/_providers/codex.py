@@ -51,7 +51,7 @@ from ..errors import (
     SearchProviderError,
     UpstreamUnavailable,
 )
-from ._base import Plan, Provider, Support, as_dict, as_int, as_list, as_str, local_cap, redact_detail
+from ._base import Plan, Provider, Support, as_dict, as_int, as_list, as_str, honours, local_cap, redact_detail
 from ._errors import ErrorClass, ErrorEnvelope, dig
 from ._prompts import SYSTEM_PROMPT
 
@@ -126,6 +126,8 @@ def _resets_in(headers: Mapping[str, str], code: str | None, body: Any) -> float
 
 class Codex(Provider):
     info = PROVIDERS["codex"]
+    #: Query operators: `site:` is the tool's allowed domains; the others stay in the question as instructions.
+    operators = honours(approximate="-site after before filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "approximate",
         "num_search_results": "approximate",
@@ -149,7 +151,9 @@ class Codex(Provider):
         body = {
             "stream": True,
             "store": False,
-            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": params.query}]}],
+            "input": [
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": self.query_text(plan)}]}
+            ],
             "tools": [_tool(plan.filters.include_domains)],
             "tool_choice": {"type": "web_search"},
             "instructions": SYSTEM_PROMPT,

@@ -15,7 +15,7 @@ from selectolax.lexbor import LexborHTMLParser
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
-from ._base import Plan
+from ._base import Plan, honours
 from ._html import RETAIN_MAX, browser_headers, has_class, keep, kept_tree, node_text, results_part, web_url
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
 from ._paging import Page
@@ -115,6 +115,9 @@ def _is_end_row(title: str, url: str) -> bool:
 
 class DuckDuckGo(KeylessEngine[Page]):
     info = PROVIDERS["duckduckgo"]
+    #: Query operators: DuckDuckGo honours `site:`, `-site:`, `filetype:`, `intitle:` and `inurl:` in `q`; dates are
+    #: coarse windows.
+    operators = honours(native="site -site filetype intitle inurl")
     url = URL
     method = "POST"
     headers = HEADERS

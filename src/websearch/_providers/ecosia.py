@@ -15,7 +15,7 @@ from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
 from ..errors import Blocked
-from ._base import Plan, age_seconds
+from ._base import Plan, age_seconds, honours
 from ._html import ancestor, browser_headers, html_envelope, keep, node_text, results_part, web_url
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, url_parts
 from ._paging import Page
@@ -71,6 +71,8 @@ is_challenge: Final = Challenge(
 
 class Ecosia(KeylessEngine[Page]):
     info = PROVIDERS["ecosia"]
+    #: Query operators: Its upstream index treats `site:` loosely; the chain's check holds it.
+    operators = honours(approximate="site -site")
     url = URL
     headers = HEADERS
     params = (("method", "index"), ("q", QUERY))

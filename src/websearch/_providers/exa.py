@@ -118,7 +118,7 @@ class Exa(HttpProvider):
             key = require_key(ctx, self.info)
         plan = self.new_plan(params, ctx)
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
-        if params.recency is not None and not (key and params.rich):
+        if params.recency is not None and not (key and (params.rich or plan.filters.operators is not None)):
             plan.notices.append(not_supported("recency", params.recency, self.label))
         if key:
             self._plan_api(plan, key, ctx)
@@ -142,8 +142,8 @@ class Exa(HttpProvider):
     def _plan_api(self, plan: Plan, key: str, ctx: ProviderContext) -> None:
         params, f = plan.params, plan.filters
         assert plan.limit is not None
-        if not params.rich:  # exactly web_search.md's request
-            body, timeout = search_body(params.query, plan.limit), None
+        if not params.rich and f.operators is None:  # exactly web_search.md's request
+            body, timeout = search_body(params.query, plan.limit), None  # no operator: the query as given
             plan.state = ExaState(keyed=True)
         else:
             plan.notices += _entity_rules(plan)
@@ -153,7 +153,7 @@ class Exa(HttpProvider):
             if f.include_domains and f.exclude_domains:  # the chain drops the excluded results
                 how, why = "a filter on the results", "Exa does not accept include_domains and exclude_domains together"
                 plan.notices.append(approximated("exclude_domains", params.exclude_domains, how, why))
-            body, timeout = rich_body(params.query, plan.limit, f, dates), deep_timeout(f.mode, ctx)
+            body, timeout = rich_body(self.query_text(plan), plan.limit, f, dates), deep_timeout(f.mode, ctx)
             plan.state = ExaState(True, f.category == "people" and bool(f.include_domains))
         headers = {"Content-Type": "application/json", "x-api-key": key}
         url = ctx.endpoint(self.id, API_URL)
@@ -161,7 +161,7 @@ class Exa(HttpProvider):
 
     def _plan_mcp(self, plan: Plan, ctx: ProviderContext) -> None:
         params = plan.params
-        arguments: dict[str, Any] = {"query": params.query}
+        arguments: dict[str, Any] = {"query": self.query_text(plan)}
         if params.count is not None:  # the tool's own default (8) applies otherwise
             arguments["numResults"] = plan.limit
         why = f"Exa's keyless MCP search does not support it (set {' or '.join(self.info.env_keys)})"

@@ -45,6 +45,7 @@ from ._base import (
     as_dict,
     as_list,
     count,
+    honours,
     redact_detail,
     require_key,
     site_operator_notices,
@@ -89,6 +90,8 @@ def _retry_in_text(headers: Mapping[str, str], code: str | None, body: Any) -> f
 
 class Firecrawl(HttpProvider):
     info = PROVIDERS["firecrawl"]
+    #: Query operators: Firecrawl's search passes the operators to its engine, loosely.
+    operators = honours(approximate="site -site filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -110,7 +113,7 @@ class Firecrawl(HttpProvider):
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
         f = plan.filters
         body: dict[str, Any] = {
-            "query": with_site_operators(params.query, f.include_domains, f.exclude_domains),
+            "query": with_site_operators(self.query_text(plan), f.include_domains, f.exclude_domains),
             "limit": plan.limit,
             "sources": [{"type": "web"}],
         }

@@ -58,7 +58,7 @@ from ..errors import (
     SearchProviderError,
     UpstreamUnavailable,
 )
-from ._base import Plan, Provider, Support, as_dict, as_list, as_str, count, redact_detail
+from ._base import Plan, Provider, Support, as_dict, as_list, as_str, count, honours, redact_detail
 from ._errors import ErrorEnvelope, dig
 from ._gemini_oauth import (
     ANTIGRAVITY_CLIENT,
@@ -141,6 +141,9 @@ class Route:
 
 class Gemini(Provider):
     info = PROVIDERS["gemini"]
+    #: Query operators: No domain filter: `site:` and the others stay in the question as instructions; dates are
+    #: `timeRangeFilter`.
+    operators = honours(approximate="site -site filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",
         "num_search_results": "native",
@@ -174,7 +177,7 @@ class Gemini(Provider):
         plan.limit, plan.notices = count(params, None, None, self.label)  # a cut of what grounding found
         kind, login, key = self._credential(ctx)
         model = search_model(ctx)
-        body = request_body(params, kind, time_range(plan) if kind == "api_key" else None)
+        body = request_body(params, kind, time_range(plan) if kind == "api_key" else None, self.query_text(plan))
         plan.notices += time_range_notices(plan, kind)
         if key is not None:
             url = ctx.endpoint(self.id, DEVELOPER_URL.format(model=model))
@@ -317,7 +320,9 @@ def time_range_notices(plan: Plan, kind: AuthKind) -> list[Notice]:
     return []
 
 
-def request_body(params: SearchParams, kind: AuthKind, window: dict[str, str] | None = None) -> dict[str, Any]:
+def request_body(
+    params: SearchParams, kind: AuthKind, window: dict[str, str] | None = None, query: str | None = None
+) -> dict[str, Any]:
     """The Developer API body, with `window` as the search tool's `timeRangeFilter` (Cloud Code
     wraps this body with `cloud_body`)."""
     system: dict[str, Any] = {"parts": [{"text": SYSTEM_PROMPT}]}
@@ -325,7 +330,7 @@ def request_body(params: SearchParams, kind: AuthKind, window: dict[str, str] | 
         system = {"role": "user", "parts": [{"text": ANTIGRAVITY_SYSTEM}, {"text": SYSTEM_PROMPT}]}
     search: dict[str, Any] = {"timeRangeFilter": window} if window else {}
     body: dict[str, Any] = {
-        "contents": [{"role": "user", "parts": [{"text": params.query}]}],
+        "contents": [{"role": "user", "parts": [{"text": params.query if query is None else query}]}],
         "tools": [{"googleSearch": search}],
         "systemInstruction": system,
     }

@@ -19,7 +19,7 @@ from .._core._types import ProviderResult, SearchSource
 from .._core._wire import HttpResponse
 from ..errors import Blocked, InvalidResponse
 from . import _paging as paging
-from ._base import Plan, Support
+from ._base import Plan, Support, honours
 from ._errors import ErrorEnvelope
 from ._html import DATED, RETAIN_MAX, ancestor, browser_headers, has_class, keep, kept_tree, node_text
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params, url_host, url_parts, url_path
@@ -101,6 +101,9 @@ class Page(paging.Page):
 
 class Google(KeylessEngine[Page]):
     info = PROVIDERS["google"]
+    #: Query operators: Google's own operators, kept in `q`; `site:`/`-site:` come back from the domain filters, the
+    #: dates go in `tbs`.
+    operators = honours(native="site -site filetype intitle inurl after before")
     url = URL
     headers = HEADERS
     params = (("q", QUERY), ("hl", "en"), ("gl", "us"), ("udm", "14"))

@@ -54,10 +54,10 @@ class Jina(HttpProvider):
         plan = self.new_plan(params, ctx)
         plan.limit, plan.notices = count(params, None, None, self.label)  # no count is sent: all kept
         f = plan.filters
-        if f.exclude_domains:
+        if f.explicit_exclude:
             how, why = "-site: operators in the query", "Jina can only restrict to sites, not exclude them"
             plan.notices.append(approximated("exclude_domains", params.exclude_domains, how, why))
-        query = with_site_operators(params.query, (), f.exclude_domains)
+        query = with_site_operators(self.query_text(plan), (), f.exclude_domains)
         url = ctx.endpoint(self.id, URL + quote(query, safe=_URI_COMPONENT_SAFE))
         headers = {"Accept": "application/json", "Authorization": f"Bearer {key}"}
         sites = tuple(("site", domain) for domain in f.include_domains)

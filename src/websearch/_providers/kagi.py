@@ -36,6 +36,7 @@ from ._base import (
     as_list,
     as_str,
     count,
+    honours,
     recency_overridden,
     require_key,
     site_operator_notices,
@@ -61,6 +62,9 @@ WHOLE_DAYS: Final = "Kagi's date filters take dates only"
 
 class Kagi(HttpProvider):
     info = PROVIDERS["kagi"]
+    #: Query operators: Kagi's search honours `site:`, `-site:`, `filetype:`, `intitle:` and `inurl:` in the query;
+    #: dates are its own fields.
+    operators = honours(native="site -site filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "recency": "native",
         "limit": "native",
@@ -86,7 +90,7 @@ class Kagi(HttpProvider):
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
         f = plan.filters
         body: dict[str, Any] = {
-            "query": with_site_operators(params.query, f.include_domains, f.exclude_domains),
+            "query": with_site_operators(self.query_text(plan), f.include_domains, f.exclude_domains),
             "workflow": "search",
             "limit": plan.limit,
         }

@@ -143,7 +143,7 @@ class Keenable(HttpProvider):
         plan = self.new_plan(params, ctx)
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
         f = plan.filters
-        body: dict[str, Any] = {"query": params.query, "max_results": plan.limit}
+        body: dict[str, Any] = {"query": self.query_text(plan), "max_results": plan.limit}
         if f.mode in _FAST:
             body["mode"] = "realtime"
         if len(f.include_domains) == 1:

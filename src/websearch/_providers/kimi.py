@@ -72,7 +72,7 @@ class Kimi(HttpProvider):
         plan.notices += site_operator_notices(plan, self.label)
         f = plan.filters
         body = {
-            "text_query": with_site_operators(params.query, f.include_domains, f.exclude_domains),
+            "text_query": with_site_operators(self.query_text(plan), f.include_domains, f.exclude_domains),
             "limit": plan.limit,
             "enable_page_crawling": False,
             "timeout_seconds": TIMEOUT_SECONDS,

@@ -18,7 +18,7 @@ from .._core._notices import Notice, approximated
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
-from ._base import Plan, recency_overridden
+from ._base import Plan, honours, recency_overridden
 from ._html import DATED, browser_headers, has_class, keep, node_text, web_url
 from ._kit import ADVICE, Challenge, KeylessEngine, Params
 from ._paging import Page
@@ -61,6 +61,9 @@ is_challenge: Final = Challenge(
 
 class Mojeek(KeylessEngine[Page]):
     info = PROVIDERS["mojeek"]
+    #: Query operators: Mojeek honours `site:`; `-site:` may cost a block (docs/engines/mojeek.md); the rest is the
+    #: chain's check.
+    operators = honours(native="site", approximate="-site")
     url = URL
     headers = HEADERS
     max_results = MAX_RESULTS

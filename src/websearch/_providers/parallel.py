@@ -54,8 +54,8 @@ class Parallel(HttpProvider):
         plan = self.new_plan(params, ctx)
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
         body: dict[str, Any] = {
-            "objective": params.query,
-            "search_queries": [params.query],
+            "objective": self.query_text(plan),
+            "search_queries": [self.query_text(plan)],
             "mode": MODE,
             "excerpts": {"max_chars_per_result": MAX_CHARS_PER_RESULT},
         }

@@ -43,7 +43,7 @@ from .._core._types import ProviderResult, SearchParams
 from .._core._wire import HttpRequest
 from .._http._sse import SseEvent, aiter_sse
 from ..errors import MissingCredentialError, SearchProviderError
-from ._base import Plan, Provider, Support, recency_overridden
+from ._base import Plan, Provider, Support, honours, recency_overridden
 from ._perplexity_api import AUTH_NAMES, CHAT_ENVELOPE, ID, INFO, ChatStream, EventStream
 from ._perplexity_ask import (
     APP_USER_AGENT,
@@ -121,6 +121,9 @@ class Methods:
 
 class Perplexity(Provider):
     info = INFO
+    #: Query operators: Domains and dates go in its filter fields; the other operators stay in the question as
+    #: instructions.
+    operators = honours(approximate="filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         **dict.fromkeys(("recency", "limit", "num_search_results", "max_tokens", "temperature"), "native"),
         **dict.fromkeys(("recency_days", "start_published_date", "end_published_date"), "native"),
@@ -237,7 +240,10 @@ def build_chat_request(plan: Plan, ctx: ProviderContext, auth: Auth) -> HttpRequ
     openrouter = auth.kind == "openrouter"
     body: dict[str, Any] = {
         "model": f"perplexity/{MODEL}" if openrouter else MODEL,
-        "messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": params.query}],
+        "messages": [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": Perplexity.query_text(plan)},
+        ],
         "stream": True,
         "stream_options": {"include_usage": True},
         "max_tokens": params.max_tokens if params.max_tokens is not None else DEFAULT_MAX_TOKENS,

@@ -54,6 +54,7 @@ from ._base import (
     as_str,
     bucket_notices,
     count,
+    honours,
     make_source,
     recency_bucket,
     redact_detail,
@@ -101,6 +102,9 @@ class Page:
 
 class SearXNG(HttpProvider):
     info = PROVIDERS["searxng"]
+    #: Query operators: The query goes as it was written (its engines read the operators); only the caller's domain
+    #: lists are added.
+    operators = honours(approximate="site -site after before filetype intitle inurl")
     #: The keyless engines' coarse windows and `site:` operators, and SearXNG's categories (news,
     #: publication, github and its own category names).
     supports: ClassVar[dict[str, Support]] = {**WINDOWED, "category": "approximate"}
@@ -119,7 +123,8 @@ class SearXNG(HttpProvider):
         plan = self.new_plan(params, ctx)
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, None, self.label)
         f = plan.filters
-        query = [("q", with_site_operators(params.query, f.include_domains, f.exclude_domains)), ("format", "json")]
+        q = with_site_operators(params.query, f.explicit_include, f.explicit_exclude)  # its operators pass through
+        query = [("q", q), ("format", "json")]
         if params.count:
             query.append(("pageno", "1"))
         if f.start is not None:

@@ -58,6 +58,7 @@ from ._base import (
     as_list,
     as_str,
     count,
+    honours,
     make_source,
     require_key,
     site_operator_notices,
@@ -104,6 +105,8 @@ class Serper(HttpProvider):
         "include_domains": "approximate",  # site: operators in the query
         "exclude_domains": "approximate",  # -site: operators in the query
     }
+    #: Query operators: the results are Google's, which honours these in the query.
+    operators = honours(native="site -site filetype intitle inurl")
     envelope = ErrorEnvelope(message=(("message",),), code=())
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
@@ -112,7 +115,7 @@ class Serper(HttpProvider):
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
         f = plan.filters
         body: dict[str, Any] = {
-            "q": with_site_operators(params.query, f.include_domains, f.exclude_domains),
+            "q": with_site_operators(self.query_text(plan), f.include_domains, f.exclude_domains),
             "num": plan.limit,
         }
         parts, notices = tbs_parts(plan, _TBS_WORDS)

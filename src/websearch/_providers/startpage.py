@@ -22,7 +22,7 @@ from .._core._types import SearchSource
 from .._core._wire import HttpRequest, HttpResponse
 from ..errors import Blocked, InvalidResponse
 from . import _paging as paging
-from ._base import Plan, as_dict, as_list, as_str
+from ._base import Plan, as_dict, as_list, as_str, honours
 from ._html import browser_headers, fold, html_envelope, keep
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params, url_parts, url_path
 
@@ -99,6 +99,8 @@ class Page(paging.Page):
 
 class Startpage(KeylessEngine[Page]):
     info = PROVIDERS["startpage"]
+    #: Query operators: Google's results behind it: `site:` holds; the others reach Google loosely through Startpage.
+    operators = honours(native="site -site", approximate="filetype intitle inurl")
     url = URL
     headers = HEADERS
     params = (("query", QUERY), *_FILTERS)

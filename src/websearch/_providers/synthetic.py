@@ -35,7 +35,7 @@ class Synthetic(HttpProvider):
         plan.limit, plan.notices = count(params, None, None, self.label)  # no count is sent: all kept
         headers = {"Accept": "application/json", "Content-Type": "application/json", "Authorization": f"Bearer {key}"}
         plan.request = HttpRequest(
-            "POST", ctx.endpoint(self.id, URL), headers=headers, json={"query": params.query}, secrets=(key,)
+            "POST", ctx.endpoint(self.id, URL), headers=headers, json={"query": self.query_text(plan)}, secrets=(key,)
         )
         return plan
 

@@ -124,7 +124,7 @@ class Tavily(HttpProvider):
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
         f = plan.filters
         body: dict[str, Any] = {
-            "query": params.query,
+            "query": self.query_text(plan),
             "search_depth": _DEPTHS[f.mode] if f.mode else "basic",
             "max_results": plan.limit,
             "include_answer": "advanced",

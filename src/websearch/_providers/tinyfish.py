@@ -66,7 +66,7 @@ class TinyFish(HttpProvider):
         plan.limit, plan.notices = count(params, DEFAULT_RESULTS, MAX_RESULTS, self.label)
         plan.state = min(plan.limit, PAGE_SIZE)
         f = plan.filters
-        query = [("query", with_site_operators(params.query, f.include_domains, f.exclude_domains))]
+        query = [("query", with_site_operators(self.query_text(plan), f.include_domains, f.exclude_domains))]
         if f.start is not None:
             minutes = math.ceil((plan.now - f.start).total_seconds() / 60)
             query.append(("recency_minutes", str(max(1, minutes))))

@@ -26,7 +26,7 @@ from .._core._registry import PROVIDERS
 from .._core._types import ProviderResult, SearchCitation, SearchParams, SearchSource, SearchUsage
 from .._core._wire import HttpRequest, HttpResponse
 from ..errors import AuthenticationFailed, QuotaExhausted
-from ._base import HttpProvider, Plan, Support, as_dict, as_int, as_list, as_str, count, require_key
+from ._base import HttpProvider, Plan, Support, as_dict, as_int, as_list, as_str, count, honours, require_key
 from ._errors import ErrorEnvelope, dig
 from ._prompts import SYSTEM_PROMPT
 
@@ -55,6 +55,8 @@ def _read_error(data: Any) -> tuple[str | None, str | None]:
 
 class XAI(HttpProvider):
     info = PROVIDERS["xai"]
+    #: Query operators: Domains go in its search filters; dates and the others stay in the question as instructions.
+    operators = honours(approximate="after before filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "approximate",
         "num_search_results": "approximate",
@@ -78,7 +80,7 @@ class XAI(HttpProvider):
         f = plan.filters
         body: dict[str, Any] = {
             "model": MODEL,
-            "input": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": params.query}],
+            "input": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": self.query_text(plan)}],
             "tools": [_tool(f.include_domains, f.exclude_domains)],
         }
         if params.max_tokens is not None:

@@ -13,7 +13,7 @@ from selectolax.lexbor import LexborHTMLParser
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
-from ._base import Plan
+from ._base import Plan, honours
 from ._html import browser_headers, fold, keep, node_text, results_part, web_url
 from ._kit import ADVICE, QUERY, KeylessEngine, Params
 from ._paging import Page
@@ -55,6 +55,8 @@ _AD_TARGETS: Final = ("https://www.bing.com/aclick", "http://www.bing.com/aclick
 
 class Yahoo(KeylessEngine[Page]):
     info = PROVIDERS["yahoo"]
+    #: Query operators: Bing's index behind it: `site:` holds, `filetype:` loosely.
+    operators = honours(native="site -site", approximate="filetype")
     url = URL
     headers = HEADERS
     params = (("p", QUERY),)

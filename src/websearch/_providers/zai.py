@@ -33,7 +33,18 @@ from .._core._version import __version__
 from .._core._wire import HttpRequest, HttpResponse, loads_or_none
 from .._http._sse import iter_sse
 from ..errors import InvalidResponse, SearchProviderError
-from ._base import Plan, Provider, Support, as_dict, as_list, bucket_notices, count, recency_bucket, require_key
+from ._base import (
+    Plan,
+    Provider,
+    Support,
+    as_dict,
+    as_list,
+    bucket_notices,
+    count,
+    honours,
+    recency_bucket,
+    require_key,
+)
 from ._errors import ErrorEnvelope, class_for_status
 
 if TYPE_CHECKING:
@@ -98,6 +109,9 @@ def read_error(data: Any) -> tuple[str | None, str | None]:
 
 class ZAI(Provider):
     info = PROVIDERS["zai"]
+    #: Query operators: One `site:` is its domain filter, the start a recency window; the others stay in the question as
+    #: instructions.
+    operators = honours(approximate="-site before filetype intitle inurl")
     supports: ClassVar[dict[str, Support]] = {
         "limit": "native",
         "num_search_results": "native",
@@ -134,7 +148,7 @@ class ZAI(Provider):
         if len(f.include_domains) > 1:
             why = "Z.AI's search_domain_filter takes a single domain"
             plan.notices.append(not_applied("include_domains", params.include_domains, why))
-        variants = argument_variants(params.query, plan.limit, extra)
+        variants = argument_variants(self.query_text(plan), plan.limit, extra)
         plan.state = Session(ctx.endpoint(self.id, URL), key, tuple(variants))
         return plan
 
