@@ -37,6 +37,9 @@ EVERY: dict[str, Any] = {
     "exclude_domains": ["spam.example.org"],
     "summary": True,
     "sort_by_date": True,
+    "country": "DE",
+    "language": "de",
+    "safesearch": "strict",
 }
 #: Values a provider honours only approximately, where EVERY's value maps exactly (Tavily maps
 #: mode=fast and category=news natively but approximates deep modes and has no pdf topic).
@@ -104,7 +107,7 @@ def test_the_page_shows_each_declaration(tmp_path: Path) -> None:
             for line in part.splitlines()
             if line.startswith(f"| `{provider}`")
         ]
-        assert cells[0] + cells[1] == declared, provider
+        assert [cell for table in cells for cell in table] == declared, provider  # base, richer, locale
     assert "| `codex` (OpenAI) |" in page and "| `zai` |" in page
     main([str(tmp_path / "out.md")])
     assert (tmp_path / "out.md").read_bytes() == page.encode()

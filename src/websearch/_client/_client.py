@@ -29,8 +29,9 @@ from .._core._clock import Clock, SystemClock, wall_seconds
 from .._core._context import ProviderContext, Sends, SendsRequests, complete
 from .._core._credentials import Credential, CredentialStore
 from .._core._fork import INHERITED, in_child
+from .._core._locale import apply_locale_settings, record_locale
 from .._core._notices import Notice, clamped, dropped
-from .._core._params import CacheMode, check_engine_args, provider_with_fanout
+from .._core._params import LOCALE_PARAMS, CacheMode, check_engine_args, provider_with_fanout
 from .._core._registry import PROVIDERS
 from .._core._settings import Settings
 from .._core._settings import config_dir as default_config_dir
@@ -252,6 +253,7 @@ class WebSearch(Reads):
                     f"num_results is another name for limit; give one of them; got {alias} and {params['limit']}",
                 )
             params["limit"] = params.get("limit") if params.get("limit") is not None else alias
+        locale_sources = apply_locale_settings(params, self.settings)
         try:
             search_params = SearchParams(query, **params)
         except TypeError as exc:  # an unknown keyword
@@ -284,6 +286,8 @@ class WebSearch(Reads):
             _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
             if left:
                 response.notices = (*left, *response.notices)
+        locale = {name: getattr(search_params, name) for name in LOCALE_PARAMS}
+        record_locale(response, locale, locale_sources)
         return response
 
     def _fanout(

@@ -22,16 +22,19 @@ __all__ = [
     "CACHE_MODES",
     "DEFAULT_TEXT_CHARS",
     "LEGACY_MODES",
+    "LOCALE_PARAMS",
     "MODE_VALUES",
     "PARAMS",
     "PARAMS_BY_NAME",
     "RECENCY_VALUES",
+    "SAFESEARCH_VALUES",
     "TEXT_CHARS_RANGE",
     "CacheMode",
     "Mode",
     "Param",
     "ParamKind",
     "Recency",
+    "SafeSearch",
     "check",
     "check_engine_args",
     "got",
@@ -45,6 +48,10 @@ Recency = Literal["day", "week", "month", "year"]
 RECENCY_VALUES: Final[tuple[str, ...]] = get_args(Recency)
 Mode = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
 MODE_VALUES: Final[tuple[str, ...]] = get_args(Mode)
+SafeSearch = Literal["off", "moderate", "strict"]
+SAFESEARCH_VALUES: Final[tuple[str, ...]] = get_args(SafeSearch)
+#: The locale parameters, whose defaults may come from settings (`[search] country` ...).
+LOCALE_PARAMS: Final = ("country", "language", "safesearch")
 #: Older Exa search types, accepted and searched as `auto` (with a notice).
 LEGACY_MODES: Final = {"neural": "auto", "keyword": "auto"}
 TEXT_CHARS_RANGE: Final = (200, 8000)
@@ -54,7 +61,17 @@ MAX_INTEGER: Final = 2**53 - 1
 DEFAULT_TEXT_CHARS: Final = 1200
 
 ParamKind = Literal[
-    "string", "integer", "number", "boolean", "domains", "ids", "enum", "lenient_number", "lenient_date"
+    "string",
+    "integer",
+    "number",
+    "boolean",
+    "domains",
+    "ids",
+    "enum",
+    "lenient_number",
+    "lenient_date",
+    "country",
+    "language",
 ]
 _JSON_TYPE: Final = {
     "string": "string",
@@ -66,6 +83,8 @@ _JSON_TYPE: Final = {
     "enum": "string",
     "lenient_number": "number",
     "lenient_date": "string",
+    "country": "string",
+    "language": "string",
 }
 
 
@@ -120,6 +139,10 @@ class Param:
             return f"a number from {self.minimum:g} to {self.maximum:g}"
         if self.kind == "lenient_date":
             return "an ISO date or timestamp (a string)"
+        if self.kind == "country":
+            return "two letters, an ISO 3166-1 alpha-2 country code such as DE or us"
+        if self.kind == "language":
+            return "two letters, an ISO 639-1 language code such as de or EN"
         return "a number"
 
 
@@ -293,6 +316,32 @@ PARAMS: Final[tuple[Param, ...]] = (
         rich=True,
         cli_help="newest first (where the provider can)",
     ),
+    Param(
+        "country",
+        "country",
+        "Country of the results, ISO 3166-1 alpha-2 (DE, us).",
+        cli=("--country",),
+        metavar="CC",
+        mcp=("country",),
+        cli_help="country of the results (ISO 3166-1 alpha-2: DE, US)",
+    ),
+    Param(
+        "language",
+        "language",
+        "Language of the results, ISO 639-1 (de, en). Never sets a country.",
+        cli=("--language",),
+        metavar="LL",
+        mcp=("language",),
+        cli_help="language of the results (ISO 639-1: de, en)",
+    ),
+    Param(
+        "safesearch",
+        "enum",
+        "Adult-content filter.",
+        choices=SAFESEARCH_VALUES,
+        cli=("--safesearch",),
+        mcp=("safesearch",),
+    ),
 )
 PARAMS_BY_NAME: Final = {p.name: p for p in PARAMS}
 
@@ -336,6 +385,11 @@ def check(param: Param, value: Any, name: str | None = None) -> Any:
     elif kind == "string":
         if isinstance(value, str) and value.strip():
             return value
+    elif kind in ("country", "language"):
+        # Country codes are kept upper case (ISO 3166's own spelling, DE), language codes lower (de).
+        code = value.strip() if isinstance(value, str) else ""
+        if len(code) == 2 and code.isascii() and code.isalpha():
+            return code.upper() if kind == "country" else code.lower()
     elif kind in ("domains", "ids"):
         names = [value] if isinstance(value, str) else value
         # A blank domain was left out without a word (`--include-domain ''`): it is refused.

@@ -18,6 +18,7 @@ import textwrap
 from pathlib import Path
 from typing import Final, Literal
 
+from .._core._params import LOCALE_PARAMS
 from .._core._registry import PROVIDERS, SEARCH_PROVIDER_ORDER
 from .._core._types import PARAM_NAMES, RICH_PARAMS
 from ._chain import RENDER_SIDE
@@ -74,7 +75,7 @@ def _table(params: tuple[str, ...], cells: dict[tuple[str, str], Capability]) ->
 def render_markdown() -> str:
     """docs/parameters.md: the capability table as two Markdown tables (base and richer parameters)."""
     cells = {(provider_id, param): support for provider_id, param, support in capability_table()}
-    base = tuple(p for p in PARAMETERS if p not in RICH_PARAMS)
+    base = tuple(p for p in PARAMETERS if p not in RICH_PARAMS and p not in LOCALE_PARAMS)
     rich = tuple(p for p in PARAMETERS if p in RICH_PARAMS)
     lines = [
         "# Parameters per provider",
@@ -103,8 +104,41 @@ def render_markdown() -> str:
         "",
         *_table(rich, cells),
         "",
+        "## Locale and safe search",
+        "",
+        "`country` (ISO 3166-1 alpha-2, kept upper case), `language` (ISO 639-1, kept lower case) and",
+        "`safesearch` (off, moderate, strict), from the call or from the settings `[search] country`,",
+        "`language` and `safesearch`. A language alone never sets a country. A value from settings that",
+        "the serving provider cannot apply gets no notice (it is a standing default, said on every search",
+        "otherwise); the response's `locale` says, for each value, where it came from and whether it was",
+        "applied. How each provider takes them:",
+        "",
+        *_table(LOCALE_PARAMS, cells),
+        "",
+        *_LOCALE_WIRE,
+        "",
     ]
     return "\n".join(lines)
+
+
+#: How each provider that takes the locale sends it (the facts behind `_providers._locale`).
+_LOCALE_WIRE: Final = (
+    "- Brave: `country`, `search_lang` (`jp` for ja, `zh-hans`/`zh-hant`, `pt-pt`/`pt-br`, `en-gb`), `safesearch`.",
+    "- DuckDuckGo: `kl`, a region pairing a country with one of its languages (`de-de`, `ch-fr`, `uk-en`;",
+    "  `wt-wt` is no region): a language alone, or one the country's regions lack, is not applied;",
+    "  `kp` 1 strict, -1 moderate, -2 off.",
+    "- Bing: `cc` (region), `setlang` (interface language, which also ranks results), the market",
+    "  `mkt` (`de-DE`) with an Accept-Language that agrees with it, `adlt` off/moderate/strict.",
+    "- Google: `gl`, `hl`, `safe=active` (strict) or `off`; moderate is Google's default (nothing sent).",
+    "- Startpage: `qsr` (`de_DE`), `language`/`lui` (its names: `deutsch`, `francais`, ...), `qadf`",
+    "  none/moderate/heavy.",
+    "- Mojeek: the `arc` (region) and `lb` (language) preference cookies, `safe` 0 or 1 (strict is",
+    "  approximated by its one filter).",
+    "- SearXNG: `language` (`de-DE`, or `de`; a country alone goes with `[searxng] language` when",
+    "  that is a plain language, which stays the default when nothing is given), `safesearch` 0/1/2.",
+    "- Tavily: `country` as the country's name (`germany`), general searches only; Exa: `userLocation`",
+    "  (keyed calls; the keyless MCP path has none).",
+)
 
 
 def _names(labels: list[str]) -> str:

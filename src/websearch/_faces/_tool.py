@@ -203,7 +203,7 @@ def description(*, strict: bool = False) -> str:
         elif arg.name == "provider":
             names.append("provider (default: configured)")
         elif arg.name == "deadline":
-            names.append("deadline (seconds)")
+            names.append("deadline (s)")
         elif arg.default is not None and arg.default is not False:  # switches are off unless given
             names.append(f"{arg.name} (default {_shown_default(arg.default)})")
         else:
@@ -219,9 +219,9 @@ _INTRO: Final = (
     "Search the web for current information. Returns one block per result (title, URL, date, highlights, "
     "text; never a merged summary), then a 'Sources:' list numbering the URLs. Cite by URL (or [n] from "
     "Sources); claim only what a block says. [Bracketed] header lines name the serving provider and each "
-    "parameter not applied or only approximated. 'SEARCH_FAILED: <query> — <provider>: <reason> | ...' means "
+    "parameter not applied or approximated. 'SEARCH_FAILED: <query> — <provider>: <reason> | ...' means "
     "every provider failed: retry later, rephrase, or pick another provider.\n\n"
-    "Use it beside a client's own web search as an independent lane, or alone."
+    "Use it beside a client's own web search, or alone."
 )
 
 
