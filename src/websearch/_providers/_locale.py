@@ -161,6 +161,7 @@ def ddg_locale(params: SearchParams, label: str) -> tuple[dict[str, str], list[N
             if language:
                 notices.append(not_applied("language", language, f"{label} takes a language only with a region"))
     elif language:
+        out["kl"] = "wt-wt"  # no region: a language never sets a country
         notices.append(not_applied("language", language, f"{label} takes a language only with a country's region"))
     if params.safesearch:
         out["kp"] = DDG_SAFE[params.safesearch]
@@ -175,25 +176,35 @@ def _ddg_language(region: str) -> str:
 # -- Bing, Google, Mojeek, Startpage ------------------------------------------------------------
 
 
-def bing_locale(params: SearchParams) -> tuple[dict[str, str], dict[str, str]]:
-    """Bing's page: `cc` (its region), `setlang` (its interface language, which also ranks results
-    in it), `adlt` (off/moderate/strict) and, with both a country and a language, the market `mkt`
-    (`de-DE`) with an Accept-Language that agrees with it. Parameters, then headers."""
+def country_language(country: str) -> str | None:
+    """The first language of `country`'s DuckDuckGo regions (its main one), or None."""
+    cc = _DDG_COUNTRY.get(country.lower(), country.lower())
+    return next((_ddg_language(r) for r in DDG_REGIONS if r.split("-")[0] == cc), None)
+
+
+def bing_locale(params: SearchParams, label: str) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
+    """Bing's page: `cc` (its region) and the market `mkt` (`de-DE`: the language asked, else the
+    country's own) with an Accept-Language that agrees with it (Bing answers unrelated results when
+    they differ); `setlang` (its interface language, which also ranks results in it); `adlt`
+    (off/moderate/strict). A language alone keeps the en-US market: it is approximated by
+    `setlang`. Parameters, headers, notices."""
     out: dict[str, str] = {}
     headers: dict[str, str] = {}
+    notices: list[Notice] = []
     country, language = params.country, params.language
     if country:
+        lang = language or country_language(country) or "en"
         out["cc"] = country.lower()
-        out["mkt"] = f"{language or 'en'}-{country}"
+        out["mkt"] = f"{lang}-{country}"
+        headers["Accept-Language"] = f"{lang}-{country},{lang};q=0.9"
     if language:
         out["setlang"] = language
-        tag = f"{language}-{country}" if country else language
-        headers["Accept-Language"] = f"{tag},{language};q=0.9"
-    elif country:
-        headers["Accept-Language"] = f"en-{country},en;q=0.9"
+        if not country:
+            why = f"{label}'s market (its results' region and language) needs a country"
+            notices.append(approximated("language", language, f"setlang={language} (the interface language)", why))
     if params.safesearch:
         out["adlt"] = params.safesearch
-    return out, headers
+    return out, headers, notices
 
 
 GOOGLE_SAFE: Final = {"strict": "active", "off": "off"}

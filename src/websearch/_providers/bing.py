@@ -70,13 +70,12 @@ class Bing(KeylessEngine[Page]):
     max_pages = MAX_PAGES
     spare_pages = True  # Bing's pages often repeat page 1 or hold fewer than PAGE_SIZE
     pager_referer = True
-    supports: ClassVar[dict[str, Support]] = {**DATED, **LOCALE_NATIVE}
+    supports: ClassVar[dict[str, Support]] = {**DATED, **LOCALE_NATIVE, "language": "approximate"}
     challenges = (is_challenge,)
 
     def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
         """`cc`, `setlang`, `adlt`, and `mkt` with an Accept-Language that agrees with it."""
-        pairs, headers = bing_locale(plan.params)
-        return pairs, headers, []
+        return bing_locale(plan.params, self.label)
 
     def page_params(self, n: int) -> Params:
         """`first` and Bing's pager `FORM` from page 2 on."""

@@ -66,7 +66,7 @@ class Mojeek(KeylessEngine[Page]):
     headers = HEADERS
     max_results = MAX_RESULTS
     max_pages = MAX_PAGES
-    supports: ClassVar[dict[str, Support]] = {**DATED, **LOCALE_NATIVE}
+    supports: ClassVar[dict[str, Support]] = {**DATED, **LOCALE_NATIVE, "safesearch": "approximate"}
 
     def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
         """`safe`, and the `arc` (region) and `lb` (language) preference cookies."""

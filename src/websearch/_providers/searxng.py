@@ -104,7 +104,12 @@ class SearXNG(HttpProvider):
     info = PROVIDERS["searxng"]
     #: The keyless engines' coarse windows and `site:` operators, and SearXNG's categories (news,
     #: publication, github and its own category names).
-    supports: ClassVar[dict[str, Support]] = {**WINDOWED, "category": "approximate", **LOCALE_NATIVE}
+    supports: ClassVar[dict[str, Support]] = {
+        **WINDOWED,
+        "category": "approximate",
+        **LOCALE_NATIVE,
+        "country": "approximate",
+    }
     envelope = ErrorEnvelope(message=(("error",),), code=(), auth_hint=AUTH_HINT)
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
