@@ -241,8 +241,9 @@ class WebSearch(Reads):
         beside one that has not answered within that many seconds. `fanout` asks these providers at once and fuses their
         results (`provider="public"`: every available keyless engine); the setting
         `providers.webSearchFanout` makes it the default. `params` are the fields of
-        `SearchParams`; `num_results` is accepted for `limit`.
-        """
+        `SearchParams`; `num_results` is accepted for `limit`. `country`, `language` and
+        `safesearch` left out come from the `[search]` settings; `response.locale` says which
+        were set, from where, and whether the serving provider applied them."""
         if cache != "use" or deadline is not None or hedge is not None:  # else nothing to check
             check_engine_args(cache, deadline, hedge)
         if "num_results" in params:  # the MCP tool's name for limit
