@@ -219,6 +219,17 @@ WIRE: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
     ),
     "tavily": ({"country": "DE"}, {"country": "germany"}),
     "exa": ({"country": "DE"}, {"userLocation": "DE"}),
+    "perplexity": (
+        {"country": "DE", "language": "de"},
+        {
+            "web_search_options": {
+                "search_type": "pro",
+                "search_context_size": "high",
+                "user_location": {"country": "DE"},
+            },
+            "search_language_filter": ["de"],
+        },
+    ),
 }
 
 

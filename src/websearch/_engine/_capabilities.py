@@ -139,7 +139,9 @@ _LOCALE_WIRE: Final = (
     "- SearXNG: `language` (`de-DE`, or `de`; a country alone goes with `[searxng] language` when",
     "  that is a plain language, which stays the default when nothing is given), `safesearch` 0/1/2.",
     "- Tavily: `country` as the country's name (`germany`), general searches only; Exa: `userLocation`",
-    "  (keyed calls; the keyless MCP path has none).",
+    "  (keyed calls; the keyless MCP path has none); Perplexity's API modes (a key, OpenRouter):",
+    "  `web_search_options.user_location.country` and `search_language_filter` (its ask endpoint has",
+    "  neither: a notice).",
 )
 
 
