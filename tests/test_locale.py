@@ -219,6 +219,8 @@ WIRE: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
     ),
     "tavily": ({"country": "DE"}, {"country": "germany"}),
     "exa": ({"country": "DE"}, {"userLocation": "DE"}),
+    "yahoo": ({"language": "de", "safesearch": "strict"}, {"cookie": "sB=v=1&vm=r&fl=1&vl=lang_de"}),
+    "ecosia": ({"country": "AT"}, {"accept-language": "de-AT,de;q=0.9"}),
     "perplexity": (
         {"country": "DE", "language": "de"},
         {

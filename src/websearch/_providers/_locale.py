@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .._core._types import SearchParams
 
 __all__ = [
+    "accept_language",
     "bing_locale",
     "brave_locale",
     "ddg_locale",
@@ -27,6 +28,7 @@ __all__ = [
     "searxng_locale",
     "startpage_locale",
     "tavily_country",
+    "yahoo_locale",
 ]
 
 #: Support declarations, spread into a provider's `supports`.
@@ -276,6 +278,41 @@ def startpage_locale(params: SearchParams, label: str) -> tuple[dict[str, str], 
     if params.safesearch:
         out["qadf"] = STARTPAGE_SAFE[params.safesearch]
     return out, notices
+
+
+YAHOO_SAFE: Final = {"off": "p", "moderate": "i", "strict": "r"}
+#: ISO 639-1 codes Yahoo's language filter spells otherwise.
+_YAHOO_LANG: Final = {"zh": "zh_chs"}
+
+
+def yahoo_locale(params: SearchParams) -> str | None:
+    """Yahoo's `sB` preference cookie: `vm` (safe search p/i/r) and `vl=lang_<xx>` (results in
+    that language only; sent only when a language is asked); None when neither is set. The
+    country is not sent (Yahoo's regional hosts are not used)."""
+    prefs = [("v", "1")]
+    if params.safesearch:
+        prefs.append(("vm", YAHOO_SAFE[params.safesearch]))
+    if params.language:
+        prefs += [("fl", "1"), ("vl", f"lang_{_YAHOO_LANG.get(params.language, params.language)}")]
+    return f"sB={'&'.join(f'{k}={v}' for k, v in prefs)}" if len(prefs) > 1 else None
+
+
+def accept_language(params: SearchParams, label: str) -> tuple[str | None, list[Notice]]:
+    """An Accept-Language for an engine that takes its market from it (Ecosia without its settings
+    cookie): `de-DE,de;q=0.9` (the language asked, else the country's own), or a language alone;
+    approximated, with notices (None when neither is set)."""
+    country, language = params.country, params.language
+    if not country and not language:
+        return None, []
+    lang = language or (country_language(country) if country else None) or "en"
+    header = f"{lang}-{country},{lang};q=0.9" if country else f"{lang},en;q=0.5"
+    why = f"{label} takes its market from the browser's languages"
+    notices = [
+        approximated(name, getattr(params, name), f"Accept-Language: {header}", why)
+        for name in ("country", "language")
+        if getattr(params, name)
+    ]
+    return header, notices
 
 
 # -- SearXNG, Tavily --------------------------------------------------------------------------
