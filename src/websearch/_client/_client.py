@@ -29,7 +29,7 @@ from .._core._clock import Clock, SystemClock, wall_seconds
 from .._core._context import ProviderContext, Sends, SendsRequests, complete
 from .._core._credentials import Credential, CredentialStore
 from .._core._fork import INHERITED, in_child
-from .._core._locale import apply_locale_settings, record_locale
+from .._core._locale import apply_locale_settings, locale_defaults, record_locale
 from .._core._notices import Notice, clamped, dropped
 from .._core._params import LOCALE_PARAMS, CacheMode, check_engine_args, provider_with_fanout
 from .._core._registry import PROVIDERS
@@ -132,6 +132,7 @@ class WebSearch(Reads):
             raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout}")
         chosen = providers if providers is not None else self.settings.provider_list
         self.lineup = Lineup(chosen)
+        self._locale_defaults = locale_defaults(self.settings)  # read once: settings do not change under a client
         self._api_keys = dict(api_keys or {})
         enabled = engine if engine is not None else self.env.get("WEBSEARCH_ENGINE", "on").strip().lower() != "off"
         # Checked once, here: downstream, every transport has all of `SendsRequests`.
@@ -254,7 +255,7 @@ class WebSearch(Reads):
                     f"num_results is another name for limit; give one of them; got {alias} and {params['limit']}",
                 )
             params["limit"] = params.get("limit") if params.get("limit") is not None else alias
-        locale_sources = apply_locale_settings(params, self.settings)
+        locale_sources = apply_locale_settings(params, self._locale_defaults)
         try:
             search_params = SearchParams(query, **params)
         except TypeError as exc:  # an unknown keyword
@@ -287,8 +288,9 @@ class WebSearch(Reads):
             _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
             if left:
                 response.notices = (*left, *response.notices)
-        locale = {name: getattr(search_params, name) for name in LOCALE_PARAMS}
-        record_locale(response, locale, locale_sources)
+        if locale_sources is not None:
+            locale = {name: getattr(search_params, name) for name in LOCALE_PARAMS}
+            record_locale(response, locale, locale_sources)
         return response
 
     def _fanout(

@@ -28,15 +28,26 @@ if TYPE_CHECKING:
     from ._settings import Settings
     from ._types import SearchResponse
 
-__all__ = ["apply_locale_settings", "record_locale"]
+__all__ = ["apply_locale_settings", "locale_defaults", "record_locale"]
 
 #: Notice kinds saying a parameter was not applied (`overridden` and `dropped` say so too).
 _NOT_APPLIED: Final = frozenset({"not_applied", "overridden", "dropped"})
 
 
-def apply_locale_settings(params: MutableMapping[str, Any], settings: Settings) -> dict[str, LocaleSource]:
-    """Fill the locale parameters the call left out (absent, None or blank) from settings, in
-    `params`; return where each came from. Settings were checked when read."""
+def locale_defaults(settings: Settings) -> dict[str, str]:
+    """`[search] country`, `language` and `safesearch`, those set (checked when read)."""
+    values = {name: settings.get(f"search.{name}") for name in LOCALE_PARAMS}
+    return {name: value for name, value in values.items() if isinstance(value, str) and value.strip()}
+
+
+def apply_locale_settings(
+    params: MutableMapping[str, Any], defaults: Mapping[str, str]
+) -> dict[str, LocaleSource] | None:
+    """Fill the locale parameters the call left out (absent, None or blank) from `defaults`
+    (`locale_defaults`), in `params`; return where each came from, or None when no locale value
+    is given or configured (the common search: nothing to fill, nothing to record)."""
+    if not defaults and not any(name in params for name in LOCALE_PARAMS):
+        return None
     sources: dict[str, LocaleSource] = {}
     for name in LOCALE_PARAMS:
         value = params.get(name)
@@ -44,13 +55,11 @@ def apply_locale_settings(params: MutableMapping[str, Any], settings: Settings) 
             value = params[name] = None  # a strict agent's "" is "not given"
         if value is not None:
             sources[name] = "argument"
-            continue
-        params.pop(name, None)
-        configured = settings.get(f"search.{name}")
-        if isinstance(configured, str) and configured.strip():
-            params[name] = configured
+        elif name in defaults:
+            params[name] = defaults[name]
             sources[name] = "setting"
         else:
+            params.pop(name, None)
             sources[name] = "default"
     return sources
 
