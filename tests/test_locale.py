@@ -284,6 +284,36 @@ async def test_what_a_provider_maps_only_in_part_gets_its_notice(config_dir: Pat
     assert messages(alone)[0].startswith('language="de" applied as setlang=de (the interface language)')
 
 
+# -- the mappings, one value at a time ---------------------------------------------------------------
+
+
+def test_the_mappings_of_values_a_wire_has_no_word_for() -> None:
+    from websearch._providers import _locale as wire
+
+    assert wire.google_locale(SearchParams("q", safesearch="moderate")) == {}  # Google's own default filter
+    assert wire.google_locale(SearchParams("q", safesearch="off")) == {"safe": "off"}
+    pairs, cookie, notices = wire.mojeek_locale(SearchParams("q", safesearch="strict"), "Mojeek")
+    assert (pairs, cookie) == ({"safe": "1"}, None)
+    assert [n.message for n in notices] == ['safesearch="strict" applied as safe=1: Mojeek has one filter, on or off']
+    pairs, notices = wire.startpage_locale(SearchParams("q", language="sw"), "Startpage")
+    assert pairs == {} and [n.kind for n in notices] == ["not_applied"]
+    pairs, notices = wire.ddg_locale(SearchParams("q", country="DE", language="fr"), "DuckDuckGo")
+    assert pairs == {"kl": "de-de"}
+    assert [n.message for n in notices] == [
+        'language="fr" not applied: DuckDuckGo\'s region de-de has its own language'
+    ]
+    pairs, notices = wire.ddg_locale(SearchParams("q", country="AQ"), "DuckDuckGo")
+    assert pairs == {} and [n.param for n in notices] == ["country"]
+    located, notices = wire.searxng_locale(SearchParams("q", country="DE"), None, "SearXNG")
+    assert located == [] and [n.param for n in notices] == ["country"]
+    assert wire.brave_locale(SearchParams("q", country="BR", language="pt")) == [
+        ("country", "BR"),
+        ("search_lang", "pt-br"),
+    ]
+    assert wire.brave_locale(SearchParams("q", language="ja")) == [("search_lang", "jp")]
+    assert wire.yahoo_locale(SearchParams("q", country="DE")) is None  # no regional host: nothing sent
+
+
 # -- the faces -------------------------------------------------------------------------------------
 
 
@@ -298,6 +328,22 @@ def test_the_mcp_tool_takes_them_and_a_strict_agents_blank_means_not_given() -> 
     assert "country" not in blank.params and "language" not in blank.params
     with pytest.raises(InvalidSearchParams, match=r'country must be two letters.*; got "Germany"'):
         parse_arguments({"query": "q", "country": "Germany"}, ["duckduckgo"])
+
+
+async def test_the_mcp_server_applies_them_and_says_so(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
+    from mcp import Client
+
+    from websearch._faces._mcp_server import build_server
+
+    async with make_client(env=env, clock=FakeClock()) as ws, Client(build_server(ws)) as client:
+        result = await client.call_tool(
+            "web_search", {"query": "q", "country": "ch", "language": "it", "safesearch": ""}
+        )
+    assert result.is_error is False
+    text = str(result.content[0].text)
+    assert "[locale: country=CH, language=it]" in text
+    form = dict(ddg.last.form())
+    assert (form["kl"], "kp" in form) == ("ch-it", False)
 
 
 def test_the_command_line_takes_them(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:
