@@ -23,6 +23,7 @@ from websearch import (
     SearchUsage,
 )
 from websearch._core._notices import Notice
+from websearch._core._types import Locale, LocaleValue
 from websearch._engine._cache import decode, encode
 
 
@@ -63,6 +64,9 @@ def full_response() -> SearchResponse:
         cached=False,
         cached_age_s=None,
         answers=(ProviderAnswer("perplexity", "Tokio.", (SearchCitation("https://a.example", "A"),)),),
+        locale=Locale(
+            LocaleValue("DE", "argument", True), LocaleValue("de", "setting", False), LocaleValue(None, "default")
+        ),
     )
 
 

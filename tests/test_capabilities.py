@@ -37,6 +37,9 @@ EVERY: dict[str, Any] = {
     "exclude_domains": ["spam.example.org"],
     "summary": True,
     "sort_by_date": True,
+    "country": "DE",
+    "language": "de",
+    "safesearch": "strict",
 }
 #: Values a provider honours only approximately, where EVERY's value maps exactly (Tavily maps
 #: mode=fast and category=news natively but approximates deep modes and has no pdf topic).
@@ -99,17 +102,19 @@ def test_docs_parameters_md_is_the_generated_page() -> None:
 
 def test_the_page_shows_each_declaration(tmp_path: Path) -> None:
     page = render_markdown()
-    base, rich = page.split("## Richer parameters")
+    base, rest = page.split("## Richer parameters")
+    rich, rest = rest.split("## Query operators")
+    _operators, locale = rest.split("## Locale and safe search")
     marks = {"native": "✓", "approximate": "≈", "no": "✗"}
     for provider in SEARCH_PROVIDER_ORDER:
         declared = [marks[s] for p, _, s in TABLE if p == provider]
         cells = [
             line.strip("| ").split(" | ")[1:]
-            for part in (base, rich)
+            for part in (base, rich, locale)
             for line in part.splitlines()
             if line.startswith(f"| `{provider}`")
         ]
-        assert cells[0] + cells[1] == declared, provider
+        assert [cell for table in cells for cell in table] == declared, provider  # base, richer, locale
     assert "| `codex` (OpenAI) |" in page and "| `zai` |" in page
     main([str(tmp_path / "out.md")])
     assert (tmp_path / "out.md").read_bytes() == page.encode()

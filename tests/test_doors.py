@@ -29,6 +29,8 @@ DOORS = {
         "EngineRank",
         "FetchResponse",
         "InvalidSearchParams",
+        "Locale",
+        "LocaleValue",
         "Mode",
         "Notice",
         "NoticeKind",
@@ -213,6 +215,7 @@ def test_no_name_of_the_old_api_left_silently() -> None:
     # every name of the old list is in the user's door, or has moved with a warning
     reading = {"fetch", "afetch", "research", "aresearch", "FetchResponse", "ResearchResponse", "ResearchSource"}
     reading.add("PageOutcome")  # new with reading, after the doors
+    reading |= {"Locale", "LocaleValue"}  # new with the locale parameters, after the doors
     assert set(OLD_ALL) == (set(websearch.__all__) - reading) | set(websearch._MOVED)
     assert not set(websearch.__all__) & set(websearch._MOVED)
     for name, home in websearch._MOVED.items():

@@ -110,6 +110,7 @@ def test_search_path_loads_only_the_provider_it_uses(tmp_path: Path) -> None:
         "websearch._providers._errors",
         "websearch._providers._html",  # what the HTML engines share (headers, text, URLs)
         "websearch._providers._kit",  # the keyless-engine kit: plan and page written once
+        "websearch._providers._locale",  # country, language and safesearch as each engine takes them
         "websearch._providers._paging",  # the kit's paging loop
         "websearch._providers.duckduckgo",
     ]

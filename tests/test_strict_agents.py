@@ -149,7 +149,8 @@ async def test_a_strict_call_at_plain_values_is_the_plain_call(converter: str) -
     tool = SimpleNamespace(name=served["name"], description=served["description"], input_schema=served["inputSchema"])
     schema = CONVERTERS[converter](tool)
     call = strict_call(schema)
-    neutral = {name: call[name] for name in ("recency", "temperature", "provider")}  # no value of theirs says nothing
+    # no value of theirs says nothing (safesearch's enum, like recency's, has no "not given")
+    neutral = {name: call[name] for name in ("recency", "temperature", "safesearch", "provider")}
     assert parse_arguments(call, ["duckduckgo", "public"]) == parse_arguments(
         {"query": "strict q", **neutral}, ["duckduckgo", "public"]
     )

@@ -17,7 +17,8 @@ internal:
 
 - `websearch` (this module), for whoever searches: `WebSearch`, `search`, `asearch`, `render`,
   `tool_schema`; the response (`SearchResponse`, `SearchSource`, `SearchCitation`,
-  `SearchUsage`, `Attempt`, `EngineRank`, `ProviderAnswer`) and `ProviderStatus`; reading
+  `SearchUsage`, `Attempt`, `EngineRank`, `ProviderAnswer`, `Locale`, `LocaleValue`) and
+  `ProviderStatus`; reading
   (`fetch`, `afetch`, `research`, `aresearch`; their answers `FetchResponse`, `ResearchResponse`,
   `ResearchSource`, `PageOutcome`); the notices
   (`Notice`, `NoticeKind`, `NOTICE_KINDS`); the parameters (`SearchParams`, `Mode`, `Recency`,
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
     from ._core._types import (
         Attempt,
         EngineRank,
+        Locale,
+        LocaleValue,
         ProviderAnswer,
         SearchCitation,
         SearchParams,
@@ -72,6 +75,8 @@ __all__ = [
     "EngineRank",
     "FetchResponse",
     "InvalidSearchParams",
+    "Locale",
+    "LocaleValue",
     "Mode",
     "Notice",
     "NoticeKind",
@@ -110,6 +115,8 @@ _LAZY = {  # name -> the module that defines it, imported on first use (PEP 562)
     "Recency": "_core._params",
     "Attempt": "_core._types",
     "EngineRank": "_core._types",
+    "Locale": "_core._types",
+    "LocaleValue": "_core._types",
     "ProviderAnswer": "_core._types",
     "SearchCitation": "_core._types",
     "SearchParams": "_core._types",

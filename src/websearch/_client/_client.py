@@ -29,8 +29,9 @@ from .._core._clock import Clock, SystemClock, wall_seconds
 from .._core._context import ProviderContext, Sends, SendsRequests, complete
 from .._core._credentials import Credential, CredentialStore
 from .._core._fork import INHERITED, in_child
+from .._core._locale import apply_locale_settings, locale_defaults, record_locale
 from .._core._notices import Notice, clamped, dropped
-from .._core._params import CacheMode, check_engine_args, provider_with_fanout
+from .._core._params import LOCALE_PARAMS, CacheMode, check_engine_args, provider_with_fanout
 from .._core._registry import PROVIDERS
 from .._core._settings import DEFAULT_ATTEMPT_TIMEOUT, Settings
 from .._core._settings import config_dir as default_config_dir
@@ -144,6 +145,7 @@ class WebSearch(Reads):
         else:
             settings = self.settings
             self.lineup = Lineup(settings.provider_list, order=settings.search_order, only=settings.search_order_only)
+        self._locale_defaults = locale_defaults(self.settings)  # read once: settings do not change under a client
         self._api_keys = dict(api_keys or {})
         enabled = engine if engine is not None else self.env.get("WEBSEARCH_ENGINE", "on").strip().lower() != "off"
         # Checked once, here: downstream, every transport has all of `SendsRequests`.
@@ -259,8 +261,9 @@ class WebSearch(Reads):
         beside one that has not answered within that many seconds. `fanout` asks these providers at once and fuses their
         results (`provider="public"`: every available keyless engine); the setting
         `providers.webSearchFanout` makes it the default. `params` are the fields of
-        `SearchParams`; `num_results` is accepted for `limit`.
-        """
+        `SearchParams`; `num_results` is accepted for `limit`. `country`, `language` and
+        `safesearch` left out come from the `[search]` settings; `response.locale` says which
+        were set, from where, and whether the serving provider applied them."""
         if cache != "use" or deadline is not None or hedge is not None:  # else nothing to check
             check_engine_args(cache, deadline, hedge)
         if "num_results" in params:  # the MCP tool's name for limit
@@ -271,6 +274,7 @@ class WebSearch(Reads):
                     f"num_results is another name for limit; give one of them; got {alias} and {params['limit']}",
                 )
             params["limit"] = params.get("limit") if params.get("limit") is not None else alias
+        locale_sources = apply_locale_settings(params, self._locale_defaults)
         try:
             search_params = SearchParams(query, **params)
         except TypeError as exc:  # an unknown keyword
@@ -303,6 +307,9 @@ class WebSearch(Reads):
             _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
             if left:
                 response.notices = (*left, *response.notices)
+        if locale_sources is not None:
+            locale = {name: getattr(search_params, name) for name in LOCALE_PARAMS}
+            record_locale(response, locale, locale_sources)
         return response
 
     def _fanout(

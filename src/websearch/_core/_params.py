@@ -23,16 +23,19 @@ __all__ = [
     "DEEP_MODES",
     "DEFAULT_TEXT_CHARS",
     "LEGACY_MODES",
+    "LOCALE_PARAMS",
     "MODE_VALUES",
     "PARAMS",
     "PARAMS_BY_NAME",
     "RECENCY_VALUES",
+    "SAFESEARCH_VALUES",
     "TEXT_CHARS_RANGE",
     "CacheMode",
     "Mode",
     "Param",
     "ParamKind",
     "Recency",
+    "SafeSearch",
     "check",
     "check_engine_args",
     "got",
@@ -48,6 +51,10 @@ Mode = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
 MODE_VALUES: Final[tuple[str, ...]] = get_args(Mode)
 #: The modes that ask Exa to research: searches of these get longer deadlines and timeouts.
 DEEP_MODES: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
+SafeSearch = Literal["off", "moderate", "strict"]
+SAFESEARCH_VALUES: Final[tuple[str, ...]] = get_args(SafeSearch)
+#: The locale parameters, whose defaults may come from settings (`[search] country` ...).
+LOCALE_PARAMS: Final = ("country", "language", "safesearch")
 #: Older Exa search types, accepted and searched as `auto` (with a notice).
 LEGACY_MODES: Final = {"neural": "auto", "keyword": "auto"}
 TEXT_CHARS_RANGE: Final = (200, 8000)
@@ -57,7 +64,17 @@ MAX_INTEGER: Final = 2**53 - 1
 DEFAULT_TEXT_CHARS: Final = 1200
 
 ParamKind = Literal[
-    "string", "integer", "number", "boolean", "domains", "ids", "enum", "lenient_number", "lenient_date"
+    "string",
+    "integer",
+    "number",
+    "boolean",
+    "domains",
+    "ids",
+    "enum",
+    "lenient_number",
+    "lenient_date",
+    "country",
+    "language",
 ]
 _JSON_TYPE: Final = {
     "string": "string",
@@ -69,6 +86,8 @@ _JSON_TYPE: Final = {
     "enum": "string",
     "lenient_number": "number",
     "lenient_date": "string",
+    "country": "string",
+    "language": "string",
 }
 
 
@@ -123,6 +142,10 @@ class Param:
             return f"a number from {self.minimum:g} to {self.maximum:g}"
         if self.kind == "lenient_date":
             return "an ISO date or timestamp (a string)"
+        if self.kind == "country":
+            return "two letters, an ISO 3166-1 alpha-2 country code such as DE or us"
+        if self.kind == "language":
+            return "two letters, an ISO 639-1 language code such as de or EN"
         return "a number"
 
 
@@ -296,6 +319,32 @@ PARAMS: Final[tuple[Param, ...]] = (
         rich=True,
         cli_help="newest first (where the provider can)",
     ),
+    Param(
+        "country",
+        "country",
+        "Country of the results, ISO 3166-1 alpha-2 (DE, us).",
+        cli=("--country",),
+        metavar="CC",
+        mcp=("country",),
+        cli_help="country of the results (ISO 3166-1 alpha-2: DE, US)",
+    ),
+    Param(
+        "language",
+        "language",
+        "Language of the results, ISO 639-1 (de, en). Never sets a country.",
+        cli=("--language",),
+        metavar="LL",
+        mcp=("language",),
+        cli_help="language of the results (ISO 639-1: de, en)",
+    ),
+    Param(
+        "safesearch",
+        "enum",
+        "Adult-content filter.",
+        choices=SAFESEARCH_VALUES,
+        cli=("--safesearch",),
+        mcp=("safesearch",),
+    ),
 )
 PARAMS_BY_NAME: Final = {p.name: p for p in PARAMS}
 
@@ -339,6 +388,11 @@ def check(param: Param, value: Any, name: str | None = None) -> Any:
     elif kind == "string":
         if isinstance(value, str) and value.strip():
             return value
+    elif kind in ("country", "language"):
+        # Country codes are kept upper case (ISO 3166's own spelling, DE), language codes lower (de).
+        code = value.strip() if isinstance(value, str) else ""
+        if len(code) == 2 and code.isascii() and code.isalpha():
+            return code.upper() if kind == "country" else code.lower()
     elif kind in ("domains", "ids"):
         names = [value] if isinstance(value, str) else value
         # A blank domain was left out without a word (`--include-domain ''`): it is refused.

@@ -320,6 +320,18 @@ def _providers(key: str, value: Any) -> None:
         raise ConfigError(f"setting {key} names unknown providers: {', '.join(unknown)}")
 
 
+def _locale(key: str, value: Any) -> None:
+    """`[search] country`, `language` or `safesearch`: what the parameter of that name takes."""
+    from ..errors import InvalidSearchParams
+    from ._params import PARAMS_BY_NAME, check
+
+    name = key.rpartition(".")[2]
+    try:
+        check(PARAMS_BY_NAME[name], value, f"setting {key}")
+    except InvalidSearchParams as exc:
+        raise ConfigError(exc.message) from None
+
+
 def _shown(value: Any) -> str:
     return repr(value)
 
@@ -409,6 +421,9 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     _row("search.deadline", float, positive),
     _row("search.deep_deadline", float, positive),
     _row("search.hedge", float, positive),
+    _row("search.country", str, _locale),
+    _row("search.language", str, _locale),
+    _row("search.safesearch", str, _locale),
     _row("fetch.allow_hosts", list, host_patterns, []),
     _row("fetch.allow_private", bool, boolean, False),
     _row("fetch.max_mb", float, positive, 10.0),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from ..errors import InvalidSearchParams, SearchFailedError
 from ._notices import Notice
@@ -25,6 +25,8 @@ __all__ = [
     "RICH_PARAMS",
     "Attempt",
     "EngineRank",
+    "Locale",
+    "LocaleValue",
     "Mode",
     "ProviderAnswer",
     "ProviderResult",
@@ -159,6 +161,31 @@ class ProviderResult:
         return _renderable(self.answer, self.sources, self.citations, self.related_questions, self.search_queries)
 
 
+#: Where a locale value came from: the call's argument, a setting (`[search] country` ...), or
+#: neither (nothing is sent: the provider's own default).
+LocaleSource = Literal["argument", "setting", "default"]
+
+
+@dataclass(frozen=True, slots=True)
+class LocaleValue:
+    """One locale parameter of a search: its value (None: not set), where it came from, and
+    whether the serving provider applied it (natively or approximately; False when it is not set)."""
+
+    value: str | None
+    source: LocaleSource
+    applied: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Locale:
+    """The locale a search ran with (`SearchResponse.locale`): country (ISO 3166-1 alpha-2, upper
+    case), language (ISO 639-1, lower case) and safesearch, each with where it came from."""
+
+    country: LocaleValue
+    language: LocaleValue
+    safesearch: LocaleValue
+
+
 @dataclass(slots=True)
 class SearchResponse:
     """What one search produced: the serving provider's answer, or the chain's error.
@@ -189,6 +216,7 @@ class SearchResponse:
     cached: bool = False  # served from the cache (its attempts are the original ones)
     cached_age_s: float | None = None  # how old the cached answer is, when it is one
     answers: tuple[ProviderAnswer, ...] = ()  # fan-out only: every answer, in fan-out order (the first is `answer`)
+    locale: Locale | None = None  # set when a country, language or safesearch was given or configured
 
     @property
     def ok(self) -> bool:
@@ -243,6 +271,9 @@ class SearchParams:
     exclude_domains: tuple[str, ...] | None = None
     summary: bool | None = None
     sort_by_date: bool | None = None
+    country: str | None = None
+    language: str | None = None
+    safesearch: str | None = None
     _given: tuple[tuple[str, Any], ...] = field(default=(), init=False, repr=False, compare=False)
     _rich: bool = field(default=False, init=False, repr=False, compare=False)
 
@@ -258,7 +289,7 @@ class SearchParams:
             if value is None:
                 continue
             value = check(param, value)
-            if param.kind == "domains":
+            if param.kind in _NORMALISED:
                 setattr(self, param.name, value)
             if value is False or value == ():
                 continue
@@ -314,6 +345,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_NORMALISED: Final = frozenset({"domains", "country", "language"})  # kinds whose checked value is rewritten
 _FIELD_NAMES: Final[dict[type, tuple[str, ...] | None]] = {}  # None: not a dataclass
 _UNSEEN: Final[tuple[str, ...]] = ("",)
 

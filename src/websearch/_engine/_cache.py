@@ -24,6 +24,8 @@ from .._core._notices import Notice
 from .._core._types import (
     Attempt,
     EngineRank,
+    Locale,
+    LocaleValue,
     ProviderAnswer,
     SearchCitation,
     SearchParams,
@@ -226,6 +228,8 @@ _CLASSES: Final = (
     SearchUsage,
     Attempt,
     Notice,
+    Locale,
+    LocaleValue,
 )
 
 
@@ -266,6 +270,7 @@ def _optional(build: Callable[[list[Any]], T]) -> Callable[[list[Any] | None], T
 
 _NOTICE: Final = _builder(Notice, {})
 _CITATION: Final = _builder(SearchCitation, {})
+_LOCALE_VALUE: Final = _builder(LocaleValue, {})
 #: A response from the array `encode` wrote, every nested class built back.
 _RESPONSE: Final = _builder(
     SearchResponse,
@@ -278,5 +283,6 @@ _RESPONSE: Final = _builder(
         "attempts": _many(_builder(Attempt, {"notices": _many(_NOTICE)})),
         "notices": _many(_NOTICE),
         "answers": _many(_builder(ProviderAnswer, {"citations": _many(_CITATION)})),
+        "locale": _optional(_builder(Locale, dict.fromkeys(("country", "language", "safesearch"), _LOCALE_VALUE))),
     },
 )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from .._core._operators import FILTER_OPERATORS, OPERATORS
+from .._core._params import LOCALE_PARAMS
 from .._core._registry import PROVIDERS, SEARCH_PROVIDER_ORDER
 from .._core._types import PARAM_NAMES, RICH_PARAMS
 from .._providers._base import OPERATOR_FILTERS
@@ -97,11 +98,11 @@ def _table(params: tuple[str, ...], cells: dict[tuple[str, str], str], suffix: s
 
 def render_markdown() -> str:
     """docs/parameters.md: the capability table as two Markdown tables (base and richer
-    parameters), then the operator table."""
+    parameters), then the operator and locale tables."""
     cells: dict[tuple[str, str], str] = {
         (provider_id, param): support for provider_id, param, support in capability_table()
     }
-    base = tuple(p for p in PARAMETERS if p not in RICH_PARAMS)
+    base = tuple(p for p in PARAMETERS if p not in RICH_PARAMS and p not in LOCALE_PARAMS)
     rich = tuple(p for p in PARAMETERS if p in RICH_PARAMS)
     lines = [
         "# Parameters per provider",
@@ -150,8 +151,49 @@ def render_markdown() -> str:
         "",
         *_table(QUERY_OPERATORS, dict(((p, o), c) for p, o, c in operator_table()), ":"),
         "",
+        "## Locale and safe search",
+        "",
+        "`country` (ISO 3166-1 alpha-2, kept upper case), `language` (ISO 639-1, kept lower case) and",
+        "`safesearch` (off, moderate, strict), from the call or from the settings `[search] country`,",
+        "`language` and `safesearch`. A language alone never sets a country. A value from settings that",
+        "the serving provider cannot apply gets no notice (it is a standing default, said on every search",
+        "otherwise); the response's `locale` says, for each value, where it came from and whether it was",
+        "applied. How each provider takes them:",
+        "",
+        *_table(LOCALE_PARAMS, cells),
+        "",
+        *_LOCALE_WIRE,
+        "",
     ]
     return "\n".join(lines)
+
+
+#: How each provider that takes the locale sends it (the facts behind `_providers._locale`).
+_LOCALE_WIRE: Final = (
+    "- Brave: `country`, `search_lang` (`jp` for ja, `zh-hans`/`zh-hant`, `pt-pt`/`pt-br`, `en-gb`), `safesearch`.",
+    "- DuckDuckGo: `kl`, a region pairing a country with one of its languages (`de-de`, `ch-fr`, `uk-en`;",
+    "  `wt-wt` is no region): a language alone, or one the country's regions lack, is not applied;",
+    "  `kp` 1 strict, -1 moderate, -2 off.",
+    "- Bing: `cc` (region) and the market `mkt` (`de-DE`: the language asked, else the country's own)",
+    "  with an Accept-Language that agrees with it; `setlang` (interface language, which also ranks",
+    "  results: a language alone is only that, approximated, the market staying en-US); `adlt`",
+    "  off/moderate/strict.",
+    "- Google: `gl`, `hl`, `safe=active` (strict) or `off`; moderate is Google's default (nothing sent).",
+    "- Startpage: `qsr` (`de_DE`), `language`/`lui` (its names: `deutsch`, `francais`, ...), `qadf`",
+    "  none/moderate/heavy.",
+    "- Mojeek: the `arc` (region) and `lb` (language) preference cookies, `safe` 0 or 1 (strict is",
+    "  approximated by its one filter).",
+    "- Yahoo: its `sB` preference cookie, `vm` p/i/r (safe search) and `vl=lang_de` (results in that",
+    "  language only, sent only when asked); no country (its regional hosts are not used).",
+    "- Ecosia: no settings cookie is sent, so the country and language become the Accept-Language it",
+    "  reads its market from (`de-AT,de;q=0.9`), approximated with a notice; safe search is not sent.",
+    "- SearXNG: `language` (`de-DE`, or `de`; a country alone goes with `[searxng] language` when",
+    "  that is a plain language, which stays the default when nothing is given), `safesearch` 0/1/2.",
+    "- Tavily: `country` as the country's name (`germany`), general searches only; Exa: `userLocation`",
+    "  (keyed calls; the keyless MCP path has none); Perplexity's API modes (a key, OpenRouter):",
+    "  `web_search_options.user_location.country` and `search_language_filter` (its ask endpoint has",
+    "  neither: a notice).",
+)
 
 
 def _names(labels: list[str]) -> str:

@@ -17,8 +17,8 @@ from typing import Final, Literal, get_args
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .._core._dates import parse_date
-from .._core._params import DEFAULT_TEXT_CHARS, TEXT_CHARS_RANGE
-from .._core._types import SearchResponse
+from .._core._params import DEFAULT_TEXT_CHARS, LOCALE_PARAMS, TEXT_CHARS_RANGE
+from .._core._types import Locale, SearchResponse
 
 __all__ = [
     "DEFAULT_TEXT_CHARS",
@@ -27,6 +27,7 @@ __all__ = [
     "age_words",
     "cached_note",
     "format_age",
+    "locale_words",
     "render",
     "truncate",
 ]
@@ -134,6 +135,19 @@ def age_words(seconds: float) -> str:
     return f"{int(seconds // 3600)} h"
 
 
+def locale_words(locale: Locale) -> str:
+    """ "country=DE, language=de (setting, not applied)": each locale value set, with where it came
+    from when that is a setting and whether the serving provider applied it."""
+    words = []
+    for name in LOCALE_PARAMS:
+        item = getattr(locale, name)
+        if item.value is None:
+            continue
+        notes = [*(["setting"] if item.source == "setting" else []), *([] if item.applied else ["not applied"])]
+        words.append(f"{name}={item.value}" + (f" ({', '.join(notes)})" if notes else ""))
+    return ", ".join(words)
+
+
 def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CHARS) -> str:
     """One block per result, each with its own title, URL, highlights and text; Sources trailer.
 
@@ -153,6 +167,8 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
     if response.cached:
         served += f", cached {age_words(response.cached_age_s or 0.0)} ago"
     lines.append(f"[served by: {served}]")
+    if response.locale is not None:
+        lines.append(f"[locale: {locale_words(response.locale)}]")
     if response.answer:
         lines += ["", "## Synthesized answer", response.answer.strip()]
         grounding = list(dict.fromkeys(c.url for c in response.citations))

@@ -203,7 +203,7 @@ def description(*, strict: bool = False) -> str:
         elif arg.name == "provider":
             names.append("provider (default: configured)")
         elif arg.name == "deadline":
-            names.append("deadline (seconds)")
+            names.append("deadline (s)")
         elif arg.default is not None and arg.default is not False:  # switches are off unless given
             names.append(f"{arg.name} (default {_shown_default(arg.default)})")
         else:

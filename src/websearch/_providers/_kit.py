@@ -13,7 +13,7 @@ each engine are in docs/engines/<id>.md.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
 from urllib.parse import SplitResult, urlencode, urlsplit
 
@@ -89,6 +89,14 @@ class Challenge:
         return self.script is not None and any(self.script in node.text(deep=True) for node in tree.css("script"))
 
 
+def _merged(base: Params, pairs: Mapping[str, str]) -> Params:
+    """`base` with each of `pairs` in place of the parameter of its name, or after them."""
+    if not pairs:
+        return base
+    merged = [(name, pairs.get(name, value)) for name, value in base]
+    return merged + [(name, value) for name, value in pairs.items() if name not in dict(base)]
+
+
 class KeylessEngine(PagedProvider[P]):
     """A keyless HTML engine: the declarations below, `read`, and the hooks it needs."""
 
@@ -133,13 +141,24 @@ class KeylessEngine(PagedProvider[P]):
         f = plan.filters
         query = with_site_operators(self.query_text(plan), f.include_domains, f.exclude_domains)
         base = [(name, query if value == QUERY else value) for name, value in self.params]
+        pairs, headers, notices = self.locale(plan) if plan.params.has_given else ({}, {}, [])
+        base = _merged(base, pairs)
+        plan.notices += notices
         dated, notices = self.dates(plan)
         plan.notices += notices
         plan.notices += site_operator_notices(plan, self.label)
         url = ctx.endpoint(self.id, self.url)
         plan.state = tuple(self.page_request(url, base, dated, n) for n in range(1, self.pages(plan) + 1))
+        if headers:
+            plan.state = tuple(replace(r, headers={**r.headers, **headers}) for r in plan.state)
         plan.request = plan.state[0]
         return plan
+
+    def locale(self, plan: Plan) -> tuple[Mapping[str, str], Mapping[str, str], list[Notice]]:
+        """The engine's country, language and safesearch parameters (each replacing the one of
+        `params` of its name, else added after them), the headers they change, and their notices.
+        None by default: an engine that takes them says so in `supports` and here."""
+        return {}, {}, []
 
     def pages(self, plan: Plan) -> int:
         """How many pages the plan holds: one without a count, else what the count needs."""

@@ -51,6 +51,8 @@ ASK_IGNORED: Final = (
     "start_published_date",
     "end_published_date",
     "category",
+    "country",
+    "language",
     "include_domains",
     "exclude_domains",
 )

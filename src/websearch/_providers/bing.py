@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import binascii
 from datetime import date, datetime
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
@@ -17,9 +17,10 @@ from .._core._notices import Notice
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
-from ._base import Plan, age_seconds, day_range_notices, honours
+from ._base import Plan, Support, age_seconds, day_range_notices, honours
 from ._html import DATED, browser_headers, keep, node_text, results_part
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
+from ._locale import LOCALE_NATIVE, bing_locale
 from ._paging import Page
 
 URL: Final = "https://www.bing.com/search"
@@ -72,8 +73,12 @@ class Bing(KeylessEngine[Page]):
     max_pages = MAX_PAGES
     spare_pages = True  # Bing's pages often repeat page 1 or hold fewer than PAGE_SIZE
     pager_referer = True
-    supports = DATED
+    supports: ClassVar[dict[str, Support]] = {**DATED, **LOCALE_NATIVE, "language": "approximate"}
     challenges = (is_challenge,)
+
+    def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
+        """`cc`, `setlang`, `adlt`, and `mkt` with an Accept-Language that agrees with it."""
+        return bing_locale(plan.params, self.label)
 
     def page_params(self, n: int) -> Params:
         """`first` and Bing's pager `FORM` from page 2 on."""

@@ -53,6 +53,7 @@ from ._base import (
     with_site_operators,
 )
 from ._errors import ErrorEnvelope
+from ._locale import LOCALE_NATIVE, brave_locale
 
 if TYPE_CHECKING:
     from .._core._context import ProviderContext
@@ -100,6 +101,7 @@ class Brave(HttpProvider):
         "end_published_date": "native",
         "include_domains": "approximate",
         "exclude_domains": "approximate",
+        **LOCALE_NATIVE,
     }
     envelope = ErrorEnvelope(
         message=(("error", "detail"), ("errors", "detail")),
@@ -125,6 +127,7 @@ class Brave(HttpProvider):
             query.append(("freshness", f"{window[0]}to{window[1]}"))
         elif params.recency:
             query.append(("freshness", FRESHNESS[params.recency]))
+        query += brave_locale(params)
         plan.notices += _date_notices(plan, window)
         plan.notices += site_operator_notices(plan, self.label)
         headers = {"Accept": "application/json", "X-Subscription-Token": key}

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 from urllib.parse import parse_qsl
 
 from selectolax.lexbor import LexborHTMLParser
 
+from .._core._notices import Notice
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
-from ._base import Plan, honours
-from ._html import RETAIN_MAX, browser_headers, has_class, keep, kept_tree, node_text, results_part, web_url
+from ._base import Plan, Support, honours
+from ._html import RETAIN_MAX, WINDOWED, browser_headers, has_class, keep, kept_tree, node_text, results_part, web_url
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params
+from ._locale import ddg_locale
 from ._paging import Page
 
 URL: Final = "https://html.duckduckgo.com/html/"
@@ -126,6 +128,17 @@ class DuckDuckGo(KeylessEngine[Page]):
     windows = WINDOWS
     window_param = "df"
     challenges = (is_challenge,)
+    supports: ClassVar[dict[str, Support]] = {
+        **WINDOWED,
+        "country": "native",
+        "language": "approximate",
+        "safesearch": "native",
+    }
+
+    def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
+        """`kl` (a region: country and language together) and `kp` (safe search)."""
+        pairs, notices = ddg_locale(plan.params, self.label)
+        return pairs, {}, notices
 
     def page_params(self, n: int) -> Params:
         return [("b", "")]

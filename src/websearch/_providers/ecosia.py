@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from selectolax.lexbor import LexborHTMLParser
 
+from .._core._notices import Notice
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
 from ..errors import Blocked
-from ._base import Plan, age_seconds, honours
-from ._html import ancestor, browser_headers, html_envelope, keep, node_text, results_part, web_url
+from ._base import Plan, Support, age_seconds, honours
+from ._html import WINDOWED, ancestor, browser_headers, html_envelope, keep, node_text, results_part, web_url
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, url_parts
+from ._locale import accept_language
 from ._paging import Page
 
 URL: Final = "https://www.ecosia.org/search"
@@ -75,6 +77,13 @@ class Ecosia(KeylessEngine[Page]):
     operators = honours(approximate="site -site")
     url = URL
     headers = HEADERS
+    supports: ClassVar[dict[str, Support]] = {**WINDOWED, "country": "approximate", "language": "approximate"}
+
+    def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
+        """No settings cookie: the country and language as the Accept-Language it reads the market from."""
+        header, notices = accept_language(plan.params, self.label)
+        return {}, ({"Accept-Language": header} if header else {}), notices
+
     params = (("method", "index"), ("q", QUERY))
     max_results = MAX_RESULTS
     max_pages = MAX_PAGES

@@ -91,6 +91,7 @@ class Exa(HttpProvider):
             "native",
         ),
         **dict.fromkeys(("category", "include_domains", "exclude_domains", "summary"), "native"),
+        "country": "native",  # userLocation, keyed calls only
     }
     envelope = ErrorEnvelope(
         message=(("error",),),
@@ -155,6 +156,8 @@ class Exa(HttpProvider):
                 plan.notices.append(approximated("exclude_domains", params.exclude_domains, how, why))
             body, timeout = rich_body(self.query_text(plan), plan.limit, f, dates), deep_timeout(f.mode, ctx)
             plan.state = ExaState(True, f.category == "people" and bool(f.include_domains))
+        if params.country:
+            body["userLocation"] = params.country  # the searcher's country, ISO 3166-1 alpha-2
         headers = {"Content-Type": "application/json", "x-api-key": key}
         url = ctx.endpoint(self.id, API_URL)
         plan.request = HttpRequest("POST", url, headers=headers, json=body, secrets=(key,), timeout=timeout)

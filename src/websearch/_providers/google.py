@@ -23,6 +23,7 @@ from ._base import Plan, Support, honours
 from ._errors import ErrorEnvelope
 from ._html import DATED, RETAIN_MAX, ancestor, browser_headers, has_class, keep, kept_tree, node_text
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params, url_host, url_parts, url_path
+from ._locale import LOCALE_NATIVE, google_locale
 from ._tbs import TbsWords, tbs_parts
 
 if TYPE_CHECKING:
@@ -113,8 +114,12 @@ class Google(KeylessEngine[Page]):
     says_page_cap = True
     page_offset = ("start", PAGE_SIZE, 0)  # the offset of page n's first result
     #: Days, hours and start as `qdr:`/`cdr:` (`_tbs`, fractions and times of day with notices), domains as operators.
-    supports: ClassVar[dict[str, Support]] = {**DATED, "recency_hours": "native"}
+    supports: ClassVar[dict[str, Support]] = {**DATED, "recency_hours": "native", **LOCALE_NATIVE}
     envelope = ErrorEnvelope(message=(), code=(), prefix="Google search error", body_in_message=False)
+
+    def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
+        """`gl`, `hl` and `safe` (`_locale.google_locale`)."""
+        return google_locale(plan.params), {}, []
 
     def dates(self, plan: Plan) -> tuple[Params, list[Notice]]:
         """`tbs`: `qdr:` windows or the `cdr:` custom range (`_tbs`)."""

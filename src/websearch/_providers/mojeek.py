@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable
 from datetime import date, timedelta
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
@@ -18,9 +18,10 @@ from .._core._notices import Notice, approximated
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
-from ._base import Plan, honours, recency_overridden
+from ._base import Plan, Support, honours, recency_overridden
 from ._html import DATED, browser_headers, has_class, keep, node_text, web_url
 from ._kit import ADVICE, Challenge, KeylessEngine, Params
+from ._locale import LOCALE_NATIVE, mojeek_locale
 from ._paging import Page
 
 URL: Final = "https://www.mojeek.com/search"
@@ -68,7 +69,13 @@ class Mojeek(KeylessEngine[Page]):
     headers = HEADERS
     max_results = MAX_RESULTS
     max_pages = MAX_PAGES
-    supports = DATED
+    supports: ClassVar[dict[str, Support]] = {**DATED, **LOCALE_NATIVE, "safesearch": "approximate"}
+
+    def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
+        """`safe`, and the `arc` (region) and `lb` (language) preference cookies."""
+        pairs, cookie, notices = mojeek_locale(plan.params, self.label)
+        return pairs, ({"Cookie": cookie} if cookie else {}), notices
+
     #: Mojeek has no keys, so a 403 is its automated-traffic refusal, never a login problem.
     blocked_statuses = BLOCKED
     challenges = (is_challenge,)

@@ -19,8 +19,9 @@ The richer parameters, in the API modes only (the ask endpoint has no slot for t
 so): the date window is `search_after_date_filter` / `search_before_date_filter` (`%m/%d/%Y`, in
 place of `search_recency_filter`), domains are `search_domain_filter` (an allow list, else `-`
 prefixed denials: the two cannot be mixed), and `category` publication / financial report picks
-`search_mode` academic / sec. Each method's notices are decided in `plan`; the result carries the
-serving method's.
+`search_mode` academic / sec, `country` is `web_search_options.user_location.country` and `language`
+`search_language_filter` (a list of ISO 639-1 codes). Each method's notices are decided in `plan`;
+the result carries the serving method's.
 
 Errors read `Perplexity API error` (chat completions) or `Perplexity ask API error` (the ask
 endpoint), each mode's envelope being its stream's (`ChatStream.envelope`, `AskStream.envelope`).
@@ -130,6 +131,7 @@ class Perplexity(Provider):
         **dict.fromkeys(("include_domains", "exclude_domains"), "native"),
         "recency_hours": "approximate",
         "category": "approximate",
+        **dict.fromkeys(("country", "language"), "native"),  # the API modes' user_location and language filter
     }
     envelope = CHAT_ENVELOPE  # the ask endpoint's is AskStream.envelope
 
@@ -250,7 +252,7 @@ def build_chat_request(plan: Plan, ctx: ProviderContext, auth: Auth) -> HttpRequ
         "temperature": params.temperature if params.temperature is not None else DEFAULT_TEMPERATURE,
         "search_mode": "web",
         "num_search_results": params.num_search_results or DEFAULT_NUM_SEARCH_RESULTS,
-        "web_search_options": {"search_type": "pro", "search_context_size": "high"},
+        "web_search_options": dict(_SEARCH_OPTIONS),
         "enable_search_classifier": True,
         "reasoning_effort": "medium",
         "language_preference": "en",
@@ -266,6 +268,9 @@ def build_chat_request(plan: Plan, ctx: ProviderContext, auth: Auth) -> HttpRequ
     }
     url = ctx.endpoint(ID, OPENROUTER_URL if openrouter else API_URL)
     return HttpRequest("POST", url, headers=headers, json=body, secrets=auth.secrets)
+
+
+_SEARCH_OPTIONS: Final = {"search_type": "pro", "search_context_size": "high"}
 
 
 def _date_window(plan: Plan) -> tuple[datetime | None, datetime | None]:
@@ -291,6 +296,11 @@ def _rich_fields(plan: Plan) -> dict[str, Any]:
         fields["search_domain_filter"] = [f"-{domain}" for domain in f.exclude_domains]
     if f.category in SEARCH_MODES:
         fields["search_mode"] = SEARCH_MODES[f.category]
+    if plan.params.country:
+        location = {"country": plan.params.country}  # ISO 3166-1 alpha-2
+        fields["web_search_options"] = {**_SEARCH_OPTIONS, "user_location": location}
+    if plan.params.language:
+        fields["search_language_filter"] = [plan.params.language]  # ISO 639-1 codes
     return fields
 
 

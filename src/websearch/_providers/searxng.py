@@ -63,6 +63,7 @@ from ._base import (
 )
 from ._errors import ErrorEnvelope
 from ._html import WINDOWED
+from ._locale import LOCALE_NATIVE, searxng_locale
 
 if TYPE_CHECKING:
     from .._core._context import ProviderContext
@@ -107,7 +108,12 @@ class SearXNG(HttpProvider):
     operators = honours(approximate="site -site after before filetype intitle inurl")
     #: The keyless engines' coarse windows and `site:` operators, and SearXNG's categories (news,
     #: publication, github and its own category names).
-    supports: ClassVar[dict[str, Support]] = {**WINDOWED, "category": "approximate"}
+    supports: ClassVar[dict[str, Support]] = {
+        **WINDOWED,
+        "category": "approximate",
+        **LOCALE_NATIVE,
+        "country": "approximate",
+    }
     envelope = ErrorEnvelope(message=(("error",),), code=(), auth_hint=AUTH_HINT)
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
@@ -140,9 +146,9 @@ class SearXNG(HttpProvider):
         plan.notices += notices
         if categories:
             query.append(("categories", categories))
-        language = ctx.settings.get_str("searxng.language")
-        if language:
-            query.append(("language", language))
+        locale, notices = searxng_locale(params, ctx.settings.get_str("searxng.language"), self.label)
+        query += locale
+        plan.notices += notices
         url = ctx.endpoint(self.id, endpoint.rstrip("/") + "/search")
         plan.request = HttpRequest("GET", url, headers=headers, params=query, secrets=secrets)
         pages = MAX_PAGES if params.count and plan.limit > PAGE_SIZE else 1

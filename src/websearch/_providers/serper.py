@@ -9,8 +9,9 @@ add fields only when given:
   was rounded);
 - `include_domains` / `exclude_domains`: Serper has no domain filter, so they are `site:` /
   `-site:` operators in `q` (a notice), and the chain enforces them on the results.
-`gl` (country, lower case) and `hl` (language) come from `_locale_fields`, not yet wired to a
-parameter. `page` is never sent: one page of up to 100 results is enough for any count.
+`country` and `language` are `gl` (lower case) and `hl`; Serper documents no safe-search
+field, so `safesearch` is not applied (the chain's notice). `page` is never sent: one page of up
+to 100 results is enough for any count.
 
 The answer: `organic[]` ({title, link, snippet, date, position, sitelinks}) in `position`
 order are the sources, after the answer box's and the knowledge graph's links (each URL once,
@@ -104,6 +105,8 @@ class Serper(HttpProvider):
         "end_published_date": "native",
         "include_domains": "approximate",  # site: operators in the query
         "exclude_domains": "approximate",  # -site: operators in the query
+        "country": "native",
+        "language": "native",
     }
     #: Query operators: the results are Google's, which honours these in the query.
     operators = honours(native="site -site filetype intitle inurl")
@@ -117,6 +120,7 @@ class Serper(HttpProvider):
         body: dict[str, Any] = {
             "q": with_site_operators(self.query_text(plan), f.include_domains, f.exclude_domains),
             "num": plan.limit,
+            **_locale_fields(params.country, params.language),
         }
         parts, notices = tbs_parts(plan, _TBS_WORDS)
         if parts:

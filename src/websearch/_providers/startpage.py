@@ -11,20 +11,22 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 from urllib.parse import parse_qsl
 
 from selectolax.lexbor import LexborHTMLParser
 
 from .._core._dates import age_seconds
+from .._core._notices import Notice
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpRequest, HttpResponse
 from ..errors import Blocked, InvalidResponse
 from . import _paging as paging
-from ._base import Plan, as_dict, as_list, as_str, honours
-from ._html import browser_headers, fold, html_envelope, keep
+from ._base import Plan, Support, as_dict, as_list, as_str, honours
+from ._html import WINDOWED, browser_headers, fold, html_envelope, keep
 from ._kit import ADVICE, QUERY, Challenge, KeylessEngine, Params, url_parts, url_path
+from ._locale import LOCALE_NATIVE, startpage_locale
 
 URL: Final = "https://www.startpage.com/sp/search"
 ORIGIN: Final = "https://www.startpage.com"
@@ -111,6 +113,12 @@ class Startpage(KeylessEngine[Page]):
     windows = WINDOWS
     window_param = "with_date"
     envelope = html_envelope("Startpage", status_classes={401: Blocked, 403: Blocked})
+    supports: ClassVar[dict[str, Support]] = {**WINDOWED, **LOCALE_NATIVE}
+
+    def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
+        """`language`/`lui`, `qsr` and `qadf` in place of the en-US defaults (`_locale.startpage_locale`)."""
+        pairs, notices = startpage_locale(plan.params, self.label)
+        return pairs, {}, notices
 
     def page_params(self, n: int) -> Params:
         """Page 1 as the search box sends it; page n as a GET with `page=n` (when page n-1 has no form token)."""

@@ -51,6 +51,7 @@ from ._base import (
     require_key,
 )
 from ._errors import ErrorEnvelope
+from ._locale import tavily_country
 
 if TYPE_CHECKING:
     from .._core._context import ProviderContext
@@ -103,6 +104,7 @@ class Tavily(HttpProvider):
         "category": "approximate",  # news and financial report only
         "include_domains": "native",
         "exclude_domains": "native",
+        "country": "native",  # a country's name; general searches only
     }
     envelope = ErrorEnvelope(
         message=(
@@ -144,6 +146,12 @@ class Tavily(HttpProvider):
         if f.exclude_domains:
             body["exclude_domains"] = list(f.exclude_domains)
         plan.notices += _notices(plan, start, end)
+        country, notices = tavily_country(params, self.label)
+        if country and body.get("topic", "general") == "general":
+            body["country"] = country
+        elif country:
+            notices.append(not_applied("country", params.country, "Tavily boosts a country in general searches only"))
+        plan.notices += notices
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
         plan.request = HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
         if time_range:

@@ -5,17 +5,19 @@ On the keyless-engine kit (`_kit`); what it sends and reads is in docs/engines/y
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 from urllib.parse import unquote, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
+from .._core._notices import Notice
 from .._core._registry import PROVIDERS
 from .._core._types import SearchSource
 from .._core._wire import HttpResponse
-from ._base import Plan, honours
-from ._html import browser_headers, fold, keep, node_text, results_part, web_url
+from ._base import Plan, Support, honours
+from ._html import WINDOWED, browser_headers, fold, keep, node_text, results_part, web_url
 from ._kit import ADVICE, QUERY, KeylessEngine, Params
+from ._locale import yahoo_locale
 from ._paging import Page
 
 URL: Final = "https://search.yahoo.com/search"
@@ -66,6 +68,12 @@ class Yahoo(KeylessEngine[Page]):
     windows = WINDOWS  # day, week, month; "year" has no Yahoo window (a notice)
     window_param = "btf"
     blocked_statuses = THROTTLED
+    supports: ClassVar[dict[str, Support]] = {**WINDOWED, "language": "native", "safesearch": "native"}
+
+    def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
+        """The `sB` preference cookie: safe search and the results' language."""
+        cookie = yahoo_locale(plan.params)
+        return {}, ({"Cookie": cookie} if cookie else {}), []
 
     def page_params(self, n: int) -> Params:
         """Page 1 as the search box sends it, later pages as Yahoo's pager."""

@@ -17,7 +17,10 @@ attachment; rss: a feed whose one item is the error). How each maps:
   `[serve] max_limit`; a page past it is empty, as past SearXNG's last page);
 - `engines` naming websearch providers → that provider, or a fan-out over several; names it
   does not know are ignored, as SearXNG ignores engines it has not enabled;
-- `language` and `safesearch` are accepted and not applied (no provider parameter carries them).
+- `language` → `language`, and a locale's region → `country` (`de` is German; `de-DE` and `de_DE`
+  are German and Germany; `all`, `auto` and none ask for nothing; anything else is a 400, as
+  SearXNG refuses a language it does not know); `safesearch` 0, 1, 2 → off, moderate, strict
+  (left out: not given, so the `[search] safesearch` setting, if any, holds).
 
 The JSON answer has SearXNG's shape: `query`, `number_of_results`, `results[]` (`url`, `title`,
 `content`, `publishedDate`, `engine`, `engines`, `positions`, `score`, `category`, ...),
@@ -45,6 +48,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -155,12 +159,18 @@ class SearxngApi:
         time_range = form.get("time_range") or ""
         if time_range not in ("", "None", *TIME_RANGES):
             return _invalid(request, fmt, query, "time_range", time_range)
-        safesearch = form.get("safesearch") or "0"
-        if safesearch not in ("0", "1", "2"):
+        safesearch = form.get("safesearch") or ""
+        if safesearch not in ("", *SAFESEARCH):
             return _invalid(request, fmt, query, "safesearch", safesearch)
+        language = form.get("language") or ""
+        locale = _locale(language)
+        if locale is None:
+            return _invalid(request, fmt, query, "language", language)
         asked = [c.strip() for c in (form.get("categories") or "").split(",") if c.strip()]
         category = next((c for c in asked if c in CATEGORIES), None)
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = dict(locale)
+        if safesearch:
+            kwargs["safesearch"] = SAFESEARCH[safesearch]
         if time_range in TIME_RANGES:
             kwargs["recency"] = time_range
         if category is not None:
@@ -186,6 +196,23 @@ class SearxngApi:
         note_search(request, response, query)
         answer = searxng_answer(response, query, category or "general", start, self.client.clock.now())
         return _answer(request, fmt, answer, page)
+
+
+#: SearXNG's safesearch levels as websearch's.
+SAFESEARCH: Final = {"0": "off", "1": "moderate", "2": "strict"}
+_LOCALE_RE: Final = re.compile(r"([A-Za-z]{2})(?:[-_]([A-Za-z]{2}))?")
+
+
+def _locale(language: str) -> dict[str, str] | None:
+    """SearXNG's `language` as websearch's `language` and `country` ({} for none, all or auto;
+    None for a value that is no locale)."""
+    if language in ("", "all", "auto"):
+        return {}
+    match = _LOCALE_RE.fullmatch(language)
+    if match is None:
+        return None
+    lang, region = match.groups()
+    return {"language": lang.lower(), **({"country": region.upper()} if region else {})}
 
 
 def _invalid(request: Request, fmt: str, query: str, name: str, value: str) -> Response:
@@ -283,10 +310,10 @@ def _config_document(engines: Sequence[str], config: ServeConfig) -> dict[str, A
                 "shortcut": engine,
                 "enabled": True,
                 "paging": True,
-                "language_support": False,
+                "language_support": "language" in supports,
                 "languages": [],
                 "regions": [],
-                "safesearch": False,
+                "safesearch": "safesearch" in supports,
                 "time_range_support": supports.get("recency", "no") != "no",
                 "timeout": config.limits.max_deadline,
             }
