@@ -48,7 +48,7 @@ def test_codes_are_normalised_country_upper_language_lower() -> None:
         ("country", 49, "country must be two letters, an ISO 3166-1 alpha-2 country code such as DE or us; got 49"),
         ("language", "deu", 'language must be two letters, an ISO 639-1 language code such as de or EN; got "deu"'),
         ("language", "", 'language must be two letters, an ISO 639-1 language code such as de or EN; got ""'),
-        ("safesearch", "on", 'safesearch must be one of: off, moderate, strict; got "on"'),
+        ("safesearch", "on", 'safesearch must be one of: moderate, off, strict; got "on"'),
     ],
 )
 def test_refusals_name_the_parameter_and_what_it_takes(field: str, value: Any, message: str) -> None:
@@ -62,7 +62,7 @@ def test_refusals_name_the_parameter_and_what_it_takes(field: str, value: Any, m
     [
         ('country = "Germany"', "setting search.country must be two letters"),
         ('language = "deu"', "setting search.language must be two letters"),
-        ('safesearch = "on"', "setting search.safesearch must be one of: off, moderate, strict"),
+        ('safesearch = "on"', "setting search.safesearch must be one of: moderate, off, strict"),
     ],
 )
 def test_a_bad_setting_fails_when_the_settings_are_read(tmp_path: Path, setting: str, message: str) -> None:

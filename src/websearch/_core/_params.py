@@ -51,7 +51,8 @@ Mode = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
 MODE_VALUES: Final[tuple[str, ...]] = get_args(Mode)
 #: The modes that ask Exa to research: searches of these get longer deadlines and timeouts.
 DEEP_MODES: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
-SafeSearch = Literal["off", "moderate", "strict"]
+#: Moderate first: a converter that fills an enum with its first value asks for the usual filter.
+SafeSearch = Literal["moderate", "off", "strict"]
 SAFESEARCH_VALUES: Final[tuple[str, ...]] = get_args(SafeSearch)
 #: The locale parameters, whose defaults may come from settings (`[search] country` ...).
 LOCALE_PARAMS: Final = ("country", "language", "safesearch")
