@@ -43,6 +43,8 @@ from .._engine._lineup import Lineup, load_provider
 from .._http._deferred import DeferredTransport, loaded
 from ..errors import ConfigError, InvalidSearchParams
 from ._reading import Reads
+from ._recording import INSIDE as _INSIDE
+from ._recording import recording_for, search_request
 
 if TYPE_CHECKING:
     from .._core._pages import FetchResponse, ResearchResponse
@@ -65,6 +67,8 @@ __all__ = [
 
 #: `fanout.max_providers` when unset: the most providers one fan-out asks.
 DEFAULT_MAX_PROVIDERS = 6
+#: The proxy variables whose user and password a recording never holds.
+_PROXY_ENV: Final = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +102,10 @@ class WebSearch(Reads):
     `transport` replaces the built-in HTTP transport (see `SendsRequests` and `BaseTransport`);
     `resolver` the system's name lookups of `fetch` and `research` (an object with
     `async resolve(host, port) -> list[str]`: a test's imitation DNS; every address it gives is
-    still checked).
+    still checked). `record` appends every search, fetch and research to that JSON Lines file;
+    `replay` answers them from it alone (a call it does not hold raises `ReplayMiss`); both, with
+    one path, replay what it holds and record the rest. Unset, the settings `[replay] path` (env
+    `WEBSEARCH_REPLAY`) and `mode` decide (see docs/replay.md).
     """
 
     def __init__(
@@ -116,6 +123,8 @@ class WebSearch(Reads):
         store: Store | None = None,
         engine: bool | None = None,
         resolver: Resolver | None = None,
+        record: str | os.PathLike[str] | None = None,
+        replay: str | os.PathLike[str] | None = None,
     ) -> None:
 
         from .._core._environ import Environ
@@ -148,6 +157,7 @@ class WebSearch(Reads):
         self._loop_lock = threading.Lock()
         self._armed = False  # in `_UNCLOSED`, to be closed at exit unless closed before
         self._resolver = resolver
+        self._recording = recording_for(record, replay, self.settings, self.clock, self._secrets)
 
     def __repr__(self) -> str:
         return f"WebSearch(config={self.settings.path}, timeout={self.timeout:g})"
@@ -165,6 +175,31 @@ class WebSearch(Reads):
         return ProviderContext(
             self.env, self.settings, self.credentials, transport, self.clock, self._api_keys, timeout=self.timeout
         )
+
+    def _secrets(self) -> list[str]:
+        """Every credential this client knows, for a recording to keep out of its lines: the keys
+        given and in the environment, the stored logins, the secret settings, the proxies'
+        users and passwords."""
+        from urllib.parse import urlsplit
+
+        found: list[str] = [*self._api_keys.values()]
+        for info in [*PROVIDERS.values(), *self.lineup.infos()]:
+            found += [self.env.get(name) or "" for name in info.env_keys]
+        for key in ("searxng.basicPassword", "searxng.token", "state.url", "serve.tokens"):
+            value = self.settings.get(key)
+            found += [value] if isinstance(value, str) else [str(v) for v in value or ()]
+        tokens = self.env.get("WEBSEARCH_SERVE_TOKENS") or ""
+        found += [token.strip() for token in tokens.split(",")]
+        proxies = [self.env.get(name) or "" for name in _PROXY_ENV]
+        proxies += [str(v) for k, v in self.settings.items("").items() if "proxy" in k and isinstance(v, str)]
+        for proxy in proxies:
+            with contextlib.suppress(ValueError):
+                parts = urlsplit(proxy)
+                found += [parts.password or "", f"{parts.username}:{parts.password}" if parts.password else ""]
+        with contextlib.suppress(Exception):  # an unreadable agent.db holds nothing to write
+            for credential in self.credentials.list():
+                found += [v for v in credential.data.values() if isinstance(v, str)]
+        return [value for value in found if value]
 
     def _new_transport(self) -> DeferredTransport | Transport:
         """The built-in transport; until aiohttp is imported, one that imports it in a thread
@@ -244,6 +279,53 @@ class WebSearch(Reads):
         """
         if cache != "use" or deadline is not None or hedge is not None:  # else nothing to check
             check_engine_args(cache, deadline, hedge)
+        planned = self._planned(query, provider, exclude, providers, fanout, params)
+        search_params, asked, lineup, excluded, ctx, plan = planned
+        preferred = self.settings.preferred_provider
+        recording = self._recording
+        if recording is not None and _INSIDE.get():
+            recording = None  # a research's own search: the research is the call recorded
+        if recording is not None:
+            key = self.engine.search_key(
+                search_params, ctx, lineup, provider=provider, preferred=preferred, excluded=excluded, fanout=plan
+            )
+            found = recording.lookup(SearchResponse, key, query)
+            if found is not None:
+                return found
+        response = await self.engine.search(
+            search_params,
+            ctx,
+            lineup,
+            provider=provider,
+            preferred=preferred,
+            excluded=excluded,
+            cache=cache,
+            deadline=deadline,
+            hedge=hedge,
+            fanout=plan,
+        )
+        if asked is not None and plan is None and provider in (None, "auto"):
+            # Said on every search, not cached: what is available changes under a cached answer.
+            chain = resolve_chain(ctx, lineup, "auto" if provider == "auto" else preferred, excluded)
+            _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
+            if left:
+                response.notices = (*left, *response.notices)
+        if recording is not None:
+            request = search_request(search_params, provider, asked, excluded - self.settings.excluded_providers, plan)
+            recording.add(key, request, response)
+        return response
+
+    def _planned(
+        self,
+        query: str,
+        provider: str | None,
+        exclude: Iterable[str],
+        providers: Iterable[str] | None,
+        fanout: Iterable[str] | None,
+        params: dict[str, Any],
+    ) -> tuple[SearchParams, list[str] | None, Lineup, frozenset[str], ProviderContext, Fanout | None]:
+        """What `asearch` makes of its arguments before it searches: the parameters, the
+        providers asked for, the lineup, the excluded ids, the context and the fan-out."""
         if "num_results" in params:  # the MCP tool's name for limit
             alias = params.pop("num_results")
             if params.get("limit") is not None and alias is not None and params["limit"] != alias:
@@ -265,26 +347,22 @@ class WebSearch(Reads):
             self._known(provider, lineup, said=("auto", PUBLIC))
         ctx = self._context()
         plan = self._fanout(provider, fanout, lineup, excluded, ctx)
+        return search_params, asked, lineup, excluded, ctx, plan
+
+    def _search_key(self, query: str, options: Mapping[str, Any]) -> str:
+        """The key `asearch(query, **options)` searches under (a research's search)."""
+        params = dict(options)
+        provider = params.pop("provider", None)
+        exclude, providers = params.pop("exclude", ()), params.pop("providers", None)
+        fanout = params.pop("fanout", None)
+        for name in ("cache", "deadline", "hedge"):
+            params.pop(name, None)
+        planned = self._planned(query, provider, exclude, providers, fanout, params)
+        search_params, _, lineup, excluded, ctx, plan = planned
         preferred = self.settings.preferred_provider
-        response = await self.engine.search(
-            search_params,
-            ctx,
-            lineup,
-            provider=provider,
-            preferred=preferred,
-            excluded=excluded,
-            cache=cache,
-            deadline=deadline,
-            hedge=hedge,
-            fanout=plan,
+        return self.engine.search_key(
+            search_params, ctx, lineup, provider=provider, preferred=preferred, excluded=excluded, fanout=plan
         )
-        if asked is not None and plan is None and provider in (None, "auto"):
-            # Said on every search, not cached: what is available changes under a cached answer.
-            chain = resolve_chain(ctx, lineup, "auto" if provider == "auto" else preferred, excluded)
-            _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
-            if left:
-                response.notices = (*left, *response.notices)
-        return response
 
     def _fanout(
         self,

@@ -33,6 +33,7 @@ from ._checks import (
     non_negative,
     pacing_rate,
     positive,
+    replay_mode,
     reranker_name,
     state_backend,
     string,
@@ -59,7 +60,7 @@ _NOT_IN_ANSWERS: Final = frozenset(
     {"searxng.basicUsername", "searxng.basicPassword", "searxng.token", "state.url", "serve.tokens"}
 )
 #: The tables of settings that run a search without changing what it answers.
-_RUN_ONLY: Final = ("cache.", "state.", "pacing.", "http.", "mcp.", "serve.", "search.", "fanout.soft")
+_RUN_ONLY: Final = ("cache.", "state.", "pacing.", "http.", "mcp.", "serve.", "search.", "fanout.soft", "replay.")
 #: Environment variables, by how their names end, that move a provider or choose its model.
 _ANSWER_ENV: Final = ("_BASE_URL", "_MODEL", "_ENDPOINT")
 
@@ -368,6 +369,8 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     _row("research.budget_chars", int, whole_number, 12000),
     _row("research.deadline", float, positive, 60.0),
     _row("research.reranker", str, reranker_name, "auto"),
+    _row("replay.path", str, string, None, "WEBSEARCH_REPLAY"),
+    _row("replay.mode", str, replay_mode, "replay"),
     _row("serve.tokens", list, check_serve_setting, None, "WEBSEARCH_SERVE_TOKENS"),
     _row("serve.rate_limit", str, check_serve_setting),
     _row("serve.log_queries", bool, check_serve_setting, False),

@@ -189,6 +189,7 @@ class SearchResponse:
     cached: bool = False  # served from the cache (its attempts are the original ones)
     cached_age_s: float | None = None  # how old the cached answer is, when it is one
     answers: tuple[ProviderAnswer, ...] = ()  # fan-out only: every answer, in fan-out order (the first is `answer`)
+    replayed: bool = False  # read back from a recording (`WebSearch(replay=...)`), not searched now
 
     @property
     def ok(self) -> bool:
@@ -209,6 +210,12 @@ class SearchResponse:
         """A JSON-ready dict with snake_case keys (what `dataclasses.asdict` gives)."""
         plain: dict[str, Any] = _plain(self)
         return plain
+
+    def to_json(self) -> str:
+        """The response as JSON: the same text every face writes for it (`websearch._core._json`)."""
+        from ._json import response_json
+
+        return response_json(self).decode()
 
 
 @dataclass(slots=True)

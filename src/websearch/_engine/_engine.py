@@ -213,18 +213,40 @@ class Engine:
             self.observer.searched(response, joined=joined)
         return response
 
+    def search_key(
+        self,
+        params: SearchParams,
+        ctx: ProviderContext,
+        lineup: Lineup,
+        *,
+        provider: str | None,
+        preferred: str,
+        excluded: frozenset[str],
+        fanout: Fanout | None = None,
+    ) -> str:
+        """The cache key of this search: what makes two searches the same (a recording's key too)."""
+        return cache_key(
+            params,
+            provider=fanout.key if fanout is not None else provider,
+            preferred=preferred,
+            excluded=excluded,
+            fallback=self._fallback_ids(ctx),
+            lineup=lineup.ids,
+            config=self._answer_print,
+        )
+
     async def _search(self, search: _Search) -> tuple[SearchResponse, bool]:
         """Key → cache → flight (the guarded walk) → cache write; and whether the answer was
         another flight's in this process."""
         caching = search.cache != "off" and self.ttl > 0
-        key = cache_key(
+        key = self.search_key(
             search.params,
-            provider=search.fanout.key if search.fanout is not None else search.provider,
+            search.ctx,
+            search.lineup,
+            provider=search.provider,
             preferred=search.preferred,
             excluded=search.excluded,
-            fallback=self._fallback_ids(search.ctx),
-            lineup=search.lineup.ids,
-            config=self._answer_print,
+            fanout=search.fanout,
         )
         store = self.state()
         direct = store.direct
