@@ -63,6 +63,7 @@ def full_response() -> SearchResponse:
         cached=False,
         cached_age_s=None,
         answers=(ProviderAnswer("perplexity", "Tokio.", (SearchCitation("https://a.example", "A"),)),),
+        replayed=True,
     )
 
 

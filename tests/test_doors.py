@@ -98,6 +98,7 @@ DOORS = {
         "ProviderTimeoutError",
         "QuotaExhausted",
         "RateLimited",
+        "ReplayMiss",
         "RequestRejected",
         "RobotsDisallowed",
         "SearchFailedError",

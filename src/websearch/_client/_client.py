@@ -104,8 +104,8 @@ class WebSearch(Reads):
     `async resolve(host, port) -> list[str]`: a test's imitation DNS; every address it gives is
     still checked). `record` appends every search, fetch and research to that JSON Lines file;
     `replay` answers them from it alone (a call it does not hold raises `ReplayMiss`); both, with
-    one path, replay what it holds and record the rest. Unset, the settings `[replay] path` (env
-    `WEBSEARCH_REPLAY`) and `mode` decide (see docs/replay.md).
+    one path, replay what it holds and record the rest. Unset, `WEBSEARCH_REPLAY` (a path to
+    replay), else the settings `[replay] path` and `mode` decide (see docs/replay.md).
     """
 
     def __init__(
@@ -157,7 +157,7 @@ class WebSearch(Reads):
         self._loop_lock = threading.Lock()
         self._armed = False  # in `_UNCLOSED`, to be closed at exit unless closed before
         self._resolver = resolver
-        self._recording = recording_for(record, replay, self.settings, self.clock, self._secrets)
+        self._recording = recording_for(record, replay, self.settings, self.env, self.clock, self._secrets)
 
     def __repr__(self) -> str:
         return f"WebSearch(config={self.settings.path}, timeout={self.timeout:g})"

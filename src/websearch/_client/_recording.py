@@ -191,18 +191,21 @@ def recording_for(
     record: str | os.PathLike[str] | None,
     replay: str | os.PathLike[str] | None,
     settings: Settings,
+    env: Mapping[str, str],
     clock: Clock,
     secrets: Callable[[], Iterable[str]],
 ) -> Recording | None:
     """The recording a client uses: `record=` (mode "record"), `replay=` ("replay"), both with
-    one path ("replay_or_live"), else the settings `[replay] path` (env `WEBSEARCH_REPLAY`) and
-    `mode` (default "replay"); None when there is none."""
+    one path ("replay_or_live"); else `WEBSEARCH_REPLAY` (a path: mode "replay"), which is how
+    the MCP server and `serve` are told; else the settings `[replay] path` and `mode` (default
+    "replay"); None when there is none."""
     if record is not None and replay is not None:
         if Path(record).expanduser().resolve() != Path(replay).expanduser().resolve():
             raise ConfigError("record= and replay= name two files; give one, or the same file for replay_or_live")
         return Recording(Path(replay).expanduser(), "replay_or_live", clock, secrets)
     if record is not None:
         return Recording(Path(record).expanduser(), "record", clock, secrets)
+    replay = replay if replay is not None else env.get("WEBSEARCH_REPLAY") or None
     if replay is not None:
         return Recording(Path(replay).expanduser(), "replay", clock, secrets)
     path = settings.get_str("replay.path")

@@ -369,7 +369,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     _row("research.budget_chars", int, whole_number, 12000),
     _row("research.deadline", float, positive, 60.0),
     _row("research.reranker", str, reranker_name, "auto"),
-    _row("replay.path", str, string, None, "WEBSEARCH_REPLAY"),
+    _row("replay.path", str, string),  # `WEBSEARCH_REPLAY` (a path: replay mode) wins, read by the client
     _row("replay.mode", str, replay_mode, "replay"),
     _row("serve.tokens", list, check_serve_setting, None, "WEBSEARCH_SERVE_TOKENS"),
     _row("serve.rate_limit", str, check_serve_setting),

@@ -35,9 +35,7 @@ def _whole(least: int) -> Callable[[str], int]:
 
 def add_replay_options(command: argparse.ArgumentParser) -> None:
     """`--record PATH` and `--replay PATH` (both, one path: replay what it holds, record the rest)."""
-    command.add_argument(
-        "--record", metavar="PATH", help="append this call and its answer to a JSON Lines recording (docs/replay.md)"
-    )
+    command.add_argument("--record", metavar="PATH", help="append this call and its answer to a JSON Lines recording")
     command.add_argument(
         "--replay",
         metavar="PATH",
