@@ -317,7 +317,7 @@ def usage_block() -> str:
         else:
             items.append(f"[{flag} {param.metavar or param.name.upper()}]")
     items += ["[--format summary|blocks|json]", "[--timeout SECONDS]", "[--deadline SECONDS]", "[--hedge SECONDS]"]
-    items += ["[--no-cache | --refresh]", "[--fanout A,B,C]"]
+    items += ["[--no-cache | --refresh]", "[--fanout A,B,C]", "[--record PATH]", "[--replay PATH]"]
     lead = "websearch search "
     lines, line = [], lead
     for item in items:
@@ -329,9 +329,9 @@ def usage_block() -> str:
     importable = "|".join(row.id for row in PROVIDERS.values() if row.login_import)
     rest = [
         "websearch fetch URL [--max-chars N] [--start N] [--format markdown|text|html] [--cache use|refresh|off]",
-        "                    [--deadline SECONDS] [--json]",
+        "                    [--deadline SECONDS] [--json] [--record PATH] [--replay PATH]",
         "websearch research QUERY [--budget-chars N | --budget-tokens N] [--pages N] [--provider ID]",
-        "                         [--fanout A,B,C] [--deadline SECONDS] [--json]",
+        "                         [--fanout A,B,C] [--deadline SECONDS] [--json] [--record PATH] [--replay PATH]",
         "websearch providers [--format text|json] [--reset ID]",
         "                                             every provider in chain order: available or what makes it",
         "                                             so, and cooling down or not (--reset forgets that)",
