@@ -584,6 +584,8 @@ class WebSearch(Reads):
         if transport is not None:
             transport.abandon()
         INHERITED.append((self._loop, self._thread, transport, self.engine))
+        if self._recording is not None:
+            self._recording.after_fork()
         self._loop = self._thread = None
         self._loop_lock = threading.Lock()
         if self._owns_transport:

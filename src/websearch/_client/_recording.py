@@ -86,6 +86,10 @@ class Recording:
     def __repr__(self) -> str:
         return f"Recording({str(self.path)!r}, mode={self.mode!r})"
 
+    def after_fork(self) -> None:
+        """In a child made by `fork`: a lock another thread of the parent held stays held here."""
+        self._lock = threading.Lock()
+
     def lookup(self, cls: type[R], key: str, asked: str) -> R | None:
         """The recorded response of `key`, marked replayed; None when it is to be answered live
         (mode "record", or a miss in "replay_or_live"); `ReplayMiss` naming `asked` (the query
