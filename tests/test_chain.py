@@ -433,6 +433,7 @@ async def test_served_response_keeps_every_field_the_provider_set(script: Stage)
         "cached",
         "cached_age_s",
         "answers",
+        "replayed",
     ]
 
 

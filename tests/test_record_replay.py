@@ -23,6 +23,7 @@ from websearch._client._recording import Recording
 from websearch._core._json import response_from
 from websearch._core._registry import PROVIDERS
 from websearch._engine._cache import cache_key
+from websearch._engine._engine import search_key
 from websearch._faces._mcp_server import build_server, structured_content
 from websearch._faces._render_pages import render_fetch_json, render_research_json
 from websearch._reading._page_cache import page_key
@@ -129,7 +130,7 @@ def test_the_search_key_is_the_engines_cache_key() -> None:
     ws = WebSearch(env={}, settings=Settings({}, {}), providers=["duckduckgo"], engine=False)
     params = SearchParams("rust  async", limit=3)
     ctx = ws._context(with_transport=False)
-    key = ws.engine.search_key(params, ctx, ws.lineup, provider=None, preferred="auto", excluded=frozenset())
+    key = search_key(ws.engine, params, ctx, ws.lineup, provider=None, preferred="auto", excluded=frozenset())
     expected = cache_key(
         params,
         provider=None,

@@ -36,7 +36,7 @@ from .._core._settings import Settings
 from .._core._settings import config_dir as default_config_dir
 from .._core._types import SearchParams, SearchResponse
 from .._engine._chain import resolve_chain
-from .._engine._engine import Engine, credential_fingerprint
+from .._engine._engine import Engine, credential_fingerprint, search_key
 from .._engine._fanout import DEFAULT_SOFT_DEADLINE, FUSED, PUBLIC, Fanout
 from .._engine._health import describe
 from .._engine._lineup import Lineup, load_provider
@@ -44,7 +44,7 @@ from .._http._deferred import DeferredTransport, loaded
 from ..errors import ConfigError, InvalidSearchParams
 from ._reading import Reads
 from ._recording import INSIDE as _INSIDE
-from ._recording import recording_for, search_request
+from ._recording import known_secrets, recording_for, search_request
 
 if TYPE_CHECKING:
     from .._core._pages import FetchResponse, ResearchResponse
@@ -67,8 +67,6 @@ __all__ = [
 
 #: `fanout.max_providers` when unset: the most providers one fan-out asks.
 DEFAULT_MAX_PROVIDERS = 6
-#: The proxy variables whose user and password a recording never holds.
-_PROXY_ENV: Final = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,29 +175,9 @@ class WebSearch(Reads):
         )
 
     def _secrets(self) -> list[str]:
-        """Every credential this client knows, for a recording to keep out of its lines: the keys
-        given and in the environment, the stored logins, the secret settings, the proxies'
-        users and passwords."""
-        from urllib.parse import urlsplit
-
-        found: list[str] = [*self._api_keys.values()]
-        for info in [*PROVIDERS.values(), *self.lineup.infos()]:
-            found += [self.env.get(name) or "" for name in info.env_keys]
-        for key in ("searxng.basicPassword", "searxng.token", "state.url", "serve.tokens"):
-            value = self.settings.get(key)
-            found += [value] if isinstance(value, str) else [str(v) for v in value or ()]
-        tokens = self.env.get("WEBSEARCH_SERVE_TOKENS") or ""
-        found += [token.strip() for token in tokens.split(",")]
-        proxies = [self.env.get(name) or "" for name in _PROXY_ENV]
-        proxies += [str(v) for k, v in self.settings.items("").items() if "proxy" in k and isinstance(v, str)]
-        for proxy in proxies:
-            with contextlib.suppress(ValueError):
-                parts = urlsplit(proxy)
-                found += [parts.password or "", f"{parts.username}:{parts.password}" if parts.password else ""]
-        with contextlib.suppress(Exception):  # an unreadable agent.db holds nothing to write
-            for credential in self.credentials.list():
-                found += [v for v in credential.data.values() if isinstance(v, str)]
-        return [value for value in found if value]
+        """Every credential this client knows, which a recording keeps out of its lines."""
+        infos = [*PROVIDERS.values(), *self.lineup.infos()]
+        return known_secrets(self.env, self.settings, self._api_keys.values(), self.credentials, infos)
 
     def _new_transport(self) -> DeferredTransport | Transport:
         """The built-in transport; until aiohttp is imported, one that imports it in a thread
@@ -286,8 +264,15 @@ class WebSearch(Reads):
         if recording is not None and _INSIDE.get():
             recording = None  # a research's own search: the research is the call recorded
         if recording is not None:
-            key = self.engine.search_key(
-                search_params, ctx, lineup, provider=provider, preferred=preferred, excluded=excluded, fanout=plan
+            key = search_key(
+                self.engine,
+                search_params,
+                ctx,
+                lineup,
+                provider=provider,
+                preferred=preferred,
+                excluded=excluded,
+                fanout=plan,
             )
             found = recording.lookup(SearchResponse, key, query)
             if found is not None:
@@ -360,8 +345,15 @@ class WebSearch(Reads):
         planned = self._planned(query, provider, exclude, providers, fanout, params)
         search_params, _, lineup, excluded, ctx, plan = planned
         preferred = self.settings.preferred_provider
-        return self.engine.search_key(
-            search_params, ctx, lineup, provider=provider, preferred=preferred, excluded=excluded, fanout=plan
+        return search_key(
+            self.engine,
+            search_params,
+            ctx,
+            lineup,
+            provider=provider,
+            preferred=preferred,
+            excluded=excluded,
+            fanout=plan,
         )
 
     def _fanout(

@@ -21,6 +21,7 @@ passwords, a proxy's user and password) and of any URL's `user:password@` before
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -38,6 +39,8 @@ from ..errors import ConfigError, ReplayMiss
 
 if TYPE_CHECKING:
     from .._core._clock import Clock
+    from .._core._credentials import CredentialStore
+    from .._core._registry import ProviderInfo
     from .._core._settings import Settings
     from .._core._types import SearchParams
     from .._engine._fanout import Fanout
@@ -48,6 +51,7 @@ __all__ = [
     "Recording",
     "fetch_key",
     "fetch_request",
+    "known_secrets",
     "recording_for",
     "research_key",
     "research_request",
@@ -60,6 +64,8 @@ Response = SearchResponse | FetchResponse | ResearchResponse
 R = TypeVar("R", SearchResponse, FetchResponse, ResearchResponse)
 _KINDS: Final[dict[type, str]] = {SearchResponse: "search", FetchResponse: "fetch", ResearchResponse: "research"}
 _CLASSES: Final[dict[str, type]] = {kind: cls for cls, kind in _KINDS.items()}
+#: The proxy variables whose user and password a recording never holds.
+_PROXY_ENV: Final = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 #: A secret shorter than this is not scrubbed from the text (it would take words with it).
 _SHORTEST_SECRET: Final = 8
 _USERINFO: Final = re.compile(rb"(?<=://)[^/?#@\s\"\\]+@")
@@ -189,6 +195,37 @@ def _scrub_pairs(secrets: Iterable[str]) -> list[tuple[bytes, bytes]]:
         pairs[orjson.dumps(secret)[1:-1]] = b"[redacted]"
         pairs[secret.encode()] = b"[redacted]"
     return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
+
+
+def known_secrets(
+    env: Mapping[str, str],
+    settings: Settings,
+    api_keys: Iterable[str],
+    credentials: CredentialStore,
+    infos: Iterable[ProviderInfo],
+) -> list[str]:
+    """Every credential a client knows: the keys given and in the environment (`infos`' variables),
+    the stored logins, the secret settings, `serve`'s tokens, the proxies' users and passwords."""
+    from urllib.parse import urlsplit
+
+    found: list[str] = [*api_keys]
+    for info in infos:
+        found += [env.get(name) or "" for name in info.env_keys]
+    for key in ("searxng.basicPassword", "searxng.token", "state.url", "serve.tokens"):
+        value = settings.get(key)
+        found += [value] if isinstance(value, str) else [str(v) for v in value or ()]
+    found += [token.strip() for token in (env.get("WEBSEARCH_SERVE_TOKENS") or "").split(",")]
+    proxies = [env.get(name) or "" for name in _PROXY_ENV]
+    proxies += [v for k, v in settings.items("").items() if "proxy" in k and isinstance(v, str)]
+    for proxy in proxies:
+        with contextlib.suppress(ValueError):
+            parts = urlsplit(proxy)
+            if parts.password:
+                found += [parts.password, f"{parts.username}:{parts.password}"]
+    with contextlib.suppress(Exception):  # an unreadable agent.db holds nothing to write
+        for credential in credentials.list():
+            found += [v for v in credential.data.values() if isinstance(v, str)]
+    return [value for value in found if value]
 
 
 def recording_for(
