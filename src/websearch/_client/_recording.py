@@ -64,6 +64,8 @@ Response = SearchResponse | FetchResponse | ResearchResponse
 R = TypeVar("R", SearchResponse, FetchResponse, ResearchResponse)
 _KINDS: Final[dict[type, str]] = {SearchResponse: "search", FetchResponse: "fetch", ResearchResponse: "research"}
 _CLASSES: Final[dict[str, type]] = {kind: cls for cls, kind in _KINDS.items()}
+#: How the file is opened for a line: appended to, created 0600, not inherited by a child program.
+_APPEND: Final = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 #: The proxy variables whose user and password a recording never holds.
 _PROXY_ENV: Final = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 #: A secret shorter than this is not scrubbed from the text (it would take words with it).
@@ -136,7 +138,7 @@ class Recording:
         }
         data = self._scrubbed(orjson.dumps(line, default=str)) + b"\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(self.path, _APPEND, 0o600)
         try:
             written = os.write(fd, data)  # one write: appended whole, beside another process's lines
             while written < len(data):  # a regular file takes it all at once; a short write goes on
