@@ -349,11 +349,13 @@ async def test_a_replayed_session_reads_the_same_through_every_face(tmp_path: Pa
             rest_search = api.post("/v1/search", json={"query": QUERY, "num_results": 5})
             rest_fetch = api.post("/v1/fetch", json={"url": url, "max_chars": 500})
             rest_research = api.post("/v1/research", json={"query": QUERY, "pages": 2, "budget_chars": 800})
+            rest_missed = api.post("/v1/fetch", json={"url": url, "max_chars": 42})
     finally:
         server.stop()
     assert rest_search.content == search_json.encode(), rest_search.text
     assert rest_fetch.content == page_json.encode(), rest_fetch.text
     assert rest_research.content == research_json.encode(), rest_research.text
+    assert rest_missed.status_code == 500 and f"no recorded fetch of '{url}'" in rest_missed.json()["error"]
 
 
 def test_a_response_reads_back_from_its_json() -> None:
