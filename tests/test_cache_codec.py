@@ -67,6 +67,7 @@ def full_response() -> SearchResponse:
         locale=Locale(
             LocaleValue("DE", "argument", True), LocaleValue("de", "setting", False), LocaleValue(None, "default")
         ),
+        replayed=True,
     )
 
 

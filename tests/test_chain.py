@@ -434,6 +434,7 @@ async def test_served_response_keeps_every_field_the_provider_set(script: Stage)
         "cached_age_s",
         "answers",
         "locale",
+        "replayed",
     ]
 
 

@@ -100,6 +100,7 @@ DOORS = {
         "ProviderTimeoutError",
         "QuotaExhausted",
         "RateLimited",
+        "ReplayMiss",
         "RequestRejected",
         "RobotsDisallowed",
         "SearchFailedError",

@@ -128,8 +128,18 @@ def _fake_site(code: str, config_dir: Path, tmp_path: Path) -> None:
     assert out == "Otters True robots\n"
 
 
+def _replay(code: str, config_dir: Path, tmp_path: Path) -> None:
+    with FakeDuckDuckGo() as ddg:
+        out = run_script(code, {"WEBSEARCH_CONFIG_DIR": str(config_dir), **ddg.env}, tmp_path)
+        asked = len(ddg.requests)
+    assert out == "True True\nsearch 'a question never recorded'\n"
+    assert asked == 1  # the replayed search and the miss sent nothing
+    assert len((tmp_path / "runs" / "session.jsonl").read_bytes().splitlines()) == 1
+
+
 #: What each ```python block needs to run, by a line only it has.
 PYTHON_BLOCKS = {
+    'WebSearch(record="runs/session.jsonl")': _replay,
     "from websearch.testing import FakeSite": _fake_site,
     "async def main() -> None:": _library,
     "class Wiki(HttpProvider):": _wiki,
@@ -254,10 +264,13 @@ def check_token_file(code: str, home: Path) -> None:
 
 
 @pytest.mark.parametrize("code", code_blocks("sh"))
-def test_every_sh_block_runs_or_says_what_is_true(code: str, config_dir: Path, tmp_path: Path) -> None:
+def test_every_sh_block_runs_or_says_what_is_true(
+    code: str, config_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if "token_urlsafe" in code:
         check_token_file(code, tmp_path)
         return
+    monkeypatch.chdir(tmp_path)  # a relative path a command writes (`--record runs/...`) lands here
     with FakeDuckDuckGo() as ddg, FakeSite() as site:
         ddg.results = [DdgResult("The Rust async book", "https://rust-lang.github.io/async-book/", "async")]
         env = {"WEBSEARCH_CONFIG_DIR": str(config_dir), **ddg.env}

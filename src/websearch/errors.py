@@ -4,6 +4,7 @@
 WebSearchError
  ├── InvalidSearchParams (also ValueError)  a parameter the caller passed is not acceptable
  ├── ConfigError                            settings.toml or a credential is malformed
+ │    └── ReplayMiss                        a replayed call that the recording does not hold
  ├── SearchFailedError                      raised by SearchResponse.raise_for_error()
  ├── StoreUnavailable                       the state store cannot serve a call; `reason` says why
  ├── SearchProviderError                    one provider failed: provider, message, status  kind
@@ -70,6 +71,7 @@ __all__ = [
     "ProviderTimeoutError",
     "QuotaExhausted",
     "RateLimited",
+    "ReplayMiss",
     "RequestRejected",
     "RobotsDisallowed",
     "SearchFailedError",
@@ -110,6 +112,25 @@ class InvalidSearchParams(WebSearchError, ValueError):
 
 class ConfigError(WebSearchError):
     """The settings file or a stored credential cannot be used as it is."""
+
+
+class ReplayMiss(ConfigError):
+    """A call made in replay mode (`WebSearch(replay=...)`, `--replay`, `WEBSEARCH_REPLAY`) that
+    the recording does not hold: raised, never sent to the network. `kind` is "search", "fetch"
+    or "research", `request` names what was asked (a query, a URL), `key` is the request's
+    normalised key and `path` the recording."""
+
+    def __init__(self, kind: str, request: str, key: str, path: str) -> None:
+        super().__init__(
+            f"no recorded {kind} of {request} (key {key}) in {path}; record it first, or use mode replay_or_live"
+        )
+        self.kind = kind
+        self.request = request
+        self.key = key
+        self.path = path
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.kind, self.request, self.key, self.path))
 
 
 class StoreUnavailable(WebSearchError):

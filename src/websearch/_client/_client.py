@@ -35,9 +35,9 @@ from .._core._params import LOCALE_PARAMS, CacheMode, check_engine_args, provide
 from .._core._registry import PROVIDERS
 from .._core._settings import DEFAULT_ATTEMPT_TIMEOUT, Settings
 from .._core._settings import config_dir as default_config_dir
-from .._core._types import SearchParams, SearchResponse
+from .._core._types import LocaleSource, SearchParams, SearchResponse
 from .._engine._chain import resolve_chain
-from .._engine._engine import Engine, credential_fingerprint
+from .._engine._engine import Engine, credential_fingerprint, search_key
 from .._engine._fanout import DEFAULT_SOFT_DEADLINE, FUSED, PUBLIC, Fanout
 from .._engine._health import describe
 from .._engine._lineup import Lineup, load_provider
@@ -45,6 +45,8 @@ from .._http._deferred import DeferredTransport, loaded
 from .._http._proxies import Proxies
 from ..errors import ConfigError, InvalidSearchParams
 from ._reading import Reads
+from ._recording import INSIDE as _INSIDE
+from ._recording import known_secrets, recording_for, search_request
 
 if TYPE_CHECKING:
     from .._core._pages import FetchResponse, ResearchResponse
@@ -89,6 +91,21 @@ class ProviderStatus:
         return asdict(self)
 
 
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    """What `asearch` makes of its arguments before it searches: the parameters, the providers
+    asked for, the lineup, the excluded ids, the context, the fan-out and where each locale
+    value came from."""
+
+    params: SearchParams
+    asked: list[str] | None
+    lineup: Lineup
+    excluded: frozenset[str]
+    ctx: ProviderContext
+    fanout: Fanout | None
+    locale_sources: dict[str, LocaleSource] | None
+
+
 class WebSearch(Reads):
     """A reusable search client. Use one per application; close it when done.
 
@@ -106,7 +123,10 @@ class WebSearch(Reads):
     `transport` replaces the built-in HTTP transport (see `SendsRequests` and `BaseTransport`);
     `resolver` the system's name lookups of `fetch` and `research` (an object with
     `async resolve(host, port) -> list[str]`: a test's imitation DNS; every address it gives is
-    still checked).
+    still checked). `record` appends every search, fetch and research to that JSON Lines file;
+    `replay` answers them from it alone (a call it does not hold raises `ReplayMiss`); both, with
+    one path, replay what it holds and record the rest. Unset, `WEBSEARCH_REPLAY` (a path to
+    replay), else the settings `[replay] path` and `mode` decide (see docs/replay.md).
     """
 
     def __init__(
@@ -124,6 +144,8 @@ class WebSearch(Reads):
         store: Store | None = None,
         engine: bool | None = None,
         resolver: Resolver | None = None,
+        record: str | os.PathLike[str] | None = None,
+        replay: str | os.PathLike[str] | None = None,
     ) -> None:
 
         from .._core._environ import Environ
@@ -163,6 +185,7 @@ class WebSearch(Reads):
         self._loop_lock = threading.Lock()
         self._armed = False  # in `_UNCLOSED`, to be closed at exit unless closed before
         self._resolver = resolver
+        self._recording = recording_for(record, replay, self.settings, self.env, self.clock, self._secrets)
 
     def __repr__(self) -> str:
         return f"WebSearch(config={self.settings.path}, timeout={self.timeout:g})"
@@ -180,6 +203,11 @@ class WebSearch(Reads):
         return ProviderContext(
             self.env, self.settings, self.credentials, transport, self.clock, self._api_keys, timeout=self.timeout
         )
+
+    def _secrets(self) -> list[str]:
+        """Every credential this client knows, which a recording keeps out of its lines."""
+        infos = [*PROVIDERS.values(), *self.lineup.infos()]
+        return known_secrets(self.env, self.settings, self._api_keys.values(), self.credentials, infos)
 
     def _new_transport(self) -> DeferredTransport | Transport:
         """The built-in transport; until aiohttp is imported, one that imports it in a thread
@@ -266,6 +294,69 @@ class WebSearch(Reads):
         were set, from where, and whether the serving provider applied them."""
         if cache != "use" or deadline is not None or hedge is not None:  # else nothing to check
             check_engine_args(cache, deadline, hedge)
+        planned = self._planned(query, provider, exclude, providers, fanout, params)
+        search_params, asked, lineup, excluded, ctx = (
+            planned.params,
+            planned.asked,
+            planned.lineup,
+            planned.excluded,
+            planned.ctx,
+        )
+        plan, locale_sources = planned.fanout, planned.locale_sources
+        preferred = self.settings.preferred_provider
+        recording = self._recording
+        if recording is not None and _INSIDE.get():
+            recording = None  # a research's own search: the research is the call recorded
+        if recording is not None:
+            key = search_key(
+                self.engine,
+                search_params,
+                ctx,
+                lineup,
+                provider=provider,
+                preferred=preferred,
+                excluded=excluded,
+                fanout=plan,
+            )
+            found = recording.lookup(SearchResponse, key, query)
+            if found is not None:
+                return found
+        response = await self.engine.search(
+            search_params,
+            ctx,
+            lineup,
+            provider=provider,
+            preferred=preferred,
+            excluded=excluded,
+            cache=cache,
+            deadline=deadline,
+            hedge=hedge,
+            fanout=plan,
+        )
+        if asked is not None and plan is None and provider in (None, "auto"):
+            # Said on every search, not cached: what is available changes under a cached answer.
+            chain = resolve_chain(ctx, lineup, "auto" if provider == "auto" else preferred, excluded)
+            _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
+            if left:
+                response.notices = (*left, *response.notices)
+        if locale_sources is not None:
+            locale = {name: getattr(search_params, name) for name in LOCALE_PARAMS}
+            record_locale(response, locale, locale_sources)
+        if recording is not None:
+            request = search_request(search_params, provider, asked, excluded - self.settings.excluded_providers, plan)
+            recording.add(key, request, response)
+        return response
+
+    def _planned(
+        self,
+        query: str,
+        provider: str | None,
+        exclude: Iterable[str],
+        providers: Iterable[str] | None,
+        fanout: Iterable[str] | None,
+        params: dict[str, Any],
+    ) -> _Planned:
+        """What `asearch` makes of its arguments before it searches."""
         if "num_results" in params:  # the MCP tool's name for limit
             alias = params.pop("num_results")
             if params.get("limit") is not None and alias is not None and params["limit"] != alias:
@@ -288,29 +379,35 @@ class WebSearch(Reads):
             self._known(provider, lineup, said=("auto", PUBLIC))
         ctx = self._context()
         plan = self._fanout(provider, fanout, lineup, excluded, ctx)
+        return _Planned(search_params, asked, lineup, excluded, ctx, plan, locale_sources)
+
+    def _search_key(self, query: str, options: Mapping[str, Any]) -> str:
+        """The key `asearch(query, **options)` searches under (a research's search)."""
+        params = dict(options)
+        provider = params.pop("provider", None)
+        exclude, providers = params.pop("exclude", ()), params.pop("providers", None)
+        fanout = params.pop("fanout", None)
+        for name in ("cache", "deadline", "hedge"):
+            params.pop(name, None)
+        planned = self._planned(query, provider, exclude, providers, fanout, params)
+        search_params, lineup, excluded, ctx, plan = (
+            planned.params,
+            planned.lineup,
+            planned.excluded,
+            planned.ctx,
+            planned.fanout,
+        )
         preferred = self.settings.preferred_provider
-        response = await self.engine.search(
+        return search_key(
+            self.engine,
             search_params,
             ctx,
             lineup,
             provider=provider,
             preferred=preferred,
             excluded=excluded,
-            cache=cache,
-            deadline=deadline,
-            hedge=hedge,
             fanout=plan,
         )
-        if asked is not None and plan is None and provider in (None, "auto"):
-            # Said on every search, not cached: what is available changes under a cached answer.
-            chain = resolve_chain(ctx, lineup, "auto" if provider == "auto" else preferred, excluded)
-            _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
-            if left:
-                response.notices = (*left, *response.notices)
-        if locale_sources is not None:
-            locale = {name: getattr(search_params, name) for name in LOCALE_PARAMS}
-            record_locale(response, locale, locale_sources)
-        return response
 
     def _fanout(
         self,
@@ -532,6 +629,8 @@ class WebSearch(Reads):
         if transport is not None:
             transport.abandon()
         INHERITED.append((self._loop, self._thread, transport, self.engine))
+        if self._recording is not None:
+            self._recording.after_fork()
         self._loop = self._thread = None
         self._loop_lock = threading.Lock()
         if self._owns_transport:

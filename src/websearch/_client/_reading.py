@@ -16,6 +16,7 @@ from .._core._budget import Budget
 from .._core._pages import FetchFormat, FetchResponse, ResearchResponse
 from .._core._params import CacheMode, check_engine_args
 from ..errors import InvalidSearchParams
+from ._recording import INSIDE, fetch_key, fetch_request, research_key, research_request
 
 if TYPE_CHECKING:
     from .._core._types import SearchResponse
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from .._http._proxies import Proxies
     from .._reading._policy import Resolver
     from .._reading._reader import Reader
+    from ._recording import Recording
 
 __all__ = ["Reads"]
 
@@ -35,11 +37,14 @@ class Reads:
     engine: Engine
     _resolver: Resolver | None
     _proxies: Proxies
+    _recording: Recording | None
     _reader_of: tuple[Engine, Reader] | None = None
 
     if TYPE_CHECKING:  # WebSearch's own
 
         async def asearch(self, query: str, **params: Any) -> SearchResponse: ...
+
+        def _search_key(self, query: str, options: Mapping[str, Any]) -> str: ...
 
         def _private_loop(self) -> asyncio.AbstractEventLoop: ...
 
@@ -67,8 +72,23 @@ class Reads:
         "use", "refresh" or "off"; `deadline` in seconds (default `fetch.deadline`, 30). A page
         that cannot be read comes back with `error` and `error_kind`, not raised."""
         check_engine_args(cache, deadline)
+        recording = self._recording
+        if recording is None:
+            reader = self._reader()
+            return await reader.fetch(url, max_chars=max_chars, start=start, fmt=format, cache=cache, deadline=deadline)
+        from .._core._checks import without_userinfo
+        from .._reading._reader import check_fetch_args
+
+        check_fetch_args(url, max_chars, start, format, cache)
+        url = url.strip()
+        key = fetch_key(url, format, start, max_chars)
+        found = recording.lookup(FetchResponse, key, without_userinfo(url))
+        if found is not None:
+            return found
         reader = self._reader()
-        return await reader.fetch(url, max_chars=max_chars, start=start, fmt=format, cache=cache, deadline=deadline)
+        page = await reader.fetch(url, max_chars=max_chars, start=start, fmt=format, cache=cache, deadline=deadline)
+        recording.add(key, fetch_request(url, format, start, max_chars), page)
+        return page
 
     async def aresearch(
         self,
@@ -100,17 +120,27 @@ class Reads:
         if budget_tokens is None and budget_chars is None:
             budget_chars = int(settings.get("research.budget_chars", 12000))
         pages = pages if pages is not None else int(settings.get("research.pages", 5))
+        recording = self._recording
+        if recording is not None:
+            key = research_key(self._search_key(query, options), pages, budget_chars, budget_tokens)
+            found = recording.lookup(ResearchResponse, key, query)
+            if found is not None:
+                return found
         seconds = deadline if deadline is not None else float(settings.get("research.deadline", 60.0))
         budget = Budget.start(self.engine.clock, seconds)
         reader = self._reader()
 
         async def searched(within: float) -> SearchResponse:
-            return await self.asearch(query, **options, deadline=within)
+            inside = INSIDE.set(True)
+            try:
+                return await self.asearch(query, **options, deadline=within)
+            finally:
+                INSIDE.reset(inside)
 
         async def read(url: str, page_budget: Budget) -> FetchResponse:
             return await reader.page(url, "markdown", "use", page_budget)
 
-        return await research(
+        response = await research(
             query,
             search=searched,
             read=read,
@@ -120,6 +150,9 @@ class Reads:
             budget=budget,
             reranker=reranker_for(str(settings.get("research.reranker", "auto"))),
         )
+        if recording is not None:
+            recording.add(key, research_request(query, options, pages, budget_chars, budget_tokens), response)
+        return response
 
     def fetch(self, url: str, **options: Any) -> FetchResponse:
         """Blocking `afetch`, run on this client's private event loop."""

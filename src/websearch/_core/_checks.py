@@ -41,6 +41,7 @@ __all__ = [
     "positive",
     "proxy_url",
     "rate_limit",
+    "replay_mode",
     "setting_tokens",
     "split_proxy_url",
     "state_backend",
@@ -134,6 +135,12 @@ def reranker_name(key: str, value: Any) -> None:
     """How research ranks passages: "auto" (WordLlama when installed, else BM25), "bm25", "wordllama"."""
     if value not in ("auto", "bm25", "wordllama"):
         raise ConfigError(f"setting {key} is {value!r}; use one of: auto, bm25, wordllama")
+
+
+def replay_mode(key: str, value: Any) -> None:
+    """How a recording is used: "record", "replay" or "replay_or_live"."""
+    if value not in ("record", "replay", "replay_or_live"):
+        raise ConfigError(f"setting {key} is {value!r}; use one of: record, replay, replay_or_live")
 
 
 def mcp_format(key: str, value: Any) -> None:

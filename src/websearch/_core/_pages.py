@@ -97,6 +97,7 @@ class FetchResponse:
     retry_after_s: float | None = None
     cached: bool = False
     cached_age_s: float | None = None
+    replayed: bool = False  # read back from a recording (`WebSearch(replay=...)`), not fetched now
 
     @property
     def ok(self) -> bool:
@@ -114,6 +115,12 @@ class FetchResponse:
         """A JSON-ready dict with snake_case keys."""
         plain: dict[str, Any] = _plain(self)
         return plain
+
+    def to_json(self) -> str:
+        """The response as JSON: the same text every face writes for it (`websearch._core._json`)."""
+        from ._json import response_json
+
+        return response_json(self).decode()
 
 
 @dataclass(slots=True)
@@ -166,6 +173,7 @@ class ResearchResponse:
     attempts: tuple[Attempt, ...] = ()
     notices: tuple[Notice, ...] = ()
     error: str | None = None
+    replayed: bool = False  # read back from a recording (`WebSearch(replay=...)`), not researched now
 
     @property
     def ok(self) -> bool:
@@ -182,3 +190,9 @@ class ResearchResponse:
         """A JSON-ready dict with snake_case keys."""
         plain: dict[str, Any] = _plain(self)
         return plain
+
+    def to_json(self) -> str:
+        """The response as JSON: the same text every face writes for it (`websearch._core._json`)."""
+        from ._json import response_json
+
+        return response_json(self).decode()

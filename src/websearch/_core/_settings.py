@@ -36,6 +36,7 @@ from ._checks import (
     pacing_rate,
     positive,
     proxy_url,
+    replay_mode,
     reranker_name,
     state_backend,
     string,
@@ -76,6 +77,7 @@ _RUN_ONLY: Final = (
     "timeout.",
     "providers.webSearchTimeoutSeconds",
     "proxy.",
+    "replay.",
 )
 #: Environment variables, by how their names end, that move a provider or choose its model.
 _ANSWER_ENV: Final = ("_BASE_URL", "_MODEL", "_ENDPOINT")
@@ -436,6 +438,8 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     _row("research.budget_chars", int, whole_number, 12000),
     _row("research.deadline", float, positive, 60.0),
     _row("research.reranker", str, reranker_name, "auto"),
+    _row("replay.path", str, string),  # `WEBSEARCH_REPLAY` (a path: replay mode) wins, read by the client
+    _row("replay.mode", str, replay_mode, "replay"),
     _row("serve.tokens", list, check_serve_setting, None, "WEBSEARCH_SERVE_TOKENS"),
     _row("serve.rate_limit", str, check_serve_setting),
     _row("serve.log_queries", bool, check_serve_setting, False),

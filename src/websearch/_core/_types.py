@@ -217,6 +217,7 @@ class SearchResponse:
     cached_age_s: float | None = None  # how old the cached answer is, when it is one
     answers: tuple[ProviderAnswer, ...] = ()  # fan-out only: every answer, in fan-out order (the first is `answer`)
     locale: Locale | None = None  # set when a country, language or safesearch was given or configured
+    replayed: bool = False  # read back from a recording (`WebSearch(replay=...)`), not searched now
 
     @property
     def ok(self) -> bool:
@@ -237,6 +238,12 @@ class SearchResponse:
         """A JSON-ready dict with snake_case keys (what `dataclasses.asdict` gives)."""
         plain: dict[str, Any] = _plain(self)
         return plain
+
+    def to_json(self) -> str:
+        """The response as JSON: the same text every face writes for it (`websearch._core._json`)."""
+        from ._json import response_json
+
+        return response_json(self).decode()
 
 
 @dataclass(slots=True)

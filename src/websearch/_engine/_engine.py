@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ._chain import Guards
     from ._lineup import Lineup
 
-__all__ = ["CacheMode", "Engine", "Observer", "credential_fingerprint"]
+__all__ = ["CacheMode", "Engine", "Observer", "credential_fingerprint", "search_key"]
 
 T = TypeVar("T")
 DEFAULT_TTL: Final = 900.0
@@ -217,14 +217,15 @@ class Engine:
         """Key → cache → flight (the guarded walk) → cache write; and whether the answer was
         another flight's in this process."""
         caching = search.cache != "off" and self.ttl > 0
-        key = cache_key(
+        key = search_key(
+            self,
             search.params,
-            provider=search.fanout.key if search.fanout is not None else search.provider,
+            search.ctx,
+            search.lineup,
+            provider=search.provider,
             preferred=search.preferred,
             excluded=search.excluded,
-            fallback=self._fallback_ids(search.ctx),
-            lineup=search.lineup.ids,
-            config=self._answer_print,
+            fanout=search.fanout,
         )
         store = self.state()
         direct = store.direct
@@ -317,6 +318,30 @@ class Engine:
         self._behind.all_written()
         removed: int = await self.state().clear(PREFIX, tag=provider)
         return removed
+
+
+def search_key(
+    engine: Engine,
+    params: SearchParams,
+    ctx: ProviderContext,
+    lineup: Lineup,
+    *,
+    provider: str | None,
+    preferred: str,
+    excluded: frozenset[str],
+    fanout: Fanout | None = None,
+) -> str:
+    """The cache key `engine` gives this search: what makes two searches the same (a
+    recording's key too: `websearch._client._recording`)."""
+    return cache_key(
+        params,
+        provider=fanout.key if fanout is not None else provider,
+        preferred=preferred,
+        excluded=excluded,
+        fallback=engine._fallback_ids(ctx),
+        lineup=lineup.ids,
+        config=engine._answer_print,
+    )
 
 
 class _Behind:

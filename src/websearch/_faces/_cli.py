@@ -20,7 +20,7 @@ from .._core._params import PARAMS, Param, check
 from .._core._registry import PROVIDERS, SEARCH_PROVIDER_ORDER
 from .._core._version import __version__
 from ..errors import ConfigError, InvalidSearchParams
-from ._cli_read import add_read_commands, fetch_command, research_command
+from ._cli_read import add_read_commands, add_replay_options, fetch_command, research_command
 from ._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_READER_GONE, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -199,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="start the next provider beside one that has not answered within this; the first answer wins",
     )
+    add_replay_options(s)
     fresh = s.add_mutually_exclusive_group()
     fresh.add_argument(
         "--no-cache", dest="cache", action="store_const", const="off", help="neither read nor write the cache"
@@ -316,7 +317,7 @@ def usage_block() -> str:
         else:
             items.append(f"[{flag} {param.metavar or param.name.upper()}]")
     items += ["[--format summary|blocks|json]", "[--timeout SECONDS]", "[--deadline SECONDS]", "[--hedge SECONDS]"]
-    items += ["[--no-cache | --refresh]", "[--fanout A,B,C]"]
+    items += ["[--no-cache | --refresh]", "[--fanout A,B,C]", "[--record PATH]", "[--replay PATH]"]
     lead = "websearch search "
     lines, line = [], lead
     for item in items:
@@ -328,9 +329,9 @@ def usage_block() -> str:
     importable = "|".join(row.id for row in PROVIDERS.values() if row.login_import)
     rest = [
         "websearch fetch URL [--max-chars N] [--start N] [--format markdown|text|html] [--cache use|refresh|off]",
-        "                    [--deadline SECONDS] [--json]",
+        "                    [--deadline SECONDS] [--json] [--record PATH] [--replay PATH]",
         "websearch research QUERY [--budget-chars N | --budget-tokens N] [--pages N] [--provider ID]",
-        "                         [--fanout A,B,C] [--deadline SECONDS] [--json]",
+        "                         [--fanout A,B,C] [--deadline SECONDS] [--json] [--record PATH] [--replay PATH]",
         "websearch providers [--format text|json] [--reset ID]",
         "                                             every provider in chain order: available or what makes it",
         "                                             so, and cooling down or not (--reset forgets that)",
@@ -437,10 +438,12 @@ def _reader_gone() -> int:
     return EXIT_READER_GONE
 
 
-def _client(timeout: float | None = None) -> WebSearch:
+def _client(timeout: float | None = None, args: argparse.Namespace | None = None) -> WebSearch:
     from .._client._client import WebSearch
 
-    return WebSearch(timeout=timeout)
+    if args is None:
+        return WebSearch(timeout=timeout)
+    return WebSearch(timeout=timeout, record=args.record, replay=args.replay)
 
 
 def _search(args: argparse.Namespace) -> int:
@@ -456,7 +459,7 @@ def _search(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     params: dict[str, Any] = {param.name: getattr(args, param.name) for param in PARAMS}
     params |= {"cache": args.cache or "use", "deadline": args.deadline, "hedge": args.hedge}
-    client = _client(args.timeout)
+    client = _client(args.timeout, args)
 
     async def run() -> Any:
         async with client, Spinner(sys.stderr, "searching"):

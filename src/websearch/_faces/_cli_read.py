@@ -16,7 +16,7 @@ from .._core._pages import FORMATS
 from .._core._params import CACHE_MODES
 from ._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
-__all__ = ["add_read_commands", "fetch_command", "research_command"]
+__all__ = ["add_read_commands", "add_replay_options", "fetch_command", "research_command"]
 
 
 def _whole(least: int) -> Callable[[str], int]:
@@ -31,6 +31,16 @@ def _whole(least: int) -> Callable[[str], int]:
 
     parse.__name__ = "whole number"
     return parse
+
+
+def add_replay_options(command: argparse.ArgumentParser) -> None:
+    """`--record PATH` and `--replay PATH` (both, one path: replay what it holds, record the rest)."""
+    command.add_argument("--record", metavar="PATH", help="append this call and its answer to a JSON Lines recording")
+    command.add_argument(
+        "--replay",
+        metavar="PATH",
+        help="answer from a recording only, never the network (with --record PATH too: the rest live, recorded)",
+    )
 
 
 def add_read_commands(
@@ -59,6 +69,7 @@ def add_read_commands(
         "--deadline", type=seconds, metavar="SECONDS", help="the most the fetch may take (default: fetch.deadline, 30)"
     )
     f.add_argument("--json", action="store_true", help="print {text, response, error} as JSON")
+    add_replay_options(f)
 
     r = commands.add_parser(
         "research",
@@ -82,6 +93,7 @@ def add_read_commands(
     )
     r.add_argument("--deadline", type=seconds, metavar="SECONDS", help="the most the research may take (default 60)")
     r.add_argument("--json", action="store_true", help="print {text, response, error} as JSON")
+    add_replay_options(r)
 
 
 def _print(text: str, failed: bool, as_json: bool) -> None:
@@ -96,7 +108,7 @@ def fetch_command(args: argparse.Namespace) -> int:
     from ._render_pages import render_fetch, render_fetch_json
     from ._spinner import Spinner
 
-    client = WebSearch()
+    client = WebSearch(record=args.record, replay=args.replay)
 
     async def run() -> Any:
         async with client, Spinner(sys.stderr, "fetching"):
@@ -131,7 +143,7 @@ def research_command(args: argparse.Namespace) -> int:
         search["fanout"] = args.fanout
     if args.provider:
         search["provider"] = args.provider
-    client = WebSearch()
+    client = WebSearch(record=args.record, replay=args.replay)
 
     async def run() -> Any:
         async with client, Spinner(sys.stderr, "researching"):

@@ -13,7 +13,6 @@ what they cite, and the pages not used with why. One that found nothing is
 
 from __future__ import annotations
 
-import json
 from typing import Final
 
 from .._core._pages import FetchResponse, ResearchResponse
@@ -89,8 +88,9 @@ def render_fetch(page: FetchResponse) -> str:
 
 def render_fetch_json(page: FetchResponse) -> str:
     """`{"text", "response", "error"}` as `websearch search --format json` gives for a search."""
-    payload = {"text": render_fetch(page), "response": page.to_dict(), "error": page.error}
-    return json.dumps(payload, ensure_ascii=False, indent=2)
+    import orjson  # one serialiser for every face's JSON (`websearch._faces._rendering.json_answer`)
+
+    return orjson.dumps({"text": render_fetch(page), "response": page, "error": page.error}).decode()
 
 
 def research_failure(response: ResearchResponse) -> str:
@@ -151,5 +151,6 @@ def render_research(response: ResearchResponse) -> str:
 
 def render_research_json(response: ResearchResponse) -> str:
     """`{"text", "response", "error"}` for a research."""
-    payload = {"text": render_research(response), "response": response.to_dict(), "error": response.error}
-    return json.dumps(payload, ensure_ascii=False, indent=2)
+    import orjson
+
+    return orjson.dumps({"text": render_research(response), "response": response, "error": response.error}).decode()

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Final, Literal, get_args
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -166,6 +165,8 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
         served += f" ({', '.join(answered)})"
     if response.cached:
         served += f", cached {age_words(response.cached_age_s or 0.0)} ago"
+    if response.replayed:
+        served += ", replayed"
     lines.append(f"[served by: {served}]")
     if response.locale is not None:
         lines.append(f"[locale: {locale_words(response.locale)}]")
@@ -206,9 +207,17 @@ def render_blocks(response: SearchResponse, *, text_chars: int = DEFAULT_TEXT_CH
 
 
 def render_json(response: SearchResponse) -> str:
-    """`{"text", "response", "error"}` with snake_case keys, UTF-8 kept readable."""
-    payload = {"text": render_summary(response), "response": response.to_dict(), "error": response.error}
-    return json.dumps(payload, ensure_ascii=False, indent=2)
+    """`{"text", "response", "error"}` with snake_case keys, UTF-8 kept readable: `json_answer`."""
+    return json_answer(response).decode()
+
+
+def json_answer(response: SearchResponse) -> bytes:
+    """The `--format json` object, as `POST /v1/search` answers it too: the summary text, the
+    response in its one JSON form (`websearch._core._json`: orjson, compact, the dataclasses
+    written by orjson itself) and its error. One serialiser, so the faces agree byte for byte."""
+    import orjson
+
+    return orjson.dumps({"text": render_summary(response), "response": response, "error": response.error})
 
 
 def render(response: SearchResponse, format: RenderFormat = "summary", *, text_chars: int = DEFAULT_TEXT_CHARS) -> str:

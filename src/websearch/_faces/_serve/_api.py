@@ -27,7 +27,7 @@ from ..._core._types import SearchParams
 from ..._core._version import __version__
 from ...errors import InvalidSearchParams, WebSearchError
 from .._mcp_server import output_schema, tool_text
-from .._rendering import render
+from .._rendering import json_answer
 from .._tool import ARGUMENTS, input_schema, parse_arguments
 from ._logging import request_info
 
@@ -76,10 +76,11 @@ def error_response(status: int, message: str, param: str | None = None) -> Respo
 
 
 def answer_json(response: SearchResponse) -> bytes:
-    """The `--format json` object: the summary text, the response, and its error. orjson writes
-    the dataclasses itself (what `SearchResponse.to_dict()` gives, without its deep copy: a
-    quarter of a request's time), a non-finite number as null."""
-    return orjson.dumps({"text": render(response, "summary"), "response": response, "error": response.error})
+    """The `--format json` object: the summary text, the response, and its error (`json_answer`:
+    the bytes `websearch search --format json` prints). orjson writes the dataclasses itself
+    (what `SearchResponse.to_dict()` gives, without its deep copy: a quarter of a request's
+    time), a non-finite number as null."""
+    return json_answer(response)
 
 
 def note_search(request: Request, response: SearchResponse, query: str) -> None:

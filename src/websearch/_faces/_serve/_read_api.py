@@ -8,8 +8,9 @@ size cap, the rate limit (one token a call), metrics and the access log are the 
 for `/v1/search`; the log names a fetch's host only when `[serve] log_queries` lets queries be
 logged, never a URL's user or password.
 
-Answers: 200 with the response's `to_dict()` (a page not read, or a research that found
-nothing, is an answer with `error` set); invalid input: 422 `{"error": <why>, "param": <name>}`.
+Answers: 200 with the response's JSON (`to_json()`, the one form every face writes; a page not
+read, or a research that found nothing, is an answer with `error` set); invalid input: 422
+`{"error": <why>, "param": <name>}`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import orjson
 from starlette.responses import Response
 
 from ..._core._checks import without_userinfo
+from ..._core._json import response_json
 from ..._core._params import CACHE_MODES, CacheMode, Param, check, got
 from ...errors import InvalidSearchParams, WebSearchError
 from .._read_tools import parse_fetch, parse_research
@@ -83,7 +85,7 @@ class ReadApi(BoundApi):
         info = request_info(request.scope)
         info.update(outcome="failed" if page.error else "ok", cached=page.cached)
         info["query"] = without_userinfo(call.url)
-        return Response(orjson.dumps(page.to_dict()), 200, media_type="application/json")
+        return Response(response_json(page), 200, media_type="application/json")
 
     async def research(self, request: Request) -> Response:
         data = await self._body(request)
@@ -102,7 +104,7 @@ class ReadApi(BoundApi):
         info = request_info(request.scope)
         info.update(provider=response.provider, outcome="failed" if response.error else "ok")
         info["query"] = call.query
-        return Response(orjson.dumps(response.to_dict()), 200, media_type="application/json")
+        return Response(response_json(response), 200, media_type="application/json")
 
 
 def _split(data: dict[str, Any], extra: Sequence[Param]) -> dict[str, Any]:
