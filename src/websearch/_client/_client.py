@@ -295,57 +295,57 @@ class WebSearch(Reads):
         if cache != "use" or deadline is not None or hedge is not None:  # else nothing to check
             check_engine_args(cache, deadline, hedge)
         planned = self._planned(query, provider, exclude, providers, fanout, params)
-        search_params, asked, lineup, excluded, ctx = (
-            planned.params,
-            planned.asked,
-            planned.lineup,
-            planned.excluded,
-            planned.ctx,
-        )
-        plan, locale_sources = planned.fanout, planned.locale_sources
         preferred = self.settings.preferred_provider
-        recording = self._recording
-        if recording is not None and _INSIDE.get():
-            recording = None  # a research's own search: the research is the call recorded
+        recording = None if _INSIDE.get() else self._recording  # a research's own search: the research is the call
         if recording is not None:
-            key = search_key(
-                self.engine,
-                search_params,
-                ctx,
-                lineup,
-                provider=provider,
-                preferred=preferred,
-                excluded=excluded,
-                fanout=plan,
-            )
+            key = self._key(planned, provider)
             found = recording.lookup(SearchResponse, key, query)
             if found is not None:
                 return found
         response = await self.engine.search(
-            search_params,
-            ctx,
-            lineup,
+            planned.params,
+            planned.ctx,
+            planned.lineup,
             provider=provider,
             preferred=preferred,
-            excluded=excluded,
+            excluded=planned.excluded,
             cache=cache,
             deadline=deadline,
             hedge=hedge,
-            fanout=plan,
+            fanout=planned.fanout,
         )
-        if asked is not None and plan is None and provider in (None, "auto"):
-            # Said on every search, not cached: what is available changes under a cached answer.
+        self._after(response, planned, provider, preferred)
+        if recording is not None:
+            excluded = planned.excluded - self.settings.excluded_providers
+            request = search_request(planned.params, provider, planned.asked, excluded, planned.fanout)
+            recording.add(key, request, response)
+        return response
+
+    def _after(self, response: SearchResponse, planned: _Planned, provider: str | None, preferred: str) -> None:
+        """What a response says beyond the engine's answer (never cached, so said on every search):
+        the providers asked for that could not serve, and the locale's record."""
+        asked, ctx, lineup, excluded = planned.asked, planned.ctx, planned.lineup, planned.excluded
+        if asked is not None and planned.fanout is None and provider in (None, "auto"):
             chain = resolve_chain(ctx, lineup, "auto" if provider == "auto" else preferred, excluded)
             _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
             if left:
                 response.notices = (*left, *response.notices)
-        if locale_sources is not None:
-            locale = {name: getattr(search_params, name) for name in LOCALE_PARAMS}
-            record_locale(response, locale, locale_sources)
-        if recording is not None:
-            request = search_request(search_params, provider, asked, excluded - self.settings.excluded_providers, plan)
-            recording.add(key, request, response)
-        return response
+        if planned.locale_sources is not None:
+            locale = {name: getattr(planned.params, name) for name in LOCALE_PARAMS}
+            record_locale(response, locale, planned.locale_sources)
+
+    def _key(self, planned: _Planned, provider: str | None) -> str:
+        """The engine's cache key of a planned search (what a recording keys it by)."""
+        return search_key(
+            self.engine,
+            planned.params,
+            planned.ctx,
+            planned.lineup,
+            provider=provider,
+            preferred=self.settings.preferred_provider,
+            excluded=planned.excluded,
+            fanout=planned.fanout,
+        )
 
     def _planned(
         self,
@@ -389,25 +389,7 @@ class WebSearch(Reads):
         fanout = params.pop("fanout", None)
         for name in ("cache", "deadline", "hedge"):
             params.pop(name, None)
-        planned = self._planned(query, provider, exclude, providers, fanout, params)
-        search_params, lineup, excluded, ctx, plan = (
-            planned.params,
-            planned.lineup,
-            planned.excluded,
-            planned.ctx,
-            planned.fanout,
-        )
-        preferred = self.settings.preferred_provider
-        return search_key(
-            self.engine,
-            search_params,
-            ctx,
-            lineup,
-            provider=provider,
-            preferred=preferred,
-            excluded=excluded,
-            fanout=plan,
-        )
+        return self._key(self._planned(query, provider, exclude, providers, fanout, params), provider)
 
     def _fanout(
         self,

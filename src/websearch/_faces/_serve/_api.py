@@ -25,7 +25,7 @@ from starlette.responses import Response
 from ..._core._params import CACHE_MODES, Param, check, got
 from ..._core._types import SearchParams
 from ..._core._version import __version__
-from ...errors import InvalidSearchParams, WebSearchError
+from ...errors import InvalidSearchParams, ReplayMiss, WebSearchError
 from .._mcp_server import output_schema, tool_text
 from .._rendering import json_answer
 from .._tool import ARGUMENTS, input_schema, parse_arguments
@@ -38,7 +38,16 @@ if TYPE_CHECKING:
     from ..._core._types import SearchResponse
     from ._config import Limits, ServeConfig
 
-__all__ = ["EXTRA_PARAMS", "BoundApi", "SearchApi", "error_response", "json_response", "openapi_document", "prepared"]
+__all__ = [
+    "EXTRA_PARAMS",
+    "BoundApi",
+    "SearchApi",
+    "could_not_run",
+    "error_response",
+    "json_response",
+    "openapi_document",
+    "prepared",
+]
 
 FORMATS: Final = ("json", "blocks", "summary")
 #: The body fields beyond the MCP tool's arguments.
@@ -73,6 +82,14 @@ def json_response(status: int, body: Any, headers: Mapping[str, str] | None = No
 def error_response(status: int, message: str, param: str | None = None) -> Response:
     """`{"error": <why>}`, with `param` naming the parameter at fault when there is one."""
     return json_response(status, {"error": message} if param is None else {"error": message, "param": param})
+
+
+def could_not_run(exc: WebSearchError) -> Response:
+    """A configuration problem (settings.toml, a stored credential) is the server's (500); a call
+    its replay recording does not hold is a 404 that names the call, not the server's file."""
+    if isinstance(exc, ReplayMiss):
+        return error_response(404, f"not in the replay recording: no recorded {exc.kind} of {exc.request}")
+    return error_response(500, f"websearch could not run: {exc}")
 
 
 def answer_json(response: SearchResponse) -> bytes:
@@ -132,8 +149,8 @@ class SearchApi(BoundApi):
             response = await self.client.asearch(query, provider=provider, **kwargs)
         except InvalidSearchParams as exc:
             return error_response(422, exc.message, exc.param)
-        except WebSearchError as exc:  # a configuration problem: settings.toml, a stored credential
-            return error_response(500, f"websearch could not run: {exc}")
+        except WebSearchError as exc:
+            return could_not_run(exc)
         note_search(request, response, query)
         status = 502 if response.error is not None and strict_text in ("true", "1") else 200
         if fmt == "json":

@@ -26,7 +26,7 @@ from ..._core._json import response_json
 from ..._core._params import CACHE_MODES, CacheMode, Param, check, got
 from ...errors import InvalidSearchParams, WebSearchError
 from .._read_tools import parse_fetch, parse_research
-from ._api import BoundApi, error_response
+from ._api import BoundApi, could_not_run, error_response
 from ._logging import request_info
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class ReadApi(BoundApi):
         except InvalidSearchParams as exc:
             return error_response(422, exc.message, exc.param)
         except WebSearchError as exc:
-            return error_response(500, f"websearch could not run: {exc}")
+            return could_not_run(exc)
         info = request_info(request.scope)
         info.update(outcome="failed" if page.error else "ok", cached=page.cached)
         info["query"] = without_userinfo(call.url)
@@ -100,7 +100,7 @@ class ReadApi(BoundApi):
         except InvalidSearchParams as exc:
             return error_response(422, exc.message, exc.param)
         except WebSearchError as exc:
-            return error_response(500, f"websearch could not run: {exc}")
+            return could_not_run(exc)
         info = request_info(request.scope)
         info.update(provider=response.provider, outcome="failed" if response.error else "ok")
         info["query"] = call.query
