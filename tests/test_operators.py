@@ -428,3 +428,34 @@ async def test_a_coarse_window_names_the_operator_it_widened(config_dir: Path) -
     (notice,) = [n for n in response.notices if n.kind == "widened"]
     assert (notice.param, notice.value) == ("query", "after:2026-11-25")
     assert notice.message.startswith('query="after:2026-11-25" widened to df=w (the past week)')
+
+
+#: Queries whose operators alone meet each provider's harder rules (several sites, an exclusion
+#: inside an inclusion, an end without a start, both dates).
+AWKWARD = (
+    "foo site:a.org site:b.org",
+    "foo site:a.org -site:b.a.org",
+    "foo before:2025-06-01",
+    "foo -site:example.org",
+)
+FILTER_PARAMS = ("include_domains", "exclude_domains", "start_published_date", "end_published_date")
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+async def test_a_notice_about_an_operator_names_the_operator_never_a_null_parameter(
+    provider: str, config_dir: Path
+) -> None:
+    key = "k-" + "7" * 30
+    with FAKES[provider](api_keys=[key]) if provider == "gemini" else FAKES[provider]() as fake:
+        env = {**key_env(provider, config_dir, key), **fake.env}
+        async with make_client(env=env, clock=FakeClock()) as ws:
+            responses = [await ws.asearch(q, provider=provider) for q in AWKWARD]
+            if provider == "exa":  # its entity categories drop dates and exclusions
+                responses.append(
+                    await ws.asearch("foo -site:b.org before:2025-06-01", provider=provider, category="company")
+                )
+    for response in responses:
+        said = [*response.notices, *(n for a in response.attempts for n in a.notices)]
+        about = [n for n in said if n.param in FILTER_PARAMS]
+        assert all(n.value is not None for n in about), about
+        assert all(n.value for n in said if n.param == "query"), said

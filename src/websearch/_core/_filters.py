@@ -107,6 +107,16 @@ class Filters:
         name = self.start_source or "start_published_date"
         return name, getattr(params, name)
 
+    def domains_given(self, params: SearchParams, name: str) -> tuple[str, object]:
+        """The parameter a domain list (`include_domains` or `exclude_domains`) came from and its
+        value as given: the caller's list, else `query` and its `site:` / `-site:` operators."""
+        if name == "include_domains" and self.query_sites:
+            return "query", " OR ".join(f"site:{d}" for d in self.query_sites)
+        given = getattr(params, name)
+        if name == "exclude_domains" and not given and self.query_excludes:
+            return "query", " ".join(f"-site:{d}" for d in self.query_excludes)
+        return name, given
+
     def end_given(self, params: SearchParams) -> tuple[str, object]:
         """The same for the end: `end_published_date`, or `query` and the `before:` operator."""
         if self.query_end is not None:

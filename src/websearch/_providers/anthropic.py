@@ -156,7 +156,7 @@ class Anthropic(HttpProvider):
                 f"Anthropic's web_search takes allowed_domains or blocked_domains, not both, so {', '.join(inside)} "
                 "(inside the allowed ones) stays searchable; the others are outside them"
             )
-            plan.notices.append(dropped("exclude_domains", params.exclude_domains, why))
+            plan.notices.append(dropped(*f.domains_given(params, "exclude_domains"), why))
         plan.request = _request(plan, ctx, key)
         return plan
 

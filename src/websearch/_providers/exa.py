@@ -153,7 +153,7 @@ class Exa(HttpProvider):
             plan.notices += notices
             if f.include_domains and f.exclude_domains:  # the chain drops the excluded results
                 how, why = "a filter on the results", "Exa does not accept include_domains and exclude_domains together"
-                plan.notices.append(approximated("exclude_domains", params.exclude_domains, how, why))
+                plan.notices.append(approximated(*f.domains_given(params, "exclude_domains"), how, why))
             body, timeout = rich_body(self.query_text(plan), plan.limit, f, dates), deep_timeout(f.mode, ctx)
             plan.state = ExaState(True, f.category == "people" and bool(f.include_domains))
         if params.country:
@@ -256,14 +256,17 @@ def _entity_rules(plan: Plan) -> list[Notice]:
     if f.category not in _ENTITY_CATEGORIES:
         return []
     why = f'category="{f.category}" does not allow it'
-    dated = ((f.start_source, f.start), ("end_published_date", f.end))
-    notices = [dropped(name, getattr(params, name), why) for name, used in dated if used is not None and name]
+    notices = [
+        dropped(*given, why)
+        for given, used in ((f.start_given(params), f.start), (f.end_given(params), f.end))
+        if used is not None
+    ]
     if f.start is not None or f.end is not None:
         plan.filters = replace(f, start=None, end=None, start_source=None, start_has_time=False, end_has_time=False)
     if f.exclude_domains and not f.include_domains:
         how = "a filter on the results"
         exa_why = f'Exa takes no excludeDomains with category="{f.category}"'
-        notices.append(approximated("exclude_domains", params.exclude_domains, how, exa_why))
+        notices.append(approximated(*f.domains_given(params, "exclude_domains"), how, exa_why))
     return notices
 
 
@@ -284,7 +287,7 @@ def _dates(plan: Plan) -> tuple[dict[str, str], list[Notice]]:
             how, why = f"startPublishedDate={_iso(start, False)}", "Exa has no recency window, only a start date"
             notices.append(approximated("recency", recency, how, why))
             if end is not None and end < start:
-                notices.append(dropped("end_published_date", params.end_published_date, "it is before the start"))
+                notices.append(dropped(*f.end_given(params), "it is before the start"))
                 end = None
     dates = {}
     if start is not None:

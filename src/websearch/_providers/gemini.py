@@ -316,7 +316,7 @@ def time_range_notices(plan: Plan, kind: AuthKind) -> list[Notice]:
         return [not_applied(name, given[name], why) for name in DATED if name in given]
     if plan.filters.start is None and plan.filters.end is not None:
         why = "Gemini's time range needs a start (give a start date, recency_days or recency_hours)"
-        return [not_applied("end_published_date", plan.params.end_published_date, why)]
+        return [not_applied(*plan.filters.end_given(plan.params), why)]
     return []
 
 

@@ -231,10 +231,10 @@ def _notices(plan: Plan, label: str) -> list[Notice]:
         notices.append(approximated("mode", params.mode, "Keenable's pro retrieval", f"{label} has no deeper mode"))
     if len(f.include_domains) > 1:
         why = f"{label}'s site filter takes one domain"
-        notices.append(approximated("include_domains", params.include_domains, "a filter on the results", why))
+        notices.append(approximated(*f.domains_given(params, "include_domains"), "a filter on the results", why))
     if f.exclude_domains:
         why = f"{label} has no domain exclusion"
-        notices.append(approximated("exclude_domains", params.exclude_domains, "a filter on the results", why))
+        notices.append(approximated(*f.domains_given(params, "exclude_domains"), "a filter on the results", why))
     return notices
 
 
@@ -246,14 +246,14 @@ def _retry_notices(plan: Plan, dates: Mapping[str, str]) -> tuple[Notice, ...]:
         f"Keenable found nothing with {sent} (its date filters leave out undated pages), "
         "so these results come from a search without them"
     )
-    names: list[str] = []
+    given: list[tuple[str, object]] = []
     if f.start_source is not None:
-        names.append(f.start_source)
+        given.append(f.start_given(params))
     elif params.recency and "published_after" in dates:
-        names.append("recency")
+        given.append(("recency", params.recency))
     if f.end is not None:
-        names.append("end_published_date")
-    return tuple(not_applied(name, getattr(params, name, None), why) for name in names)
+        given.append(f.end_given(params))
+    return tuple(not_applied(name, value, why) for name, value in given)
 
 
 PROVIDER: Final = Keenable()

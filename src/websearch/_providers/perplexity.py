@@ -311,17 +311,17 @@ def chat_notices(plan: Plan) -> list[Notice]:
     after, before = _date_window(plan)
     if after is not None and f.start_source is not None and f.start_has_time:
         how = f"whole days (search_after_date_filter={_mdy(after)})"
-        notices.append(approximated(f.start_source, getattr(params, f.start_source), how, WHOLE_DAYS))
+        notices.append(approximated(*f.start_given(params), how, WHOLE_DAYS))
     if before is not None and f.end_has_time:
         how = f"whole days (search_before_date_filter={_mdy(before)})"
-        notices.append(approximated("end_published_date", params.end_published_date, how, WHOLE_DAYS))
+        notices.append(approximated(*f.end_given(params), how, WHOLE_DAYS))
     inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in f.include_domains)]
     if f.include_domains and inside:
         why = (
             "Perplexity's search_domain_filter cannot mix allowed and denied domains, so only the allow list is "
             f"sent, which does not exclude {', '.join(inside)}"
         )
-        notices.append(dropped("exclude_domains", params.exclude_domains, why))
+        notices.append(dropped(*f.domains_given(params, "exclude_domains"), why))
     if f.category in SEARCH_MODES:
         how = f"search_mode={SEARCH_MODES[f.category]}"
         notices.append(approximated("category", params.category, how, "Perplexity has search modes, not categories"))

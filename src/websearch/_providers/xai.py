@@ -135,7 +135,7 @@ def domain_notices(plan: Plan) -> list[Notice]:
     if len(domains) > MAX_DOMAINS:
         left_out = ", ".join(domains[MAX_DOMAINS:])
         why = f"xAI's web_search takes at most {MAX_DOMAINS} domains, so {left_out} were left out"
-        notices.append(dropped(sent, getattr(params, sent), why))
+        notices.append(dropped(*f.domains_given(params, sent), why))
     allowed = f.include_domains[:MAX_DOMAINS]
     inside = [d for d in f.exclude_domains if any(d == a or d.endswith("." + a) for a in allowed)]
     if allowed and inside:
@@ -143,7 +143,7 @@ def domain_notices(plan: Plan) -> list[Notice]:
             "xAI's web_search takes allowed_domains or excluded_domains, not both, and the allowed domains "
             f"include {', '.join(inside)}"
         )
-        notices.append(dropped("exclude_domains", params.exclude_domains, why))
+        notices.append(dropped(*f.domains_given(params, "exclude_domains"), why))
     return notices
 
 

@@ -147,7 +147,7 @@ class ZAI(Provider):
         plan.notices += bucket_notices(plan, applied, "Z.AI's longest (a year)", only)
         if len(f.include_domains) > 1:
             why = "Z.AI's search_domain_filter takes a single domain"
-            plan.notices.append(not_applied("include_domains", params.include_domains, why))
+            plan.notices.append(not_applied(*f.domains_given(params, "include_domains"), why))
         variants = argument_variants(self.query_text(plan), plan.limit, extra)
         plan.state = Session(ctx.endpoint(self.id, URL), key, tuple(variants))
         return plan
