@@ -14,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import inspect
 import json
 import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,10 +28,10 @@ from typing import TYPE_CHECKING, Any, Final, Self
 
 from .._core._clock import Clock, SystemClock, wall_seconds
 from .._core._context import ProviderContext, Sends, SendsRequests, complete
-from .._core._credentials import Credential, CredentialStore
+from .._core._credentials import CredentialStore
 from .._core._fork import INHERITED, in_child
 from .._core._locale import apply_locale_settings, locale_defaults, record_locale
-from .._core._notices import Notice, clamped, dropped
+from .._core._notices import clamped
 from .._core._params import LOCALE_PARAMS, CacheMode, check_engine_args, provider_with_fanout
 from .._core._registry import PROVIDERS
 from .._core._settings import DEFAULT_ATTEMPT_TIMEOUT, Settings
@@ -40,10 +41,12 @@ from .._engine._chain import resolve_chain
 from .._engine._engine import Engine, credential_fingerprint, search_key
 from .._engine._fanout import DEFAULT_SOFT_DEADLINE, FUSED, PUBLIC, Fanout
 from .._engine._health import describe
-from .._engine._lineup import Lineup, load_provider
+from .._engine._lineup import Lineup
 from .._http._deferred import DeferredTransport, loaded
 from .._http._proxies import Proxies
-from ..errors import ConfigError, InvalidSearchParams
+from ..errors import InvalidSearchParams
+from ._arguments import as_list, left_out, unknown_params
+from ._keys import Keys
 from ._reading import Reads
 from ._recording import INSIDE as _INSIDE
 from ._recording import known_secrets, recording_for, search_request
@@ -106,7 +109,7 @@ class _Planned:
     locale_sources: dict[str, LocaleSource] | None
 
 
-class WebSearch(Reads):
+class WebSearch(Reads, Keys):
     """A reusable search client. Use one per application; close it when done.
 
     `env` defaults to `os.environ`; `config_dir` to `$WEBSEARCH_CONFIG_DIR` or the user config
@@ -327,7 +330,7 @@ class WebSearch(Reads):
         asked, ctx, lineup, excluded = planned.asked, planned.ctx, planned.lineup, planned.excluded
         if asked is not None and planned.fanout is None and provider in (None, "auto"):
             chain = resolve_chain(ctx, lineup, "auto" if provider == "auto" else preferred, excluded)
-            _, left = _left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
+            _, left = left_out("providers", asked, excluded, chain.__contains__, lineup, ctx)
             if left:
                 response.notices = (*left, *response.notices)
         if planned.locale_sources is not None:
@@ -369,12 +372,12 @@ class WebSearch(Reads):
         try:
             search_params = SearchParams(query, **params)
         except TypeError as exc:  # an unknown keyword
-            raise _unknown_params(params, exc) from None
-        asked = None if providers is None else _names(providers)  # once: it may be an iterator
+            raise unknown_params(params, exc, inspect.signature(WebSearch.asearch).parameters) from None
+        asked = None if providers is None else as_list(providers)  # once: it may be an iterator
         lineup = self.lineup if asked is None else self.lineup.narrowed(asked)
         excluded = self.settings.excluded_providers
         if exclude:
-            excluded = excluded | frozenset(self._known(name, param="exclude") for name in _names(exclude))
+            excluded = excluded | frozenset(self._known(name, param="exclude") for name in as_list(exclude))
         if provider is not None and provider not in ("auto", PUBLIC):
             self._known(provider, lineup, said=("auto", PUBLIC))
         ctx = self._context()
@@ -417,10 +420,10 @@ class WebSearch(Reads):
             keyless = [i for i in lineup.ids if lineup.info(i).tier == "keyless" and i not in excluded]
             return Fanout(tuple(i for i in keyless if i in available), PUBLIC, soft)
         names = [
-            self._known(name, lineup, param="fanout") for name in (_names(fanout) if fanout is not None else setting)
+            self._known(name, lineup, param="fanout") for name in (as_list(fanout) if fanout is not None else setting)
         ]
         # The excluded are left out as `providers=` and public leave them out: they were asked.
-        ids, notices = _left_out("fanout", names, excluded, lambda i: lineup.may_run(i, ctx), lineup, ctx)
+        ids, notices = left_out("fanout", names, excluded, lambda i: lineup.may_run(i, ctx), lineup, ctx)
         cap = int(self.settings.get_number("fanout.max_providers", DEFAULT_MAX_PROVIDERS))
         if len(ids) > cap:
             notices.append(clamped("fanout", list(ids), f"the first {cap}", "the setting fanout.max_providers"))
@@ -491,47 +494,6 @@ class WebSearch(Reads):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-    # -- stored credentials ----------------------------------------------------------------------
-
-    def stored_credentials(self) -> list[Credential]:
-        """Every credential in agent.db, ordered by provider id (their reprs mask the secrets)."""
-        return self.credentials.list()
-
-    def store_credential(self, provider: str, secret: str) -> Credential:
-        """Store a key for `provider` in agent.db; a JSON object (access_token, refresh_token,
-        expires_at, account_id, project_id) is stored as an OAuth login."""
-        self._storable(provider)
-        row = self.lineup.info(provider) if provider in self.lineup else PROVIDERS[provider]
-        if not row.credential_ids:
-            raise ConfigError(f"{row.label} takes no key: nothing would read one stored for it")
-        secret = secret.strip()
-        if not secret:
-            raise ConfigError("no secret given")
-        if not secret.startswith("{"):
-            return self.credentials.set(provider, "api_key", {"api_key": secret})
-        from .._http._oauth import OAuthToken
-
-        try:
-            data = json.loads(secret)
-        except ValueError:
-            raise ConfigError("the input starts with '{' but is not valid JSON") from None
-        return self.credentials.set(provider, "oauth", OAuthToken.from_dict(data).to_dict())
-
-    def remove_credential(self, provider: str) -> bool:
-        """Delete `provider`'s stored credential; False when there was none."""
-        return self.credentials.remove(self._storable(provider))
-
-    def import_login(self, provider: str, home: Path | None = None) -> Credential:
-        """Copy the login of a provider's official CLI (Codex, Gemini) from `home` into agent.db."""
-        self._storable(provider)
-        importer = getattr(
-            self.lineup.load(provider) if provider in self.lineup else load_provider(provider), "import_login", None
-        )
-        if importer is None:
-            raise ConfigError(f"{provider} has no official CLI login to import")
-        token = importer(home or Path.home())
-        return self.credentials.set(provider, "oauth", token.to_dict())
 
     # -- sync ----------------------------------------------------------------------------------
 
@@ -641,31 +603,6 @@ class WebSearch(Reads):
             raise InvalidSearchParams(param, f"{param} must be one of: {names}; got {json.dumps(name)}")
         return name
 
-    def _storable(self, name: str) -> str:
-        """A provider id agent.db may hold a credential for: this client's, or any built-in one."""
-        if name in self.lineup or name in PROVIDERS:
-            return name
-        return self._known(name)
-
-
-def _unknown_params(params: Mapping[str, Any], exc: TypeError) -> InvalidSearchParams:
-    """The error for keywords `asearch` does not take, naming the first and the one meant."""
-    import inspect
-    from dataclasses import fields
-
-    from .._core._closest import meant
-
-    known = [f.name for f in fields(SearchParams) if f.init and f.name != "query" and not f.name.startswith("_")]
-    own = inspect.signature(WebSearch.asearch).parameters
-    known += [name for name in own if name not in ("self", "query", "params")] + ["num_results"]
-    unknown = sorted(set(params) - set(known))
-    if not unknown:
-        return InvalidSearchParams("params", f"unknown search parameter: {exc}")
-    name = unknown[0]
-    return InvalidSearchParams(
-        name, f"{name} is not a search parameter{meant(name, known)}; the parameters are: {', '.join(sorted(known))}"
-    )
-
 
 def _loop_running() -> bool:
     try:
@@ -673,34 +610,6 @@ def _loop_running() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def _names(value: Iterable[str]) -> list[str]:
-    return [value] if isinstance(value, str) else list(value)
-
-
-def _left_out(
-    param: str,
-    given: list[str],
-    excluded: frozenset[str],
-    usable: Callable[[str], bool],
-    lineup: Lineup,
-    ctx: ProviderContext,
-) -> tuple[tuple[str, ...], list[Notice]]:
-    """The providers `param` names (`given`, as given: `fanout=`, `providers=`) less the excluded
-    and those not usable here, and a notice for each of the two, saying which and why."""
-    ids, notices = tuple(dict.fromkeys(given)), list[Notice]()
-    out = [i for i in ids if i in excluded]
-    if out:
-        why = f"{', '.join(out)} excluded (by the setting providers.webSearchExclude or exclude=)"
-        notices.append(dropped(param, given, why))
-        ids = tuple(i for i in ids if i not in out)
-    missing = [i for i in ids if not usable(i)]
-    if missing:
-        why = "; ".join(f"{i}: {lineup.reason(i, ctx)}" for i in missing)
-        notices.append(dropped(param, given, f"not available here ({why})"))
-        ids = tuple(i for i in ids if i not in missing)
-    return ids, notices
 
 
 async def asearch(query: str, **params: Any) -> SearchResponse:
