@@ -145,6 +145,7 @@ async def test_a_setting_the_provider_cannot_apply_is_recorded_not_noticed(
     settings(config_dir, language="de")
     response = await ddg_search(env)
     assert messages(response) == ()
+    assert [n for a in response.attempts for n in a.notices if n.param == "language"] == []  # nor in the attempts
     assert response.locale is not None and response.locale.language == LocaleValue("de", "setting", False)
     assert "[locale: language=de (setting, not applied)]" in render(response, "blocks")
     # the same value as an argument is the caller's own request: it gets its notice

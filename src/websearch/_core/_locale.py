@@ -19,6 +19,7 @@ its country came from the call or from settings.
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from ._params import LOCALE_PARAMS
@@ -66,7 +67,7 @@ def apply_locale_settings(
 
 def record_locale(response: SearchResponse, values: Mapping[str, Any], sources: Mapping[str, LocaleSource]) -> None:
     """Set `response.locale` (None when no locale value is set) and take the notices of values
-    from settings out of `response.notices` (see the module's docstring).
+    from settings out of `response.notices` and its attempts' (see the module's docstring).
 
     `values` are the search's parameters as checked (`SearchParams`' normalised codes)."""
     if all(values.get(name) is None for name in LOCALE_PARAMS):
@@ -86,3 +87,6 @@ def record_locale(response: SearchResponse, values: Mapping[str, Any], sources: 
     quiet = {name for name in LOCALE_PARAMS if sources.get(name) == "setting"}
     if quiet:
         response.notices = tuple(n for n in response.notices if n.param not in quiet)
+        response.attempts = tuple(
+            replace(a, notices=tuple(n for n in a.notices if n.param not in quiet)) for a in response.attempts
+        )
