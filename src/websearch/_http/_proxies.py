@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
 
@@ -30,7 +30,16 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from .._core._settings import Settings
 
-__all__ = ["FETCH", "SOCKS_HINT", "Proxies", "Proxy", "socks_available"]
+__all__ = [
+    "FETCH",
+    "SOCKS_HINT",
+    "Proxies",
+    "Proxy",
+    "missing_socks",
+    "socks_available",
+    "socks_connector",
+    "socks_errors",
+]
 
 #: The consumer id of the page reader's fetches (`[proxy] fetch`).
 FETCH: Final = "fetch"
@@ -103,6 +112,32 @@ def socks_available() -> bool:
 def missing_socks(proxy: Proxy) -> ConfigError:
     """The error of a SOCKS proxy without the `socks` extra."""
     return ConfigError(f"{proxy.source} names a SOCKS proxy ({proxy.shown}), which needs aiohttp-socks: {SOCKS_HINT}")
+
+
+def socks_connector(proxy: Proxy, **options: Any) -> Any:
+    """aiohttp-socks's connector for `proxy` (`options` go to it: `limit`, DNS caching); a
+    ConfigError naming the extra when aiohttp-socks is missing."""
+    try:
+        from aiohttp_socks import ProxyConnector, ProxyType
+    except ImportError:
+        raise missing_socks(proxy) from None
+    return ProxyConnector(
+        proxy_type=ProxyType.SOCKS5,
+        host=proxy.host,
+        port=proxy.port,
+        username=proxy.user,
+        password=proxy.password,
+        rdns=proxy.remote_names,
+        **options,
+    )
+
+
+def socks_errors() -> tuple[type[Exception], ...]:
+    """aiohttp-socks's errors (plain Exceptions, not aiohttp's) once it is loaded; none before."""
+    module = sys.modules.get("aiohttp_socks")
+    if module is None:
+        return ()
+    return (module.ProxyConnectionError, module.ProxyError, module.ProxyTimeoutError)
 
 
 class Proxies:

@@ -41,7 +41,7 @@ from ..errors import (
     ProviderTimeoutError,
     SearchProviderError,
 )
-from ._proxies import Proxies, Proxy, missing_socks
+from ._proxies import Proxies, Proxy, socks_connector, socks_errors
 
 __all__ = ["MAX_BODY_BYTES", "Transport", "redact"]
 
@@ -175,24 +175,8 @@ class Transport(BaseTransport):
         session = self._socks.get((loop, proxy))
         if session is not None and not session.closed:
             return session
-        try:
-            from aiohttp_socks import ProxyConnectionError as SocksConnectionError
-            from aiohttp_socks import ProxyConnector, ProxyType
-            from aiohttp_socks import ProxyError as SocksError
-            from aiohttp_socks import ProxyTimeoutError as SocksTimeoutError
-        except ImportError:
-            raise missing_socks(proxy) from None
-        self._failures = (TimeoutError, aiohttp.ClientError, ValueError, SocksConnectionError, SocksError)
-        self._failures += (SocksTimeoutError,)
-        connector = ProxyConnector(
-            proxy_type=ProxyType.SOCKS5,
-            host=proxy.host,
-            port=proxy.port,
-            username=proxy.user,
-            password=proxy.password,
-            rdns=proxy.remote_names,
-            limit=self.max_connections,
-        )
+        connector = socks_connector(proxy, limit=self.max_connections)
+        self._failures = (TimeoutError, aiohttp.ClientError, ValueError, *socks_errors())
         session = aiohttp.ClientSession(connector=connector, timeout=_timeout(self.timeout), json_serialize=json_text)
         with self._switching:
             self._socks[(loop, proxy)] = session

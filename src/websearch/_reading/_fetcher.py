@@ -24,7 +24,6 @@ import contextvars
 import dataclasses
 import ipaddress
 import socket
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -38,7 +37,7 @@ import yarl
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from .._core._checks import without_userinfo
-from .._http._proxies import FETCH, Proxies, Proxy, missing_socks
+from .._http._proxies import FETCH, Proxies, Proxy, socks_connector, socks_errors
 from ..errors import (
     FetchConnectionError,
     FetchError,
@@ -155,7 +154,7 @@ class Fetcher:
                 resolver = _PinnedResolver(self._resolver, self.policy)
                 connector = aiohttp.TCPConnector(resolver=resolver, use_dns_cache=False, ttl_dns_cache=0)
             elif proxy.socks:
-                connector = _socks_connector(proxy)
+                connector = socks_connector(proxy, use_dns_cache=False, ttl_dns_cache=0)
             else:  # the connector resolves only the proxy's own host
                 connector = aiohttp.TCPConnector(use_dns_cache=False, ttl_dns_cache=0)
             session = self._sessions[proxy] = aiohttp.ClientSession(
@@ -275,7 +274,7 @@ class Fetcher:
             raise
         except aiohttp.ClientError as exc:
             raise _connection_error(exc, target, proxy) from None
-        except _socks_errors():
+        except socks_errors():
             shown = proxy.shown if proxy is not None else "the SOCKS proxy"
             message = f"could not read {target} through the proxy {shown}; check the proxy setting"
             raise FetchConnectionError(target, message) from None
@@ -396,32 +395,6 @@ def _through(proxy: Proxy | None, scheme: str, headers: dict[str, str]) -> dict[
     if scheme == "http":
         return {"headers": {**headers, **authorization}, "proxy": proxy.shown}
     return {"headers": headers, "proxy": proxy.shown, "proxy_headers": authorization or None}
-
-
-def _socks_connector(proxy: Proxy) -> aiohttp.TCPConnector:
-    """aiohttp-socks's connector for `proxy`; ConfigError naming the extra when it is missing."""
-    try:
-        from aiohttp_socks import ProxyConnector, ProxyType
-    except ImportError:
-        raise missing_socks(proxy) from None
-    return ProxyConnector(
-        proxy_type=ProxyType.SOCKS5,
-        host=proxy.host,
-        port=proxy.port,
-        username=proxy.user,
-        password=proxy.password,
-        rdns=proxy.remote_names,
-        use_dns_cache=False,
-        ttl_dns_cache=0,
-    )
-
-
-def _socks_errors() -> tuple[type[Exception], ...]:
-    """aiohttp-socks's errors (plain Exceptions) once it is loaded; none before."""
-    module = sys.modules.get("aiohttp_socks")
-    if module is None:
-        return ()
-    return (module.ProxyConnectionError, module.ProxyError, module.ProxyTimeoutError)
 
 
 def _connection_error(exc: aiohttp.ClientError, url: str, proxy: Proxy | None) -> FetchError:
