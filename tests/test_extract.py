@@ -495,3 +495,22 @@ def test_the_extractor_s_dependencies_import() -> None:
     # brought it, and a failed import read as "no main content" on every page.
     import justext  # noqa: F401
     import trafilatura  # noqa: F401
+
+
+def test_a_challenge_padded_with_blanks_of_every_kind_is_still_page_blocked() -> None:
+    # The visible-text count stops early once the page has more than a challenge shows; blanks
+    # (no-break spaces, returns, tabs) must not count towards that, or padding hides a challenge.
+    padding = "<span>" + "\u00a0\r\t\f\v " * 800 + "</span>"
+    with pytest.raises(PageBlocked):
+        read(html_of(padding + '<p>Verify you are human.</p><iframe src="https://newassets.hcaptcha.com/c"></iframe>'))
+
+
+def test_the_challenge_check_parses_a_page_once_for_the_hidden_text_scan_too() -> None:
+    from websearch._reading import _page_text
+
+    page = ARTICLE * 10  # long enough to be kept
+    first = _page_text.parse(page)
+    again = page[:5] + page[5:]
+    assert again is not page and _page_text.parse(again) is first  # the same text, another string: the same tree
+    other = _page_text.parse(page.replace("<p>", "<p> ", 1))
+    assert other is not first and "<p> " in other.html  # other text: parsed anew

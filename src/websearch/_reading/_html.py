@@ -65,14 +65,16 @@ class HtmlContent:
 def extract_html(html: str, *, url: str, fmt: Format) -> HtmlContent:
     """The main content of `html` in `fmt`, with its metadata; PageBlocked for a bot challenge,
     NeedsJavascript for an application shell, NoText for a page without text."""
-    if _page_text.is_challenge(html):
-        raise PageBlocked(url, f"{url} answered with a bot challenge page instead of the page.")
     lxml_tree = _lxml_tree(html)
     text = _trafilatura(lxml_tree, url, fmt) if lxml_tree is not None else ""
     if _length(text, fmt) < ENOUGH:
         fallback = _readability(html, url, fmt)
         if _length(fallback, fmt) > _length(text, fmt):
             text = fallback
+    # After the extract, which tells an article with a CAPTCHA-guarded comment form from a
+    # challenge without a second parse of the page; before the checks of little text.
+    if _page_text.is_challenge(html, extracted=len(text)):
+        raise PageBlocked(url, f"{url} answered with a bot challenge page instead of the page.")
     whole_page = False
     if (length := _length(text, fmt)) < ENOUGH:
         tree = _page_text.parse(html)

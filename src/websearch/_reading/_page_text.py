@@ -10,6 +10,7 @@ deeply nested page cannot exhaust the recursion limit.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -103,14 +104,25 @@ _CF_MARK_WORDS = (
     "px-captcha",
     "cf_chl",
 )
+#: A parsed page this long is kept for the thread's next `parse` of it (fragments are not).
+_KEPT_PAGE_MIN = 8192
+_LAST_PAGE = threading.local()
 SHELL_MIN_HTML = 5000  # bytes of HTML above which almost no text means scripts write the page
 SHELL_MAX_TEXT = 200  # characters of visible text below which such a page is a shell
 SHELL_HINTED_MAX_TEXT = 600  # with an empty mount point or a <noscript> about JavaScript, this much at most
 
 
 def parse(html: str) -> LexborHTMLParser:
-    """The Lexbor tree of a page."""
-    return LexborHTMLParser(html)
+    """The Lexbor tree of a page. One fetch asks for its page's tree twice on one thread (the
+    challenge check, then the hidden-text scan), so a whole page's last tree is kept per thread
+    and given again for the same text: nothing here changes a tree, it is only read."""
+    last: tuple[str, LexborHTMLParser] | None = getattr(_LAST_PAGE, "tree", None)
+    if last is not None and (last[0] is html or last[0] == html):
+        return last[1]
+    tree = LexborHTMLParser(html)
+    if len(html) >= _KEPT_PAGE_MIN:
+        _LAST_PAGE.tree = (html, tree)
+    return tree
 
 
 def is_hidden(node: LexborNode) -> bool:
@@ -133,18 +145,16 @@ def children(node: LexborNode) -> Iterator[LexborNode]:
 def text_of(root: LexborNode | None, *, skip_hidden: bool = True, limit: int | None = None) -> str:
     """The readable text under `root`: blocks on their own lines, skipped elements left out. With
     `limit`, the walk stops once its text passed that many characters (whoever only asks "is
-    there more than this?" need not walk a 100 KB page: 20 ms)."""
+    there more than this?" need not walk a 100 KB page: 20 ms); passed is told by the characters
+    that are not blanks, which the tidied text keeps all of."""
     if root is None:
         return ""
     parts: list[str] = []
     stack: list[tuple[LexborNode, bool]] = [(root, False)]
-    seen = 0
+    seen = 0  # characters that are not blanks: the tidied text is at least this long
     while stack:
         if limit is not None and seen > limit:
-            tidied = len(tidy("".join(parts)))  # what counts is the tidied text: blanks collapse
-            if tidied > limit:
-                break
-            seen = tidied  # the raw text must grow by what is left before the tidied one can pass it
+            break
         node, leaving = stack.pop()
         tag = node.tag or ""
         if leaving:
@@ -153,7 +163,8 @@ def text_of(root: LexborNode | None, *, skip_hidden: bool = True, limit: int | N
         if tag == "-text":
             text = node.text_content or ""
             parts.append(text)
-            seen += len(text)
+            if limit is not None:
+                seen += sum(map(len, text.split()))  # Unicode's blanks: never more than tidy keeps
             continue
         if tag in SKIP or tag.startswith("-") or (skip_hidden and is_hidden(node)):
             continue
@@ -182,20 +193,25 @@ def visible_text(tree: LexborHTMLParser) -> str:
 _CHALLENGE_MAX_TEXT = 1500  # visible characters a challenge page has at most
 
 
-def is_challenge(html: str, tree: LexborHTMLParser | None = None) -> bool:
+def is_challenge(html: str, tree: LexborHTMLParser | None = None, *, extracted: int | None = None) -> bool:
     """A bot challenge served in place of the page, told by its structure: Cloudflare's challenge
     form and stage elements, or a CAPTCHA frame or challenge script on a page with almost no text
     of its own. (Cloudflare also puts a `challenge-platform` script on ordinary pages, so that
-    script alone is no sign.) A page without any of their names is passed without parsing."""
+    script alone is no sign.) A page without any of their names is passed without parsing.
+
+    `extracted`: how many characters an extractor already found on the page. Far more than a
+    challenge shows means a CAPTCHA frame there guards a form (a comment box under an article),
+    and the page is passed without parsing it again."""
     lowered = html.lower()  # one pass in C; a case-insensitive regex over 100 KB costs ten times more
     if not any(hint in lowered for hint in _CHALLENGE_HINTS):
         return False
     # Before parsing (a millisecond or two on a large page, and "captcha" is on many ordinary
     # pages): without a mark's name, a captcha frame's host or Cloudflare's options there is none.
-    if not any(word in lowered for word in _CF_MARK_WORDS) and not (
-        any(host in lowered for host in _CAPTCHA_HOSTS) or "_cf_chl_opt" in lowered
-    ):
+    marks = any(word in lowered for word in _CF_MARK_WORDS)
+    if not marks and not (any(host in lowered for host in _CAPTCHA_HOSTS) or "_cf_chl_opt" in lowered):
         return False
+    if not marks and extracted is not None and extracted > 2 * _CHALLENGE_MAX_TEXT:
+        return False  # the visible text holds the extract, so it is far over what a challenge has
     tree = tree or parse(html)
     if tree.css_first(_CF_MARKS) is not None:
         return True
