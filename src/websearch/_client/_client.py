@@ -299,7 +299,9 @@ class WebSearch(Reads, Keys):
             check_engine_args(cache, deadline, hedge)
         planned = self._planned(query, provider, exclude, providers, fanout, params)
         preferred = self.settings.preferred_provider
-        recording = None if _INSIDE.get() else self._recording  # a research's own search: the research is the call
+        recording = self._recording
+        if recording is not None and _INSIDE.get():
+            recording = None  # a research's own search: the research is the call recorded
         if recording is not None:
             key = self._key(planned, provider)
             found = recording.lookup(SearchResponse, key, query)
@@ -317,7 +319,8 @@ class WebSearch(Reads, Keys):
             hedge=hedge,
             fanout=planned.fanout,
         )
-        self._after(response, planned, provider, preferred)
+        if planned.asked is not None or planned.locale_sources is not None:
+            self._after(response, planned, provider, preferred)
         if recording is not None:
             excluded = planned.excluded - self.settings.excluded_providers
             request = search_request(planned.params, provider, planned.asked, excluded, planned.fanout)

@@ -259,7 +259,7 @@ async def guarded(
         remaining = budget.remaining()
     limit = attempt_timeout(ctx, info.id, params)
     own: _Limit | None = None
-    if limit is not None:
+    if limit is not None and (remaining is None or remaining > limit[0]):  # else the deadline comes first
         capped = ctx.budget.capped(ctx.clock, limit[0])
         if capped is not ctx.budget:  # the attempt's timeout ends it before the search's deadline
             own, remaining = _Limit(*limit), limit[0]

@@ -146,12 +146,14 @@ class Tavily(HttpProvider):
         if f.exclude_domains:
             body["exclude_domains"] = list(f.exclude_domains)
         plan.notices += _notices(plan, start, end)
-        country, notices = tavily_country(params, self.label)
-        if country and body.get("topic", "general") == "general":
-            body["country"] = country
-        elif country:
-            notices.append(not_applied("country", params.country, "Tavily boosts a country in general searches only"))
-        plan.notices += notices
+        if params.country:
+            country, notices = tavily_country(params, self.label)
+            if country and body.get("topic", "general") == "general":
+                body["country"] = country
+            elif country:
+                why = "Tavily boosts a country in general searches only"
+                notices.append(not_applied("country", params.country, why))
+            plan.notices += notices
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
         plan.request = HttpRequest("POST", ctx.endpoint(self.id, URL), headers=headers, json=body, secrets=(key,))
         if time_range:
