@@ -241,6 +241,14 @@ class Settings:
         providers it does not name are left out of it, not put after it)."""
         return self.get_bool("providers.webSearchOrderOnly", False)
 
+    @cached_property
+    def shortest_attempt_timeout(self) -> float:
+        """The shortest timeout any attempt may have (`[timeout]`, `webSearchTimeoutSeconds`, the
+        default): a search with less time left than this needs no attempt's own timeout looked up."""
+        keys = [key for key in self._values if key.startswith("timeout.")] + ["providers.webSearchTimeoutSeconds"]
+        limits = [attempt_limit(self._values[key]) for key in keys if self._values.get(key) is not None]
+        return min([*limits, DEFAULT_ATTEMPT_TIMEOUT])
+
     def attempt_timeout(self, provider_id: str) -> tuple[float, str] | None:
         """Seconds one attempt at `provider_id` may take, and the setting that says so:
         `timeout.<id>`, else `providers.webSearchTimeoutSeconds`; None when neither is set

@@ -257,9 +257,11 @@ async def guarded(
                 info.id, None, skip.message, 0.0, skip.kind, skipped=skip.reason, until=iso(skip.until)
             )
         remaining = budget.remaining()
-    limit = attempt_timeout(ctx, info.id, params)
     own: _Limit | None = None
-    if limit is not None and (remaining is None or remaining > limit[0]):  # else the deadline comes first
+    # With less time left than any attempt's own timeout, the search's deadline comes first.
+    short = remaining is not None and remaining <= ctx.settings.shortest_attempt_timeout
+    limit = None if short else attempt_timeout(ctx, info.id, params)
+    if limit is not None and (remaining is None or remaining > limit[0]):
         capped = ctx.budget.capped(ctx.clock, limit[0])
         if capped is not ctx.budget:  # the attempt's timeout ends it before the search's deadline
             own, remaining = _Limit(*limit), limit[0]
