@@ -9,7 +9,7 @@ behind it; `raise_for_error()` raises that class. Field names are snake_case in 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from ..errors import (
     FetchConnectionError,
@@ -27,7 +27,7 @@ from ..errors import (
     UrlNotAllowed,
 )
 from ._notices import Notice
-from ._types import Attempt, ProviderAnswer, _plain
+from ._types import Attempt, JsonForm, ProviderAnswer
 
 __all__ = [
     "FETCH_ERRORS",
@@ -62,7 +62,7 @@ FETCH_ERRORS: Final[dict[str, type[FetchError]]] = {
 
 
 @dataclass(slots=True)
-class FetchResponse:
+class FetchResponse(JsonForm):
     """One page read as text.
 
     `url` is the address asked for, `final_url` where the redirects ended. `text` is the window
@@ -111,17 +111,6 @@ class FetchResponse:
             raise cls(self.url, self.error, self.status, content_type=self.content_type, retry_after=self.retry_after_s)
         return self
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict with snake_case keys."""
-        plain: dict[str, Any] = _plain(self)
-        return plain
-
-    def to_json(self) -> str:
-        """The response as JSON: the same text every face writes for it (`websearch._core._json`)."""
-        from ._json import response_json
-
-        return response_json(self).decode()
-
 
 @dataclass(slots=True)
 class ResearchSource:
@@ -149,7 +138,7 @@ class PageOutcome:
 
 
 @dataclass(slots=True)
-class ResearchResponse:
+class ResearchResponse(JsonForm):
     """A question answered with cited context, within a budget.
 
     `context` holds passages from the pages (in document order within each source, a gap marker
@@ -185,14 +174,3 @@ class ResearchResponse:
         if self.error is not None:
             raise SearchFailedError(self.error, self.provider or "none")
         return self
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict with snake_case keys."""
-        plain: dict[str, Any] = _plain(self)
-        return plain
-
-    def to_json(self) -> str:
-        """The response as JSON: the same text every face writes for it (`websearch._core._json`)."""
-        from ._json import response_json
-
-        return response_json(self).decode()

@@ -25,6 +25,7 @@ __all__ = [
     "RICH_PARAMS",
     "Attempt",
     "EngineRank",
+    "JsonForm",
     "Locale",
     "LocaleValue",
     "Mode",
@@ -186,8 +187,26 @@ class Locale:
     safesearch: LocaleValue
 
 
+class JsonForm:
+    """What the three responses (`SearchResponse`, `FetchResponse`, `ResearchResponse`) share:
+    their JSON forms. Slot-less, so the dataclasses built on it keep their slots."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with snake_case keys (what `dataclasses.asdict` gives)."""
+        plain: dict[str, Any] = _plain(self)
+        return plain
+
+    def to_json(self) -> str:
+        """The response as JSON: the same text every face writes for it (`websearch._core._json`)."""
+        from ._json import response_json
+
+        return response_json(self).decode()
+
+
 @dataclass(slots=True)
-class SearchResponse:
+class SearchResponse(JsonForm):
     """What one search produced: the serving provider's answer, or the chain's error.
 
     Not frozen, like `SearchSource`: every search builds two (the provider's, then the chain's
@@ -233,17 +252,6 @@ class SearchResponse:
     def has_renderable_content(self) -> bool:
         """The chain's acceptance rule: some answer, source, citation, question or query."""
         return _renderable(self.answer, self.sources, self.citations, self.related_questions, self.search_queries)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict with snake_case keys (what `dataclasses.asdict` gives)."""
-        plain: dict[str, Any] = _plain(self)
-        return plain
-
-    def to_json(self) -> str:
-        """The response as JSON: the same text every face writes for it (`websearch._core._json`)."""
-        from ._json import response_json
-
-        return response_json(self).decode()
 
 
 @dataclass(slots=True)

@@ -236,13 +236,7 @@ class Transport(BaseTransport):
         and one because the client closed the session under the request, CancelledError."""
         url, kwargs, session = self._request_args(provider, request)
         try:
-            started = time.monotonic()
-            resp = await session.request(request.method, url, **kwargs)
-            if resp.status in _REDIRECT_STATUSES:
-                resp = await self._follow(provider, request, url, kwargs, resp, started)
-            if resp.status == 407 and "proxy" in kwargs:
-                resp.release()
-                raise self._proxy_refused(provider, request)
+            resp = await self._open(provider, request, url, kwargs, session)
             try:
                 declared = resp.content_length
                 if declared is None or "content-encoding" in resp.headers:  # count decoded bytes
@@ -269,13 +263,7 @@ class Transport(BaseTransport):
         """
         url, kwargs, session = self._request_args(provider, request)
         try:
-            started = time.monotonic()
-            resp = await session.request(request.method, url, **kwargs)
-            if resp.status in _REDIRECT_STATUSES:
-                resp = await self._follow(provider, request, url, kwargs, resp, started)
-            if resp.status == 407 and "proxy" in kwargs:
-                resp.release()
-                raise self._proxy_refused(provider, request)
+            resp = await self._open(provider, request, url, kwargs, session)
         except self._failures as exc:
             raise self._failed(provider, request, exc, session) from None
         try:
@@ -285,6 +273,20 @@ class Transport(BaseTransport):
             resp.release()
 
     # -- internals -----------------------------------------------------------------------------
+
+    async def _open(
+        self, provider: str, request: HttpRequest, url: URL, kwargs: dict[str, Any], session: aiohttp.ClientSession
+    ) -> aiohttp.ClientResponse:
+        """The response to `request` once its redirects are followed (its body not read); a
+        proxy's own 407 is this machine's error, not the provider's."""
+        started = time.monotonic()
+        resp = await session.request(request.method, url, **kwargs)
+        if resp.status in _REDIRECT_STATUSES:
+            resp = await self._follow(provider, request, url, kwargs, resp, started)
+        if resp.status == 407 and "proxy" in kwargs:
+            resp.release()
+            raise self._proxy_refused(provider, request)
+        return resp
 
     def _label(self, provider: str) -> str:
         return self._labels.get(provider, provider)

@@ -44,6 +44,7 @@ __all__ = [
     "SearchApi",
     "could_not_run",
     "error_response",
+    "extra_property",
     "json_response",
     "openapi_document",
     "prepared",
@@ -201,6 +202,24 @@ def prepared(client: WebSearch, limits: Limits, query: str, kwargs: dict[str, An
     return kwargs
 
 
+def extra_property(param: Param, *, ids: Sequence[str] = (), cap: float | None = None) -> dict[str, Any]:
+    """The OpenAPI property of a parameter `serve` takes beside the tool's (`deadline`, `cache`,
+    ...): `ids` are the choices of a list of provider ids, `cap` the server's limit on its maximum."""
+    prop: dict[str, Any] = {"type": param.json_type, "description": param.help}
+    if param.kind == "ids":
+        prop["items"] = {"type": "string", "enum": list(ids)}
+        prop["minItems"] = 1
+    if param.choices:
+        prop["enum"] = list(param.choices)
+    if param.default is not None:
+        prop["default"] = param.default
+    if param.minimum is not None:
+        prop["minimum"] = param.minimum
+    if param.maximum is not None:
+        prop["maximum"] = param.maximum if cap is None else min(float(param.maximum), cap)
+    return prop
+
+
 def openapi_document(providers: Sequence[str], lineup: Sequence[str], limits: Limits, auth: bool) -> dict[str, Any]:
     """The OpenAPI 3.1 description of `/v1/search`, from the parameter table and the server's limits."""
     schema = input_schema(providers)
@@ -214,19 +233,7 @@ def openapi_document(providers: Sequence[str], lineup: Sequence[str], limits: Li
     properties["fanout"]["maxItems"] = limits.max_fanout
     properties["deadline"]["maximum"] = min(float(properties["deadline"]["maximum"]), limits.max_deadline)
     for param in EXTRA_PARAMS:
-        prop: dict[str, Any] = {"type": param.json_type, "description": param.help}
-        if param.kind == "ids":
-            prop["items"] = {"type": "string", "enum": list(lineup)}
-            prop["minItems"] = 1
-        if param.choices:
-            prop["enum"] = list(param.choices)
-        if param.default is not None:
-            prop["default"] = param.default
-        if param.minimum is not None:
-            prop["minimum"] = param.minimum
-        if param.maximum is not None:
-            prop["maximum"] = param.maximum
-        properties[param.name] = prop
+        properties[param.name] = extra_property(param, ids=lineup)
     body = {"type": "object", "properties": properties, "required": ["query"], "additionalProperties": False}
     error = {
         "type": "object",

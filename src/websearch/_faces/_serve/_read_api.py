@@ -26,7 +26,7 @@ from ..._core._json import response_json
 from ..._core._params import CACHE_MODES, CacheMode, Param, check, got
 from ...errors import InvalidSearchParams, WebSearchError
 from .._read_tools import parse_fetch, parse_research
-from ._api import BoundApi, could_not_run, error_response
+from ._api import BoundApi, could_not_run, error_response, extra_property
 from ._logging import request_info
 
 if TYPE_CHECKING:
@@ -120,16 +120,7 @@ def read_paths(providers: Sequence[str], max_deadline: float) -> dict[str, Any]:
     def body(schema: dict[str, Any], extra: Sequence[Param]) -> dict[str, Any]:
         properties = dict(schema["properties"])
         for param in extra:
-            prop: dict[str, Any] = {"type": param.json_type, "description": param.help}
-            if param.choices:
-                prop["enum"] = list(param.choices)
-            if param.default is not None:
-                prop["default"] = param.default
-            if param.minimum is not None:
-                prop["minimum"] = param.minimum
-            if param.maximum is not None:
-                prop["maximum"] = min(float(param.maximum), max_deadline) if param.name == "deadline" else param.maximum
-            properties[param.name] = prop
+            properties[param.name] = extra_property(param, cap=max_deadline if param.name == "deadline" else None)
         return {**schema, "properties": properties}
 
     def errors(description: str) -> dict[str, Any]:
