@@ -21,7 +21,9 @@ double it). `"phrase"`, `-term` and `OR` always stay. Whatever it does not honou
 lenient pass enforces on the sources.
 
 Providers that stream or take several requests (Perplexity, Gemini, Codex, Z.AI, TinyFish's
-pages) override `search(plan, ctx)`, and still take their notices from `plan`. A provider knows
+pages) override `search(plan, ctx)`, and still take their notices from `plan`. One that may ask
+again without a filter that emptied the answer (Tavily's time range, Keenable's dates) says so
+in `plan.unfiltered`, and the shared `search` does it. A provider knows
 nothing of the chain: the context says what it needs (for example `ctx.explicit`).
 """
 
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, overload
 
@@ -52,6 +54,7 @@ __all__ = [
     "Provider",
     "ProviderResult",
     "Support",
+    "Unfiltered",
     "age_seconds",
     "as_dict",
     "as_int",
@@ -93,7 +96,9 @@ class Plan:
     None and keep their requests in `state`); `notices` say what the plan changed or left out;
     `limit` is how many sources the parser keeps; `now` is the instant the plan was made (dates,
     windows and ages all read it, so a plan is reproducible); `state` is anything else the
-    parser needs.
+    parser needs; `unfiltered`, the request again without a filter that can empty the answer
+    (a date window some indexes apply strictly), sent once by `HttpProvider.search` when the
+    first found nothing.
     """
 
     params: SearchParams
@@ -103,6 +108,16 @@ class Plan:
     notices: list[Notice] = field(default_factory=list)
     limit: int | None = None
     state: Any = None
+    unfiltered: Unfiltered | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unfiltered:
+    """`Plan.unfiltered`: the request without the filter, and the notices that say its results
+    are not filtered (added to the answer only when it is the one given)."""
+
+    request: HttpRequest
+    notices: tuple[Notice, ...]
 
 
 class Provider:
@@ -193,9 +208,15 @@ class HttpProvider(Provider):
         raise NotImplementedError
 
     async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
+        """Send the plan's request and parse it; when it found nothing and the plan has an
+        `unfiltered` request, send that once and give its answer with its notices."""
         assert plan.request is not None, f"{self.id}: plan() made no request"
-        response = await ctx.send(self.id, plan.request)
-        return self.parse(response, plan)
+        result = self.parse(await ctx.send(self.id, plan.request), plan)
+        again = plan.unfiltered
+        if again is None or result.answer or result.sources:
+            return result
+        result = self.parse(await ctx.send(self.id, again.request), plan)
+        return replace(result, notices=(*result.notices, *again.notices))
 
     def requests_only(self) -> bool:
         return type(self).search is HttpProvider.search

@@ -54,7 +54,7 @@ as days (the documented example is `7d`), and the 401/403 body wording.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -66,6 +66,7 @@ from ._base import (
     HttpProvider,
     Plan,
     Support,
+    Unfiltered,
     as_dict,
     as_list,
     as_str,
@@ -79,7 +80,7 @@ from ._errors import MAX_RETRY_AFTER, ErrorEnvelope
 if TYPE_CHECKING:
     from .._core._context import ProviderContext
 
-__all__ = ["PROVIDER", "PUBLIC", "Keenable", "KeenablePublic", "Retry", "State"]
+__all__ = ["PROVIDER", "PUBLIC", "Keenable", "KeenablePublic"]
 
 URL: Final = "https://api.keenable.ai/v1/search"
 PUBLIC_URL: Final = "https://api.keenable.ai/v1/search/public"
@@ -91,23 +92,6 @@ MAX_RESULTS: Final = 50
 RECENCY: Final = {"day": "1d", "week": "7d", "month": "30d", "year": "365d"}
 _FAST: Final = frozenset({"fast", "instant"})
 _DEEP: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
-
-
-@dataclass(frozen=True, slots=True)
-class Retry:
-    """A search sent with publish dates: the same request without them, and the notices that say
-    its results are not date-filtered (used only if the first finds nothing)."""
-
-    request: HttpRequest
-    notices: tuple[Notice, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class State:
-    """`plan.state`: whether the search is keyed (else the public endpoint), and its retry."""
-
-    keyed: bool
-    retry: Retry | None = None
 
 
 def _retry_after_field(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
@@ -156,11 +140,10 @@ class Keenable(HttpProvider):
             headers["X-API-Key"] = key
         url = ctx.endpoint(self.id, URL if key else PUBLIC_URL)
         plan.request = HttpRequest("POST", url, headers=headers, json=body, secrets=(key,) if key else ())
-        retry = None
-        if dates:
+        if dates:  # its date filters leave out undated pages: asked again without them if nothing is left
             undated = {name: value for name, value in body.items() if name not in dates}
-            retry = Retry(replace(plan.request, json=undated), _retry_notices(plan, dates))
-        plan.state = State(bool(key), retry)
+            plan.unfiltered = Unfiltered(replace(plan.request, json=undated), _retry_notices(plan, dates))
+        plan.state = bool(key)  # keyed, else the public endpoint
         return plan
 
     def _key(self, ctx: ProviderContext) -> str | None:
@@ -172,17 +155,6 @@ class Keenable(HttpProvider):
             return ctx.secret(self.id, self.info.env_keys, self.info.credential_ids)
         return require_key(ctx, self.info)
 
-    def requests_only(self) -> bool:
-        return True  # the request, then its retry without dates when that found nothing
-
-    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
-        result = await super().search(plan, ctx)
-        retry = plan.state.retry
-        if retry is None or result.sources:
-            return result
-        result = self.parse(await ctx.send(self.id, retry.request), plan)
-        return replace(result, notices=(*result.notices, *retry.notices))
-
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         data = self.answer_object(response, plan)
         sources = [
@@ -193,7 +165,7 @@ class Keenable(HttpProvider):
         return ProviderResult(
             sources=tuple(sources[: plan.limit]),
             request_id=response.headers.get("x-request-id") or None,
-            auth_mode="api_key" if plan.state.keyed else "keyless",
+            auth_mode="api_key" if plan.state else "keyless",
         )
 
 

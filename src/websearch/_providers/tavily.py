@@ -29,7 +29,7 @@ status of its own here: 432 (plan limit) and 433 (pay-as-you-go limit).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -43,6 +43,7 @@ from ._base import (
     HttpProvider,
     Plan,
     Support,
+    Unfiltered,
     as_dict,
     as_str,
     count,
@@ -71,15 +72,6 @@ _DEPTHS: Final = {
 }
 _TOPICS: Final = {"news": "news", "financial report": "finance"}
 WHOLE_DAYS: Final = "Tavily's date filters take dates only"
-
-
-@dataclass(frozen=True, slots=True)
-class Retry:
-    """`plan.state` of a search sent with `time_range`: the same request without it, and the
-    notice that says its results are unfiltered (used only if the first search finds nothing)."""
-
-    request: HttpRequest
-    notice: Notice
 
 
 def _keyless_retry(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
@@ -159,19 +151,9 @@ class Tavily(HttpProvider):
         if time_range:
             unfiltered = {name: value for name, value in body.items() if name != "time_range"}
             why = f"Tavily found nothing with time_range={time_range}, so these results come from a search without it"
-            plan.state = Retry(replace(plan.request, json=unfiltered), not_applied("recency", params.recency, why))
+            notice = not_applied("recency", params.recency, why)
+            plan.unfiltered = Unfiltered(replace(plan.request, json=unfiltered), (notice,))
         return plan
-
-    def requests_only(self) -> bool:
-        return True  # the request, then its retry without time_range when that found nothing
-
-    async def search(self, plan: Plan, ctx: ProviderContext) -> ProviderResult:
-        result = await super().search(plan, ctx)
-        retry = plan.state
-        if not isinstance(retry, Retry) or result.answer or result.sources:
-            return result
-        result = self.parse(await ctx.send(self.id, retry.request), plan)
-        return replace(result, notices=(*result.notices, retry.notice))
 
     def parse(self, response: HttpResponse, plan: Plan) -> ProviderResult:
         data = self.answer_object(response, plan)
