@@ -124,8 +124,7 @@ class Fetcher:
     """Fetches URLs under a `FetchPolicy`: checked addresses only, redirects re-checked, the body
     capped after decompression, everything within the caller's budget (and `timeout`, seconds,
     when given). `proxies` chooses each URL's proxy (`[proxy] fetch`, `[http] proxy`, the
-    environment); `proxy`, a proxy URL, sends every request through it instead. Without either,
-    no proxy (environment variables are not read here). No cookies are kept between fetches.
+    environment); without it, no proxy (environment variables are not read here). No cookies are kept between fetches.
     Use as `async with`, or call `aclose`."""
 
     def __init__(
@@ -133,14 +132,11 @@ class Fetcher:
         policy: FetchPolicy,
         *,
         resolver: Resolver | None = None,
-        proxy: str | None = None,
         proxies: Proxies | None = None,
         timeout: float | None = None,
     ) -> None:
         self.policy = policy
         self._resolver: Resolver = resolver or SystemResolver()
-        if proxy is not None:
-            proxies = Proxies({FETCH: Proxy.parse(proxy, "proxy.fetch")})
         self._proxies = proxies or Proxies()
         self._timeout = timeout
         #: A session per proxy (None: direct, on the pinned resolver).
