@@ -16,6 +16,8 @@ import netguard
 from conftest import NOW, FakeClock
 from websearch._core._budget import NO_DEADLINE, Budget
 from websearch._core._clock import SystemClock
+from websearch._http._proxies import FETCH, Proxies
+from websearch._http._proxies import Proxy as ProxySetting
 from websearch._reading._fetcher import DEFAULT_ACCEPT, Fetcher, RawPage
 from websearch._reading._policy import FetchPolicy
 from websearch.errors import (
@@ -388,7 +390,8 @@ async def test_a_password_in_the_url_is_never_sent_nor_shown(site: Site) -> None
 async def test_through_a_proxy_the_name_is_still_vetted_and_the_page_says_proxied() -> None:
     names = FakeResolver({"site.test": [PUBLIC], "internal.test": ["10.0.0.7"]})
     with Proxy() as proxy:
-        async with Fetcher(FetchPolicy(), resolver=names, proxy=proxy.base_url) as fetcher:
+        proxies = Proxies({FETCH: ProxySetting.parse(proxy.base_url, "proxy.fetch")})
+        async with Fetcher(FetchPolicy(), resolver=names, proxies=proxies) as fetcher:
             page = await fetcher.fetch("http://site.test/page", budget())
             with pytest.raises(UrlNotAllowed, match=r"private address \(10\.0\.0\.7\)"):
                 await fetcher.fetch("http://internal.test/admin", budget())
