@@ -8,7 +8,8 @@ in interleaved rounds of one run (never asserted):
   session + `trafilatura.extract` with its defaults. Goal: <= 1.1x.
 - a cached fetch against the upstream fetch. Goal: >= 50x faster.
 - `research` over 5 pages of ~100 KB, each answering after `--delay` seconds, all read at once:
-  its wall time less the slowest page's delay is our own work. Goal: <= 50 ms.
+  its wall time less the slowest page's delay is our own work. Goal: <= 50 ms. The pages and
+  the search are served from a process of their own (`_web`), as the web is.
 
 The article is the largest page of the article-extraction benchmark under 120 KB when that is
 beside the checkout (`../shared/benchmarks/article-extraction`), else a generated one.
@@ -32,7 +33,10 @@ import trafilatura
 from websearch import WebSearch
 from websearch._core._clock import SystemClock
 from websearch.state import MemoryStore
-from websearch.testing import FakeBrave, FakeSite, Reply
+from websearch.testing import FakeResolver, FakeSite, Reply
+from websearch.testing._site import TEST_HOST_RATE
+
+from ._web import HOST, web
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = (ROOT.parent / "shared" / "benchmarks" / "article-extraction" / "html").resolve()
@@ -120,17 +124,21 @@ async def fetch_sides(html: str, n: int) -> None:
 
 
 async def research_side(html: str, n: int, delay: float) -> None:
-    with site(html, delay) as fake, FakeBrave() as brave, tempfile.TemporaryDirectory() as tmp:
-        urls = [fake.url(f"/page{i}") for i in range(5)]
-        results = [{"title": f"Page {i}", "url": u, "description": "asyncio"} for i, u in enumerate(urls)]
-        reply = Reply(200, {"type": "search", "web": {"type": "search", "results": results}})
-        env = {**brave.env, "BRAVE_API_KEY": "BSA-bench"}
-        async with client(Path(tmp), fake, env, ["brave"]) as ws:
+    with tempfile.TemporaryDirectory() as tmp, web(html, delay, Path(tmp)) as (port, brave_url):
+        config = Path(tmp) / "config"
+        config.mkdir()
+        (config / "settings.toml").write_text(
+            f'[fetch]\nallow_hosts = ["{HOST}"]\nhost_rate = "{TEST_HOST_RATE}"\n', encoding="utf-8"
+        )
+        env = {"WEBSEARCH_CONFIG_DIR": str(config), "WEBSEARCH_BRAVE_BASE_URL": brave_url, "BRAVE_API_KEY": "BSA-bench"}
+        resolver = FakeResolver({HOST: ["127.0.0.1"]})
+        store = MemoryStore(SystemClock())
+        async with WebSearch(env=env, resolver=resolver, store=store, providers=["brave"]) as ws:
 
             async def research() -> None:
-                brave.enqueue(reply)
                 found = await ws.aresearch("asyncio sockets", search={"provider": "brave", "cache": "off"})
                 assert found.ok and len(found.sources) >= 1, found.error
+                assert all(f":{port}/" in s.url for s in found.sources)
                 await ws.engine.state().clear("page:")  # every round reads the pages
 
             took = await rounds({"research": research}, n)

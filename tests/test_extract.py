@@ -111,6 +111,27 @@ def test_readability_reads_what_trafilatura_leaves_out() -> None:
         assert paragraph in page.text
 
 
+def test_trafilatura_s_comparison_with_its_fallbacks_runs_only_for_a_short_extract(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import trafilatura
+
+    calls: list[bool] = []
+    real = trafilatura.extract
+
+    def counted(*args: object, **kwargs: object) -> str | None:
+        calls.append(bool(kwargs.get("fast")))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trafilatura, "extract", counted)
+    long_article = ARTICLE.replace("</article>", "".join(f"<p>{p} {p}</p>" for p in PARAGRAPHS) + "</article>")
+    read(long_article)
+    assert calls == [True]  # over SHORT characters: the fast pass alone
+    calls.clear()
+    read(ARTICLE)  # under SHORT: weighed against trafilatura's fallbacks as well
+    assert calls[:2] == [True, False]
+
+
 def test_a_short_page_is_read_not_refused() -> None:
     page = read(html_of("<p>Opening hours: 9 to 5.</p>", head="<title>Hours</title>"))
     assert "Opening hours: 9 to 5." in page.text

@@ -1,0 +1,71 @@
+"""The research bench's web in a process of its own: a site serving one article at five paths
+after a delay, and a Brave-like search answering every query with those five pages.
+
+In the bench's own process (as the test fakes run, in a thread) the servers' work, some 10 ms of
+CPU a research to send five 100 KB pages, would hold the GIL beside ours and be counted as our
+own work; the web a user reads is never in their process.
+
+    python -m bench._web ARTICLE_FILE DELAY   prints `SITE_PORT BRAVE_BASE_URL`, then serves
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from websearch.testing import FakeBrave, FakeSite, RecordedRequest, Reply
+
+HOST = "site.test"
+PAGES = tuple(f"/page{i}" for i in range(5))
+
+
+class _FixedBrave(FakeBrave):
+    """Answers every search with the five pages (and keeps no request log)."""
+
+    def __init__(self, site_port: int) -> None:
+        super().__init__()
+        results = [
+            {"title": f"Page {i}", "url": f"http://{HOST}:{site_port}{path}", "description": "asyncio"}
+            for i, path in enumerate(PAGES)
+        ]
+        self._reply = Reply(200, {"type": "search", "web": {"type": "search", "results": results}})
+
+    def default_reply(self, request: RecordedRequest) -> Reply:
+        self.requests.clear()
+        return self._reply
+
+
+@contextmanager
+def web(html: str, delay: float, folder: Path) -> Iterator[tuple[int, str]]:
+    """Serve `html` at `PAGES` after `delay` seconds from a child process; yield the site's port
+    and the search's base URL."""
+    article = folder / "article.html"
+    article.write_text(html, encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench._web", str(article), str(delay)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        port, base_url = proc.stdout.readline().split()
+        yield int(port), base_url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def main() -> None:
+    html = Path(sys.argv[1]).read_text(encoding="utf-8")
+    reply = Reply(200, html, content_type="text/html; charset=utf-8", delay=float(sys.argv[2]))
+    site = FakeSite(dict.fromkeys(PAGES, reply), hosts=(HOST,)).start()
+    brave = _FixedBrave(site.port).start()
+    print(site.port, brave.base_url, flush=True)
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
