@@ -449,9 +449,80 @@ async def test_a_sqlite_read_in_place_that_cannot_be_made_goes_to_the_worker(clo
     store = SqliteStore(tmp_path / "state.db", clock)
     assert await store.get("cache:a") is None  # before the worker opened the file: the worker reads
     await store.set("cache:a", b"a", 600)
-    with store._reader_lock:  # the reader busy on another thread (the blocking API's loop)
+    with store._here_lock:  # the reader busy on another thread (the blocking API's loop)
         assert await store.get("cache:a") == b"a"
     assert await store.get("cache:a") == b"a"
+    await store.aclose()
+
+
+async def test_a_sqlite_write_that_can_finish_at_once_is_made_on_the_calling_thread(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    import threading
+
+    store = SqliteStore(tmp_path / "state.db", clock)
+    await store.set("cache:a", b"a", 600)  # the worker opens the file first
+    here = threading.get_ident()
+    assert await store._write(lambda db: threading.get_ident()) == here  # no hop to the worker
+    assert await store.try_lease("flight:a", "me", 2.0)
+    assert not await store.try_lease("flight:a", "you", 2.0)
+    await store.set_and_release("cache:b", b"b", 600, tag=None, lease="flight:a", owner="me")
+    assert await store.try_lease("flight:a", "you", 2.0)
+    with store._here_lock:  # the connection in use on another thread: the worker writes
+        assert await store._write(lambda db: threading.get_ident()) != here
+    await store.aclose()
+
+
+async def test_a_sqlite_write_behind_queued_work_waits_its_turn(clock: FakeClock, tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "state.db", clock)
+    await store.set("cache:k", b"first", 600)
+
+    def slow_write(db: sqlite3.Connection) -> None:
+        time.sleep(0.2)
+        db.execute("UPDATE entries SET value = ? WHERE key = ?", (b"second", "cache:k"))
+
+    queued = asyncio.ensure_future(store._run(slow_write))
+    await asyncio.sleep(0.05)  # on the worker now
+    await store.set("cache:k", b"third", 600)  # after it, though it could have been made in place
+    await queued
+    assert await store.get("cache:k") == b"third"
+    await store.aclose()
+
+
+async def test_a_sqlite_write_that_would_wait_for_the_lock_goes_to_the_worker(clock: FakeClock, tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    store = SqliteStore(path, clock)
+    await store.set("cache:a", b"a", 600)
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # another process's write under way
+    asyncio.get_running_loop().call_later(0.2, other.execute, "COMMIT")
+    started = time.monotonic()
+    await store.set("cache:b", b"b", 600)  # the worker waits the busy timeout; the loop did not
+    assert 0.15 < time.monotonic() - started < BUSY_TIMEOUT
+    assert await store.get("cache:b") == b"b"
+    other.close()
+    await store.aclose()
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size
+
+
+async def test_sqlite_writes_in_place_leave_the_wal_to_the_worker_to_checkpoint(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    from websearch._state.sqlite import CHECKPOINT_EVERY
+
+    path = tmp_path / "state.db"
+    store = SqliteStore(path, clock)
+    await store.set("cache:warm", b"x", 600)
+    value = b"v" * 3000
+    for i in range(16 * CHECKPOINT_EVERY):
+        await store.set(f"cache:{i}", value, 600)
+        if i % CHECKPOINT_EVERY == 0:
+            await asyncio.sleep(0.01)  # the worker's checkpoint runs beside the writes
+    # without a checkpoint the WAL holds every page written (some 6 a write: 38 MB)
+    assert _size(Path(f"{path}-wal")) < 8 * 1024 * 1024
     await store.aclose()
 
 

@@ -204,7 +204,7 @@ class Flights(Generic[T]):
             if hit is not None:
                 await store.release(lease, self._owner)
                 return hit
-        keeper = self._keeper(store, lease) if shared else None
+        keeper = _Renewal(store, lease, self._owner) if shared else None
         response: T | None = None
         try:
             response = await run()
@@ -257,15 +257,12 @@ class Flights(Generic[T]):
         key: str,
         entry: Entry | None,
         lease: str,
-        keeper: tuple[asyncio.Task[None], asyncio.Event] | None,
+        keeper: _Renewal | None,
     ) -> None:
         """Cache a flight's answer, then let its lease go (in that order: a process that finds
         the lease free finds the answer too), in one write when there are both."""
         if keeper is not None:
-            renewing, over = keeper
-            over.set()
-            renewing.cancel()
-            await asyncio.wait([renewing], timeout=LEASE)  # a renewal under way lands before the release
+            await keeper.stop()
         if entry is None:
             if keeper is not None:
                 await store.release(lease, self._owner)
@@ -276,22 +273,6 @@ class Flights(Generic[T]):
         else:
             await store.set_and_release(key, value, ttl, tag=tag, lease=lease, owner=self._owner)
 
-    def _keeper(self, store: ResilientStore, lease: str) -> tuple[asyncio.Task[None], asyncio.Event]:
-        """The task renewing a flight's lease, and the flag that ends it. In the background, on
-        no search's budget: renewals every half second of a long walk spent it at a loaded
-        machine's round trips, and the answer came with the notice."""
-        over = asyncio.Event()
-        return asyncio.get_running_loop().create_task(self._keep(store, lease, over), context=unbounded()), over
-
-    async def _keep(self, store: ResilientStore, lease: str, over: asyncio.Event) -> None:
-        """Renew a flight's lease until the flight is `over`. It is cancelled then too, but a
-        cancellation can be lost in a store call (Python 3.11's `wait_for`, under which redis-py
-        sends its commands, can drop one that comes as its inner call ends): the flag ends it."""
-        while not over.is_set():
-            await asyncio.sleep(LEASE / 4)
-            if not over.is_set():
-                await store.try_lease(lease, self._owner, LEASE)
-
     async def done(self, within: float | None = None) -> None:
         """Every flight's cache write and lease release still under way on this loop, done (or
         `within` seconds waited for them)."""
@@ -299,6 +280,40 @@ class Flights(Generic[T]):
         tails = [tail for tail in self._tails if tail.get_loop() is loop]
         if tails:
             await asyncio.wait(tails, timeout=within)
+
+
+class _Renewal:
+    """A flight's lease, renewed every quarter of it until the flight ends. A timer first: the
+    renewing task starts only when the flight outlives a quarter of its lease, which most do not.
+    On no search's budget: renewals every half second of a long walk spent it at a loaded
+    machine's round trips, and the answer came with the notice."""
+
+    def __init__(self, store: ResilientStore, lease: str, owner: str) -> None:
+        self._store, self._lease, self._owner = store, lease, owner
+        self._loop = asyncio.get_running_loop()
+        self._over = False
+        self._task: asyncio.Task[None] | None = None
+        self._timer = self._loop.call_later(LEASE / 4, self._start, context=unbounded())
+
+    def _start(self) -> None:
+        if not self._over:
+            self._task = self._loop.create_task(self._keep(), context=unbounded())
+
+    async def _keep(self) -> None:
+        """Renew until the flight is over. It is cancelled then too, but a cancellation can be
+        lost in a store call (Python 3.11's `wait_for`, under which redis-py sends its commands,
+        can drop one that comes as its inner call ends): the flag ends it."""
+        while not self._over:
+            await self._store.try_lease(self._lease, self._owner, LEASE)
+            await asyncio.sleep(LEASE / 4)
+
+    async def stop(self) -> None:
+        """End the renewals; a renewal under way lands first (before the lease is released)."""
+        self._over = True
+        self._timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.wait([self._task], timeout=LEASE)
 
 
 class _LeaderCancelled(Exception):
