@@ -9,9 +9,7 @@ written, so an entry's age is known and an entry of another shape is a miss.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import json
 from typing import Any, Final
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
@@ -51,24 +49,28 @@ def page_key(url: str, fmt: str) -> str:
 
 def encode(page: FetchResponse, at: float) -> bytes:
     """A read page (its whole text) as the cache holds it, written at wall time `at`."""
+    import orjson
+
     body = page.to_dict()
     body.pop("cached", None)
     body.pop("cached_age_s", None)
-    return json.dumps({"v": _VERSION, "at": at, "page": body}, ensure_ascii=False).encode()
+    return orjson.dumps({"v": _VERSION, "at": at, "page": body})
 
 
 def decode(data: bytes, now: float) -> FetchResponse | None:
     """The page of a cache entry, marked cached with its age at wall time `now`; None for an
     entry this version cannot read."""
+    import orjson
+
     try:
-        entry = json.loads(data)
+        entry = orjson.loads(data)
         if entry.get("v") != _VERSION:
             return None
         body: dict[str, Any] = dict(entry["page"])
         body["attempts"] = tuple(_attempt(a) for a in body.get("attempts", ()))
         body["notices"] = tuple(Notice(**n) for n in body.get("notices", ()))
-        page = FetchResponse(**body)
-        return dataclasses.replace(page, cached=True, cached_age_s=max(0.0, round(now - float(entry["at"]), 3)))
+        body["cached"], body["cached_age_s"] = True, max(0.0, round(now - float(entry["at"]), 3))
+        return FetchResponse(**body)
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
 
