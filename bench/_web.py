@@ -1,11 +1,12 @@
 """The research bench's web in a process of its own: a site serving one article at five paths
-after a delay, and a Brave-like search answering every query with those five pages.
+after a delay (each the same, or spread: the i-th of five after (i + 1) / 5 of it), and a
+Brave-like search answering every query with those five pages.
 
 In the bench's own process (as the test fakes run, in a thread) the servers' work, some 10 ms of
 CPU a research to send five 100 KB pages, would hold the GIL beside ours and be counted as our
 own work; the web a user reads is never in their process.
 
-    python -m bench._web ARTICLE_FILE DELAY   prints `SITE_PORT BRAVE_BASE_URL`, then serves
+    python -m bench._web ARTICLE_FILE DELAY [spread]   prints `SITE_PORT BRAVE_BASE_URL`, then serves
 """
 
 from __future__ import annotations
@@ -40,14 +41,13 @@ class _FixedBrave(FakeBrave):
 
 
 @contextmanager
-def web(html: str, delay: float, folder: Path) -> Iterator[tuple[int, str]]:
-    """Serve `html` at `PAGES` after `delay` seconds from a child process; yield the site's port
-    and the search's base URL."""
+def web(html: str, delay: float, folder: Path, *, spread: bool = False) -> Iterator[tuple[int, str]]:
+    """Serve `html` at `PAGES` after `delay` seconds (`spread`: the i-th after (i + 1) / 5 of it)
+    from a child process; yield the site's port and the search's base URL."""
     article = folder / "article.html"
     article.write_text(html, encoding="utf-8")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bench._web", str(article), str(delay)], stdout=subprocess.PIPE, text=True
-    )
+    argv = [sys.executable, "-m", "bench._web", str(article), str(delay), *(["spread"] if spread else [])]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         port, base_url = proc.stdout.readline().split()
@@ -59,8 +59,12 @@ def web(html: str, delay: float, folder: Path) -> Iterator[tuple[int, str]]:
 
 def main() -> None:
     html = Path(sys.argv[1]).read_text(encoding="utf-8")
-    reply = Reply(200, html, content_type="text/html; charset=utf-8", delay=float(sys.argv[2]))
-    site = FakeSite(dict.fromkeys(PAGES, reply), hosts=(HOST,)).start()
+    delay, spread = float(sys.argv[2]), sys.argv[3:] == ["spread"]
+    pages = {
+        path: Reply(200, html, content_type="text/html; charset=utf-8", delay=delay * (i + 1) / 5 if spread else delay)
+        for i, path in enumerate(PAGES)
+    }
+    site = FakeSite(pages, hosts=(HOST,)).start()
     brave = _FixedBrave(site.port).start()
     print(site.port, brave.base_url, flush=True)
     while True:
