@@ -262,10 +262,16 @@ def test_structured_content_is_the_response_without_null_empty_or_false_fields()
     assert validator.is_valid(data) and validator.is_valid(whole)
 
 
-# -- the transport is loaded when the server starts ----------------------------------------------
+# -- the transport is loaded when the server starts, or first lists its tools ---------------------
 
 
-def test_the_server_starts_loading_the_http_stack_when_it_starts_off_the_event_loop(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("load_at_start", "expected"), [(True, "False True True [False]"), (False, "False False True [False]")]
+)
+def test_the_server_loads_the_http_stack_off_the_event_loop_when_it_starts_or_first_lists_its_tools(
+    tmp_path: Path, load_at_start: bool, expected: str
+) -> None:
+    # stdio's server (load_at_start=False) answers its handshake first: an import beside it slowed it
     code = (
         "import asyncio, sys, threading\n"
         "from mcp import Client\n"
@@ -279,19 +285,20 @@ def test_the_server_starts_loading_the_http_stack_when_it_starts_off_the_event_l
         "sys.addaudithook(hook)\n"
         "async def main():\n"
         f"    async with websearch.WebSearch(env={{'WEBSEARCH_CONFIG_DIR': {str(tmp_path)!r}}}) as ws:\n"
-        "        server = build_server(ws)\n"
+        f"        server = build_server(ws, load_at_start={load_at_start})\n"
         "        built = _deferred._loading is not None or 'aiohttp' in sys.modules\n"
         "        async with Client(server) as client:\n"
         "            started = _deferred._loading is not None\n"
         "            await client.list_tools()\n"
+        "            listed = _deferred._loading is not None\n"
         "            await asyncio.wrap_future(_deferred._loading)\n"
-        "    print(built, started, seen)\n"
+        "    print(built, started, listed, seen)\n"
         "asyncio.run(main())\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PATH": ""}, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    # building loads nothing; starting begins the import, in a worker thread, and serves meanwhile
-    assert proc.stdout == "False True [False]\n"
+    # building loads nothing; the import begins in a worker thread, and the server serves meanwhile
+    assert proc.stdout == expected + "\n"
 
 
 # -- searching -----------------------------------------------------------------------------------

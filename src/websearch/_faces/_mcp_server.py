@@ -305,18 +305,25 @@ class ReadingTools:
 
 
 @asynccontextmanager
-async def _lifespan(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+async def _loading_at_start(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
     """On start, begin loading the HTTP stack in its thread, and serve meanwhile."""
     preload()
     yield {}
 
 
-def build_server(client: WebSearch) -> Server[Any]:
+@asynccontextmanager
+async def _loading_later(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+    yield {}
+
+
+def build_server(client: WebSearch, *, load_at_start: bool = True) -> Server[Any]:
     """An MCP server offering `web_search`, `web_fetch` and `web_research` through `client` (which
     the caller closes).
 
-    Building it loads nothing heavy; starting it (stdio, HTTP or an in-memory client) begins
-    loading the HTTP stack in a worker thread.
+    Building it loads nothing heavy. Starting it (HTTP, an in-memory client) begins loading the
+    HTTP stack in a worker thread; without `load_at_start` (stdio), listing its tools first does:
+    a client spawning the server waits for its handshake, which an import beside it slowed by a
+    tenth, and lists the tools before it calls one.
     """
     tool = WebSearchTool(client)
     reading = ReadingTools(tool)
@@ -325,7 +332,9 @@ def build_server(client: WebSearch) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool.tool, *reading.tools])
+        listed = types.ListToolsResult(tools=[tool.tool, *reading.tools])
+        preload()  # once (a call before any list loads it itself, in the same thread)
+        return listed
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name == TOOL_NAME:
@@ -344,7 +353,7 @@ def build_server(client: WebSearch) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         get_tool_input_schema=schema_of,
-        lifespan=_lifespan,
+        lifespan=_loading_at_start if load_at_start else _loading_later,
     )
 
 
@@ -363,7 +372,7 @@ async def serve_stdio(client: WebSearch | None = None) -> None:
     from mcp.server.stdio import stdio_server
 
     async with _own_client(client) as ws:
-        server = build_server(ws)
+        server = build_server(ws, load_at_start=False)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
