@@ -1,4 +1,4 @@
-"""The research bench's web in a process of its own: a site serving one article at five paths
+"""The research bench's web in a process of its own: a site serving five articles at five paths
 after a delay (each the same, or spread: the i-th of five after (i + 1) / 5 of it), and a
 Brave-like search answering every query with those five pages.
 
@@ -6,7 +6,8 @@ In the bench's own process (as the test fakes run, in a thread) the servers' wor
 CPU a research to send five 100 KB pages, would hold the GIL beside ours and be counted as our
 own work; the web a user reads is never in their process.
 
-    python -m bench._web ARTICLE_FILE DELAY [spread]   prints `SITE_PORT BRAVE_BASE_URL`, then serves
+    python -m bench._web FOLDER DELAY [spread]   serves FOLDER/page0.html ... page4.html; prints
+                                                 `SITE_PORT BRAVE_BASE_URL`, then serves
 """
 
 from __future__ import annotations
@@ -41,12 +42,12 @@ class _FixedBrave(FakeBrave):
 
 
 @contextmanager
-def web(html: str, delay: float, folder: Path, *, spread: bool = False) -> Iterator[tuple[int, str]]:
-    """Serve `html` at `PAGES` after `delay` seconds (`spread`: the i-th after (i + 1) / 5 of it)
-    from a child process; yield the site's port and the search's base URL."""
-    article = folder / "article.html"
-    article.write_text(html, encoding="utf-8")
-    argv = [sys.executable, "-m", "bench._web", str(article), str(delay), *(["spread"] if spread else [])]
+def web(pages: list[str], delay: float, folder: Path, *, spread: bool = False) -> Iterator[tuple[int, str]]:
+    """Serve the five `pages` at `PAGES` after `delay` seconds (`spread`: the i-th after (i + 1) / 5
+    of it) from a child process; yield the site's port and the search's base URL."""
+    for path, html in zip(PAGES, pages, strict=True):
+        (folder / f"{path.lstrip('/')}.html").write_text(html, encoding="utf-8")
+    argv = [sys.executable, "-m", "bench._web", str(folder), str(delay), *(["spread"] if spread else [])]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -58,10 +59,14 @@ def web(html: str, delay: float, folder: Path, *, spread: bool = False) -> Itera
 
 
 def main() -> None:
-    html = Path(sys.argv[1]).read_text(encoding="utf-8")
-    delay, spread = float(sys.argv[2]), sys.argv[3:] == ["spread"]
+    folder, delay, spread = Path(sys.argv[1]), float(sys.argv[2]), sys.argv[3:] == ["spread"]
     pages = {
-        path: Reply(200, html, content_type="text/html; charset=utf-8", delay=delay * (i + 1) / 5 if spread else delay)
+        path: Reply(
+            200,
+            (folder / f"{path.lstrip('/')}.html").read_text(encoding="utf-8"),
+            content_type="text/html; charset=utf-8",
+            delay=delay * (i + 1) / 5 if spread else delay,
+        )
         for i, path in enumerate(PAGES)
     }
     site = FakeSite(pages, hosts=(HOST,)).start()
