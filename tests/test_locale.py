@@ -267,6 +267,22 @@ async def test_searxng_keeps_its_own_language_setting_as_the_default(config_dir:
     assert not [n for n in country.notices if n.param == "country"]
 
 
+async def test_tavily_takes_every_country_of_its_list_by_its_name(config_dir: Path) -> None:
+    from websearch._providers._locale import TAVILY_COUNTRIES
+
+    assert len(TAVILY_COUNTRIES) == 166 and len(set(TAVILY_COUNTRIES.values())) == 166
+    with FAKES["tavily"]() as fake:
+        env = {**key_env("tavily", config_dir, KEY), **fake.env}
+        async with make_client(env=env, clock=FakeClock()) as ws:
+            mongolia = await ws.asearch("q", provider="tavily", country="MN")
+            congo = await ws.asearch("q", provider="tavily", country="CG")
+            drc = await ws.asearch("q", provider="tavily", country="CD")
+        bodies = [r.json() for r in fake.requests]
+    assert [b.get("country") for b in bodies] == ["mongolia", "congo", None]
+    assert mongolia.ok and congo.ok and not [n for n in (*mongolia.notices, *congo.notices) if n.param == "country"]
+    assert messages(drc) == ('country="CD" not applied: Tavily has no such country',)
+
+
 async def test_what_a_provider_maps_only_in_part_gets_its_notice(config_dir: Path) -> None:
     with FAKES["tavily"]() as fake:
         env = {**key_env("tavily", config_dir, KEY), **fake.env}
