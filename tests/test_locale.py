@@ -313,8 +313,25 @@ def test_the_mappings_of_values_a_wire_has_no_word_for() -> None:
     pairs, cookie, notices = wire.mojeek_locale(SearchParams("q", safesearch="strict"), "Mojeek")
     assert (pairs, cookie) == ({"safe": "1"}, None)
     assert [n.message for n in notices] == ['safesearch="strict" applied as safe=1: Mojeek has one filter, on or off']
-    pairs, notices = wire.startpage_locale(SearchParams("q", language="sw"), "Startpage")
+    pairs, notices = wire.startpage_locale(SearchParams("q", language="yo"), "Startpage")
     assert pairs == {} and [n.kind for n in notices] == ["not_applied"]
+    pairs, notices = wire.startpage_locale(SearchParams("q", country="CH", language="it"), "Startpage")
+    assert (pairs, notices) == ({"language": "italiano", "lui": "italiano", "qsr": "it_CH"}, [])
+    pairs, notices = wire.startpage_locale(SearchParams("q", country="GB", language="fr"), "Startpage")
+    assert (pairs, notices) == ({"language": "francais", "lui": "francais", "qsr": "en-GB_GB"}, [])
+    pairs, notices = wire.startpage_locale(SearchParams("q", country="TW", language="zh"), "Startpage")
+    assert pairs == {"language": "fantizhengwen", "lui": "fantizhengwen", "qsr": "zh-TW_TW"}
+    pairs, notices = wire.startpage_locale(SearchParams("q", country="IL"), "Startpage")
+    assert pairs == {} and [n.message for n in notices] == [
+        'country="IL" not applied: Startpage has no results region for it'
+    ]
+    pairs, notices = wire.ddg_locale(SearchParams("q", country="NO", language="nb"), "DuckDuckGo")
+    assert (pairs, notices) == ({"kl": "no-no"}, [])
+    pairs, notices = wire.ddg_locale(SearchParams("q", country="SA"), "DuckDuckGo")
+    assert (pairs, notices) == ({"kl": "xa-ar"}, [])
+    pairs, notices = wire.ddg_locale(SearchParams("q", country="IL", language="he"), "DuckDuckGo")
+    assert pairs == {"kl": "il-en"}  # DuckDuckGo's one Israeli region is in English
+    assert wire.country_language("IL") == "he"  # whatever DuckDuckGo's region: Bing's market is he-IL
     pairs, notices = wire.ddg_locale(SearchParams("q", country="DE", language="fr"), "DuckDuckGo")
     assert pairs == {"kl": "de-de"}
     assert [n.message for n in notices] == [
@@ -355,13 +372,13 @@ async def test_the_mcp_server_applies_them_and_says_so(ddg: FakeDuckDuckGo, env:
 
     async with make_client(env=env, clock=FakeClock()) as ws, Client(build_server(ws)) as client:
         result = await client.call_tool(
-            "web_search", {"query": "q", "country": "ch", "language": "it", "safesearch": ""}
+            "web_search", {"query": "q", "country": "ch", "language": "fr", "safesearch": ""}
         )
     assert result.is_error is False
     text = str(result.content[0].text)
-    assert "[locale: country=CH, language=it]" in text
+    assert "[locale: country=CH, language=fr]" in text
     form = dict(ddg.last.form())
-    assert (form["kl"], "kp" in form) == ("ch-it", False)
+    assert (form["kl"], "kp" in form) == ("ch-fr", False)
 
 
 def test_the_command_line_takes_them(ddg: FakeDuckDuckGo, env: dict[str, str]) -> None:

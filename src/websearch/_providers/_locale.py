@@ -62,11 +62,12 @@ def brave_locale(params: SearchParams) -> list[tuple[str, str]]:
 
 # -- DuckDuckGo -------------------------------------------------------------------------------
 
-#: DuckDuckGo's regions (`kl`), `<country>-<language>` in its own spelling: the first one of a
-#: country is its default. `wt-wt` is "no region".
+#: DuckDuckGo's regions (`kl`), `<country>-<language>` in its own spelling, as its site lists
+#: them today (SearXNG's engine data, read from DuckDuckGo's own script): the first one of a
+#: country is its default. `wt-wt` is "no region". Its help page's older list had regions it no
+#: longer takes (`il-he`, `th-th`, `vn-vi`, `ch-it`...), which it ignores.
 DDG_REGIONS: Final = [
     "xa-ar",
-    "xa-en",
     "ar-es",
     "au-en",
     "at-de",
@@ -76,7 +77,6 @@ DDG_REGIONS: Final = [
     "bg-bg",
     "ca-en",
     "ca-fr",
-    "ct-ca",
     "cl-es",
     "cn-zh",
     "co-es",
@@ -90,26 +90,24 @@ DDG_REGIONS: Final = [
     "gr-el",
     "hk-tzh",
     "hu-hu",
+    "is-is",
     "in-en",
-    "id-id",
     "id-en",
     "ie-en",
-    "il-he",
+    "il-en",
     "it-it",
     "jp-jp",
     "kr-kr",
     "lv-lv",
     "lt-lt",
-    "xl-es",
-    "my-ms",
     "my-en",
     "mx-es",
     "nl-nl",
     "nz-en",
     "no-no",
+    "pk-en",
     "pe-es",
     "ph-en",
-    "ph-tl",
     "pl-pl",
     "pt-pt",
     "ro-ro",
@@ -119,24 +117,25 @@ DDG_REGIONS: Final = [
     "sl-sl",
     "za-en",
     "es-es",
+    "es-ca",
     "se-sv",
     "ch-de",
     "ch-fr",
-    "ch-it",
     "tw-tzh",
-    "th-th",
+    "th-en",
     "tr-tr",
     "ua-uk",
     "uk-en",
     "us-en",
     "us-es",
-    "ve-es",
-    "vn-vi",
+    "vn-en",
 ]
-#: ISO countries DuckDuckGo spells otherwise (GB is `uk`, Slovenia `sl`).
-_DDG_COUNTRY: Final = {"gb": "uk", "si": "sl"}
+#: ISO countries DuckDuckGo spells otherwise (GB is `uk`, Slovenia `sl`, Saudi Arabia `xa`).
+_DDG_COUNTRY: Final = {"gb": "uk", "si": "sl", "sa": "xa"}
 #: DuckDuckGo's region languages that are not ISO 639-1 codes.
 _DDG_LANGUAGE: Final = {"tzh": "zh", "jp": "ja", "kr": "ko", "sl": "sl"}
+#: ISO 639-1 codes of the same language (Norwegian Bokmål is DuckDuckGo's `no`).
+_SAME_LANGUAGE: Final = {"nb": "no"}
 DDG_SAFE: Final = {"strict": "1", "moderate": "-1", "off": "-2"}
 
 
@@ -152,7 +151,8 @@ def ddg_locale(params: SearchParams, label: str) -> tuple[dict[str, str], list[N
         cc = country.lower()
         cc = _DDG_COUNTRY.get(cc, cc)
         regions = [r for r in DDG_REGIONS if r.split("-")[0] == cc]
-        matching = [r for r in regions if _ddg_language(r) == language]
+        asked = _SAME_LANGUAGE.get(language or "", language)
+        matching = [r for r in regions if _ddg_language(r) == asked]
         if matching or regions:
             out["kl"] = (matching or regions)[0]
             if language and not matching:
@@ -178,10 +178,23 @@ def _ddg_language(region: str) -> str:
 # -- Bing, Google, Mojeek, Startpage ------------------------------------------------------------
 
 
+#: Each country's main language (ISO 639-1), for an engine that names a market by a language and
+#: a country when only the country is given.
+MAIN_LANGUAGE: Final = {
+    "AE": "ar", "AR": "es", "AT": "de", "AU": "en", "BE": "fr", "BG": "bg", "BR": "pt", "BY": "ru",
+    "CA": "en", "CH": "de", "CL": "es", "CN": "zh", "CO": "es", "CZ": "cs", "DE": "de", "DK": "da",
+    "EE": "et", "EG": "ar", "ES": "es", "FI": "fi", "FR": "fr", "GB": "en", "GR": "el", "HK": "zh",
+    "HR": "hr", "HU": "hu", "ID": "id", "IE": "en", "IL": "he", "IN": "en", "IS": "is", "IT": "it",
+    "JP": "ja", "KR": "ko", "LT": "lt", "LV": "lv", "MX": "es", "MY": "ms", "NL": "nl", "NO": "no",
+    "NZ": "en", "PE": "es", "PH": "en", "PK": "en", "PL": "pl", "PT": "pt", "RO": "ro", "RU": "ru",
+    "SA": "ar", "SE": "sv", "SG": "en", "SI": "sl", "SK": "sk", "TH": "th", "TR": "tr", "TW": "zh",
+    "UA": "uk", "US": "en", "UY": "es", "VE": "es", "VN": "vi", "ZA": "en",
+}  # fmt: skip
+
+
 def country_language(country: str) -> str | None:
-    """The first language of `country`'s DuckDuckGo regions (its main one), or None."""
-    cc = _DDG_COUNTRY.get(country.lower(), country.lower())
-    return next((_ddg_language(r) for r in DDG_REGIONS if r.split("-")[0] == cc), None)
+    """`country`'s main language, or None."""
+    return MAIN_LANGUAGE.get(country.upper())
 
 
 def bing_locale(params: SearchParams, label: str) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
@@ -240,41 +253,70 @@ def mojeek_locale(params: SearchParams, label: str) -> tuple[dict[str, str], str
     return out, cookie, notices
 
 
-#: ISO 639-1 codes as Startpage's `language` / `lui` names them.
+#: ISO 639-1 codes as Startpage's `language` / `lui` names them (SearXNG's engine data, read from
+#: Startpage's settings page); Chinese and Portuguese by country below.
 STARTPAGE_LANGUAGES: Final = {
-    "en": "english",
-    "de": "deutsch",
-    "fr": "francais",
-    "es": "espanol",
-    "it": "italiano",
-    "nl": "nederlands",
-    "pt": "portugues",
-    "da": "dansk",
-    "sv": "svenska",
-    "no": "norsk",
-    "nb": "norsk",
-    "fi": "suomi",
-    "pl": "polski",
-    "ja": "nihongo",
-    "ko": "hangul",
-    "zh": "jiantizhongwen",
-}
+    "af": "afrikaans", "am": "amharic", "ar": "arabic", "az": "azerbaijani", "be": "belarusian",
+    "bg": "bulgarian", "bn": "bengali", "bs": "bosnian", "ca": "catalan", "cs": "czech", "cy": "welsh",
+    "da": "dansk", "de": "deutsch", "el": "greek", "en": "english", "eo": "esperanto", "es": "espanol",
+    "et": "estonian", "eu": "basque", "fa": "persian", "fi": "suomi", "fo": "faroese", "fr": "francais",
+    "fy": "frisian", "ga": "irish", "gd": "gaelic", "gl": "galician", "gu": "gujarati", "he": "hebrew",
+    "hi": "hindi", "hr": "croatian", "hu": "hungarian", "ia": "interlingua", "id": "indonesian",
+    "is": "icelandic", "it": "italiano", "ja": "nihongo", "jv": "javanese", "ka": "georgian",
+    "kn": "kannada", "ko": "hangul", "la": "latin", "lt": "lithuanian", "lv": "latvian", "mk": "macedonian",
+    "ml": "malayalam", "mr": "marathi", "ms": "malay", "mt": "maltese", "nb": "norsk", "no": "norsk",
+    "ne": "nepali", "nl": "nederlands", "oc": "occitan", "pa": "punjabi", "pl": "polski", "pt": "portugues",
+    "ro": "romanian", "ru": "russian", "si": "sinhalese", "sk": "slovak", "sl": "slovenian", "sq": "albanian",
+    "sr": "serbian", "su": "sudanese", "sv": "svenska", "sw": "swahili", "ta": "tamil", "te": "telugu",
+    "th": "thai", "ti": "tigrinya", "tl": "tagalog", "tr": "turkce", "uk": "ukrainian", "ur": "urdu",
+    "uz": "uzbek", "vi": "vietnamese", "xh": "xhosa", "zh": "jiantizhongwen", "zu": "zulu",
+}  # fmt: skip
+_STARTPAGE_BY_COUNTRY: Final = {("zh", "TW"): "fantizhengwen", ("zh", "HK"): "fantizhengwen", ("pt", "BR"): "brazilian"}
+#: Startpage's results regions (`qsr`) by (language, country), as its settings page lists them;
+#: the first of a country is its default.
+STARTPAGE_REGIONS: Final = {
+    ("ar", "EG"): "ar_EG", ("bg", "BG"): "bg_BG", ("es", "ES"): "es_ES", ("ca", "ES"): "ca_ES",
+    ("cs", "CZ"): "cs_CZ", ("da", "DK"): "da_DK", ("de", "AT"): "de_AT", ("de", "CH"): "de_CH",
+    ("fr", "CH"): "fr_CH", ("it", "CH"): "it_CH", ("de", "DE"): "de_DE", ("el", "GR"): "el_GR",
+    ("en", "AU"): "en_AU", ("en", "CA"): "en_CA", ("fr", "CA"): "fr_CA", ("en", "GB"): "en-GB_GB",
+    ("id", "ID"): "id_ID", ("en", "ID"): "en_ID", ("en", "IE"): "en_IE", ("en", "IN"): "en_IN",
+    ("hi", "IN"): "hi_IN", ("ms", "MY"): "ms_MY", ("en", "MY"): "en_MY", ("en", "NZ"): "en_NZ",
+    ("en", "PH"): "en_PH", ("tl", "PH"): "fil_PH", ("en", "SG"): "en_SG", ("ms", "SG"): "ms_SG",
+    ("en", "US"): "en_US", ("es", "US"): "es_US", ("en", "ZA"): "en_ZA", ("es", "AR"): "es_AR",
+    ("es", "CL"): "es_CL", ("es", "CO"): "es_CO", ("es", "MX"): "es_MX", ("es", "PE"): "es_PE",
+    ("es", "UY"): "es_UY", ("es", "VE"): "es_VE", ("et", "EE"): "et_EE", ("fi", "FI"): "fi_FI",
+    ("fr", "BE"): "fr_BE", ("nl", "BE"): "nl_BE", ("fr", "FR"): "fr_FR", ("hu", "HU"): "hu_HU",
+    ("it", "IT"): "it_IT", ("ja", "JP"): "ja_JP", ("ko", "KR"): "ko_KR", ("no", "NO"): "no_NO",
+    ("nl", "NL"): "nl_NL", ("pl", "PL"): "pl_PL", ("pt", "BR"): "pt-BR_BR", ("pt", "PT"): "pt_PT",
+    ("ro", "RO"): "ro_RO", ("ru", "BY"): "ru_BY", ("ru", "RU"): "ru_RU", ("sv", "SE"): "sv_SE",
+    ("tr", "TR"): "tr_TR", ("uk", "UA"): "uk_UA", ("vi", "VN"): "vi_VN", ("zh", "CN"): "zh-CN_CN",
+    ("zh", "HK"): "zh-TW_HK", ("zh", "TW"): "zh-TW_TW",
+}  # fmt: skip
 STARTPAGE_SAFE: Final = {"off": "none", "moderate": "moderate", "strict": "heavy"}
 
 
 def startpage_locale(params: SearchParams, label: str) -> tuple[dict[str, str], list[Notice]]:
-    """Startpage's `language` and `lui` (its language names), `qsr` (the results region, as
-    `<lang>_<COUNTRY>`) and `qadf` (its family filter: none, moderate, heavy)."""
+    """Startpage's `language` and `lui` (its language names), `qsr` (the results region: the
+    country's in the language asked, else the country's own; only those Startpage lists) and
+    `qadf` (its family filter: none, moderate, heavy)."""
     out: dict[str, str] = {}
     notices: list[Notice] = []
-    if params.language:
-        name = STARTPAGE_LANGUAGES.get(params.language)
+    country, language = params.country, params.language
+    if language:
+        name = _STARTPAGE_BY_COUNTRY.get((language, country or "")) or STARTPAGE_LANGUAGES.get(language)
         if name is None:
-            notices.append(not_applied("language", params.language, f"{label} has no such search language"))
+            notices.append(not_applied("language", language, f"{label} has no such search language"))
         else:
             out["language"] = out["lui"] = name
-    if params.country:
-        out["qsr"] = f"{params.language or 'en'}_{params.country}"
+    if country:
+        asked = _SAME_LANGUAGE.get(language or "", language)
+        region = STARTPAGE_REGIONS.get((asked or "", country)) or next(
+            (code for (_, where), code in STARTPAGE_REGIONS.items() if where == country), None
+        )
+        if region is None:
+            notices.append(not_applied("country", country, f"{label} has no results region for it"))
+        else:
+            out["qsr"] = region
     if params.safesearch:
         out["qadf"] = STARTPAGE_SAFE[params.safesearch]
     return out, notices
