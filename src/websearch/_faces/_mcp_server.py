@@ -9,10 +9,11 @@ clients, pydantic-ai among them, hand the model this object instead of the text)
 `outputSchema` (generated from the dataclasses), as MCP 2025-06-18 defines them. The setting
 `mcp.structured_output = false` turns both off. Clients that ignore both still get the text.
 
-The HTTP stack (`websearch._http._transport`, which imports aiohttp) starts loading when the server
-starts, in a worker thread, and `initialize` and `tools/list` do not wait for it (they took 1.3x
-the SDK's minimal server's start-up when they did); a call made before it ends waits for it
-without stalling the event loop.
+The HTTP stack (`websearch._http._transport`, which imports aiohttp) loads in a worker thread:
+over HTTP when the server starts, over stdio once it has first listed its tools (an import beside
+the handshake slowed a spawned server's answer to `tools/list` by a tenth). `initialize` and
+`tools/list` never wait for it (they took 1.3x the SDK's minimal server's start-up when they did);
+a call made before it ends waits for it without stalling the event loop.
 
 A provider failure is tool text (`SEARCH_FAILED: ...`), never a protocol error; bad arguments are a
 tool error result (`isError`) naming the argument and what it allows. The same holds for the
