@@ -123,6 +123,23 @@ async def test_paging_chains_the_sc_token_page_to_page(sp: FakeStartpage, sp_env
     assert [s.url for s in response.sources] == [r.url for r in sample_results("rust async")[:25]]
 
 
+async def test_a_locale_is_in_the_query_and_in_the_preferences_cookie_of_every_page(
+    sp: FakeStartpage, sp_env: dict[str, str]
+) -> None:
+    response = await search(sp_env, limit=25, country="AT", language="de")
+    assert response.ok, response.error
+    assert len(sp.requests) == 3
+    first, *later = sp.requests
+    query = dict(first.query)
+    assert (query["language"], query["lui"], query["qsr"]) == ("deutsch", "deutsch", "de_AT")
+    cookie = first.headers["cookie"].removeprefix("preferences=").split("N1N")
+    assert {"languageEEEdeutsch", "language_uiEEEdeutsch", "search_results_regionEEEde_AT"} <= set(cookie)
+    assert "num_of_resultsEEE10" in cookie and "search_results_regionEEEen_US" not in cookie
+    for req in later:  # the posted pages carry the same settings
+        assert req.headers["cookie"] == first.headers["cookie"]
+        assert dict(req.form())["qsr"] == "de_AT"
+
+
 async def test_a_count_within_one_page_asks_one_page(sp: FakeStartpage, sp_env: dict[str, str]) -> None:
     response = await search(sp_env, limit=10)
     assert len(response.sources) == 10 and len(sp.requests) == 1

@@ -42,8 +42,16 @@ _SETTINGS: Final = (
     "enable_stay_control=1 instant_answers=1 lang_homepage=s/device/en/ language=english language_ui=english "
     f"num_of_results={PAGE_SIZE} search_results_region=en_US suggestions=1 wt_unit=celsius"
 )
-#: The `preferences` cookie: `keyEEEvalue` pairs joined by `N1N`.
-PREFERENCES: Final = "N1N".join(pair.replace("=", "EEE", 1) for pair in _SETTINGS.split())
+
+
+def preferences(**changed: str) -> str:
+    """The `preferences` cookie: `keyEEEvalue` pairs joined by `N1N`, the defaults above with
+    `changed` values (a locale's language, interface language and results region)."""
+    pairs = dict(pair.split("=", 1) for pair in _SETTINGS.split())
+    return "N1N".join(f"{key}EEE{value}" for key, value in {**pairs, **changed}.items())
+
+
+PREFERENCES: Final = preferences()
 #: Page 1: a top-level navigation from the browser's search box.
 HEADERS: Final = browser_headers("none", cookie=f"preferences={PREFERENCES}")
 #: Pages 2+: the results page's own search form, posted.
@@ -116,9 +124,14 @@ class Startpage(KeylessEngine[Page]):
     supports: ClassVar[dict[str, Support]] = {**WINDOWED, **LOCALE_NATIVE}
 
     def locale(self, plan: Plan) -> tuple[dict[str, str], dict[str, str], list[Notice]]:
-        """`language`/`lui`, `qsr` and `qadf` in place of the en-US defaults (`_locale.startpage_locale`)."""
+        """`language`/`lui`, `qsr` and `qadf` in place of the en-US defaults (`_locale.startpage_locale`),
+        and the `preferences` cookie saying the same (its settings must not contradict the query)."""
         pairs, notices = startpage_locale(plan.params, self.label)
-        return pairs, {}, notices
+        changed = {"search_results_region": pairs["qsr"]} if "qsr" in pairs else {}
+        if "language" in pairs:
+            changed |= {"language": pairs["language"], "language_ui": pairs["lui"]}
+        cookie = {"Cookie": f"preferences={preferences(**changed)}"} if changed else {}
+        return pairs, cookie, notices
 
     def page_params(self, n: int) -> Params:
         """Page 1 as the search box sends it; page n as a GET with `page=n` (when page n-1 has no form token)."""
@@ -131,7 +144,8 @@ class Startpage(KeylessEngine[Page]):
             return planned
         form = [*plan.state[0].params[:-1], ("sc", previous.sc), ("t", "device")]
         form += [("segment", previous.segment or DEFAULT_SEGMENT), ("abd", "0"), ("abe", "0"), ("page", str(n))]
-        return HttpRequest("POST", planned.url, headers=FORM_HEADERS, form=form)
+        headers = {**FORM_HEADERS, "Cookie": planned.headers.get("Cookie", FORM_HEADERS["Cookie"])}
+        return HttpRequest("POST", planned.url, headers=headers, form=form)
 
     def blocked(self, response: HttpResponse) -> str | None:
         return block_reason(response.body, response.url)
