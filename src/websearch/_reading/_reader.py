@@ -18,12 +18,10 @@ import asyncio
 import dataclasses
 import importlib
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Final
 
 from .._core._budget import Budget
 from .._core._clock import wall_seconds
-from .._core._fork import in_child
 from .._core._notices import Notice, hidden_text, not_applied, suspicious
 from .._core._pages import FORMATS, FetchFormat, FetchResponse
 from .._core._params import CacheMode, check_engine_args
@@ -201,8 +199,7 @@ class Reader:
                 source = await self._alternate(alternate, budget) or raw
         # In a thread: extraction is CPU work (tens of ms a page, its first import half a second),
         # which on the loop held up every other search and fetch of the process.
-        extracting = asyncio.get_running_loop().run_in_executor(_extractor(), _read_text, source, raw, fmt)
-        done, spans, hidden = await extracting
+        done, spans, hidden = await asyncio.to_thread(_read_text, source, raw, fmt)
         if spans:
             notices.append(suspicious(spans, "text"))
         if hidden:
@@ -311,26 +308,6 @@ def _proxied(source: str) -> Notice:
         "for address pinning: through a proxy, the proxy connects, so websearch checked the name's own "
         "addresses but cannot hold the connection to them",
     )
-
-
-_EXTRACTORS: list[ThreadPoolExecutor] = []  # the process's one, made on first use
-
-
-def _extractor() -> ThreadPoolExecutor:
-    """The threads pages are extracted on: two, however many pages are being read. Extraction
-    is CPU work under the GIL, so more threads only pass the GIL back and forth (a research's five
-    pages on five threads took 77 ms, on two 66 ms); two keep a long PDF from holding up every
-    other page."""
-    if not _EXTRACTORS:
-        _EXTRACTORS.append(ThreadPoolExecutor(2, thread_name_prefix="websearch-extract"))
-    return _EXTRACTORS[0]
-
-
-def _forked() -> None:
-    _EXTRACTORS.clear()  # its threads are the parent's: a child makes its own
-
-
-in_child(_forked)
 
 
 def _read_text(
