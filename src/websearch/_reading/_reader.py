@@ -331,12 +331,8 @@ def _windowed(page: FetchResponse, start: int, max_chars: int) -> FetchResponse:
     from ._window import window
 
     cut = window(page.text, start, max_chars)
-    if cut.text is page.text and (cut.start, cut.next_start, cut.truncated) == (
-        page.start,
-        page.next_start,
-        page.truncated,
-    ):
-        return page  # the whole page, as read (a copy made of nothing is a cached page's 10 us)
+    if cut.text is page.text:
+        return page  # the window is the whole page: nothing to cut (a copy was a cached page's 10 us)
     return dataclasses.replace(page, text=cut.text, start=cut.start, next_start=cut.next_start, truncated=cut.truncated)
 
 
