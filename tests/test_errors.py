@@ -128,6 +128,25 @@ def test_a_rate_limit_says_when_to_retry_and_keeps_the_hint() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("body", "headers", "seconds"),
+    [
+        ({"error": {"wait": 40}}, {}, 40.0),
+        ({"error": {"wait": 2.5}, "later": 9}, {}, 2.5),  # the first path that holds a delay
+        ({"error": {"wait": True}, "later": 9}, {}, 9.0),  # a boolean is no delay
+        ({"error": {"wait": -1}}, {}, None),
+        ({"error": {"wait": 1e12}}, {}, None),  # longer than a week: junk
+        ({"error": {"wait": "40"}}, {}, None),  # words are `retry_hint`'s
+        ({"error": {"wait": 40}}, {"Retry_After": "3"}, 3.0),  # the header wins
+    ],
+)
+def test_a_delay_in_the_body_is_read_from_the_envelopes_paths(
+    body: object, headers: dict[str, str], seconds: float | None
+) -> None:
+    envelope = ErrorEnvelope(retry_after=(("error", "wait"), ("later",)))
+    assert http_error(INFO, envelope, response(429, body, **headers), NOW).retry_after == seconds
+
+
 def test_errors_inside_a_2xx_take_the_status_their_code_means() -> None:
     envelope = ErrorEnvelope(code_status={"2": 401, "101": 402}, codes={"101": QuotaExhausted}, embedded_status=502)
     auth = http_error(INFO, envelope, response(200, {"error": [{"code": 2, "message": "no"}]}), NOW)

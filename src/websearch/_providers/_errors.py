@@ -70,10 +70,11 @@ class ErrorEnvelope:
     the upstream's own detail) mark errors after which the provider may try its next request
     shape. `prefix` leads other messages (default `<Label> API error`); `auth_hint` follows a
     refused login; `auth_detail` adds the provider's own words to it; `statuses` gives a fixed
-    message for a status; `retry_hint(headers, code, body)` reads a reset header or a delay in
-    the body when `Retry-After` is absent; `read` replaces the paths for envelopes they cannot
-    describe; `body_in_message=False` keeps a body the envelope does not describe (an HTML page)
-    out of the message.
+    message for a status; `retry_after` are paths to a delay in seconds in the body (the first
+    number from 0 to `MAX_RETRY_AFTER` wins) and `retry_hint(headers, code, body)` reads what no
+    path can (a reset header, a delay in words), both only when `Retry-After` is absent; `read`
+    replaces the paths for envelopes they cannot describe; `body_in_message=False` keeps a body the
+    envelope does not describe (an HTML page) out of the message.
     """
 
     message: tuple[Path, ...] = (("error", "message"), ("message",), ("detail",), ("error",))
@@ -89,6 +90,7 @@ class ErrorEnvelope:
     auth_hint: str = "Check API key or base URL."
     auth_detail: bool = False
     statuses: Mapping[int, str] = field(default_factory=dict)
+    retry_after: tuple[Path, ...] = ()
     retry_hint: Callable[[Mapping[str, str], str | None, Any], float | None] | None = None
     read: Callable[[Any], tuple[str | None, str | None]] | None = None
     body_in_message: bool = True
@@ -139,6 +141,8 @@ def http_error(
     by_code = envelope.codes.get(code or "")
     cls = by_code or envelope.status_classes.get(status) or class_for_status(status)
     retry = retry_after_seconds(response.headers, now)
+    if retry is None:
+        retry = next((r for path in envelope.retry_after if (r := _delay(dig(data, path))) is not None), None)
     if retry is None and envelope.retry_hint is not None:
         retry = envelope.retry_hint(response.headers, code, data)
     variant = (
@@ -203,6 +207,14 @@ def dig(data: Any, path: Path) -> Any:
     if isinstance(data, list):
         return data[0] if data else None
     return data
+
+
+def _delay(value: Any) -> float | None:
+    """Seconds from a JSON number in a body, or None for anything else (a boolean, a negative or
+    endless delay)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_RETRY_AFTER:
+        return None
+    return float(value)
 
 
 def _code(value: Any) -> str | None:

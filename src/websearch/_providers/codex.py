@@ -26,7 +26,6 @@ import base64
 import json
 import platform
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -116,14 +115,6 @@ class Shape:
     body: dict[str, Any]
 
 
-def _resets_in(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
-    """The body's `error.resets_in_seconds` (Codex's usage-limit reset), when `Retry-After` is absent."""
-    resets = as_dict(as_dict(body).get("error")).get("resets_in_seconds")
-    if isinstance(resets, bool) or not isinstance(resets, (int, float)) or not 0 <= resets < 7 * 86400:
-        return None
-    return float(resets)
-
-
 class Codex(Provider):
     info = PROVIDERS["codex"]
     #: Query operators: `site:` is the tool's allowed domains; the others stay in the question as instructions.
@@ -140,7 +131,7 @@ class Codex(Provider):
         variant_pattern=_UNSUPPORTED_RE,
         prefix="Codex API error",
         auth_hint=AUTH_HINT,
-        retry_hint=_resets_in,
+        retry_after=(("error", "resets_in_seconds"),),  # its usage limit's reset
     )
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:

@@ -67,7 +67,6 @@ from ._base import (
     Plan,
     Support,
     Unfiltered,
-    as_dict,
     as_list,
     as_str,
     count,
@@ -75,7 +74,7 @@ from ._base import (
     recency_overridden,
     require_key,
 )
-from ._errors import MAX_RETRY_AFTER, ErrorEnvelope
+from ._errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from .._core._context import ProviderContext
@@ -92,14 +91,6 @@ MAX_RESULTS: Final = 50
 RECENCY: Final = {"day": "1d", "week": "7d", "month": "30d", "year": "365d"}
 _FAST: Final = frozenset({"fast", "instant"})
 _DEEP: Final = frozenset({"deep-lite", "deep", "deep-reasoning"})
-
-
-def _retry_after_field(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
-    """A 429's `retryAfter` (seconds) in the body, when `Retry-After` is absent."""
-    hint = as_dict(body).get("retryAfter")
-    if isinstance(hint, bool) or not isinstance(hint, (int, float)) or not 0 <= hint <= MAX_RETRY_AFTER:
-        return None
-    return float(hint)
 
 
 class Keenable(HttpProvider):
@@ -119,7 +110,7 @@ class Keenable(HttpProvider):
     envelope = ErrorEnvelope(
         message=(("error",), ("message",), ("detail",), ("error", "message"), ("detail", 0, "msg")),
         code=(),
-        retry_hint=_retry_after_field,
+        retry_after=(("retryAfter",),),
     )
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:

@@ -28,7 +28,6 @@ status of its own here: 432 (plan limit) and 433 (pay-as-you-go limit).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -44,7 +43,6 @@ from ._base import (
     Plan,
     Support,
     Unfiltered,
-    as_dict,
     as_str,
     count,
     make_source,
@@ -74,14 +72,6 @@ _TOPICS: Final = {"news": "news", "financial report": "finance"}
 WHOLE_DAYS: Final = "Tavily's date filters take dates only"
 
 
-def _keyless_retry(headers: Mapping[str, str], code: str | None, body: Any) -> float | None:
-    """The keyless tier's `error.retry_after_seconds`, when `Retry-After` is absent."""
-    hint = as_dict(as_dict(body).get("error")).get("retry_after_seconds")
-    if isinstance(hint, bool) or not isinstance(hint, (int, float)) or not 0 <= hint < 7 * 86400:
-        return None
-    return float(hint)
-
-
 class Tavily(HttpProvider):
     info = PROVIDERS["tavily"]
     supports: ClassVar[dict[str, Support]] = {
@@ -109,7 +99,7 @@ class Tavily(HttpProvider):
         ),
         code=(("error", "code"),),
         status_classes=dict.fromkeys(QUOTA_STATUSES, QuotaExhausted),
-        retry_hint=_keyless_retry,
+        retry_after=(("error", "retry_after_seconds"),),  # the keyless tier's
     )
 
     def plan(self, params: SearchParams, ctx: ProviderContext) -> Plan:
