@@ -11,7 +11,8 @@ nothing is queued for the worker (so writes keep their order). A read or write t
 or fails in any way, goes to the worker instead (which waits the busy timeout and repairs what it
 finds). A thread hop costs about 0.1 ms; a read in place about 5 us, a write about 40 us. That
 connection never checkpoints the WAL (a checkpoint syncs the disk: not on the caller's event
-loop); the worker does, after every `CHECKPOINT_EVERY` writes in place.
+loop); the worker does, after every `CHECKPOINT_EVERY` writes in place, with the writes that
+come meanwhile queued behind it (so the WAL starts over instead of growing).
 
 Bounded: triggers keep the total size of the values in `meta`; when a write takes it past
 `max_bytes`, expired rows go first, then the oldest values (rowid order is write order, since
@@ -57,9 +58,9 @@ T = TypeVar("T")
 BUSY_TIMEOUT: Final = 1.0
 _BUSY_PAUSE: Final = 0.005  # seconds between two tries of a busy file
 _BUSY_QUICK: Final = 0.05  # a busy answer sooner than this did not wait the busy timeout
-#: Writes in place between two WAL checkpoints on the worker: about 600 pages (a cached answer
-#: writes 4 to 8), near SQLite's own 1,000.
-CHECKPOINT_EVERY: Final = 100
+#: Writes in place between two WAL checkpoints on the worker: about 1,000 pages (a cached answer
+#: writes 4 to 8), SQLite's own interval.
+CHECKPOINT_EVERY: Final = 160
 RECHECK: Final = 1.0  # seconds between two looks at whether the file at the path is still the one open
 OPEN_TIMEOUT: Final = 5.0  # seconds opening waits: processes starting together switch the file to WAL and lay it out
 _APP_ID: Final = 0x77656273  # "webs": this file is ours
@@ -350,10 +351,13 @@ class SqliteStore:
         if done is _LATER:
             return await self._run(fn, *args)
         self._written_here += 1
-        if self._written_here >= CHECKPOINT_EVERY and self._executor is not None:
+        if self._written_here >= CHECKPOINT_EVERY:
             self._written_here = 0
+            # Queued, so the writes that come while it runs wait behind it: the first of them
+            # then finds the whole WAL copied and starts it over. Writes in place beside it kept
+            # adding to the WAL, which grew without end under a steady burst (41 MB in a test).
             with suppress(RuntimeError):  # the pool takes no more work at exit: the next opening checkpoints
-                self._executor.submit(self._call, _checkpoint, ())
+                self._queue(_checkpoint, ()).add_done_callback(_retrieved)
         return cast(T, done)
 
     def _in_place(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -390,12 +394,8 @@ class SqliteStore:
     async def _run(self, fn: Callable[..., T], *args: Any, share: float = WRITE_SHARE) -> T:
         """`fn` on the worker thread, waited for no longer than the search's deadline allows
         (`allowed_wait`): a burst queues its writes there, and a search must not wait its time away."""
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(1, thread_name_prefix="websearch-state")
         try:
-            done = asyncio.get_running_loop().run_in_executor(self._executor, self._call, fn, args)
-            self._queued.add(done)
-            done.add_done_callback(self._queued.discard)
+            done = self._queue(fn, args)
         except RuntimeError:
             # The pool takes no more work: the interpreter is exiting. Python shuts every thread
             # pool down before it runs the `atexit` handlers, so a client closed there
@@ -409,6 +409,16 @@ class SqliteStore:
             return await asyncio.wait_for(done, left)  # a call not yet begun is dropped
         except TimeoutError:
             raise StoreDeadline from None
+
+    def _queue(self, fn: Callable[..., T], args: tuple[Any, ...]) -> asyncio.Future[T]:
+        """`fn` queued for the worker thread; writes wait behind it until it is done.
+        RuntimeError when the pool takes no more work."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="websearch-state")
+        done = asyncio.get_running_loop().run_in_executor(self._executor, self._call, fn, args)
+        self._queued.add(done)
+        done.add_done_callback(self._queued.discard)
+        return done
 
     def _call(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         """Run `fn(db, *args)` on the worker thread; a corrupt file is set aside and rebuilt
@@ -545,6 +555,12 @@ def _read(db: sqlite3.Connection, sql: str, args: tuple[Any, ...]) -> Any:
 
 def _checkpoint(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+
+def _retrieved(done: asyncio.Future[Any]) -> None:
+    """A checkpoint nobody waits for: its failure is retrieved (the next one tries again)."""
+    if not done.cancelled():
+        done.exception()
 
 
 def _write_one(db: sqlite3.Connection, sql: str, args: tuple[Any, ...]) -> None:
