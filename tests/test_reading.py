@@ -13,6 +13,7 @@ import pytest
 import netguard
 from conftest import FakeClock, StillClock
 from websearch import WebSearch
+from websearch._faces._render_pages import render_research
 from websearch.errors import FetchHttpError, UrlNotAllowed
 from websearch.state import MemoryStore
 from websearch.testing import FakeBrave, FakeResolver, FakeServer, FakeSite, RecordedRequest, Reply
@@ -241,6 +242,22 @@ async def test_research_cites_the_pages_it_read_and_says_what_it_left(config_dir
     outcomes = {p.url.rsplit("/", 1)[1]: p for p in found.pages}
     assert outcomes["private"].reason == "robots" and outcomes["gone"].error_kind == "http_status"
     assert outcomes["article"].used and outcomes["article"].number is not None
+
+
+async def test_research_says_which_page_a_mirror_repeats(config_dir: Path, site: FakeSite) -> None:
+    site.pages["/mirror"] = site.pages["/article"]
+    with FakeBrave() as brave:
+        brave.enqueue(brave_results(site, ["/article", "/mirror"]))
+        keyed = {**brave.env, "BRAVE_API_KEY": "BSA-research"}
+        async with client(config_dir, env=keyed, providers=["brave"]) as ws:
+            found = await ws.aresearch("asyncio event loop", search={"provider": "brave"})
+    outcomes = {p.url.rsplit("/", 1)[1]: p for p in found.pages}
+    assert outcomes["article"].used
+    assert (outcomes["mirror"].reason, outcomes["mirror"].message) == (
+        "duplicate",
+        f"the same as {url(site, '/article')}",
+    )
+    assert f"repeats another page: the same as {url(site, '/article')}" in render_research(found)
 
 
 FRESH_RESEARCH = """

@@ -172,7 +172,8 @@ def _response(
     numbers = {s.url: s.number for s in context.sources}
     for use in (*context.used, *context.skipped):
         used = use.reason == "used"
-        outcomes.append(PageOutcome(use.url, used, use.reason, None, None, numbers.get(use.url) if used else None))
+        copied = f"the same as {use.duplicate_of}" if use.duplicate_of else None  # which page it repeats
+        outcomes.append(PageOutcome(use.url, used, use.reason, copied, None, numbers.get(use.url) if used else None))
     order = {url: i for i, url in enumerate(urls)}  # the search's order
     outcomes.sort(key=lambda o: order.get(o.url, len(order)))
     for _, page in read_pages:
